@@ -1,0 +1,70 @@
+"""jupyter_agent: a planning and acting AI agent that lives inside the Jupyter kernel.
+
+``%load_ext jupyter_agent`` in a notebook; ``from jupyter_agent import Agent`` anywhere.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .agent import Agent, AgentRuntime, Run, RunHandle, Session, runtime
+from .errors import AgentError, MissingAPIKey, ModelError, ToolDenied, ToolError
+from .events import Event, EventAdapter
+from .messages import Message
+from .models import AnthropicModel, Model, ScriptedModel, Usage
+from .permissions import ACTOR, PLANNER, Permission, Role
+from .plans import Plan, PlanStep, Question, QuestionOption
+from .render import TextRenderer
+from .states import AgentState
+from .tools import Tool, ToolContext, ToolOutput, ToolRegistry, tool
+
+__version__ = "0.1.0"
+
+__all__ = [
+    # tools and permissions
+    "ACTOR",
+    "PLANNER",
+    # the agent
+    "Agent",
+    # errors
+    "AgentError",
+    "AgentRuntime",
+    "AgentState",
+    # models
+    "AnthropicModel",
+    # what agents produce
+    "Event",
+    "EventAdapter",
+    "Message",
+    "MissingAPIKey",
+    "Model",
+    "ModelError",
+    "Permission",
+    "Plan",
+    "PlanStep",
+    "Question",
+    "QuestionOption",
+    "Role",
+    "Run",
+    "RunHandle",
+    "ScriptedModel",
+    "Session",
+    # output
+    "TextRenderer",
+    "Tool",
+    "ToolContext",
+    "ToolDenied",
+    "ToolError",
+    "ToolOutput",
+    "ToolRegistry",
+    "Usage",
+    "runtime",
+    "tool",
+]
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """``%load_ext jupyter_agent``: register the %agent magics."""
+    from .jupyter import load_ipython_extension as load
+
+    load(ipython)

@@ -1,0 +1,24 @@
+"""The agent: runs, their handles, loops, sessions and the runtime."""
+
+from ._agent import Agent, AgentRuntime, runtime
+from ._handle import RunHandle
+from ._loops import LOOPS, parse_control, roa_loop, tool_use_loop
+from ._run import Limits, Run, StopRun, Turn
+from ._session import Session, SessionMetadata
+
+__all__ = [
+    "LOOPS",
+    "Agent",
+    "AgentRuntime",
+    "Limits",
+    "Run",
+    "RunHandle",
+    "Session",
+    "SessionMetadata",
+    "StopRun",
+    "Turn",
+    "parse_control",
+    "roa_loop",
+    "runtime",
+    "tool_use_loop",
+]

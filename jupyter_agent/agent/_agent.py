@@ -1,0 +1,307 @@
+"""The Agent: a role, a model, tools and a session, started as runs."""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from collections.abc import AsyncIterator, Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from .._prompts import load_prompt
+from ..errors import AgentBusy
+from ..events import AgentWarning, Event
+from ..messages import Message
+from ..models import Model, resolve_model
+from ..permissions import BUILTIN_ROLES, AllowAll, PermissionPolicy, Role
+from ..states import AgentState
+from ..tools import ResourceMap, Tool, ToolRegistry
+from ..tools.control import CONTROL_TOOLS
+from ._bus import EventBus
+from ._handle import RunHandle
+from ._loops import LOOPS, Loop
+from ._run import Limits, Run
+from ._session import Session, SessionMetadata
+
+STOPPED_NOTE = "[The user stopped the previous run before it finished.]"
+
+
+class Agent:
+    """An agent bound to a workspace and a session.
+
+    >>> agent = Agent(role="planner", model=ScriptedModel([...]), workspace=".")
+    >>> handle = agent.start("Clean up the sales data")    # returns at once
+    >>> await handle.wait()
+    >>> handle.plan
+    """
+
+    def __init__(
+        self,
+        role: str | Role = "planner",
+        model: str | Model | None = None,
+        *,
+        workspace: str | Path | None = None,
+        tools: Iterable[Tool | Callable[..., Any]] = (),
+        max_steps: int = 30,
+        max_duration: float | None = None,
+        budget_usd: float | None = None,
+        question_timeout: float | None = None,
+        loop: str | Loop = "tool_use",
+        policy: PermissionPolicy | None = None,
+        roles: Iterable[Role] = (),
+        instructions: str = "",
+        session: Session | None = None,
+        persist: bool = True,
+    ) -> None:
+        """
+        Args:
+            role: "planner", "actor", or the name of a role given in ``roles``.
+            model: An Anthropic model id or a Model (e.g. ScriptedModel); default from
+                ``$JUPYTER_AGENT_MODEL``, else a current Claude model.
+            workspace: Folder the agent works in; sessions are kept under it.
+            tools: Extra tools (functions or Tool objects) besides the built-in ones.
+            max_steps: Model turns per run (steps, for the reason → act → observe loop).
+            max_duration: Seconds per run.
+            budget_usd: Dollars per run.
+            question_timeout: Seconds to wait for an answer or approval (None: for ever).
+            loop: "tool_use" (native tool-use loop), "roa" (reason → act → observe),
+                or your own ``async def loop(run)``.
+            policy: Decides allow / deny / ask for each permitted call.
+            roles: User-defined roles, selectable by name.
+            instructions: Extra system-prompt text for this agent.
+            session: A session to continue (see :meth:`resume`).
+            persist: Keep the session on disk under the workspace.
+        """
+        self.workspace = Path(workspace or Path.cwd()).resolve()
+        self.roles: dict[str, Role] = {**BUILTIN_ROLES, **{r.name: r for r in roles}}
+        self._role = self._lookup_role(role)
+        self.model = resolve_model(model)
+        self.tools = ToolRegistry(CONTROL_TOOLS)
+        for t in tools:
+            self.tools.register(t)
+        self.limits = Limits(max_steps, max_duration, budget_usd, question_timeout)
+        self.loop = loop
+        self.policy: PermissionPolicy = policy or AllowAll()
+        self.instructions = instructions
+        self.resources = ResourceMap()
+        self.metadata: dict[str, Any] = {}
+        self.bus = EventBus()
+        self.session = session or Session.create(
+            self.workspace if persist else None,
+            agent_type=self._role.name,
+            model=self.model.name,
+            provider=self.model.provider,
+        )
+        self._run: Run | None = None
+        runtime.add(self)
+
+    def __repr__(self) -> str:
+        state = self.state.value
+        return f"<Agent {self.session.id} role={self.role} model={self.model.name} state={state}>"
+
+    # --- roles ---------------------------------------------------------------------
+
+    @property
+    def role(self) -> str:
+        return self._role.name
+
+    def _lookup_role(self, role: str | Role) -> Role:
+        if isinstance(role, Role):
+            self.roles.setdefault(role.name, role)
+            return role
+        try:
+            return self.roles[role]
+        except KeyError:
+            known = ", ".join(sorted(self.roles))
+            raise ValueError(f"unknown role {role!r}; known roles: {known}") from None
+
+    def set_role(self, role: str | Role) -> None:
+        """Switch role for the next run. A running run is stopped first (with a warning)."""
+        new = self._lookup_role(role)
+        run = self._run
+        if run is not None and not run.state.terminal and new.name != run.role.name:
+            run.cancel("manual_stop", f"Stopped to switch the role to {new.name}.")
+            self.bus.publish(
+                AgentWarning(
+                    session_id=self.session.id,
+                    run_id=run.id,
+                    message=f"The running {run.role.name} run was stopped to switch to {new.name}.",
+                )
+            )
+        self._role = new
+        self.session.metadata.agent_type = new.name
+        self.session.save()
+
+    def system_prompt(self, role: Role | None = None) -> str:
+        """The system prompt of a run as ``role`` (stable across its calls, so it caches)."""
+        role = role or self._role
+        parts = [load_prompt("system")]
+        role_text = role.prompt or (load_prompt(role.prompt_file) if role.prompt_file else "")
+        if role_text:
+            parts.append(role_text)
+        if self.instructions:
+            parts.append("# Instructions for this agent\n\n" + self.instructions)
+        parts.append(f"# Environment\n\nWorkspace folder: {self.workspace}")
+        return "\n\n".join(parts)
+
+    # --- runs ----------------------------------------------------------------------
+
+    @property
+    def state(self) -> AgentState:
+        return self._run.state if self._run is not None else AgentState.idle
+
+    @property
+    def running(self) -> bool:
+        return self._run is not None and not self._run.state.terminal
+
+    @property
+    def handle(self) -> RunHandle | None:
+        """The current or last run."""
+        return RunHandle(self._run) if self._run is not None else None
+
+    def start(self, task: str, *, role: str | Role | None = None) -> RunHandle:
+        """Start a run on ``task`` and return its handle at once.
+
+        Needs a running event loop (a notebook cell, or code under ``asyncio.run``).
+        Starting again after a run ended continues the same conversation.
+        """
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            raise RuntimeError(
+                "Agent.start() needs a running asyncio event loop: call it from a notebook "
+                "cell or async code, or use asyncio.run(agent.run(task))."
+            ) from None
+        if not task or not task.strip():
+            raise ValueError("the task is empty: say what the agent should do")
+        if self.running:
+            raise AgentBusy(
+                f"agent {self.session.id} is still running ({self.state.value}); "
+                "stop it or wait for it before starting another run"
+            )
+        if role is not None:
+            self.set_role(role)
+        self.model.check()
+        text = task.strip()
+        meta = self.session.metadata
+        if meta.stop_reason not in (None, "completed"):
+            text = f"{STOPPED_NOTE}\n\n{text}"
+        if not meta.title:
+            meta.title = task.strip().splitlines()[0][:80]
+        meta.model, meta.provider = self.model.name, self.model.provider
+        self.session.append(Message.user(text))
+        self._run = Run(self, task.strip(), self._role, Limits(**vars(self.limits)))
+        loop_name = (
+            self.loop if isinstance(self.loop, str) else getattr(self.loop, "__name__", "custom")
+        )
+        self._run.launch(self._loop_fn(), loop_name)
+        return RunHandle(self._run)
+
+    async def run(self, task: str, *, role: str | Role | None = None) -> RunHandle:
+        """Start a run and wait for it to end."""
+        return await self.start(task, role=role).wait()
+
+    def stop(self) -> None:
+        if self._run is not None:
+            RunHandle(self._run).stop()
+
+    def _loop_fn(self) -> Loop:
+        if callable(self.loop):
+            return self.loop
+        try:
+            return LOOPS[self.loop]
+        except KeyError:
+            raise ValueError(f"unknown loop {self.loop!r}; use one of {', '.join(LOOPS)}") from None
+
+    # --- events --------------------------------------------------------------------
+
+    def subscribe(self, callback: Callable[[Event], None]) -> Callable[[], None]:
+        """Call ``callback`` with every event of every run; returns an unsubscribe function."""
+        return self.bus.subscribe(callback)
+
+    def events(self) -> AsyncIterator[Event]:
+        """Live events of all runs, from now on."""
+        return self.bus.stream()
+
+    # --- sessions ------------------------------------------------------------------
+
+    @property
+    def history(self) -> list[Message]:
+        return list(self.session.history)
+
+    @classmethod
+    def resume(
+        cls,
+        session_id: str,
+        *,
+        workspace: str | Path | None = None,
+        model: str | Model | None = None,
+        **options: Any,
+    ) -> Agent:
+        """An agent continuing a saved session (e.g. after a kernel restart)."""
+        root = Path(workspace or Path.cwd()).resolve()
+        session = Session.load(root, session_id)
+        meta = session.metadata
+        if model is None and meta.provider == "anthropic":
+            model = meta.model
+        options.setdefault("role", meta.agent_type)
+        return cls(model=model, workspace=root, session=session, **options)
+
+    @staticmethod
+    def sessions(workspace: str | Path | None = None) -> list[SessionMetadata]:
+        """Saved sessions under ``workspace``, newest first."""
+        return Session.list(Path(workspace or Path.cwd()).resolve())
+
+    def child(
+        self, *, role: str = "planner", parent_tool_use_id: str | None = None, **options: Any
+    ) -> Agent:
+        """A subagent sharing this agent's model, tools, workspace and rules."""
+        child_session = Session.create(
+            self.workspace if self.session.root is not None else None,
+            agent_type=role,
+            model=self.model.name,
+            provider=self.model.provider,
+            parent_session_id=self.session.id,
+            parent_tool_use_id=parent_tool_use_id,
+        )
+        options.setdefault("model", self.model)
+        options.setdefault("policy", self.policy)
+        options.setdefault("roles", self.roles.values())
+        child = Agent(role=role, workspace=self.workspace, session=child_session, **options)
+        child.tools = self.tools.copy()
+        child.resources = self.resources
+        self.session.metadata.child_session_ids.append(child_session.id)
+        self.session.save()
+        return child
+
+
+class AgentRuntime:
+    """The agents alive in this process (a kernel): list them, find them, shut them down."""
+
+    def __init__(self) -> None:
+        self._agents: weakref.WeakValueDictionary[str, Agent] = weakref.WeakValueDictionary()
+
+    def add(self, agent: Agent) -> None:
+        self._agents[agent.session.id] = agent
+
+    def get(self, session_id: str) -> Agent | None:
+        return self._agents.get(session_id)
+
+    def agents(self) -> list[Agent]:
+        return list(self._agents.values())
+
+    def running(self) -> list[Agent]:
+        return [a for a in self._agents.values() if a.running]
+
+    async def shutdown(self, session_id: str | None = None) -> None:
+        """Stop one agent's run (or all runs) and wait until they ended."""
+        targets = [self._agents[session_id]] if session_id else self.running()
+        handles = [a.handle for a in targets if a.running]
+        for h in handles:
+            if h is not None:
+                h.stop()
+        await asyncio.gather(*(h.wait() for h in handles if h is not None))
+
+
+runtime = AgentRuntime()
+"""The process's runtime; every Agent registers here."""

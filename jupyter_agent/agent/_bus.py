@@ -1,0 +1,91 @@
+"""Fan-out of an agent's events to any number of subscribers.
+
+Publishing never waits: each async subscriber has its own queue, and callbacks run
+inline and must be quick (a widget batching deltas, a renderer printing). A slow or
+failing subscriber therefore cannot stall the agent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import deque
+from collections.abc import AsyncIterator, Callable, Iterable
+
+from ..events import Event
+
+log = logging.getLogger(__name__)
+
+Callback = Callable[[Event], None]
+
+
+class _Queue:
+    def __init__(self) -> None:
+        self.items: deque[Event] = deque()
+        self.ready = asyncio.Event()
+
+    def put(self, event: Event) -> None:
+        self.items.append(event)
+        self.ready.set()
+
+
+class EventBus:
+    def __init__(self) -> None:
+        self._seq = 0
+        self._callbacks: list[Callback] = []
+        self._queues: list[_Queue] = []
+
+    @property
+    def seq(self) -> int:
+        """Sequence number of the last published event."""
+        return self._seq
+
+    def publish(self, event: Event) -> Event:
+        self._seq += 1
+        event.seq = self._seq
+        for callback in tuple(self._callbacks):
+            try:
+                callback(event)
+            except Exception:
+                log.exception("an event subscriber failed on %s; it stays subscribed", event.kind)
+        for queue in self._queues:
+            queue.put(event)
+        return event
+
+    def subscribe(self, callback: Callback) -> Callable[[], None]:
+        """Call ``callback`` with every event from now on; returns an unsubscribe function."""
+        self._callbacks.append(callback)
+
+        def unsubscribe() -> None:
+            if callback in self._callbacks:
+                self._callbacks.remove(callback)
+
+        return unsubscribe
+
+    async def stream(
+        self,
+        replay: Iterable[Event] = (),
+        until: Callable[[Event], bool] | None = None,
+    ) -> AsyncIterator[Event]:
+        """Yield ``replay`` then live events, stopping after one for which ``until`` is true."""
+        queue = _Queue()
+        self._queues.append(queue)
+        try:
+            last = 0
+            for event in list(replay):
+                last = event.seq
+                yield event
+                if until is not None and until(event):
+                    return
+            while True:
+                while not queue.items:
+                    queue.ready.clear()
+                    await queue.ready.wait()
+                event = queue.items.popleft()
+                if event.seq <= last:
+                    continue  # already replayed
+                yield event
+                if until is not None and until(event):
+                    return
+        finally:
+            self._queues.remove(queue)

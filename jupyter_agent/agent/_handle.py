@@ -1,0 +1,212 @@
+"""The handle of a run: watch it, steer it, wait for it.
+
+Every control method is safe to call from any thread. With JupyterLab's comms over
+subshells, widget clicks arrive on another thread than the kernel's event loop, so
+calls are handed to the loop with ``call_soon_threadsafe``; on the loop's own
+thread they run at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable, Generator
+from typing import TYPE_CHECKING, Any
+
+from ..events import TERMINAL_EVENT_KINDS, Event
+from ..messages import Message
+from ..models import Usage
+from ..plans import Plan, Question, StepProgress
+from ..states import AgentState, StopReason
+
+if TYPE_CHECKING:
+    from ._agent import Agent
+    from ._run import Run
+
+
+class RunHandle:
+    """A started run. ``await handle.wait()`` (or ``await handle``) until it ends."""
+
+    def __init__(self, run: Run) -> None:
+        self._run = run
+
+    def __repr__(self) -> str:
+        extra = f", stop_reason={self.stop_reason!r}" if self.stop_reason else ""
+        return f"<RunHandle {self.id} {self.role} state={self.state.value}{extra}>"
+
+    # --- what it is and where it stands -------------------------------------------
+
+    @property
+    def id(self) -> str:
+        return self._run.id
+
+    @property
+    def agent(self) -> Agent:
+        return self._run.agent
+
+    @property
+    def session_id(self) -> str:
+        return self._run.session.id
+
+    @property
+    def role(self) -> str:
+        return self._run.role.name
+
+    @property
+    def task(self) -> str:
+        return self._run.task
+
+    @property
+    def state(self) -> AgentState:
+        return self._run.state
+
+    @property
+    def stop_reason(self) -> StopReason | None:
+        return self._run.stop_reason
+
+    @property
+    def stop_message(self) -> str:
+        return self._run.stop_message
+
+    @property
+    def done(self) -> bool:
+        return self._run.state.terminal
+
+    @property
+    def step(self) -> int:
+        return self._run.step
+
+    @property
+    def summary(self) -> str | None:
+        """The agent's summary when it completed the task."""
+        return self._run.summary
+
+    @property
+    def error(self) -> BaseException | None:
+        return self._run.error
+
+    @property
+    def plan(self) -> Plan | None:
+        """The last plan submitted in this session."""
+        return self._run.session.metadata.plan
+
+    @property
+    def plan_progress(self) -> list[StepProgress]:
+        return list(self._run.session.metadata.plan_progress)
+
+    @property
+    def usage(self) -> Usage:
+        """Tokens and cost of this run."""
+        return self._run.usage
+
+    @property
+    def history(self) -> list[Message]:
+        """The session's whole conversation (all runs)."""
+        return list(self._run.session.history)
+
+    @property
+    def events_so_far(self) -> list[Event]:
+        return list(self._run.events)
+
+    @property
+    def pending_question(self) -> Question | None:
+        pending = self._run.pending_question
+        return pending[1] if pending else None
+
+    @property
+    def pending_approval(self) -> str | None:
+        """Summary of the call waiting for approval, if any."""
+        pending = self._run.pending_permission
+        return pending[1].summary if pending else None
+
+    # --- waiting --------------------------------------------------------------------
+
+    async def wait(self) -> RunHandle:
+        """Return when the run has ended (however it ended)."""
+        await self._run.wait()
+        return self
+
+    def __await__(self) -> Generator[Any, None, RunHandle]:
+        return self.wait().__await__()
+
+    def add_done_callback(self, callback: Callable[[RunHandle], None]) -> None:
+        """Call ``callback(handle)`` on the loop's thread when the run ends (now if it has)."""
+        if self.done:
+            callback(self)
+        else:
+            self._run.done_callbacks.append(lambda: callback(self))
+
+    async def events(self) -> AsyncIterator[Event]:
+        """This run's events from its start (replayed) until its last one."""
+        stream = self._run.agent.bus.stream(
+            replay=self._run.events,
+            until=lambda e: e.run_id == self.id and e.kind in TERMINAL_EVENT_KINDS,
+        )
+        async for event in stream:
+            if event.run_id == self.id:
+                yield event
+
+    # --- steering (any thread) -------------------------------------------------------
+
+    def stop(self) -> None:
+        """Stop the run now: cancel the model call, kill a running command, end a wait."""
+        self._call(self._run.cancel, "manual_stop", "Stopped by the user.")
+
+    def pause(self) -> None:
+        """Pause before the next step or tool call; :meth:`resume` continues."""
+        self._call(self._run.request_pause)
+
+    def resume(self) -> None:
+        self._call(self._run.request_resume)
+
+    def answer(self, answer: str) -> None:
+        """Answer the pending question with an option's value or label, or free text.
+
+        Raises ValueError at once when there is no question or the answer does not fit it.
+        """
+        pending = self._run.pending_question
+        if pending is None:
+            raise ValueError("the agent is not waiting for an answer")
+        _, question, future = pending
+        question.resolve(answer)  # raises ValueError with the accepted choices
+        self._call(_settle, future, str(answer))
+
+    def approve(self, allow: bool = True, remember: bool = False) -> None:
+        """Allow or deny the call waiting for approval; ``remember`` allows similar calls
+        for the rest of the session."""
+        pending = self._run.pending_permission
+        if pending is None:
+            raise ValueError("no tool call is waiting for approval")
+        self._call(_settle, pending[2], (bool(allow), bool(remember)))
+
+    def deny(self) -> None:
+        self.approve(False)
+
+    def send(self, message: str) -> RunHandle:
+        """Continue the session with a new message (after this run ended). Loop thread only."""
+        return self._run.agent.start(message)
+
+    # --- plumbing ---------------------------------------------------------------------
+
+    def _loop(self) -> asyncio.AbstractEventLoop:
+        loop = self._run.loop
+        assert loop is not None, "the run has not been launched"
+        return loop
+
+    def _on_loop(self) -> bool:
+        try:
+            return asyncio.get_running_loop() is self._run.loop
+        except RuntimeError:
+            return False
+
+    def _call(self, fn: Callable[..., Any], *args: Any) -> None:
+        if self._on_loop():
+            fn(*args)
+            return
+        loop = self._loop()
+        if not loop.is_closed():
+            loop.call_soon_threadsafe(fn, *args)
+
+
+def _settle(future: asyncio.Future[Any], value: Any) -> None:
+    if not future.done():
+        future.set_result(value)

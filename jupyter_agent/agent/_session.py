@@ -1,0 +1,191 @@
+"""Sessions on disk: ``<workspace>/.jupyter_agent/sessions/<id>/``.
+
+``metadata.json`` is rewritten atomically (temp file + rename) so a crash leaves
+the old or the new version, never half of one. ``history.jsonl`` is append-only,
+one message per line, flushed per record; a torn last line (a crash mid-write) is
+skipped on load. Nothing secret is ever written: messages and metadata only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError
+
+from ..errors import SessionError
+from ..messages import Message, MessageAdapter
+from ..models import Usage
+from ..plans import Plan, StepProgress
+
+SESSIONS_DIR = Path(".jupyter_agent") / "sessions"
+FORMAT_VERSION = "1.0"
+
+
+class SessionMetadata(BaseModel):
+    session_id: str
+    agent_type: str = "planner"
+    """The role the session was last run as."""
+    title: str = ""
+    parent_session_id: str | None = None
+    parent_tool_use_id: str | None = None
+    child_session_ids: list[str] = Field(default_factory=list)
+    model: str = ""
+    provider: str = ""
+    created_at: float = Field(default_factory=time.time)
+    updated_at: float = Field(default_factory=time.time)
+    state: str = "idle"
+    stop_reason: str | None = None
+    runs: int = 0
+    usage: Usage = Field(default_factory=Usage)
+    plan: Plan | None = None
+    plan_progress: list[StepProgress] = Field(default_factory=list)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    format_version: str = FORMAT_VERSION
+
+
+class Session:
+    """A conversation and its metadata, persisted under a workspace (or kept in memory)."""
+
+    def __init__(
+        self, metadata: SessionMetadata, history: list[Message], root: Path | None
+    ) -> None:
+        self.metadata = metadata
+        self.history = history
+        self.root = root
+        """The sessions folder; None for a session kept in memory only."""
+        self._log: Any = None
+
+    # --- creation and lookup ----------------------------------------------------
+
+    @classmethod
+    def create(
+        cls,
+        workspace: Path | None,
+        *,
+        persist: bool = True,
+        session_id: str | None = None,
+        **fields: Any,
+    ) -> Session:
+        sid = session_id or uuid.uuid4().hex[:12]
+        root = (workspace / SESSIONS_DIR) if (persist and workspace is not None) else None
+        session = cls(SessionMetadata(session_id=sid, **fields), [], root)
+        if root is not None:
+            if session.path.exists():
+                raise SessionError(f"session {sid} already exists in {root}")
+            session.save()
+        return session
+
+    @classmethod
+    def load(cls, workspace: Path, session_id: str) -> Session:
+        root = workspace / SESSIONS_DIR
+        folder = root / session_id
+        try:
+            metadata = SessionMetadata.model_validate_json((folder / "metadata.json").read_bytes())
+        except FileNotFoundError:
+            known = ", ".join(m.session_id for m in cls.list(workspace)[:10]) or "none"
+            raise SessionError(f"no session {session_id!r} in {root} (known: {known})") from None
+        except ValidationError as exc:
+            raise SessionError(f"{folder / 'metadata.json'} is not valid: {exc}") from exc
+        return cls(metadata, _read_history(folder / "history.jsonl"), root)
+
+    @staticmethod
+    def list(workspace: Path) -> list[SessionMetadata]:
+        """Sessions under ``workspace``, most recently updated first."""
+        root = workspace / SESSIONS_DIR
+        found = []
+        for meta in root.glob("*/metadata.json"):
+            try:
+                found.append(SessionMetadata.model_validate_json(meta.read_bytes()))
+            except (OSError, ValidationError):
+                continue  # a session being created, or damaged: not listable
+        return sorted(found, key=lambda m: m.updated_at, reverse=True)
+
+    # --- state ------------------------------------------------------------------
+
+    @property
+    def id(self) -> str:
+        return self.metadata.session_id
+
+    @property
+    def path(self) -> Path | None:
+        return None if self.root is None else self.root / self.id
+
+    @property
+    def usage(self) -> Usage:
+        return self.metadata.usage
+
+    def append(self, message: Message) -> None:
+        """Add a message to the history and to ``history.jsonl`` (flushed)."""
+        self.history.append(message)
+        if self.root is None:
+            return
+        if self._log is None:
+            self._log = _open_log(self.path)  # type: ignore[arg-type]
+        self._log.write(MessageAdapter.dump_json(message) + b"\n")
+        self._log.flush()
+
+    def save(self) -> None:
+        """Rewrite ``metadata.json`` atomically."""
+        self.metadata.updated_at = time.time()
+        if self.root is None:
+            return
+        folder = self.path
+        assert folder is not None
+        folder.mkdir(parents=True, exist_ok=True)
+        atomic_write(folder / "metadata.json", self.metadata.model_dump_json(indent=1).encode())
+
+    def close(self) -> None:
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` so readers see the old or the new file, never a mix."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def _open_log(folder: Path) -> Any:
+    """Open history.jsonl for appending, first cutting off a torn last line."""
+    folder.mkdir(parents=True, exist_ok=True)
+    log = open(folder / "history.jsonl", "ab+")  # noqa: SIM115 - kept open for the session
+    log.seek(0)
+    data = log.read()
+    if data and not data.endswith(b"\n"):
+        log.truncate(data.rfind(b"\n") + 1)
+    log.seek(0, os.SEEK_END)
+    return log
+
+
+def _read_history(path: Path) -> list[Message]:
+    try:
+        lines = path.read_bytes().splitlines()
+    except FileNotFoundError:
+        return []
+    history = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            history.append(MessageAdapter.validate_json(line))
+        except (ValidationError, json.JSONDecodeError) as exc:
+            if number == len(lines):
+                break  # torn last record from a crash mid-write: the rest is intact
+            raise SessionError(f"{path}:{number} is not a valid message: {exc}") from exc
+    return history

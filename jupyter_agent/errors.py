@@ -1,0 +1,72 @@
+"""One error family for the whole package.
+
+Two kinds live here. *Tool signals* are raised by tools to report an outcome the
+model should read (the dispatcher turns them into an ``is_error`` tool result and
+the run goes on). *Run failures* end or refuse a run and reach the programmer.
+"""
+
+from __future__ import annotations
+
+
+class AgentError(Exception):
+    """Base of every error raised by jupyter_agent."""
+
+
+# --- tool signals ----------------------------------------------------------------
+
+
+class ToolError(AgentError):
+    """A tool could not do what it was asked; the message is shown to the model.
+
+    Write the message for the model: say what was wrong and what to do instead.
+    """
+
+
+class ToolDenied(ToolError):
+    """The call was refused by a role permission, a rule or the user."""
+
+    def __init__(self, message: str, *, missing: frozenset[str] = frozenset()) -> None:
+        super().__init__(message)
+        self.missing = missing
+        """Permissions the role lacks, when that is the reason."""
+
+
+# --- run failures ----------------------------------------------------------------
+
+
+class ModelError(AgentError):
+    """The model provider failed in a way retries did not mend."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        error_type: str | None = None,
+        retryable: bool = False,
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.error_type = error_type
+        self.retryable = retryable
+
+
+class MissingAPIKey(ModelError):
+    """No API key was found for a real model."""
+
+
+class IllegalTransition(AgentError):
+    """The agent tried a state change its state machine forbids: a bug, never user error."""
+
+    def __init__(self, current: str, target: str) -> None:
+        super().__init__(f"illegal agent state transition {current} → {target}")
+        self.current = current
+        self.target = target
+
+
+class AgentBusy(AgentError):
+    """A run was started while another run of the same agent is still going."""
+
+
+class SessionError(AgentError):
+    """A session could not be found, read or written."""

@@ -1,0 +1,278 @@
+"""The event stream: everything a run does, as tagged pydantic models.
+
+Every event carries ``kind`` (the tag of the :data:`Event` union), the session and
+run it belongs to, a per-agent sequence number and a timestamp. One adapter,
+:data:`EventAdapter`, serialises them for the panel, logs and session files.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, TypeAdapter
+
+from .plans import Plan, Question, StepStatus
+from .states import AgentState, StopReason
+
+
+class _Event(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    session_id: str = ""
+    run_id: str = ""
+    seq: int = 0
+    """Position in the agent's stream; consumers use it to order and de-duplicate."""
+    time: float = Field(default_factory=time.time)
+
+
+class AgentStarted(_Event):
+    kind: Literal["agent_start"] = "agent_start"
+    task: str
+    role: str
+    model: str
+    loop: str
+    max_steps: int
+
+
+class TurnStarted(_Event):
+    kind: Literal["turn_start"] = "turn_start"
+    step: int
+
+
+class TextDelta(_Event):
+    kind: Literal["text_delta"] = "text_delta"
+    text: str
+    phase: str | None = None
+
+
+class TextDone(_Event):
+    """A text block finished streaming (or was cut off, ``interrupted``)."""
+
+    kind: Literal["text"] = "text"
+    text: str
+    phase: str | None = None
+    interrupted: bool = False
+
+
+class ThinkingDelta(_Event):
+    kind: Literal["thinking_delta"] = "thinking_delta"
+    text: str
+
+
+class Reason(_Event):
+    """The reason phase of the reason → act → observe loop."""
+
+    kind: Literal["reason"] = "reason"
+    step: int
+    text: str
+    control: dict[str, Any] | None = None
+
+
+class Observe(_Event):
+    """The observe phase of the reason → act → observe loop."""
+
+    kind: Literal["observe"] = "observe"
+    step: int
+    text: str
+    control: dict[str, Any] | None = None
+
+
+class ToolStarted(_Event):
+    kind: Literal["tool_start"] = "tool_start"
+    tool_use_id: str
+    name: str
+    input: dict[str, Any]
+    summary: str
+
+
+class ToolProgress(_Event):
+    kind: Literal["tool_progress"] = "tool_progress"
+    tool_use_id: str
+    output: str
+
+
+class ToolEnded(_Event):
+    kind: Literal["tool_end"] = "tool_end"
+    tool_use_id: str
+    name: str
+    result: str
+    is_error: bool = False
+    duration: float = 0.0
+    diff: str | None = None
+    data: dict[str, Any] | None = None
+
+
+class PlanSubmitted(_Event):
+    kind: Literal["plan"] = "plan"
+    plan: Plan
+
+
+class PlanStepUpdated(_Event):
+    kind: Literal["plan_step"] = "plan_step"
+    step_number: int
+    status: StepStatus
+    note: str = ""
+
+
+class QuestionAsked(_Event):
+    kind: Literal["question"] = "question"
+    question_id: str
+    question: Question
+    timeout: float | None = None
+
+
+class QuestionAnswered(_Event):
+    kind: Literal["answer"] = "answer"
+    question_id: str
+    value: str
+    label: str | None = None
+
+
+class InputTimedOut(_Event):
+    kind: Literal["request_input_timeout"] = "request_input_timeout"
+    question_id: str
+    timeout: float
+
+
+class PermissionRequested(_Event):
+    kind: Literal["permission_request"] = "permission_request"
+    request_id: str
+    tool_use_id: str
+    tool_name: str
+    summary: str
+    reason: str = ""
+    input: dict[str, Any] = Field(default_factory=dict)
+
+
+class PermissionResolved(_Event):
+    kind: Literal["permission_response"] = "permission_response"
+    request_id: str
+    tool_name: str
+    allowed: bool
+    remember: bool = False
+    rule: str | None = None
+    """Description of the session rule added when ``remember`` was set."""
+
+
+class Update(_Event):
+    """A progress message from the agent (the send_update tool)."""
+
+    kind: Literal["update"] = "update"
+    message: str
+
+
+class StateChanged(_Event):
+    kind: Literal["state"] = "state"
+    state: AgentState
+    previous: AgentState
+    detail: str = ""
+    """E.g. the tool being run, or what the agent waits for."""
+
+
+class UsageUpdated(_Event):
+    kind: Literal["usage"] = "usage"
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    cache_read_input_tokens: int = 0
+    cost_usd: float = 0.0
+    run_cost_usd: float = 0.0
+    session_cost_usd: float = 0.0
+    run_input_tokens: int = 0
+    run_output_tokens: int = 0
+    run_cache_read_input_tokens: int = 0
+
+
+class ModelRetry(_Event):
+    """The model call failed mid-way and is being retried; discard the partial turn."""
+
+    kind: Literal["retry"] = "retry"
+    attempt: int
+    reason: str
+    delay: float
+
+
+class AgentWarning(_Event):
+    kind: Literal["warning"] = "warning"
+    message: str
+
+
+class Stopped(_Event):
+    """The run ended without completing its task."""
+
+    kind: Literal["stopped"] = "stopped"
+    reason: StopReason
+    message: str = ""
+
+
+class Completed(_Event):
+    kind: Literal["completed"] = "completed"
+    summary: str = ""
+
+
+class ErrorOccurred(_Event):
+    kind: Literal["error"] = "error"
+    message: str
+    error_type: str = ""
+
+
+class SubagentSpawned(_Event):
+    kind: Literal["subagent_spawned"] = "subagent_spawned"
+    child_session_id: str
+    agent_type: str
+    parent_tool_use_id: str | None = None
+    task: str = ""
+
+
+class SubagentOutput(_Event):
+    kind: Literal["subagent_output"] = "subagent_output"
+    child_session_id: str
+    event: Event
+
+
+class SubagentCompleted(_Event):
+    kind: Literal["subagent_complete"] = "subagent_complete"
+    child_session_id: str
+    result: str | None = None
+    state: AgentState = AgentState.completed
+
+
+Event = Annotated[
+    AgentStarted
+    | TurnStarted
+    | TextDelta
+    | TextDone
+    | ThinkingDelta
+    | Reason
+    | Observe
+    | ToolStarted
+    | ToolProgress
+    | ToolEnded
+    | PlanSubmitted
+    | PlanStepUpdated
+    | QuestionAsked
+    | QuestionAnswered
+    | InputTimedOut
+    | PermissionRequested
+    | PermissionResolved
+    | Update
+    | StateChanged
+    | UsageUpdated
+    | ModelRetry
+    | AgentWarning
+    | Stopped
+    | Completed
+    | ErrorOccurred
+    | SubagentSpawned
+    | SubagentOutput
+    | SubagentCompleted,
+    Discriminator("kind"),
+]
+
+SubagentOutput.model_rebuild()
+
+EventAdapter: TypeAdapter[Event] = TypeAdapter(Event)
+"""Serialises and parses every event: ``EventAdapter.dump_json(e)``, ``validate_json(b)``."""
+
+TERMINAL_EVENT_KINDS = frozenset({"stopped", "completed", "error"})

@@ -1,0 +1,237 @@
+"""Conversation messages, stored close to the Anthropic Messages format.
+
+A :class:`Message` is one record of the history: a role, content blocks and our own
+metadata (``message_type``, ``interrupted``, the ROA ``phase``). Records are
+append-only; :func:`to_api_messages` turns them into the strictly alternating
+list the API wants (merging neighbours of the same role), and
+:func:`conversation_problems` checks that list against the API's rules.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Iterable, Sequence
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, TypeAdapter
+
+MessageType = Literal["text", "plan", "question", "tool_call", "tool_result"]
+INTERRUPTED_RESULT = "Interrupted by the user before this tool finished."
+
+
+class _Block(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    def to_api(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", exclude_none=True)
+
+
+class TextBlock(_Block):
+    type: Literal["text"] = "text"
+    text: str
+
+
+class ImageSource(BaseModel):
+    type: Literal["base64"] = "base64"
+    media_type: str
+    data: str
+
+
+class ImageBlock(_Block):
+    type: Literal["image"] = "image"
+    source: ImageSource
+
+
+class ThinkingBlock(_Block):
+    type: Literal["thinking"] = "thinking"
+    thinking: str
+    signature: str
+
+
+class RedactedThinkingBlock(_Block):
+    type: Literal["redacted_thinking"] = "redacted_thinking"
+    data: str
+
+
+class ToolUseBlock(_Block):
+    type: Literal["tool_use"] = "tool_use"
+    id: str
+    name: str
+    input: dict[str, Any] = Field(default_factory=dict)
+
+
+ToolResultContent = Annotated[TextBlock | ImageBlock, Discriminator("type")]
+
+
+class ToolResultBlock(_Block):
+    type: Literal["tool_result"] = "tool_result"
+    tool_use_id: str
+    content: list[ToolResultContent] = Field(default_factory=list)
+    is_error: bool = False
+
+    @property
+    def text(self) -> str:
+        return "\n".join(b.text for b in self.content if isinstance(b, TextBlock))
+
+    def to_api(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"type": "tool_result", "tool_use_id": self.tool_use_id}
+        data["content"] = [b.to_api() for b in self.content]
+        if self.is_error:
+            data["is_error"] = True
+        return data
+
+
+ContentBlock = Annotated[
+    TextBlock | ImageBlock | ThinkingBlock | RedactedThinkingBlock | ToolUseBlock | ToolResultBlock,
+    Discriminator("type"),
+]
+
+
+class Message(BaseModel):
+    """One record of a conversation."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    role: Literal["user", "assistant"]
+    content: list[ContentBlock]
+    message_type: MessageType = "text"
+    """How a frontend should render it; records without it are plain text."""
+    id: str = Field(default_factory=lambda: uuid.uuid4().hex[:12])
+    created_at: float = Field(default_factory=time.time)
+    interrupted: bool = False
+    """The user stopped the run while this message was being produced."""
+    phase: str | None = None
+    """For the reason → act → observe loop: which phase produced or prompted it."""
+
+    @classmethod
+    def user(cls, text: str, **extra: Any) -> Message:
+        return cls(role="user", content=[TextBlock(text=text)], **extra)
+
+    @classmethod
+    def assistant(cls, text: str, **extra: Any) -> Message:
+        return cls(role="assistant", content=[TextBlock(text=text)], **extra)
+
+    @property
+    def text(self) -> str:
+        return "".join(b.text for b in self.content if isinstance(b, TextBlock))
+
+    @property
+    def tool_uses(self) -> list[ToolUseBlock]:
+        return [b for b in self.content if isinstance(b, ToolUseBlock)]
+
+    @property
+    def tool_results(self) -> list[ToolResultBlock]:
+        return [b for b in self.content if isinstance(b, ToolResultBlock)]
+
+
+MessageAdapter: TypeAdapter[Message] = TypeAdapter(Message)
+
+
+def tool_result(
+    tool_use_id: str, text: str, *, is_error: bool = False, images: Sequence[ImageBlock] = ()
+) -> ToolResultBlock:
+    content: list[TextBlock | ImageBlock] = [TextBlock(text=text or "(no output)")]
+    content.extend(images)
+    return ToolResultBlock(tool_use_id=tool_use_id, content=content, is_error=is_error)
+
+
+def classify(message: Message) -> MessageType:
+    """The message_type a new assistant or tool-result message should carry."""
+    if message.tool_results:
+        return "tool_result"
+    names = {b.name for b in message.tool_uses}
+    if "submit_plan" in names:
+        return "plan"
+    if "ask_user" in names:
+        return "question"
+    if names:
+        return "tool_call"
+    return "text"
+
+
+def to_api_messages(history: Iterable[Message]) -> list[dict[str, Any]]:
+    """The API view of a history: neighbours with the same role merged, tool results first.
+
+    Merging keeps storage append-only (an interrupted turn followed by a new user
+    message are two records, one API turn) and the API view strictly alternating.
+    """
+    merged: list[dict[str, Any]] = []
+    for message in history:
+        blocks = [b.to_api() for b in message.content if not _is_empty_text(b)]
+        if not blocks:
+            continue
+        if merged and merged[-1]["role"] == message.role:
+            merged[-1]["content"].extend(blocks)
+        else:
+            merged.append({"role": message.role, "content": blocks})
+    for turn in merged:
+        if turn["role"] == "user":
+            # The API wants a user turn's tool results before anything else in it.
+            turn["content"].sort(key=lambda b: b["type"] != "tool_result")
+    return merged
+
+
+def _is_empty_text(block: _Block) -> bool:
+    return isinstance(block, TextBlock) and not block.text.strip()
+
+
+def open_tool_uses(history: Sequence[Message]) -> list[ToolUseBlock]:
+    """Tool uses of the last assistant turn that no later record answers."""
+    answered: set[str] = set()
+    for message in reversed(history):
+        if message.role == "user":
+            answered.update(r.tool_use_id for r in message.tool_results)
+            continue
+        if message.tool_uses:
+            return [b for b in message.tool_uses if b.id not in answered]
+        if message.content:
+            return []
+    return []
+
+
+def conversation_problems(api_messages: Sequence[dict[str, Any]]) -> list[str]:
+    """Every way ``api_messages`` breaks the Messages API's rules; empty when valid."""
+    problems: list[str] = []
+    if not api_messages:
+        return ["the conversation is empty"]
+    if api_messages[0]["role"] != "user":
+        problems.append("the first message is not from the user")
+    pending: set[str] = set()
+    for i, turn in enumerate(api_messages):
+        role, content = turn["role"], turn["content"]
+        if i and api_messages[i - 1]["role"] == role:
+            problems.append(f"messages {i - 1} and {i} are both from the {role}")
+        if not content:
+            problems.append(f"message {i} has no content")
+        for block in content:
+            if block["type"] == "text" and not block["text"].strip():
+                problems.append(f"message {i} has an empty text block")
+        if role == "user":
+            results = [b["tool_use_id"] for b in content if b["type"] == "tool_result"]
+            if pending - set(results):
+                problems.append(f"message {i} lacks results for {sorted(pending - set(results))}")
+            if set(results) - pending:
+                problems.append(
+                    f"message {i} answers unknown tool uses {sorted(set(results) - pending)}"
+                )
+            first_other = next(
+                (j for j, b in enumerate(content) if b["type"] != "tool_result"), None
+            )
+            if first_other is not None and any(
+                b["type"] == "tool_result" for b in content[first_other:]
+            ):
+                problems.append(f"message {i} has tool results after other content")
+            pending = set()
+        else:
+            if any(b["type"] == "tool_result" for b in content):
+                problems.append(f"message {i} is from the assistant but holds tool results")
+            if pending:
+                problems.append(f"tool uses {sorted(pending)} are never answered")
+            ids = [b["id"] for b in content if b["type"] == "tool_use"]
+            if len(set(ids)) != len(ids):
+                problems.append(f"message {i} repeats a tool_use id")
+            pending = set(ids)
+    if pending:
+        problems.append(f"the last tool uses {sorted(pending)} have no results")
+    return problems

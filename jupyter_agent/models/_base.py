@@ -1,0 +1,93 @@
+"""The model seam: what the agent asks of any language model."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from ..messages import ContentBlock
+from ._usage import Usage
+
+
+@dataclass
+class ModelRequest:
+    """One call: the system prompt, the API view of the history, the offered tools."""
+
+    system: str
+    messages: list[dict[str, Any]]
+    tools: list[dict[str, Any]] = field(default_factory=list)
+    tool_choice: Literal["auto", "any", "none"] = "auto"
+    max_tokens: int | None = None
+    """Overrides the model's default output limit for this call."""
+
+
+# --- what a model streams back -------------------------------------------------------
+
+
+@dataclass
+class StreamText:
+    text: str
+
+
+@dataclass
+class StreamThinking:
+    text: str
+
+
+@dataclass
+class StreamToolStart:
+    id: str
+    name: str
+
+
+@dataclass
+class StreamToolInput:
+    id: str
+    partial_json: str
+
+
+@dataclass
+class StreamRestart:
+    """The call failed mid-stream and is retried from scratch: drop what arrived so far."""
+
+    attempt: int
+    reason: str
+    delay: float
+
+
+@dataclass
+class ModelResponse:
+    content: list[ContentBlock]
+    stop_reason: str
+    usage: Usage
+    model: str = ""
+    truncated_tool_ids: list[str] = field(default_factory=list)
+    """Tool uses whose input was cut off by max_tokens (their input is unusable)."""
+
+
+@dataclass
+class StreamDone:
+    response: ModelResponse
+
+
+StreamPart = (
+    StreamText | StreamThinking | StreamToolStart | StreamToolInput | StreamRestart | StreamDone
+)
+
+
+@runtime_checkable
+class Model(Protocol):
+    """Anything that turns a :class:`ModelRequest` into a stream ending in :class:`StreamDone`."""
+
+    name: str
+    """Model id, shown to the user."""
+    provider: str
+    label: str | None
+    """A caption frontends must show with the output (e.g. that it is a scripted replay)."""
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[StreamPart]: ...
+
+    def check(self) -> None:
+        """Raise a clear error now if the model cannot work (e.g. no API key)."""
+        ...

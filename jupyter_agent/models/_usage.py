@@ -1,0 +1,96 @@
+"""Token usage and its price."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pydantic import BaseModel
+
+
+class Usage(BaseModel):
+    """Tokens of one call or a sum of calls, and what they cost."""
+
+    input_tokens: int = 0
+    """Uncached input tokens."""
+    output_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    cache_read_input_tokens: int = 0
+    cost_usd: float = 0.0
+    calls: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            cache_creation_input_tokens=self.cache_creation_input_tokens
+            + other.cache_creation_input_tokens,
+            cache_read_input_tokens=self.cache_read_input_tokens + other.cache_read_input_tokens,
+            cost_usd=self.cost_usd + other.cost_usd,
+            calls=self.calls + other.calls,
+        )
+
+    @property
+    def total_input_tokens(self) -> int:
+        return self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
+
+    @property
+    def cached_share(self) -> float:
+        """Share of input tokens read from the prompt cache."""
+        total = self.total_input_tokens
+        return self.cache_read_input_tokens / total if total else 0.0
+
+
+@dataclass(frozen=True)
+class Pricing:
+    """US dollars per million tokens."""
+
+    input: float
+    output: float
+    cache_write: float | None = None
+    """Defaults to 1.25 × input (5-minute cache writes)."""
+    cache_read: float | None = None
+    """Defaults to 0.1 × input."""
+    estimated: bool = False
+    """True when the model was not in the table and a family price was assumed."""
+
+    def cost(self, usage: Usage) -> float:
+        write = self.cache_write if self.cache_write is not None else self.input * 1.25
+        read = self.cache_read if self.cache_read is not None else self.input * 0.1
+        return (
+            usage.input_tokens * self.input
+            + usage.output_tokens * self.output
+            + usage.cache_creation_input_tokens * write
+            + usage.cache_read_input_tokens * read
+        ) / 1_000_000
+
+
+# Public list prices per family (USD per million tokens). Pass ``pricing=`` to a
+# model to override; unknown models fall back to their family's price, flagged estimated.
+_FAMILY_PRICES: list[tuple[str, Pricing]] = [
+    ("opus-4-0", Pricing(15.0, 75.0)),
+    ("opus-4-1", Pricing(15.0, 75.0)),
+    ("opus-4-2025", Pricing(15.0, 75.0)),
+    ("opus", Pricing(5.0, 25.0)),
+    ("sonnet", Pricing(3.0, 15.0)),
+    ("3-5-haiku", Pricing(0.8, 4.0)),
+    ("3-haiku", Pricing(0.25, 1.25)),
+    ("haiku", Pricing(1.0, 5.0)),
+]
+_KNOWN_PREFIXES = (
+    "claude-opus-4",
+    "claude-sonnet-4",
+    "claude-haiku-4-5",
+    "claude-3-5-haiku",
+    "claude-3-haiku",
+)
+
+
+def pricing_for(model: str) -> Pricing:
+    """The list price of ``model``, or its family's price flagged as estimated."""
+    name = model.lower()
+    for key, price in _FAMILY_PRICES:
+        if key in name:
+            if name.startswith(_KNOWN_PREFIXES):
+                return price
+            return Pricing(price.input, price.output, estimated=True)
+    return Pricing(3.0, 15.0, estimated=True)

@@ -1,0 +1,335 @@
+"""Claude through the official ``anthropic`` SDK, streaming, with prompt caching.
+
+The SDK already retries failed HTTP requests (429, 5xx, connection errors before
+the response starts). It does not retry a stream that breaks after it began (an
+``error`` event mid-stream, or a dropped connection): that is done here, by
+re-running the whole turn and telling the consumer to discard the partial one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+from collections.abc import AsyncIterator
+from contextlib import aclosing
+from typing import Any
+
+from pydantic import TypeAdapter
+
+from ..errors import MissingAPIKey, ModelError
+from ..messages import ContentBlock
+from ._base import (
+    ModelRequest,
+    ModelResponse,
+    StreamDone,
+    StreamPart,
+    StreamRestart,
+    StreamText,
+    StreamThinking,
+    StreamToolInput,
+    StreamToolStart,
+)
+from ._usage import Pricing, Usage, pricing_for
+
+DEFAULT_MODEL = "claude-sonnet-4-6"
+_CACHE = {"type": "ephemeral"}
+_RETRYABLE_TYPES = frozenset({"overloaded_error", "api_error", "rate_limit_error", "timeout_error"})
+_BLOCKS: TypeAdapter[list[ContentBlock]] = TypeAdapter(list[ContentBlock])
+
+NO_KEY = (
+    "No Anthropic API key found: set the ANTHROPIC_API_KEY environment variable "
+    "(in a notebook: %env ANTHROPIC_API_KEY=sk-ant-…) or use a ScriptedModel for an offline run."
+)
+
+
+def default_model_name() -> str:
+    return os.environ.get("JUPYTER_AGENT_MODEL") or DEFAULT_MODEL
+
+
+class AnthropicModel:
+    """A Claude model. ``ANTHROPIC_API_KEY`` and ``ANTHROPIC_BASE_URL`` work as in the SDK."""
+
+    provider = "anthropic"
+    label: str | None = None
+
+    def __init__(
+        self,
+        name: str | None = None,
+        *,
+        client: Any = None,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        max_tokens: int = 8192,
+        thinking: int | str | None = None,
+        stream_retries: int = 3,
+        retry_delay: float = 1.0,
+        pricing: Pricing | None = None,
+        cache: bool = True,
+        sdk_options: dict[str, Any] | None = None,
+    ) -> None:
+        """
+        Args:
+            name: Model id; defaults to ``$JUPYTER_AGENT_MODEL`` or a current Claude model.
+            client: An ``anthropic.AsyncAnthropic`` to use instead of making one.
+            api_key: Overrides ``ANTHROPIC_API_KEY`` (kept in memory only, never written).
+            base_url: Overrides ``ANTHROPIC_BASE_URL``.
+            max_tokens: Output limit per call.
+            thinking: Extended thinking: a token budget, ``"adaptive"``, or None for off.
+            stream_retries: How often a turn that broke mid-stream is retried.
+            retry_delay: First back-off delay in seconds (doubles each attempt, jittered).
+            pricing: Prices to use instead of the built-in table.
+            cache: Put prompt-caching breakpoints on the tools, the system prompt and
+                the newest message.
+            sdk_options: Extra keyword arguments for ``AsyncAnthropic`` (timeout, max_retries…).
+        """
+        self.name = name or default_model_name()
+        self.max_tokens = max_tokens
+        self.thinking = thinking
+        self.stream_retries = stream_retries
+        self.retry_delay = retry_delay
+        self.pricing = pricing or pricing_for(self.name)
+        self.cache = cache
+        self._client = client
+        self._api_key = api_key
+        self._base_url = base_url
+        self._sdk_options = sdk_options or {}
+
+    def __repr__(self) -> str:
+        return f"AnthropicModel({self.name!r})"
+
+    def check(self) -> None:
+        if self._client is None and not (
+            self._api_key
+            or os.environ.get("ANTHROPIC_API_KEY")
+            or os.environ.get("ANTHROPIC_AUTH_TOKEN")
+        ):
+            raise MissingAPIKey(NO_KEY)
+
+    @property
+    def client(self) -> Any:
+        if self._client is None:
+            self.check()
+            import anthropic
+
+            options: dict[str, Any] = dict(self._sdk_options)
+            if self._api_key:
+                options["api_key"] = self._api_key
+            if self._base_url:
+                options["base_url"] = self._base_url
+            self._client = anthropic.AsyncAnthropic(**options)
+        return self._client
+
+    def params(self, request: ModelRequest) -> dict[str, Any]:
+        """The keyword arguments for ``messages.create`` (cache breakpoints included)."""
+        params: dict[str, Any] = {
+            "model": self.name,
+            "max_tokens": request.max_tokens or self.max_tokens,
+            "messages": request.messages,
+        }
+        if request.system:
+            system: dict[str, Any] = {"type": "text", "text": request.system}
+            if self.cache:
+                system["cache_control"] = _CACHE
+            params["system"] = [system]
+        if request.tools:
+            tools = list(request.tools)
+            if self.cache:
+                tools[-1] = {**tools[-1], "cache_control": _CACHE}
+            params["tools"] = tools
+            params["tool_choice"] = {"type": request.tool_choice}
+        if self.cache and request.messages:
+            params["messages"] = _with_breakpoint_on_last(request.messages)
+        if self.thinking == "adaptive":
+            params["thinking"] = {"type": "adaptive"}
+        elif isinstance(self.thinking, int):
+            params["thinking"] = {"type": "enabled", "budget_tokens": self.thinking}
+            params["max_tokens"] = max(params["max_tokens"], self.thinking + 1024)
+        return params
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamPart]:
+        import anthropic
+
+        params = self.params(request)
+        attempt = 0
+        while True:
+            try:
+                stream = await self.client.messages.create(**params, stream=True)
+            except anthropic.APIStatusError as exc:
+                raise _model_error(exc) from exc
+            except anthropic.APIError as exc:
+                raise ModelError(
+                    f"Could not reach the Anthropic API: {exc}", retryable=True
+                ) from exc
+            turn = _Turn()
+            try:
+                async with aclosing(_events(stream)) as events:
+                    async for event in events:
+                        for part in turn.feed(event):
+                            yield part
+                response = turn.response(self.pricing)
+            except Exception as exc:
+                reason = _mid_stream_reason(exc)
+                if reason is None:
+                    raise _model_error(exc) from exc
+                attempt += 1
+                if attempt > self.stream_retries:
+                    raise ModelError(
+                        f"The model's reply broke off {attempt} times ({reason}); giving up.",
+                        retryable=True,
+                    ) from exc
+                delay = self.retry_delay * 2 ** (attempt - 1) * (0.5 + random.random() / 2)
+                yield StreamRestart(attempt, reason, delay)
+                await asyncio.sleep(delay)
+                continue
+            yield StreamDone(response)
+            return
+
+
+async def _events(stream: Any) -> AsyncIterator[Any]:
+    try:
+        async for event in stream:
+            yield event
+    finally:
+        await stream.close()
+
+
+def _with_breakpoint_on_last(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    last = messages[-1]
+    content = last["content"]
+    if isinstance(content, str):
+        content = [{"type": "text", "text": content}]
+    if not content:
+        return messages
+    marked = [*content[:-1], {**content[-1], "cache_control": _CACHE}]
+    return [*messages[:-1], {**last, "content": marked}]
+
+
+def _mid_stream_reason(exc: Exception) -> str | None:
+    """Why a started stream broke, if it is worth another try; None if it is not."""
+    import anthropic
+
+    if isinstance(exc, anthropic.APIStatusError):
+        kind = _error_type(exc)
+        if kind in _RETRYABLE_TYPES or exc.status_code in (429, 500, 502, 503, 504, 529):
+            return kind or f"HTTP {exc.status_code}"
+        return None
+    if isinstance(exc, anthropic.APIError):  # connection and timeout errors
+        return type(exc).__name__
+    module = type(exc).__module__.split(".")[0]
+    if module in ("httpx", "httpx2", "httpcore", "httpcore2", "h11") or isinstance(
+        exc, (ConnectionError, TimeoutError)
+    ):
+        return f"connection lost ({type(exc).__name__})"
+    return None
+
+
+def _error_type(exc: Any) -> str | None:
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        err = body.get("error", body)
+        if isinstance(err, dict) and isinstance(err.get("type"), str):
+            return err["type"]
+    return None
+
+
+def _model_error(exc: Exception) -> ModelError:
+    import anthropic
+
+    if isinstance(exc, anthropic.AuthenticationError):
+        return ModelError(
+            "The Anthropic API rejected the API key (401): check ANTHROPIC_API_KEY.",
+            status=401,
+            error_type="authentication_error",
+        )
+    if isinstance(exc, anthropic.APIStatusError):
+        kind = _error_type(exc)
+        message = exc.message
+        body = getattr(exc, "body", None)
+        if isinstance(body, dict) and isinstance(body.get("error"), dict):
+            message = body["error"].get("message", message)
+        return ModelError(
+            f"The Anthropic API answered {exc.status_code} ({kind or 'error'}): {message}",
+            status=exc.status_code,
+            error_type=kind,
+            retryable=exc.status_code in (429, 500, 529),
+        )
+    return ModelError(f"The model call failed: {type(exc).__name__}: {exc}")
+
+
+class _Turn:
+    """Accumulates raw stream events into content blocks, yielding deltas as it goes."""
+
+    def __init__(self) -> None:
+        self.blocks: dict[int, dict[str, Any]] = {}
+        self.json: dict[int, list[str]] = {}
+        self.stop_reason = "end_turn"
+        self.model = ""
+        self.usage: dict[str, int] = {}
+
+    def feed(self, event: Any) -> list[StreamPart]:
+        kind = event.type
+        if kind == "content_block_delta":
+            delta = event.delta
+            block = self.blocks[event.index]
+            if delta.type == "text_delta":
+                block["text"] += delta.text
+                return [StreamText(delta.text)]
+            if delta.type == "input_json_delta":
+                self.json[event.index].append(delta.partial_json)
+                return [StreamToolInput(block["id"], delta.partial_json)]
+            if delta.type == "thinking_delta":
+                block["thinking"] += delta.thinking
+                return [StreamThinking(delta.thinking)]
+            if delta.type == "signature_delta":
+                block["signature"] += delta.signature
+            return []
+        if kind == "content_block_start":
+            block = event.content_block.model_dump(mode="json", exclude_none=True)
+            self.blocks[event.index] = block
+            if block["type"] in ("tool_use", "server_tool_use"):
+                self.json[event.index] = []
+                return [StreamToolStart(block["id"], block["name"])]
+            return []
+        if kind == "message_start":
+            self.model = event.message.model
+            self._merge_usage(event.message.usage)
+        elif kind == "message_delta":
+            self.stop_reason = event.delta.stop_reason or self.stop_reason
+            self._merge_usage(event.usage)
+        return []
+
+    def _merge_usage(self, usage: Any) -> None:
+        if usage is None:
+            return
+        for key in (
+            "input_tokens",
+            "output_tokens",
+            "cache_creation_input_tokens",
+            "cache_read_input_tokens",
+        ):
+            value = getattr(usage, key, None)
+            if value is not None:
+                self.usage[key] = value
+
+    def response(self, pricing: Pricing) -> ModelResponse:
+        truncated: list[str] = []
+        content: list[dict[str, Any]] = []
+        for index in sorted(self.blocks):
+            block = self.blocks[index]
+            if index in self.json:
+                raw = "".join(self.json[index])
+                try:
+                    block["input"] = json.loads(raw) if raw else {}
+                except json.JSONDecodeError:
+                    block["input"] = {}
+                    truncated.append(block["id"])
+            if block["type"] in ("text", "thinking", "redacted_thinking", "tool_use"):
+                block.pop("citations", None)
+                content.append(block)
+        usage = Usage(**self.usage, calls=1)
+        usage.cost_usd = pricing.cost(usage)
+        return ModelResponse(
+            _BLOCKS.validate_python(content), self.stop_reason, usage, self.model, truncated
+        )

@@ -1,0 +1,208 @@
+"""Readable text for the event stream: terminals, logs, and frontends without widgets."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import IO, Any, get_args
+
+from .events import Event
+from .plans import Plan
+
+
+class TextRenderer:
+    """Prints events as they come. Subscribe it to an agent: ``agent.subscribe(TextRenderer())``."""
+
+    def __init__(
+        self,
+        file: IO[str] | None = None,
+        *,
+        color: bool | None = None,
+        show_thinking: bool = False,
+        label: str | None = None,
+    ) -> None:
+        self.file = file
+        self.color = color
+        self.show_thinking = show_thinking
+        self.label = label
+        """A caption printed with each run's header (e.g. that the model is a replay)."""
+        self._open_line = False
+        self._phase: str | None = None
+        self._usage: Any = None
+
+    # --- output helpers ---------------------------------------------------------------
+
+    @property
+    def _out(self) -> IO[str]:
+        return self.file or sys.stdout
+
+    def _style(self, text: str, code: str) -> str:
+        use = (
+            self.color if self.color is not None else getattr(self._out, "isatty", lambda: False)()
+        )
+        return f"\033[{code}m{text}\033[0m" if use else text
+
+    def _write(self, text: str) -> None:
+        self._out.write(text)
+        self._out.flush()
+
+    def _line(self, text: str) -> None:
+        if self._open_line:
+            self._write("\n")
+            self._open_line = False
+        self._write(text + "\n")
+
+    # --- events -------------------------------------------------------------------------
+
+    def __call__(self, event: Event) -> None:
+        handler: Callable[[Any], None] = getattr(self, "_on_" + event.kind)
+        handler(event)
+
+    def _on_agent_start(self, e: Any) -> None:
+        caption = f" — {self.label}" if self.label else ""
+        self._line(self._style(f"▶ {e.role} on {e.model} ({e.loop} loop){caption}", "1"))
+        self._line(f"  task: {e.task}")
+
+    def _on_turn_start(self, e: Any) -> None:
+        self._phase = None
+
+    def _on_text_delta(self, e: Any) -> None:
+        if e.phase != self._phase and e.phase:
+            self._line(self._style(f"[{e.phase}]", "36"))
+        self._phase = e.phase
+        self._write(e.text)
+        self._open_line = not e.text.endswith("\n")
+
+    def _on_text(self, e: Any) -> None:
+        if e.interrupted:
+            self._write(self._style(" [interrupted]", "33"))
+            self._open_line = True
+        if self._open_line:
+            self._write("\n")
+            self._open_line = False
+
+    def _on_thinking_delta(self, e: Any) -> None:
+        if self.show_thinking:
+            self._write(self._style(e.text, "2"))
+            self._open_line = True
+
+    def _on_reason(self, e: Any) -> None:
+        if e.control:
+            self._line(self._style(f"  reason control: {e.control}", "2"))
+
+    def _on_observe(self, e: Any) -> None:
+        if e.control:
+            self._line(self._style(f"  observe control: {e.control}", "2"))
+
+    def _on_tool_start(self, e: Any) -> None:
+        self._line(self._style(f"⚙ {e.summary}", "34"))
+
+    def _on_tool_progress(self, e: Any) -> None:
+        for line in e.output.splitlines():
+            self._line(f"  │ {line}")
+
+    def _on_tool_end(self, e: Any) -> None:
+        lines = e.result.splitlines() or [""]
+        more = f" (+{len(lines) - 1} lines)" if len(lines) > 1 else ""
+        mark = self._style("✗", "31") if e.is_error else self._style("✓", "32")
+        self._line(f"  {mark} {lines[0][:200]}{more}")
+        if e.diff:
+            for line in e.diff.splitlines():
+                code = "32" if line.startswith("+") else "31" if line.startswith("-") else "2"
+                self._line("    " + self._style(line, code))
+
+    def _on_plan(self, e: Any) -> None:
+        plan: Plan = e.plan
+        self._line(self._style("Plan", "1"))
+        self._line(plan.to_markdown())
+
+    def _on_plan_step(self, e: Any) -> None:
+        note = f" — {e.note}" if e.note else ""
+        self._line(f"  step {e.step_number}: {e.status}{note}")
+
+    def _on_question(self, e: Any) -> None:
+        q = e.question
+        self._line(self._style(f"? {q.question}", "1;35") + f"  [{q.severity}]")
+        if q.context:
+            self._line(f"  {q.context}")
+        for option in q.options:
+            star = " (default)" if option.value == q.default else ""
+            desc = f" — {option.description}" if option.description else ""
+            self._line(f"  • {option.label} [{option.value}]{star}{desc}")
+        how = "handle.answer(value)" if q.options else "handle.answer(text)"
+        self._line(self._style(f"  answer with {how}", "2"))
+
+    def _on_answer(self, e: Any) -> None:
+        self._line(f"  → {e.label or e.value}")
+
+    def _on_request_input_timeout(self, e: Any) -> None:
+        self._line(self._style(f"  no answer within {e.timeout:g} s", "33"))
+
+    def _on_permission_request(self, e: Any) -> None:
+        reason = f" ({e.reason})" if e.reason else ""
+        self._line(self._style(f"⚠ approval needed: {e.summary}{reason}", "33"))
+        self._line(self._style("  handle.approve(True | False, remember=False)", "2"))
+
+    def _on_permission_response(self, e: Any) -> None:
+        verdict = "allowed" if e.allowed else "denied"
+        self._line(f"  → {verdict}" + (f"; remembered: {e.rule}" if e.rule else ""))
+
+    def _on_update(self, e: Any) -> None:
+        self._line(self._style(f"ℹ {e.message}", "36"))
+
+    def _on_state(self, e: Any) -> None:
+        if e.state.value == "paused":
+            self._line(self._style("‖ paused", "33"))
+
+    def _on_usage(self, e: Any) -> None:
+        self._usage = e  # the run's total is printed when it ends
+
+    def _totals(self) -> None:
+        u, self._usage = self._usage, None
+        if u is None:
+            return
+        cached = u.run_cache_read_input_tokens / u.run_input_tokens if u.run_input_tokens else 0.0
+        self._line(
+            self._style(
+                f"  tokens: {u.run_input_tokens:,} in ({cached:.0%} cached), "
+                f"{u.run_output_tokens:,} out · ${u.run_cost_usd:.4f}",
+                "2",
+            )
+        )
+
+    def _on_retry(self, e: Any) -> None:
+        self._line(self._style(f"↻ the reply broke off ({e.reason}); retrying", "33"))
+
+    def _on_warning(self, e: Any) -> None:
+        self._line(self._style(f"⚠ {e.message}", "33"))
+
+    def _on_stopped(self, e: Any) -> None:
+        self._line(self._style(f"■ stopped ({e.reason}): {e.message}", "33"))
+        self._totals()
+
+    def _on_completed(self, e: Any) -> None:
+        self._line(self._style("✔ completed", "32") + (f": {e.summary}" if e.summary else ""))
+        self._totals()
+
+    def _on_error(self, e: Any) -> None:
+        self._line(self._style(f"✗ error: {e.message}", "31"))
+        self._totals()
+
+    def _on_subagent_spawned(self, e: Any) -> None:
+        self._line(f"↳ subagent {e.child_session_id} ({e.agent_type}): {e.task}")
+
+    def _on_subagent_output(self, e: Any) -> None:
+        if e.event.kind in ("tool_start", "completed", "stopped", "error"):
+            self._write(f"  [{e.child_session_id}] ")
+            self(e.event)
+
+    def _on_subagent_complete(self, e: Any) -> None:
+        self._line(f"↳ subagent {e.child_session_id} ended {e.state.value}")
+
+
+def event_kinds() -> list[str]:
+    """Every ``kind`` of the event union (for exhaustiveness checks)."""
+    from . import events
+
+    union = get_args(get_args(events.Event)[0])
+    return [cls.model_fields["kind"].default for cls in union]

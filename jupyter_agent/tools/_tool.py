@@ -1,0 +1,337 @@
+"""A tool is a typed Python function; its schema comes from its signature.
+
+The first parameter may be a :class:`ToolContext` (annotated as such); it carries the
+hidden state of the call and never appears in the schema the model sees.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import re
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar, get_type_hints, overload
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+
+from ..errors import ToolError
+from ..messages import ImageBlock
+
+if TYPE_CHECKING:
+    from ..agent._run import Run
+
+T = TypeVar("T")
+
+
+class ResourceMap:
+    """Runtime objects for tools, keyed by type (a notebook bridge, a kernel namespace…)."""
+
+    def __init__(self) -> None:
+        self._items: dict[type, Any] = {}
+
+    def insert(self, value: Any, as_type: type | None = None) -> None:
+        self._items[as_type or type(value)] = value
+
+    def get(self, kind: type[T]) -> T | None:
+        return self._items.get(kind)
+
+    def __getitem__(self, kind: type[T]) -> T:
+        try:
+            return self._items[kind]
+        except KeyError:
+            raise KeyError(f"no {kind.__name__} resource is available to this agent") from None
+
+    def __contains__(self, kind: type) -> bool:
+        return kind in self._items
+
+    def remove(self, kind: type) -> None:
+        self._items.pop(kind, None)
+
+
+@dataclass
+class ToolContext:
+    """Hidden state of one tool call (never shown to the model)."""
+
+    session_id: str = ""
+    role: str = ""
+    step: int = 0
+    tool_use_id: str = ""
+    workspace: Path = field(default_factory=Path.cwd)
+    resources: ResourceMap = field(default_factory=ResourceMap)
+    metadata: dict[str, Any] = field(default_factory=dict)
+    run: Run | None = None
+    """The run the call belongs to; control tools use it to ask, plan and finish."""
+
+    async def progress(self, output: str) -> None:
+        """Stream partial output of a long call to the frontends."""
+        if self.run is not None:
+            self.run.tool_progress(self.tool_use_id, output)
+
+    def require_run(self) -> Run:
+        if self.run is None:
+            raise ToolError("this tool only works inside an agent run")
+        return self.run
+
+
+@dataclass
+class ToolOutput:
+    """What a tool returns when plain text is not enough."""
+
+    text: str
+    images: list[ImageBlock] = field(default_factory=list)
+    diff: str | None = None
+    """A unified diff of what the call changed, shown in the tool card."""
+    data: dict[str, Any] | None = None
+    """Structured payload for frontends (not sent to the model)."""
+    is_error: bool = False
+
+
+Summary = str | Callable[[Mapping[str, Any]], str] | None
+
+
+class Tool:
+    """A function the model can call, with its schema, category and permissions."""
+
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        category: str = "general",
+        permissions: frozenset[str] | set[str] | tuple[str, ...] = frozenset(),
+        summary: Summary = None,
+    ) -> None:
+        self.fn = fn
+        self.name = name or fn.__name__
+        if not re.fullmatch(r"[a-zA-Z0-9_-]{1,64}", self.name):
+            raise ValueError(f"tool name {self.name!r} must match [a-zA-Z0-9_-]{{1,64}}")
+        self.category = category
+        self.permissions = frozenset(permissions)
+        self._summary = summary
+        doc, arg_docs = _parse_docstring(inspect.getdoc(fn) or "")
+        self.description = description or doc or self.name
+        self.takes_context, self.input_model = _input_model(fn, self.name, arg_docs)
+        self.input_schema = _inline_refs(self.input_model.model_json_schema())
+        self.is_async = inspect.iscoroutinefunction(fn)
+
+    def __repr__(self) -> str:
+        return f"Tool({self.name!r}, category={self.category!r})"
+
+    def spec(self) -> dict[str, Any]:
+        """The tool as the Messages API describes it."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "input_schema": self.input_schema,
+        }
+
+    def summary(self, args: Mapping[str, Any]) -> str:
+        """One line a human reads in a tool card or an approval prompt."""
+        try:
+            if callable(self._summary):
+                return self._summary(args)
+            if isinstance(self._summary, str):
+                return self._summary.format_map(_Defaulting(args))
+        except Exception:
+            pass
+        shown = ", ".join(f"{k}={_short(v)}" for k, v in args.items())
+        return f"{self.name}({shown})"
+
+    def validate(self, raw: Mapping[str, Any]) -> dict[str, Any]:
+        """Check the model's arguments; raise :class:`ToolError` saying what is wrong."""
+        if not isinstance(raw, Mapping):
+            raise ToolError(
+                f"{self.name} takes a JSON object of arguments, got {type(raw).__name__}"
+            )
+        try:
+            parsed = self.input_model.model_validate(dict(raw))
+        except ValidationError as exc:
+            raise ToolError(f"Invalid arguments for {self.name}: {_explain(exc)}") from None
+        return {name: getattr(parsed, name) for name in type(parsed).model_fields}
+
+    async def call(self, ctx: ToolContext, raw: Mapping[str, Any]) -> ToolOutput:
+        """Validate the model's arguments and run the tool."""
+        return await self.invoke(ctx, self.validate(raw))
+
+    async def invoke(self, ctx: ToolContext, kwargs: Mapping[str, Any]) -> ToolOutput:
+        """Run the tool with arguments already checked by :meth:`validate`."""
+        args = (ctx,) if self.takes_context else ()
+        result = self.fn(*args, **kwargs)
+        if inspect.isawaitable(result):
+            result = await result
+        return _to_output(result)
+
+
+def _to_output(result: Any) -> ToolOutput:
+    if isinstance(result, ToolOutput):
+        return result
+    if result is None:
+        return ToolOutput("Done.")
+    if isinstance(result, str):
+        return ToolOutput(result)
+    if isinstance(result, BaseModel):
+        return ToolOutput(result.model_dump_json(indent=1))
+    try:
+        return ToolOutput(json.dumps(result, indent=1, default=str))
+    except (TypeError, ValueError):
+        return ToolOutput(repr(result))
+
+
+@overload
+def tool(fn: Callable[..., Any], /) -> Tool: ...
+
+
+@overload
+def tool(
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    category: str = "general",
+    permissions: frozenset[str] | set[str] | tuple[str, ...] = frozenset(),
+    summary: Summary = None,
+) -> Callable[[Callable[..., Any]], Tool]: ...
+
+
+def tool(
+    fn: Callable[..., Any] | None = None,
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    category: str = "general",
+    permissions: frozenset[str] | set[str] | tuple[str, ...] = frozenset(),
+    summary: Summary = None,
+) -> Tool | Callable[[Callable[..., Any]], Tool]:
+    """Make a :class:`Tool` from a typed function (usable bare or with options).
+
+    >>> @tool(category="read", permissions={"read_files"}, summary="Count lines of {path}")
+    ... def count_lines(path: str) -> str:
+    ...     '''Count the lines of a text file.
+    ...
+    ...     Args:
+    ...         path: File to read, relative to the workspace.
+    ...     '''
+    ...     return str(len(open(path).readlines()))
+    """
+
+    def wrap(f: Callable[..., Any]) -> Tool:
+        return Tool(
+            f,
+            name=name,
+            description=description,
+            category=category,
+            permissions=permissions,
+            summary=summary,
+        )
+
+    return wrap(fn) if fn is not None else wrap
+
+
+ToolFunction = Callable[..., Awaitable[Any] | Any]
+
+
+# --- schema from signature ---------------------------------------------------------
+
+
+def _input_model(
+    fn: Callable[..., Any], name: str, arg_docs: Mapping[str, str]
+) -> tuple[bool, type[BaseModel]]:
+    signature = inspect.signature(fn)
+    try:
+        hints = get_type_hints(fn)
+    except Exception as exc:  # unresolvable forward refs are a programming error
+        raise TypeError(f"cannot read the type hints of tool {name}: {exc}") from exc
+    params = list(signature.parameters.values())
+    takes_context = bool(params) and hints.get(params[0].name) is ToolContext
+    if takes_context:
+        params = params[1:]
+    fields: dict[str, Any] = {}
+    for p in params:
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            raise TypeError(f"tool {name} cannot take *args or **kwargs")
+        if p.name not in hints:
+            raise TypeError(f"tool {name}: parameter {p.name!r} needs a type hint")
+        default = ... if p.default is inspect.Parameter.empty else p.default
+        fields[p.name] = (hints[p.name], Field(default, description=arg_docs.get(p.name)))
+    model = create_model(  # type: ignore[call-overload]
+        f"{name}_input", __config__=ConfigDict(extra="forbid"), **fields
+    )
+    return takes_context, model
+
+
+def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
+    """Resolve ``$ref``s into their definitions and drop titles: a compact, flat schema."""
+    defs = schema.pop("$defs", {})
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, dict):
+            if "$ref" in node:
+                target = defs[node["$ref"].rsplit("/", 1)[-1]]
+                extra = {k: v for k, v in node.items() if k != "$ref"}
+                return walk({**target, **extra})
+            return {k: walk(v) for k, v in node.items() if k != "title"}
+        if isinstance(node, list):
+            return [walk(v) for v in node]
+        return node
+
+    result = walk(schema)
+    result.setdefault("properties", {})
+    result["type"] = "object"
+    return result
+
+
+_SECTION = re.compile(r"^(Args|Arguments|Parameters|Returns|Raises|Yields|Examples?):$")
+_ARG = re.compile(r"^\*{0,2}(\w+)(?:\s*\([^)]*\))?:\s*(.*)$")
+
+
+def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
+    """Split a Google-style docstring into its description and per-argument text."""
+    description: list[str] = []
+    args: dict[str, str] = {}
+    section: str | None = None
+    current: str | None = None
+    arg_indent: int | None = None
+    for line in doc.splitlines():
+        stripped = line.strip()
+        header = _SECTION.match(stripped)
+        if header and line == line.lstrip():
+            section, current, arg_indent = header.group(1), None, None
+            continue
+        if section is None:
+            description.append(line)
+            continue
+        if section not in ("Args", "Arguments", "Parameters") or not stripped:
+            continue
+        indent = len(line) - len(line.lstrip())
+        m = _ARG.match(stripped)
+        if m and (arg_indent is None or indent <= arg_indent):
+            arg_indent, current = indent, m.group(1)
+            args[current] = m.group(2)
+        elif current is not None:
+            args[current] += " " + stripped
+    return "\n".join(description).strip(), args
+
+
+def _explain(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors(include_url=False):
+        where = ".".join(str(p) for p in err["loc"]) or "(arguments)"
+        if err["type"] == "extra_forbidden":
+            parts.append(f"{where}: unexpected argument")
+        else:
+            parts.append(f"{where}: {err['msg']}")
+    return "; ".join(parts)
+
+
+def _short(value: Any, limit: int = 40) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, default=str)
+    text = text.replace("\n", "⏎")
+    return repr(text[: limit - 1] + "…") if len(text) > limit else repr(text)
+
+
+class _Defaulting(dict):  # type: ignore[type-arg]
+    def __missing__(self, key: str) -> str:
+        return "?"
