@@ -517,6 +517,8 @@ class Run:
                 run=self,
             )
             output = await tool.invoke(ctx, kwargs)
+        except StopRun:
+            raise
         except ToolError as exc:
             output = ToolOutput(str(exc), is_error=True)
         except Exception as exc:

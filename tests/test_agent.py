@@ -1,0 +1,575 @@
+"""Runs end to end on the scripted model: control tools, stop reasons, steering."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import pytest
+from helpers import PLAN, assert_valid, call, calls, until
+
+from jupyter_agent import Agent, ScriptedModel, tool
+from jupyter_agent.errors import AgentBusy, IllegalTransition
+from jupyter_agent.events import EventAdapter
+from jupyter_agent.models import Pricing
+from jupyter_agent.permissions import Allow, Ask, Deny, Role, ToolCall
+from jupyter_agent.states import AgentState
+from jupyter_agent.tools import ToolContext
+
+
+def agent_for(workspace, *turns, role="actor", **options) -> Agent:
+    return Agent(role, ScriptedModel(list(turns)), workspace=workspace, **options)
+
+
+def tool_results(agent: Agent) -> list[tuple[str, bool]]:
+    return [(r.text, r.is_error) for m in agent.history for r in m.tool_results]
+
+
+def kinds(handle) -> list[str]:
+    return [e.kind for e in handle.events_so_far]
+
+
+# --- control tools -------------------------------------------------------------------
+
+
+async def test_planner_submits_a_plan_and_the_run_completes(workspace):
+    agent = agent_for(workspace, call("submit_plan", "Here is my plan.", **PLAN), role="planner")
+    handle = agent.start("Clean the sales data")
+    assert handle.state in (AgentState.idle, AgentState.running)  # start returned at once
+    await handle.wait()
+    assert handle.state is AgentState.completed
+    assert handle.stop_reason == "completed"
+    assert handle.plan is not None and handle.plan.goal == "Clean the sales data"
+    assert [p.status for p in handle.plan_progress] == ["pending", "pending"]
+    assert "plan" in kinds(handle)
+    assert agent.history[1].message_type == "plan"
+    assert_valid(agent.history)
+
+
+async def test_actor_tracks_plan_steps_and_completes_with_a_summary(workspace):
+    agent = agent_for(
+        workspace,
+        call("submit_plan", **PLAN),
+        call("update_plan_step", step_number=1, status="in_progress"),
+        calls(
+            ("update_plan_step", {"step_number": 1, "status": "done"}),
+            ("update_plan_step", {"step_number": 2, "status": "skipped", "note": "none found"}),
+        ),
+        call("send_update", message="Halfway there"),
+        call("task_complete", summary="Removed 3 duplicates"),
+        role="planner",
+    )
+    await agent.run("plan it")
+    handle = await agent.run("execute the plan", role="actor")
+    assert handle.role == "actor"
+    assert handle.summary == "Removed 3 duplicates"
+    assert [(p.status, p.note) for p in handle.plan_progress] == [
+        ("done", ""),
+        ("skipped", "none found"),
+    ]
+    updates = [e for e in handle.events_so_far if e.kind == "plan_step"]
+    assert [(u.step_number, u.status) for u in updates] == [
+        (1, "in_progress"),
+        (1, "done"),
+        (2, "skipped"),
+    ]
+    assert any(e.kind == "update" and e.message == "Halfway there" for e in handle.events_so_far)
+    assert_valid(agent.history)
+
+
+async def test_update_plan_step_without_a_plan_is_an_error_the_model_reads(workspace):
+    agent = agent_for(workspace, call("update_plan_step", step_number=1, status="done"))
+    await agent.run("go")
+    assert tool_results(agent)[0] == (
+        "There is no plan to update: no plan was submitted in this session.",
+        True,
+    )
+
+
+async def test_ask_user_with_options_waits_for_the_answer(workspace):
+    question = {
+        "question": "Drop rows with missing prices?",
+        "context": "12 rows have no price.",
+        "severity": "major",
+        "options": [
+            {"label": "Drop them", "value": "drop"},
+            {"label": "Keep them", "value": "keep"},
+        ],
+        "default": "keep",
+    }
+    agent = agent_for(workspace, call("ask_user", **question), call("task_complete", summary="ok"))
+    handle = agent.start("clean")
+    await until(lambda: handle.pending_question is not None)
+    assert handle.state is AgentState.waiting_user
+    with pytest.raises(ValueError, match="not one of the options"):
+        handle.answer("maybe")
+    handle.answer("Drop them")
+    await handle.wait()
+    assert tool_results(agent)[0] == ("The user chose “Drop them” (value: drop).", False)
+    answered = [e for e in handle.events_so_far if e.kind == "answer"]
+    assert answered[0].value == "drop"
+
+
+async def test_ask_user_without_options_is_request_input(workspace):
+    agent = agent_for(
+        workspace, call("ask_user", question="Which file?"), call("task_complete", summary="ok")
+    )
+    handle = agent.start("go")
+    await until(lambda: handle.pending_question is not None)
+    assert handle.pending_question.free_text
+    handle.answer("sales_2024.csv")
+    await handle.wait()
+    assert tool_results(agent)[0] == ("The user answered: sales_2024.csv", False)
+
+
+async def test_answer_without_a_question_is_refused_at_once(workspace):
+    agent = agent_for(workspace, {"text": "hi"})
+    handle = await agent.run("go")
+    with pytest.raises(ValueError, match="not waiting for an answer"):
+        handle.answer("x")
+    with pytest.raises(ValueError, match="waiting for approval"):
+        handle.approve(True)
+
+
+async def test_question_timeout_emits_the_event_and_stops_without_deciding(workspace):
+    agent = agent_for(
+        workspace,
+        call("ask_user", question="Continue?"),
+        call("task_complete", summary="must never happen"),
+        question_timeout=0.05,
+    )
+    handle = await agent.run("go")
+    assert handle.stop_reason == "input_timeout"
+    assert handle.state is AgentState.cancelled
+    assert "request_input_timeout" in kinds(handle)
+    assert agent.model.remaining == 1  # it did not go on for the user
+    text, is_error = tool_results(agent)[0]
+    assert is_error and "No answer within 0.05 s" in text
+    assert_valid(agent.history)
+
+
+# --- tools and permissions ----------------------------------------------------------
+
+
+@tool(category="files", permissions={"write_files"})
+def write_note(text: str) -> str:
+    """Write a note."""
+    return f"wrote {text}"
+
+
+async def test_unknown_tools_and_bad_arguments_come_back_as_errors_and_the_loop_goes_on(workspace):
+    agent = agent_for(
+        workspace,
+        call("no_such_tool", x=1),
+        call("write_note", wrong="x"),
+        call("write_note", text="hello"),
+        call("task_complete", summary="done"),
+        tools=[write_note],
+    )
+    handle = await agent.run("go")
+    results = tool_results(agent)
+    assert results[0][1] and "Unknown tool 'no_such_tool'" in results[0][0]
+    assert "write_note" in results[0][0]  # it lists what can be called
+    assert results[1] == (
+        "Invalid arguments for write_note: text: Field required; wrong: unexpected argument",
+        True,
+    )
+    assert results[2] == ("wrote hello", False)
+    assert handle.state is AgentState.completed
+
+
+async def test_tool_exceptions_become_error_results(workspace):
+    @tool
+    def explode() -> str:
+        """Fail."""
+        raise RuntimeError("disk on fire")
+
+    agent = agent_for(
+        workspace, call("explode"), call("task_complete", summary="x"), tools=[explode]
+    )
+    await agent.run("go")
+    assert tool_results(agent)[0] == ("explode failed: RuntimeError: disk on fire", True)
+    ends = [e for e in agent.handle.events_so_far if e.kind == "tool_end"]
+    assert ends[0].is_error
+
+
+async def test_a_role_cannot_call_a_tool_it_lacks_even_if_never_offered(workspace):
+    agent = agent_for(
+        workspace, call("write_note", text="x"), {"text": "ok"}, role="planner", tools=[write_note]
+    )
+    await agent.run("go")
+    offered = [t["name"] for t in agent.model.requests[0].tools]
+    assert "write_note" not in offered
+    text, is_error = tool_results(agent)[0]
+    assert is_error
+    assert text.startswith(
+        "Refused: the planner role may not call write_note; it lacks the permission write_files"
+    )
+
+
+class AskForWrites:
+    def __init__(self) -> None:
+        self.remembered: list[str] = []
+
+    def decide(self, call: ToolCall):
+        if call.name == "write_note" and "secret" in call.input.get("text", ""):
+            return Deny("notes about secrets are not allowed")
+        if call.name in self.remembered:
+            return Allow("remembered")
+        return Ask("writes need approval") if call.name == "write_note" else Allow()
+
+    def remember(self, call: ToolCall) -> str:
+        self.remembered.append(call.name)
+        return f"allow {call.name} for this session"
+
+
+async def test_ask_rules_pause_for_approval_and_deny_rules_refuse(workspace):
+    policy = AskForWrites()
+    agent = agent_for(
+        workspace,
+        call("write_note", text="one"),
+        call("write_note", text="two"),
+        call("write_note", text="secret"),
+        call("write_note", text="three"),
+        call("task_complete", summary="done"),
+        tools=[write_note],
+        policy=policy,
+    )
+    handle = agent.start("go")
+    await until(lambda: handle.pending_approval is not None)
+    assert handle.state is AgentState.waiting_user
+    assert handle.pending_approval == "write_note(text='one')"
+    handle.approve(False)
+    await until(lambda: handle.pending_approval is not None and "two" in handle.pending_approval)
+    handle.approve(True, remember=True)
+    await handle.wait()
+    results = tool_results(agent)
+    assert results[0][1] and "The user declined this call" in results[0][0]
+    assert results[1] == ("wrote two", False)
+    assert results[2] == (
+        "Refused by a permission rule: notes about secrets are not allowed.",
+        True,
+    )
+    assert results[3] == ("wrote three", False)  # remembered: no second approval
+    resolved = [e for e in handle.events_so_far if e.kind == "permission_response"]
+    assert [(e.allowed, e.rule) for e in resolved] == [
+        (False, None),
+        (True, "allow write_note for this session"),
+    ]
+
+
+async def test_user_defined_role_gets_exactly_its_permissions(workspace):
+    reviewer = Role("reviewer", frozenset({"read_files"}), prompt="# Reviewer\nReview only.")
+    agent = agent_for(
+        workspace,
+        call("write_note", text="x"),
+        {"text": "ok"},
+        role="reviewer",
+        roles=[reviewer],
+        tools=[write_note],
+    )
+    await agent.run("review")
+    assert "# Reviewer" in agent.model.requests[0].system
+    assert tool_results(agent)[0][1]
+    with pytest.raises(
+        ValueError, match="unknown role 'boss'; known roles: actor, planner, reviewer"
+    ):
+        agent.set_role("boss")
+
+
+# --- limits and stop reasons -----------------------------------------------------------
+
+
+async def test_iteration_limit_stops_the_run(workspace):
+    agent = agent_for(
+        workspace, *[call("send_update", message=str(i)) for i in range(10)], max_steps=3
+    )
+    handle = await agent.run("loop")
+    assert handle.stop_reason == "iteration_limit"
+    assert handle.state is AgentState.cancelled
+    assert handle.step == 3
+    assert "Reached the limit of 3 steps." in handle.stop_message
+    assert_valid(agent.history)
+
+
+async def test_time_limit_stops_a_slow_tool(workspace):
+    @tool
+    async def slow() -> str:
+        """Sleep."""
+        await asyncio.sleep(30)
+        return "never"
+
+    agent = agent_for(workspace, call("slow"), tools=[slow], max_duration=0.1)
+    handle = await agent.run("go")
+    assert handle.stop_reason == "time_limit"
+    assert tool_results(agent)[0][1]
+    assert_valid(agent.history)
+
+
+async def test_budget_stops_before_the_next_call(workspace):
+    model = ScriptedModel(
+        [
+            call(
+                "send_update",
+                message=str(i),
+            )
+            | {"usage": {"input_tokens": 1000, "output_tokens": 1000}}
+            for i in range(5)
+        ],
+        pricing=Pricing(3.0, 15.0),
+    )
+    agent = Agent("actor", model, workspace=workspace, budget_usd=0.03)
+    handle = await agent.run("spend")
+    assert handle.stop_reason == "budget"
+    assert handle.usage.calls == 2  # $0.018 per call: the third would pass the budget
+    assert handle.usage.cost_usd == pytest.approx(0.036)
+
+
+async def test_a_model_error_ends_the_run_in_error_with_the_message(workspace):
+    agent = Agent("actor", ScriptedModel([], on_exhausted="error"), workspace=workspace)
+    handle = await agent.run("go")
+    assert handle.state is AgentState.error
+    assert handle.stop_reason == "error"
+    assert "no more turns" in handle.stop_message
+    assert [e for e in handle.events_so_far if e.kind == "error"][0].error_type == "ModelError"
+
+
+async def test_end_of_turn_without_tool_calls_completes(workspace):
+    agent = agent_for(workspace, {"text": "The answer is 42."})
+    handle = await agent.run("question")
+    assert handle.state is AgentState.completed
+    assert handle.summary == "The answer is 42."
+
+
+# --- steering ----------------------------------------------------------------------------
+
+
+async def test_pause_holds_before_the_next_step_and_resume_continues(workspace):
+    agent = agent_for(
+        workspace, call("send_update", message="1"), call("task_complete", summary="ok")
+    )
+    handle = agent.start("go")
+    handle.pause()
+    await until(lambda: handle.state is AgentState.paused)
+    steps_while_paused = handle.step
+    await asyncio.sleep(0.05)
+    assert handle.step == steps_while_paused
+    handle.resume()
+    await handle.wait()
+    assert handle.state is AgentState.completed
+
+
+async def test_stop_while_paused(workspace):
+    agent = agent_for(workspace, call("task_complete", summary="ok"))
+    handle = agent.start("go")
+    handle.pause()
+    await until(lambda: handle.state is AgentState.paused)
+    handle.stop()
+    await handle.wait()
+    assert handle.stop_reason == "manual_stop"
+
+
+async def test_stop_from_another_thread_while_waiting_for_an_answer(workspace):
+    agent = agent_for(
+        workspace, call("ask_user", question="?"), call("task_complete", summary="never")
+    )
+    handle = agent.start("go")
+    await until(lambda: handle.pending_question is not None)
+    thread = threading.Thread(target=handle.stop)
+    thread.start()
+    thread.join()
+    await asyncio.wait_for(handle.wait(), 2)
+    assert handle.stop_reason == "manual_stop"
+    assert tool_results(agent)[0] == ("Interrupted by the user before this tool finished.", True)
+    assert_valid(agent.history)
+
+
+async def test_answer_and_approve_from_another_thread(workspace):
+    policy = AskForWrites()
+    agent = agent_for(
+        workspace,
+        call("ask_user", question="Name?"),
+        call("write_note", text="x"),
+        call("task_complete", summary="ok"),
+        tools=[write_note],
+        policy=policy,
+    )
+    handle = agent.start("go")
+    await until(lambda: handle.pending_question is not None)
+    await asyncio.to_thread(handle.answer, "Ada")
+    await until(lambda: handle.pending_approval is not None)
+    await asyncio.to_thread(handle.approve, True)
+    await handle.wait()
+    assert [r for r, _ in tool_results(agent)][:2] == ["The user answered: Ada", "wrote x"]
+
+
+async def test_starting_while_running_is_refused(workspace):
+    agent = agent_for(workspace, call("ask_user", question="?"))
+    handle = agent.start("go")
+    with pytest.raises(AgentBusy, match="still running"):
+        agent.start("again")
+    handle.stop()
+    await handle.wait()
+
+
+def test_start_needs_a_running_loop_and_a_task(workspace):
+    agent = agent_for(workspace)
+    with pytest.raises(RuntimeError, match="running asyncio event loop"):
+        agent.start("x")
+
+    async def empty():
+        agent.start("  ")
+
+    with pytest.raises(ValueError, match="task is empty"):
+        asyncio.run(empty())
+
+
+async def test_next_start_continues_the_session_after_a_stop(workspace):
+    agent = agent_for(
+        workspace, call("ask_user", question="?"), {"text": "Continuing where I was."}
+    )
+    first = agent.start("first task")
+    await until(lambda: first.pending_question is not None)
+    first.stop()
+    await first.wait()
+    second = await agent.run("carry on")
+    assert second.state is AgentState.completed
+    assert second.session_id == first.session_id
+    last_user = [m for m in agent.history if m.role == "user"][-1]
+    assert last_user.text.startswith("[The user stopped the previous run before it finished.]")
+    assert_valid(agent.history)
+
+
+async def test_switching_a_running_actor_to_planner_stops_it_with_a_warning(workspace):
+    agent = agent_for(workspace, call("ask_user", question="?"))
+    handle = agent.start("go")
+    await until(lambda: handle.pending_question is not None)
+    seen = []
+    agent.subscribe(seen.append)
+    agent.set_role("planner")
+    await handle.wait()
+    assert handle.stop_reason == "manual_stop"
+    assert agent.role == "planner"
+    assert any(e.kind == "warning" and "switch to planner" in e.message for e in seen)
+
+
+async def test_illegal_transitions_are_caught(workspace):
+    agent = agent_for(workspace, {"text": "done"})
+    handle = await agent.run("go")
+    with pytest.raises(IllegalTransition):
+        handle._run.set_state(AgentState.running)
+
+
+# --- events --------------------------------------------------------------------------------
+
+
+async def test_many_subscribers_see_the_same_stream_and_a_slow_one_blocks_nobody(workspace):
+    agent = agent_for(workspace, call("send_update", message="hi"), {"text": "final words"})
+    fast: list[str] = []
+    agent.subscribe(lambda e: fast.append(e.kind))
+    handle = agent.start("go")
+
+    async def slow_reader() -> list[str]:
+        seen = []
+        async for event in handle.events():
+            seen.append(event.kind)
+            await asyncio.sleep(0.01)
+        return seen
+
+    async def quick_reader() -> list[str]:
+        return [e.kind async for e in handle.events()]
+
+    slow_task = asyncio.create_task(slow_reader())
+    quick = await quick_reader()
+    await handle.wait()
+    assert handle.state is AgentState.completed  # the agent finished before the slow reader
+    slow = await slow_task
+    assert quick == slow == fast
+    assert quick[0] == "state" and quick[-1] == "completed"
+    seqs = [e.seq for e in handle.events_so_far]
+    assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs)
+
+
+async def test_a_failing_subscriber_does_not_break_the_run(workspace):
+    agent = agent_for(workspace, {"text": "ok"})
+
+    def broken(event):
+        raise RuntimeError("subscriber bug")
+
+    agent.subscribe(broken)
+    handle = await agent.run("go")
+    assert handle.state is AgentState.completed
+
+
+async def test_events_after_the_fact_are_replayed(workspace):
+    agent = agent_for(workspace, {"text": "ok"})
+    handle = await agent.run("go")
+    replayed = [e async for e in handle.events()]
+    assert [e.seq for e in replayed] == [e.seq for e in handle.events_so_far]
+    for event in replayed:  # and every one serialises for the panel
+        assert EventAdapter.validate_json(EventAdapter.dump_json(event)) == event
+
+
+async def test_text_streams_as_deltas(workspace):
+    agent = agent_for(workspace, {"text": "A fairly long answer that streams in pieces."})
+    handle = await agent.run("go")
+    deltas = [e.text for e in handle.events_so_far if e.kind == "text_delta"]
+    assert len(deltas) > 2
+    assert "".join(deltas) == "A fairly long answer that streams in pieces."
+
+
+# --- subagents -------------------------------------------------------------------------------
+
+
+async def test_a_subagent_records_lineage_and_forwards_its_events(workspace):
+    children = []
+
+    @tool
+    async def delegate(ctx: ToolContext, task: str) -> str:
+        """Delegate a task to a planner subagent."""
+        handle = await ctx.require_run().spawn(task, role="planner", tool_use_id=ctx.tool_use_id)
+        children.append(handle)
+        await handle.wait()
+        return handle.summary or ""
+
+    model = ScriptedModel(
+        [
+            call("delegate", task="look around"),
+            {"text": "Child says hi"},
+            call("task_complete", summary="delegated"),
+        ]
+    )
+    agent = Agent("actor", model, workspace=workspace, tools=[delegate])
+    handle = await agent.run("go")
+    child = children[0]
+    assert child.summary == "Child says hi"
+    meta = child.agent.session.metadata
+    assert meta.parent_session_id == agent.session.id
+    assert meta.parent_tool_use_id == agent.history[1].tool_uses[0].id
+    assert agent.session.metadata.child_session_ids == [child.session_id]
+    got = kinds(handle)
+    assert "subagent_spawned" in got and "subagent_output" in got and "subagent_complete" in got
+
+
+async def test_stopping_the_parent_stops_its_children(workspace):
+    started = asyncio.Event()
+    holder = []
+
+    @tool
+    async def delegate(ctx: ToolContext) -> str:
+        """Delegate."""
+        child = await ctx.require_run().spawn("wait", role="actor")
+        holder.append(child)
+        started.set()
+        await child.wait()
+        return "x"
+
+    model = ScriptedModel([call("delegate"), call("ask_user", question="child asks")])
+    agent = Agent("actor", model, workspace=workspace, tools=[delegate])
+    handle = agent.start("go")
+    await started.wait()
+    await until(lambda: holder[0].pending_question is not None)
+    handle.stop()
+    await handle.wait()
+    assert holder[0].state is AgentState.cancelled
+    assert_valid(holder[0].history)

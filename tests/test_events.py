@@ -1,0 +1,80 @@
+from __future__ import annotations
+
+import io
+from typing import get_args
+
+import pytest
+
+from jupyter_agent import events as ev
+from jupyter_agent.events import EventAdapter
+from jupyter_agent.plans import Plan, Question
+from jupyter_agent.render import TextRenderer, event_kinds
+from jupyter_agent.states import AgentState
+
+PLAN = Plan(goal="g", steps=[{"step_number": 1, "action": "a"}])
+QUESTION = Question(question="q?", options=[{"label": "Yes", "value": "y"}], default="y")
+
+SAMPLES = [
+    ev.AgentStarted(task="t", role="planner", model="m", loop="tool_use", max_steps=3),
+    ev.TurnStarted(step=1),
+    ev.TextDelta(text="he", phase="reason"),
+    ev.TextDone(text="hello", interrupted=True),
+    ev.ThinkingDelta(text="hmm"),
+    ev.Reason(step=1, text="r", control={"finish": False}),
+    ev.Observe(step=1, text="o", control=None),
+    ev.ToolStarted(tool_use_id="t", name="read_file", input={"path": "a"}, summary="Read a"),
+    ev.ToolProgress(tool_use_id="t", output="line"),
+    ev.ToolEnded(tool_use_id="t", name="read_file", result="x\ny", is_error=True, diff="-a\n+b"),
+    ev.PlanSubmitted(plan=PLAN),
+    ev.PlanStepUpdated(step_number=1, status="done", note="ok"),
+    ev.QuestionAsked(question_id="q", question=QUESTION, timeout=3.0),
+    ev.QuestionAnswered(question_id="q", value="y", label="Yes"),
+    ev.InputTimedOut(question_id="q", timeout=3.0),
+    ev.PermissionRequested(request_id="r", tool_use_id="t", tool_name="x", summary="s"),
+    ev.PermissionResolved(request_id="r", tool_name="x", allowed=True, remember=True, rule="r1"),
+    ev.Update(message="working"),
+    ev.StateChanged(state=AgentState.thinking, previous=AgentState.running),
+    ev.UsageUpdated(input_tokens=3, run_input_tokens=3, run_cache_read_input_tokens=1),
+    ev.ModelRetry(attempt=1, reason="overloaded_error", delay=0.1),
+    ev.AgentWarning(message="careful"),
+    ev.Stopped(reason="manual_stop", message="Stopped by the user."),
+    ev.Completed(summary="done"),
+    ev.ErrorOccurred(message="boom", error_type="ModelError"),
+    ev.SubagentSpawned(child_session_id="c", agent_type="planner", task="t"),
+    ev.SubagentOutput(
+        child_session_id="c", event=ev.ToolStarted(tool_use_id="t", name="n", input={}, summary="s")
+    ),
+    ev.SubagentCompleted(child_session_id="c", result="r", state=AgentState.completed),
+]
+
+
+def test_samples_cover_every_event_kind():
+    assert sorted(e.kind for e in SAMPLES) == sorted(event_kinds())
+    assert len(get_args(get_args(ev.Event)[0])) == len(SAMPLES)
+
+
+@pytest.mark.parametrize("event", SAMPLES, ids=lambda e: e.kind)
+def test_every_event_round_trips_through_the_adapter(event):
+    data = EventAdapter.dump_json(event)
+    back = EventAdapter.validate_json(data)
+    assert type(back) is type(event)
+    assert back == event
+
+
+@pytest.mark.parametrize("event", SAMPLES, ids=lambda e: e.kind)
+def test_the_text_renderer_handles_every_event(event):
+    out = io.StringIO()
+    TextRenderer(out, color=False)(event)  # raises AttributeError for an unhandled kind
+
+
+def test_renderer_prints_a_readable_run():
+    out = io.StringIO()
+    r = TextRenderer(out, color=False)
+    for e in SAMPLES:
+        r(e)
+    text = out.getvalue()
+    assert "▶ planner on m (tool_use loop)" in text
+    assert "| 1 | a |" in text
+    assert "? q?" in text and "• Yes [y] (default)" in text
+    assert "■ stopped (manual_stop)" in text
+    assert "✗ error: boom" in text
