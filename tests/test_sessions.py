@@ -1,0 +1,116 @@
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+from helpers import PLAN, assert_valid, call
+
+from jupyter_agent import Agent, ScriptedModel
+from jupyter_agent.agent import Session
+from jupyter_agent.agent._session import SESSIONS_DIR
+from jupyter_agent.errors import SessionError
+from jupyter_agent.messages import Message
+
+
+async def test_a_session_is_saved_beside_the_workspace_and_resumes(workspace):
+    agent = Agent("planner", ScriptedModel([call("submit_plan", **PLAN)]), workspace=workspace)
+    await agent.run("plan the cleanup")
+    folder = workspace / SESSIONS_DIR / agent.session.id
+    assert sorted(p.name for p in folder.iterdir()) == ["history.jsonl", "metadata.json"]
+    meta = json.loads((folder / "metadata.json").read_text())
+    assert meta["title"] == "plan the cleanup"
+    assert meta["plan"]["goal"] == PLAN["goal"]
+    assert meta["state"] == "completed"
+    assert meta["usage"]["calls"] == 1
+
+    # a new kernel: nothing in memory, only the files
+    resumed = Agent.resume(
+        agent.session.id, workspace=workspace, model=ScriptedModel([{"text": "Back."}])
+    )
+    assert resumed.role == "planner"
+    assert [m.model_dump() for m in resumed.history] == [m.model_dump() for m in agent.history]
+    assert resumed.session.metadata.plan == agent.session.metadata.plan
+    handle = await resumed.run("continue", role="actor")
+    assert handle.state.value == "completed"
+    assert len(Session.load(workspace, agent.session.id).history) == len(agent.history) + 2
+    assert_valid(resumed.history)
+
+
+async def test_sessions_are_listed_newest_first(workspace):
+    first = Agent("planner", ScriptedModel([{"text": "a"}]), workspace=workspace)
+    await first.run("one")
+    second = Agent("planner", ScriptedModel([{"text": "b"}]), workspace=workspace)
+    await second.run("two")
+    listed = Agent.sessions(workspace)
+    assert [m.session_id for m in listed] == [second.session.id, first.session.id]
+    assert [m.title for m in listed] == ["two", "one"]
+
+
+def test_unknown_session_says_which_exist(workspace):
+    Session.create(workspace, session_id="abc")
+    with pytest.raises(SessionError, match=r"no session 'nope' .*known: abc"):
+        Session.load(workspace, "nope")
+
+
+def test_a_torn_last_line_is_tolerated_and_repaired_on_append(workspace):
+    session = Session.create(workspace, session_id="s1")
+    session.append(Message.user("hello"))
+    session.append(Message.assistant("hi"))
+    session.close()
+    log = workspace / SESSIONS_DIR / "s1" / "history.jsonl"
+    with open(log, "ab") as f:
+        f.write(b'{"role": "user", "content": [{"type": "te')  # a crash mid-write
+    loaded = Session.load(workspace, "s1")
+    assert [m.text for m in loaded.history] == ["hello", "hi"]
+    loaded.append(Message.user("again"))
+    loaded.close()
+    assert [m.text for m in Session.load(workspace, "s1").history] == ["hello", "hi", "again"]
+
+
+def test_a_damaged_line_in_the_middle_is_an_error(workspace):
+    session = Session.create(workspace, session_id="s2")
+    session.append(Message.user("hello"))
+    session.close()
+    log = workspace / SESSIONS_DIR / "s2" / "history.jsonl"
+    log.write_bytes(b"garbage\n" + log.read_bytes())
+    with pytest.raises(SessionError, match=r"history\.jsonl:1 is not a valid message"):
+        Session.load(workspace, "s2")
+
+
+def test_metadata_is_rewritten_atomically(workspace, monkeypatch):
+    session = Session.create(workspace, session_id="s3", title="before")
+    path = workspace / SESSIONS_DIR / "s3" / "metadata.json"
+    session.metadata.title = "after"
+
+    def crash(*args):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "replace", crash)
+    with pytest.raises(OSError, match="disk full"):
+        session.save()
+    assert json.loads(path.read_text())["title"] == "before"  # the old file is intact
+    assert [p.name for p in path.parent.iterdir()] == ["metadata.json"]  # no temp file left
+
+
+async def test_in_memory_sessions_write_nothing(workspace):
+    agent = Agent("planner", ScriptedModel([{"text": "a"}]), workspace=workspace, persist=False)
+    await agent.run("x")
+    assert not (workspace / ".jupyter_agent").exists()
+    assert agent.session.path is None
+
+
+async def test_the_api_key_is_never_written(workspace, monkeypatch, messages_server):
+    from jupyter_agent.testing import Reply, text
+
+    key = "sk-ant-test-SECRET-0123456789abcdef"
+    monkeypatch.setenv("ANTHROPIC_API_KEY", key)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", messages_server.url)
+    messages_server.push(Reply([text("hello")]))
+    agent = Agent("planner", "claude-sonnet-4-6", workspace=workspace)
+    handle = await agent.run("say hi")
+    assert handle.state.value == "completed"
+    assert messages_server.requests[0].headers["x-api-key"] == key  # it was used...
+    for path in workspace.rglob("*"):
+        if path.is_file():
+            assert key.encode() not in path.read_bytes(), path  # ...and written nowhere

@@ -1,0 +1,217 @@
+"""Stop must leave a valid conversation.
+
+The invariant: whenever a run is stopped — while the model streams, while a tool (or a
+subprocess) runs, while the agent waits for an answer or an approval, while paused —
+
+1. the history is still a valid Messages API conversation: partial text is kept and
+   marked interrupted, and every ``tool_use`` is answered by an ``is_error``
+   ``tool_result`` saying the user interrupted it;
+2. nothing the run started is left running: no task of the run, no subprocess;
+3. the next start on the same agent works and completes.
+
+Each seeded run below builds a random script, stops at a random point (a random event,
+or a random moment, from the loop's thread or another thread) and checks all three.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import signal
+import threading
+
+import pytest
+from helpers import assert_valid, until
+
+from jupyter_agent import Agent, ScriptedModel, tool
+from jupyter_agent.messages import INTERRUPTED_RESULT
+from jupyter_agent.permissions import Allow, Ask, ToolCall
+from jupyter_agent.states import AgentState
+
+PIDS: list[int] = []
+
+
+@tool
+async def nap(seconds: float) -> str:
+    """Sleep a while (an async tool that awaits)."""
+    await asyncio.sleep(seconds)
+    return f"slept {seconds}"
+
+
+@tool
+async def run_sleeper(seconds: float) -> str:
+    """Run `sleep` in a subprocess of its own process group."""
+    proc = await asyncio.create_subprocess_exec("sleep", str(seconds), start_new_session=True)
+    PIDS.append(proc.pid)
+    try:
+        await proc.wait()
+    finally:
+        if proc.returncode is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            await proc.wait()
+    return "done"
+
+
+@tool
+def guarded(note: str) -> str:
+    """A tool the policy asks about."""
+    return f"ran {note}"
+
+
+class AskForGuarded:
+    def decide(self, call: ToolCall):
+        return Ask("guarded") if call.name == "guarded" else Allow()
+
+    def remember(self, call: ToolCall) -> str | None:
+        return None
+
+
+WORDS = [
+    "the",
+    "sales",
+    "data",
+    "has",
+    "duplicates",
+    "and",
+    "missing",
+    "prices",
+    "in",
+    "several",
+    "regions",
+]
+
+
+def random_turn(rng: random.Random) -> dict:
+    text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(0, 30)))
+    calls = []
+    for _ in range(rng.choice([0, 0, 1, 1, 2, 3])):
+        kind = rng.choice(["nap", "nap", "sleeper", "ask", "guarded", "update", "bogus"])
+        if kind == "nap":
+            calls.append(
+                {"name": "nap", "input": {"seconds": rng.choice([0.0, 0.001, 0.01, 0.05])}}
+            )
+        elif kind == "sleeper":
+            calls.append({"name": "run_sleeper", "input": {"seconds": 30}})
+        elif kind == "ask":
+            calls.append({"name": "ask_user", "input": {"question": "Go on?"}})
+        elif kind == "guarded":
+            calls.append({"name": "guarded", "input": {"note": "x"}})
+        elif kind == "update":
+            calls.append({"name": "send_update", "input": {"message": "working"}})
+        else:
+            calls.append({"name": "nap", "input": {"seconds": "not a number"}})
+    return {"text": text, "tool_calls": calls, "thinking": "hmm" if rng.random() < 0.2 else None}
+
+
+async def stopped_run(seed: int, workspace) -> tuple[Agent, object]:
+    rng = random.Random(seed)
+    script = [random_turn(rng) for _ in range(rng.randint(1, 6))]
+    model = ScriptedModel(
+        script, chunk_size=rng.choice([1, 3, 8]), delay=rng.choice([0.0, 0.0005, 0.002])
+    )
+    agent = Agent(
+        "actor",
+        model,
+        workspace=workspace,
+        tools=[nap, run_sleeper, guarded],
+        policy=AskForGuarded(),
+        max_steps=8,
+    )
+    stop_at = rng.randint(1, 60)
+    from_thread = rng.random() < 0.3
+    pause_first = rng.random() < 0.1
+    handle = agent.start("clean up the data")
+
+    def maybe_stop(event) -> None:
+        if event.seq == stop_at and not handle.done:
+            if pause_first:
+                handle.pause()
+            if from_thread:
+                threading.Thread(target=handle.stop).start()
+            else:
+                handle.stop()
+
+    agent.subscribe(maybe_stop)
+    try:
+        await asyncio.wait_for(asyncio.shield(handle.wait()), rng.uniform(0.0, 0.15))
+    except asyncio.TimeoutError:
+        handle.stop()  # the run is waiting (an answer, an approval) or slow: stop it now
+    await asyncio.wait_for(handle.wait(), 5)
+    return agent, handle
+
+
+@pytest.mark.parametrize("seed", range(200))
+async def test_stop_at_a_random_point_leaves_a_valid_history(seed, workspace):
+    PIDS.clear()
+    agent, handle = await stopped_run(seed, workspace)
+
+    # 1. a valid conversation, interrupted parts marked
+    assert handle.state.terminal
+    assert_valid(agent.history)
+    for message in agent.history:
+        if message.interrupted:
+            assert message.role == "assistant"
+            assert message.text.strip()
+    if handle.stop_reason == "manual_stop":
+        stopped_calls = [
+            r for m in agent.history for r in m.tool_results if r.text == INTERRUPTED_RESULT
+        ]
+        assert all(r.is_error for r in stopped_calls)
+
+    # 2. nothing left running
+    await asyncio.sleep(0)
+    leftovers = [t for t in asyncio.all_tasks() if t.get_name().startswith("jupyter_agent-")]
+    assert not leftovers
+    for pid in PIDS:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+
+    # 3. the next start works
+    agent.model = ScriptedModel([{"text": "Recovered and finished."}])
+    again = await asyncio.wait_for(agent.run("carry on"), 5)
+    assert again.state is AgentState.completed
+    assert again.summary == "Recovered and finished."
+    assert_valid(agent.history)
+
+
+async def test_stop_while_streaming_keeps_the_partial_text_marked_interrupted(workspace):
+    model = ScriptedModel([{"text": "word " * 200}], chunk_size=5, delay=0.001)
+    agent = Agent("actor", model, workspace=workspace)
+    handle = agent.start("write a lot")
+    await until(lambda: sum(e.kind == "text_delta" for e in handle.events_so_far) >= 5)
+    handle.stop()
+    await handle.wait()
+    last = agent.history[-1]
+    assert last.role == "assistant"
+    assert last.interrupted
+    assert 0 < len(last.text) < len("word " * 200)
+    assert any(e.kind == "text" and e.interrupted for e in handle.events_so_far)
+    assert_valid(agent.history)
+
+
+async def test_stop_while_a_subprocess_runs_kills_it(workspace):
+    PIDS.clear()
+    model = ScriptedModel([{"tool_calls": [{"name": "run_sleeper", "input": {"seconds": 30}}]}])
+    agent = Agent("actor", model, workspace=workspace, tools=[run_sleeper])
+    handle = agent.start("run it")
+    await until(lambda: PIDS)
+    handle.stop()
+    await asyncio.wait_for(handle.wait(), 2)
+    with pytest.raises(ProcessLookupError):
+        os.kill(PIDS[0], 0)
+    result = agent.history[-1].tool_results[0]
+    assert result.is_error
+    assert result.text == INTERRUPTED_RESULT
+    ends = [e for e in handle.events_so_far if e.kind == "tool_end"]
+    assert ends[-1].is_error
+
+
+async def test_stop_before_the_task_ever_ran(workspace):
+    agent = Agent("actor", ScriptedModel([{"text": "never"}]), workspace=workspace)
+    handle = agent.start("go")
+    handle.stop()  # same tick: the task has not started yet
+    await handle.wait()
+    assert handle.stop_reason == "manual_stop"
+    assert handle.state is AgentState.cancelled
+    assert_valid(agent.history)
