@@ -84,6 +84,8 @@ class ToolCall:
     role: str
     session_id: str = ""
     permissions: frozenset[str] = field(default_factory=frozenset)
+    paths: tuple[str, ...] = ()
+    """Paths the call touches, relative to the workspace (for path rules)."""
 
 
 @dataclass(frozen=True)

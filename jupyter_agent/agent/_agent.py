@@ -13,7 +13,8 @@ from ..errors import AgentBusy
 from ..events import AgentWarning, Event
 from ..messages import Message
 from ..models import Model, resolve_model
-from ..permissions import BUILTIN_ROLES, AllowAll, PermissionPolicy, Role
+from ..permissions import BUILTIN_ROLES, PermissionPolicy, Role
+from ..rules import Rules
 from ..states import AgentState
 from ..tools import ResourceMap, Tool, ToolRegistry
 from ..tools.control import CONTROL_TOOLS
@@ -66,7 +67,8 @@ class Agent:
             question_timeout: Seconds to wait for an answer or approval (None: for ever).
             loop: "tool_use" (native tool-use loop), "roa" (reason → act → observe),
                 or your own ``async def loop(run)``.
-            policy: Decides allow / deny / ask for each permitted call.
+            policy: Decides allow / deny / ask for each permitted call; default
+                :meth:`Rules.defaults` (reads and edits run, deletes and commands ask).
             roles: User-defined roles, selectable by name.
             instructions: Extra system-prompt text for this agent.
             session: A session to continue (see :meth:`resume`).
@@ -81,7 +83,7 @@ class Agent:
             self.tools.register(t)
         self.limits = Limits(max_steps, max_duration, budget_usd, question_timeout)
         self.loop = loop
-        self.policy: PermissionPolicy = policy or AllowAll()
+        self.policy: PermissionPolicy = policy if policy is not None else Rules.defaults()
         self.instructions = instructions
         self.resources = ResourceMap()
         self.metadata: dict[str, Any] = {}

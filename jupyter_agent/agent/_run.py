@@ -19,6 +19,7 @@ import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import AgentError, ModelError, ToolDenied, ToolError
@@ -86,6 +87,17 @@ TRUNCATED_CALL = (
     "so the input was cut off. Make a smaller step (for example, write the content "
     "in several smaller edits)."
 )
+
+
+def _relative(path: str, workspace: Path) -> str:
+    """A path as rules see it: POSIX, relative to the workspace when inside it."""
+    candidate = Path(path)
+    if candidate.is_absolute():
+        try:
+            return candidate.relative_to(workspace).as_posix()
+        except ValueError:
+            return candidate.as_posix()
+    return candidate.as_posix().removeprefix("./")
 
 
 class StopRun(AgentError):
@@ -494,6 +506,7 @@ class Run:
                 role=self.role.name,
                 session_id=self.session.id,
                 permissions=tool.permissions,
+                paths=tuple(_relative(p, self.agent.workspace) for p in tool.paths(block.input)),
             )
             decision = self.agent.policy.decide(call)
             if isinstance(decision, Deny):

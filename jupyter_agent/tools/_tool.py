@@ -90,6 +90,9 @@ class ToolOutput:
 
 Summary = str | Callable[[Mapping[str, Any]], str] | None
 
+# Arguments treated as paths (for path rules) when a tool does not say.
+PATH_ARGUMENTS = ("path", "paths", "working_dir", "source", "destination")
+
 
 class Tool:
     """A function the model can call, with its schema, category and permissions."""
@@ -103,6 +106,7 @@ class Tool:
         category: str = "general",
         permissions: frozenset[str] | set[str] | tuple[str, ...] = frozenset(),
         summary: Summary = None,
+        paths: tuple[str, ...] | None = None,
     ) -> None:
         self.fn = fn
         self.name = name or fn.__name__
@@ -116,6 +120,11 @@ class Tool:
         self.takes_context, self.input_model = _input_model(fn, self.name, arg_docs)
         self.input_schema = _inline_refs(self.input_model.model_json_schema())
         self.is_async = inspect.iscoroutinefunction(fn)
+        fields = self.input_model.model_fields
+        self.path_args = (
+            paths if paths is not None else tuple(a for a in PATH_ARGUMENTS if a in fields)
+        )
+        """Arguments holding paths, so rules can match on them."""
 
     def __repr__(self) -> str:
         return f"Tool({self.name!r}, category={self.category!r})"
@@ -127,6 +136,17 @@ class Tool:
             "description": self.description,
             "input_schema": self.input_schema,
         }
+
+    def paths(self, args: Mapping[str, Any]) -> tuple[str, ...]:
+        """The paths a call with ``args`` touches, as the model wrote them."""
+        found: list[str] = []
+        for name in self.path_args:
+            value = args.get(name)
+            if isinstance(value, str):
+                found.append(value)
+            elif isinstance(value, list):
+                found.extend(v for v in value if isinstance(v, str))
+        return tuple(found)
 
     def summary(self, args: Mapping[str, Any]) -> str:
         """One line a human reads in a tool card or an approval prompt."""
@@ -192,6 +212,7 @@ def tool(
     category: str = "general",
     permissions: frozenset[str] | set[str] | tuple[str, ...] = frozenset(),
     summary: Summary = None,
+    paths: tuple[str, ...] | None = None,
 ) -> Callable[[Callable[..., Any]], Tool]: ...
 
 
@@ -204,6 +225,7 @@ def tool(
     category: str = "general",
     permissions: frozenset[str] | set[str] | tuple[str, ...] = frozenset(),
     summary: Summary = None,
+    paths: tuple[str, ...] | None = None,
 ) -> Tool | Callable[[Callable[..., Any]], Tool]:
     """Make a :class:`Tool` from a typed function (usable bare or with options).
 
@@ -225,6 +247,7 @@ def tool(
             category=category,
             permissions=permissions,
             summary=summary,
+            paths=paths,
         )
 
     return wrap(fn) if fn is not None else wrap
