@@ -15,6 +15,7 @@ from ..messages import Message
 from ..models import Model, resolve_model
 from ..permissions import BUILTIN_ROLES, PermissionPolicy, Role
 from ..rules import Rules
+from ..settings import Settings, find_settings, load_settings
 from ..states import AgentState
 from ..tools import ResourceMap, Tool, ToolRegistry
 from ..tools.control import CONTROL_TOOLS
@@ -53,6 +54,7 @@ class Agent:
         instructions: str = "",
         session: Session | None = None,
         persist: bool = True,
+        settings: str | Path | Settings | None = None,
     ) -> None:
         """
         Args:
@@ -73,9 +75,19 @@ class Agent:
             instructions: Extra system-prompt text for this agent.
             session: A session to continue (see :meth:`resume`).
             persist: Keep the session on disk under the workspace.
+            settings: A settings file (or :class:`Settings`) with roles and rules; by
+                default ``<workspace>/.jupyter_agent/settings.toml`` or ``.json`` if present.
         """
         self.workspace = Path(workspace or Path.cwd()).resolve()
-        self.roles: dict[str, Role] = {**BUILTIN_ROLES, **{r.name: r for r in roles}}
+        if isinstance(settings, (str, Path)):
+            settings = load_settings(settings)
+        self.settings = settings if settings is not None else find_settings(self.workspace)
+        file_roles = self.settings.make_roles() if self.settings else []
+        self.roles: dict[str, Role] = {
+            **BUILTIN_ROLES,
+            **{r.name: r for r in file_roles},
+            **{r.name: r for r in roles},
+        }
         self._role = self._lookup_role(role)
         self.model = resolve_model(model)
         self.tools = ToolRegistry(CONTROL_TOOLS)
@@ -83,7 +95,9 @@ class Agent:
             self.tools.register(t)
         self.limits = Limits(max_steps, max_duration, budget_usd, question_timeout)
         self.loop = loop
-        self.policy: PermissionPolicy = policy if policy is not None else Rules.defaults()
+        if policy is None:
+            policy = self.settings.make_rules() if self.settings else Rules.defaults()
+        self.policy: PermissionPolicy = policy
         self.instructions = instructions
         self.resources = ResourceMap()
         self.metadata: dict[str, Any] = {}

@@ -1,0 +1,101 @@
+"""A settings file for roles and rules (JSON or TOML).
+
+By default an agent reads ``<workspace>/.jupyter_agent/settings.toml`` (or ``.json``)
+when it exists. Example::
+
+    [roles.reviewer]
+    description = "Reads the code and runs the tests; changes nothing."
+    permissions = ["read_files", "read_notebook", "inspect_kernel", "execute_commands"]
+    prompt = "You review. Run the tests with execute_command; report, do not fix."
+
+    [[rules]]
+    decision = "allow"
+    scope = "role"
+    target = "reviewer"
+    matcher = { kind = "command", prefix = "pytest" }
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .errors import AgentError
+from .permissions import Role
+from .rules import Rule, Rules
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+SETTINGS_FILES = (Path(".jupyter_agent") / "settings.toml", Path(".jupyter_agent") / "settings.json")
+
+
+class SettingsError(AgentError):
+    """The settings file could not be read; the message names the file and the problem."""
+
+
+class RoleSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    permissions: list[str]
+    description: str = ""
+    prompt: str = ""
+    prompt_file: str | None = None
+    """A markdown file, relative to the settings file, holding the role's prompt."""
+
+
+class Settings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    roles: dict[str, RoleSettings] = Field(default_factory=dict)
+    rules: list[Rule] = Field(default_factory=list)
+    default_rules: bool = True
+    """Start from :meth:`Rules.defaults` and add the file's rules; false to use only the file's."""
+    source: Path | None = Field(default=None, exclude=True)
+
+    def make_roles(self) -> list[Role]:
+        roles = []
+        for name, spec in self.roles.items():
+            prompt = spec.prompt
+            if spec.prompt_file:
+                base = self.source.parent if self.source else Path.cwd()
+                prompt = (base / spec.prompt_file).read_text(encoding="utf-8")
+            roles.append(Role(name, frozenset(spec.permissions), prompt, spec.description))
+        return roles
+
+    def make_rules(self) -> Rules:
+        rules = Rules.defaults() if self.default_rules else Rules()
+        rules.add(*self.rules)
+        return rules
+
+
+def load_settings(path: str | Path) -> Settings:
+    """Read a settings file (``.toml`` or ``.json``)."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+        data: Any = tomllib.loads(raw.decode()) if path.suffix == ".toml" else json.loads(raw)
+        settings = Settings.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors(include_url=False)
+        )
+        raise SettingsError(f"{path}: {problems}") from None
+    except (OSError, ValueError) as exc:
+        raise SettingsError(f"{path}: {exc}") from exc
+    settings.source = path
+    return settings
+
+
+def find_settings(workspace: Path) -> Settings | None:
+    for relative in SETTINGS_FILES:
+        candidate = workspace / relative
+        if candidate.is_file():
+            return load_settings(candidate)
+    return None
