@@ -33,7 +33,10 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
-SETTINGS_FILES = (Path(".jupyter_agent") / "settings.toml", Path(".jupyter_agent") / "settings.json")
+SETTINGS_FILES = (
+    Path(".jupyter_agent") / "settings.toml",
+    Path(".jupyter_agent") / "settings.json",
+)
 
 
 class SettingsError(AgentError):

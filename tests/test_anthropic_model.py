@@ -1,0 +1,297 @@
+"""The Claude model layer: the real ``anthropic`` client against the loopback Messages API."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from helpers import assert_valid, until
+
+from jupyter_agent import Agent, AnthropicModel
+from jupyter_agent.errors import MissingAPIKey
+from jupyter_agent.messages import ThinkingBlock
+from jupyter_agent.models import ModelRequest, StreamDone, StreamRestart, pricing_for
+from jupyter_agent.states import AgentState
+from jupyter_agent.testing import Fault, Reply, text, thinking, tool_use
+from jupyter_agent.tools import tool
+
+
+@tool
+def lookup(key: str) -> str:
+    """Look a key up."""
+    return f"value of {key}"
+
+
+@pytest.fixture
+def model(messages_server, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    return AnthropicModel("claude-sonnet-4-6", base_url=messages_server.url, retry_delay=0.001)
+
+
+async def test_a_run_streams_text_and_tool_calls_through_the_real_client(
+    workspace, model, messages_server
+):
+    messages_server.script(
+        [
+            Reply(
+                [text("Let me look that up for you."), tool_use("lookup", {"key": "alpha"})],
+                "tool_use",
+            ),
+            Reply([text("Alpha is known.")]),
+        ]
+    )
+    agent = Agent("actor", model, workspace=workspace, tools=[lookup])
+    handle = await agent.run("What is alpha?")
+    assert handle.state is AgentState.completed
+    assert handle.summary == "Alpha is known."
+    deltas = [e.text for e in handle.events_so_far if e.kind == "text_delta"]
+    assert len(deltas) > 1
+    assert "".join(deltas) == "Let me look that up for you.Alpha is known."
+    assert agent.history[1].tool_uses[0].input == {"key": "alpha"}
+    assert agent.history[2].tool_results[0].text == "value of alpha"
+    body = messages_server.requests[1].body
+    assert body["model"] == "claude-sonnet-4-6"
+    assert body["stream"] is True
+    assert body["messages"][-1]["content"][0]["type"] == "tool_result"
+    assert_valid(agent.history)
+
+
+async def test_requests_carry_cache_breakpoints_on_tools_system_and_newest_message(
+    workspace, model, messages_server
+):
+    messages_server.script(
+        [Reply([tool_use("lookup", {"key": "a"})], "tool_use"), Reply([text("ok")])]
+    )
+    agent = Agent("actor", model, workspace=workspace, tools=[lookup])
+    await agent.run("go")
+    for request in messages_server.requests:
+        body = request.body
+        marked = [t["name"] for t in body["tools"] if "cache_control" in t]
+        assert marked == [body["tools"][-1]["name"]]
+        assert body["system"][-1]["cache_control"] == {"type": "ephemeral"}
+        last = body["messages"][-1]["content"][-1]
+        assert last["cache_control"] == {"type": "ephemeral"}
+        assert str(body).count("cache_control") == 3
+    first, second = (r.body for r in messages_server.requests)
+    # the second request repeats the first one's prefix: tools, system, the first turn
+    assert first["tools"] == second["tools"]
+    assert first["system"] == second["system"]
+
+
+async def test_usage_and_cost_are_counted_per_call_and_per_run(workspace, model, messages_server):
+    usage = {
+        "input_tokens": 1000,
+        "output_tokens": 200,
+        "cache_creation_input_tokens": 300,
+        "cache_read_input_tokens": 5000,
+    }
+    messages_server.script(
+        [
+            Reply([tool_use("lookup", {"key": "a"})], "tool_use", usage=usage),
+            Reply([text("ok")], usage=usage),
+        ]
+    )
+    agent = Agent("actor", model, workspace=workspace, tools=[lookup])
+    handle = await agent.run("go")
+    events = [e for e in handle.events_so_far if e.kind == "usage"]
+    assert [e.cache_read_input_tokens for e in events] == [5000, 5000]
+    price = pricing_for("claude-sonnet-4-6")
+    one_call = (1000 * 3 + 200 * 15 + 300 * 3.75 + 5000 * 0.3) / 1e6
+    assert events[0].cost_usd == pytest.approx(one_call)
+    assert events[-1].run_cost_usd == pytest.approx(2 * one_call)
+    assert handle.usage.cache_creation_input_tokens == 600
+    assert handle.usage.cached_share == pytest.approx(10000 / 12600)
+    assert agent.session.metadata.usage.cost_usd == pytest.approx(2 * one_call)
+    assert not price.estimated
+
+
+async def test_an_error_event_mid_stream_retries_the_turn(workspace, model, messages_server):
+    messages_server.script([Fault.midstream_error(after_events=6), Reply([text("Whole answer.")])])
+    agent = Agent("actor", model, workspace=workspace)
+    handle = await agent.run("go")
+    assert handle.state is AgentState.completed
+    retries = [e for e in handle.events_so_far if e.kind == "retry"]
+    assert len(retries) == 1
+    assert retries[0].reason == "overloaded_error"
+    assert agent.history[-1].text == "Whole answer."  # the broken partial turn is not kept
+    assert len(messages_server.requests) == 2
+
+
+async def test_a_dropped_connection_mid_stream_retries_the_turn(workspace, model, messages_server):
+    messages_server.script([Fault.drop(after_events=5), Reply([text("Made it.")])])
+    handle = await Agent("actor", model, workspace=workspace).run("go")
+    assert handle.summary == "Made it."
+    assert [e.kind for e in handle.events_so_far].count("retry") == 1
+
+
+async def test_retries_give_up_with_a_clear_error(workspace, messages_server, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    model = AnthropicModel(base_url=messages_server.url, stream_retries=2, retry_delay=0.001)
+    messages_server.script([Fault.drop(after_events=3)] * 3)
+    handle = await Agent("actor", model, workspace=workspace).run("go")
+    assert handle.state is AgentState.error
+    assert "broke off 3 times" in handle.stop_message
+
+
+async def test_http_overload_is_retried_by_the_sdk(workspace, model, messages_server):
+    messages_server.script([Fault.status(529), Fault.status(429), Reply([text("Finally.")])])
+    handle = await Agent("actor", model, workspace=workspace).run("go")
+    assert handle.summary == "Finally."
+    assert len(messages_server.requests) == 3
+
+
+async def test_persistent_server_errors_end_the_run_with_the_api_message(
+    workspace, messages_server, monkeypatch
+):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    model = AnthropicModel(base_url=messages_server.url, sdk_options={"max_retries": 1})
+    messages_server.script([Fault.status(500, message="internal trouble")] * 2)
+    handle = await Agent("actor", model, workspace=workspace).run("go")
+    assert handle.state is AgentState.error
+    assert handle.stop_message == "The Anthropic API answered 500 (api_error): internal trouble"
+
+
+async def test_a_rejected_key_says_so(workspace, messages_server, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "wrong")
+    messages_server.push(Fault.status(401))
+    handle = await Agent(
+        "actor", AnthropicModel(base_url=messages_server.url), workspace=workspace
+    ).run("go")
+    assert (
+        handle.stop_message
+        == "The Anthropic API rejected the API key (401): check ANTHROPIC_API_KEY."
+    )
+
+
+async def test_a_missing_key_is_one_clear_sentence_at_start(workspace):
+    agent = Agent("planner", "claude-sonnet-4-6", workspace=workspace)
+    with pytest.raises(
+        MissingAPIKey, match=r"^No Anthropic API key found: set the ANTHROPIC_API_KEY"
+    ):
+        agent.start("go")
+    assert agent.state is AgentState.idle
+
+
+async def test_the_environment_chooses_key_url_and_model(workspace, messages_server, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "env-key")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", messages_server.url)
+    monkeypatch.setenv("JUPYTER_AGENT_MODEL", "claude-haiku-4-5")
+    messages_server.push(Reply([text("hi")]))
+    agent = Agent("planner", workspace=workspace)
+    await agent.run("go")
+    request = messages_server.requests[0]
+    sent = request.headers.get("x-api-key") or request.headers["authorization"].removeprefix(
+        "Bearer "
+    )
+    assert sent == "env-key"
+    assert request.body["model"] == "claude-haiku-4-5"
+    assert agent.session.metadata.model == "claude-haiku-4-5"
+
+
+async def test_extended_thinking_streams_and_is_sent_back_unchanged(
+    workspace, messages_server, monkeypatch
+):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
+    model = AnthropicModel(base_url=messages_server.url, thinking=2048)
+    messages_server.script(
+        [
+            Reply(
+                [
+                    thinking("Need the key first.", signature="sig-123"),
+                    tool_use("lookup", {"key": "b"}),
+                ],
+                "tool_use",
+            ),
+            Reply([text("done")]),
+        ]
+    )
+    agent = Agent("actor", model, workspace=workspace, tools=[lookup])
+    handle = await agent.run("go")
+    assert (
+        "".join(e.text for e in handle.events_so_far if e.kind == "thinking_delta")
+        == "Need the key first."
+    )
+    first, second = (r.body for r in messages_server.requests)
+    assert first["thinking"] == {"type": "enabled", "budget_tokens": 2048}
+    assert first["max_tokens"] >= 2048 + 1024
+    sent_back = second["messages"][1]["content"][0]
+    assert sent_back["type"] == "thinking"
+    assert sent_back["signature"] == "sig-123"
+    assert isinstance(agent.history[1].content[0], ThinkingBlock)
+
+
+async def test_stop_while_streaming_closes_the_connection_and_keeps_the_partial_text(
+    workspace, model, messages_server
+):
+    messages_server.push(Reply([text("a long streamed answer " * 20)], chunk_size=4, hold_after=12))
+    agent = Agent("actor", model, workspace=workspace)
+    handle = agent.start("go")
+    await until(lambda: any(e.kind == "text_delta" for e in handle.events_so_far))
+    handle.stop()
+    await asyncio.wait_for(handle.wait(), 2)
+    assert handle.stop_reason == "manual_stop"
+    assert agent.history[-1].interrupted
+    assert agent.history[-1].text.startswith("a long")
+    assert_valid(agent.history)
+    messages_server.push(Reply([text("next")]))
+    again = await agent.run("continue")  # the next start works on the same client
+    assert again.summary == "next"
+
+
+async def test_tool_choice_none_is_sent_for_plain_phases(model, messages_server):
+    messages_server.push(Reply([text("thinking aloud")]))
+    request = ModelRequest(
+        system="s",
+        messages=[{"role": "user", "content": [{"type": "text", "text": "hi"}]}],
+        tools=[lookup.spec()],
+        tool_choice="none",
+    )
+    parts = [p async for p in model.stream(request)]
+    assert isinstance(parts[-1], StreamDone)
+    assert not any(isinstance(p, StreamRestart) for p in parts)
+    assert messages_server.requests[0].body["tool_choice"] == {"type": "none"}
+
+
+def test_a_tool_call_cut_off_by_max_tokens_is_flagged_not_parsed():
+    from anthropic import types as t
+
+    from jupyter_agent.models.anthropic import _Turn
+
+    turn = _Turn()
+    events = [
+        t.RawMessageStartEvent(
+            type="message_start",
+            message=t.Message(
+                id="m",
+                type="message",
+                role="assistant",
+                model="claude-x",
+                content=[],
+                stop_reason=None,
+                stop_sequence=None,
+                usage=t.Usage(input_tokens=10, output_tokens=1),
+            ),
+        ),
+        t.RawContentBlockStartEvent(
+            type="content_block_start",
+            index=0,
+            content_block=t.ToolUseBlock(type="tool_use", id="toolu_1", name="lookup", input={}),
+        ),
+        t.RawContentBlockDeltaEvent(
+            type="content_block_delta",
+            index=0,
+            delta=t.InputJSONDelta(type="input_json_delta", partial_json='{"key": "a very long va'),
+        ),
+        t.RawMessageDeltaEvent(
+            type="message_delta",
+            delta={"stop_reason": "max_tokens", "stop_sequence": None},
+            usage=t.MessageDeltaUsage(output_tokens=4096),
+        ),
+    ]
+    for event in events:
+        turn.feed(event)
+    response = turn.response(pricing_for("claude-sonnet-4-6"))
+    assert response.stop_reason == "max_tokens"
+    assert response.truncated_tool_ids == ["toolu_1"]
+    assert response.content[0].input == {}
+    assert response.usage.output_tokens == 4096

@@ -1,0 +1,452 @@
+"""The scripted Messages API server, driven by the real anthropic SDK (no mocks).
+
+Findings about the SDK (anthropic 2.12 on httpx2) that the model layer relies on:
+
+- An SSE ``error`` event mid-stream raises ``anthropic.APIStatusError`` itself (not a
+  subclass: the HTTP status was 200), with ``status_code == 200`` and the error JSON
+  as ``.body``.
+- A connection dropped mid-stream raises ``httpx2.RemoteProtocolError`` ("peer closed
+  connection without sending complete message body"), NOT ``anthropic.APIConnectionError``:
+  once the headers are in, the SDK neither wraps nor retries body errors.
+- A non-streaming response dropped mid-body is read inside the SDK's retry loop, so it
+  is retried, and surfaces as ``anthropic.APIConnectionError`` when retries run out.
+- ``api_key`` goes out as ``authorization: Bearer <key>`` in 2.12 (no ``x-api-key``).
+- HTTP 429 raises ``RateLimitError``, HTTP 529 ``OverloadedError`` (a subclass of
+  ``InternalServerError``); both are retried by the SDK.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import http.client
+import itertools
+import json
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import anthropic
+import httpx2
+import pytest
+from helpers import until
+
+from jupyter_agent.testing import Fault, MessagesServer, Reply, text, thinking, tool_use
+
+MODEL = "claude-test-model"
+HI = [{"role": "user", "content": "hi"}]
+# Older SDKs raise the base class for 529.
+OverloadedError = getattr(anthropic, "OverloadedError", anthropic.InternalServerError)
+
+
+@pytest.fixture
+def server() -> Iterator[MessagesServer]:
+    with MessagesServer() as server:
+        yield server
+    assert server.errors == []
+
+
+@pytest.fixture
+def client(server: MessagesServer) -> Iterator[anthropic.Anthropic]:
+    with anthropic.Anthropic(base_url=server.url, api_key="test-key") as client:
+        yield client
+
+
+def raw_sse(server: MessagesServer, body: dict[str, Any]) -> tuple[http.client.HTTPResponse, bytes]:
+    """POST with the standard library, to see the bytes the SDK parses."""
+    host, port = server.url.removeprefix("http://").split(":")
+    conn = http.client.HTTPConnection(host, int(port), timeout=5)
+    conn.request("POST", "/v1/messages", json.dumps(body), {"content-type": "application/json"})
+    response = conn.getresponse()
+    data = response.read()
+    conn.close()
+    return response, data
+
+
+def test_streamed_text_and_tool_use_accumulate_into_the_final_message(
+    server: MessagesServer, client: anthropic.Anthropic
+) -> None:
+    call = tool_use("read_file", {"path": "a.txt", "lines": [1, 2, 3]}, id="toolu_fixed")
+    server.push(Reply([text("Let me read the file first."), call], "tool_use", chunk_size=5))
+
+    with client.messages.stream(model=MODEL, max_tokens=100, messages=HI) as stream:
+        deltas = [event.delta for event in stream if event.type == "content_block_delta"]
+        message = stream.get_final_message()
+
+    assert [d.type for d in deltas].count("input_json_delta") > 1  # the JSON came in pieces
+    assert message.id.startswith("msg_")
+    assert message.model == MODEL
+    assert message.stop_reason == "tool_use"
+    assert message.content[0].type == "text"
+    assert message.content[0].text == "Let me read the file first."
+    block = message.content[1]
+    assert block.type == "tool_use"
+    assert (block.id, block.name) == ("toolu_fixed", "read_file")
+    assert block.input == {"path": "a.txt", "lines": [1, 2, 3]}
+    assert message.usage.output_tokens > 1
+    assert message.usage.input_tokens == len(server.requests[0].raw) // 4
+
+
+def test_tool_use_ids_are_fresh_unless_given() -> None:
+    first, second = tool_use("a", {}), tool_use("a", {})
+    assert first["id"].startswith("toolu_") and len(first["id"]) == len("toolu_") + 20
+    assert first["id"] != second["id"]
+    assert tool_use("a", {}, id="toolu_x")["id"] == "toolu_x"
+
+
+async def test_thinking_blocks_round_trip_with_their_signature(server: MessagesServer) -> None:
+    server.push(Reply([thinking("Let me consider " * 5, signature="EqQBCkYI"), text("Done.")]))
+
+    client = anthropic.AsyncAnthropic(base_url=server.url, api_key="test-key")
+    async with client, client.messages.stream(model=MODEL, max_tokens=100, messages=HI) as stream:
+        message = await stream.get_final_message()
+
+    first = message.content[0]
+    assert first.type == "thinking"
+    assert first.thinking == "Let me consider " * 5
+    assert first.signature == "EqQBCkYI"
+    assert message.content[1].type == "text"
+    # The block goes back to the API unchanged in the next request.
+    assert first.to_dict() == thinking("Let me consider " * 5, signature="EqQBCkYI")
+
+
+def test_non_streaming_create_returns_the_same_content_and_usage(
+    server: MessagesServer, client: anthropic.Anthropic
+) -> None:
+    usage = {
+        "input_tokens": 120,
+        "output_tokens": 7,
+        "cache_creation_input_tokens": 30,
+        "cache_read_input_tokens": 900,
+    }
+    reply = Reply([text("Hi."), tool_use("f", {"x": 1})], "tool_use", usage=usage)
+    server.script([reply, reply])
+
+    created = client.messages.create(model=MODEL, max_tokens=100, messages=HI)
+    with client.messages.stream(model=MODEL, max_tokens=100, messages=HI) as stream:
+        streamed = stream.get_final_message()
+
+    for message in (created, streamed):
+        assert [b.to_dict() for b in message.content] == reply.content
+        assert message.stop_reason == "tool_use"
+        assert message.usage.model_dump(include=set(usage)) == usage
+    assert "stream" not in server.requests[0].body
+    assert server.requests[1].body["stream"] is True
+
+
+def test_sse_follows_the_wire_format(server: MessagesServer) -> None:
+    server.push(Reply([thinking("abc"), text("Hello"), tool_use("f", {})], "tool_use"))
+    response, data = raw_sse(server, {"model": MODEL, "messages": HI, "stream": True})
+
+    assert response.status == 200
+    assert response.getheader("transfer-encoding") == "chunked"
+    assert response.getheader("content-type") == "text/event-stream"
+    events = [block.split("\n") for block in data.decode().split("\n\n") if block]
+    for lines in events:
+        assert len(lines) == 2 and lines[0].startswith("event: ") and lines[1].startswith("data: ")
+    names = [lines[0].removeprefix("event: ") for lines in events]
+    payloads = [json.loads(lines[1].removeprefix("data: ")) for lines in events]
+    assert [p["type"] for p in payloads] == names
+    block = ["content_block_start", "content_block_delta", "content_block_stop"]
+    assert names == [
+        "message_start",
+        "ping",
+        *block[:2], "content_block_delta", block[2],  # thinking, then its signature
+        *block,
+        *block,
+        "message_delta",
+        "message_stop",
+    ]  # fmt: skip
+    start = payloads[0]["message"]
+    assert start["content"] == [] and start["stop_reason"] is None and start["role"] == "assistant"
+    assert start["usage"]["output_tokens"] == 1
+    assert payloads[2]["content_block"] == {"type": "thinking", "thinking": "", "signature": ""}
+    assert payloads[4]["delta"] == {"type": "signature_delta", "signature": "sig"}
+    assert payloads[6]["content_block"] == {"type": "text", "text": ""}
+    assert payloads[9]["content_block"]["input"] == {}
+    assert payloads[10]["delta"] == {"type": "input_json_delta", "partial_json": "{}"}
+    assert payloads[-2]["delta"] == {"stop_reason": "tool_use", "stop_sequence": None}
+    assert set(payloads[-2]["usage"]) == {
+        "input_tokens",
+        "output_tokens",
+        "cache_creation_input_tokens",
+        "cache_read_input_tokens",
+    }
+
+
+@pytest.mark.parametrize("code", [429, 529])
+def test_sdk_retries_reach_the_success_after_an_error_status(
+    server: MessagesServer, client: anthropic.Anthropic, code: int
+) -> None:
+    server.script([Fault.status(code), Reply([text("Finally.")])])
+
+    started = time.monotonic()
+    with client.messages.stream(model=MODEL, max_tokens=100, messages=HI) as stream:
+        assert stream.get_final_text() == "Finally."
+
+    assert time.monotonic() - started < 0.5  # retry-after-ms makes the SDK's wait short
+    assert len(server.requests) == 2
+    assert server.requests[1].headers["x-stainless-retry-count"] == "1"
+
+
+@pytest.mark.parametrize(
+    ("code", "error_class", "error_type"),
+    [
+        (429, anthropic.RateLimitError, "rate_limit_error"),
+        (529, OverloadedError, "overloaded_error"),
+        (500, anthropic.InternalServerError, "api_error"),
+        (400, anthropic.BadRequestError, "invalid_request_error"),
+    ],
+)
+def test_without_retries_an_error_status_raises_its_sdk_class(
+    server: MessagesServer, code: int, error_class: type[Exception], error_type: str
+) -> None:
+    server.push(Fault.status(code, message="nope"))
+    client = anthropic.Anthropic(base_url=server.url, api_key="test-key", max_retries=0)
+
+    with pytest.raises(error_class) as caught:
+        client.messages.create(model=MODEL, max_tokens=100, messages=HI)
+
+    assert caught.value.status_code == code
+    assert caught.value.body == {"type": "error", "error": {"type": error_type, "message": "nope"}}
+    assert issubclass(OverloadedError, anthropic.InternalServerError)
+
+
+def test_retry_after_headers_follow_the_fault(server: MessagesServer) -> None:
+    server.script([Fault.status(429, retry_after=2.5), Fault.status(529, retry_after=None)])
+    response, _ = raw_sse(server, {"model": MODEL, "messages": HI})
+    assert (response.getheader("retry-after"), response.getheader("retry-after-ms")) == ("2.5", "2500")
+    response, _ = raw_sse(server, {"model": MODEL, "messages": HI})
+    assert response.getheader("retry-after") is None and response.getheader("retry-after-ms") is None
+
+
+def test_midstream_error_raises_api_status_error_after_text_deltas(
+    server: MessagesServer, client: anthropic.Anthropic
+) -> None:
+    server.push(Fault.midstream_error(after_events=5))  # start, ping, block start, 2 deltas
+    seen: list[str] = []
+
+    with (
+        pytest.raises(anthropic.APIStatusError) as caught,
+        client.messages.stream(model=MODEL, max_tokens=100, messages=HI) as stream,
+    ):
+        seen.extend(event.text for event in stream if event.type == "text")
+
+    assert seen == ["partial ", "answer t"]
+    error = caught.value
+    assert type(error) is anthropic.APIStatusError  # the HTTP status was 200
+    assert error.status_code == 200
+    assert error.body == {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+    server.wait_idle()
+    assert server.requests[0].outcome == "complete"  # the stream itself ended cleanly
+
+
+async def test_midstream_error_raises_the_same_in_the_async_client(server: MessagesServer) -> None:
+    server.push(Fault.midstream_error(after_events=4, error_type="api_error"))
+
+    async with anthropic.AsyncAnthropic(base_url=server.url, api_key="test-key") as client:
+        with pytest.raises(anthropic.APIStatusError) as caught:
+            async with client.messages.stream(model=MODEL, max_tokens=10, messages=HI) as stream:
+                await stream.get_final_message()
+
+    assert caught.value.body["error"]["type"] == "api_error"
+
+
+def test_dropped_stream_raises_httpx_remote_protocol_error(
+    server: MessagesServer, client: anthropic.Anthropic
+) -> None:
+    server.script([Fault.drop(after_events=5), Reply([text("next")])])
+    seen: list[str] = []
+
+    # Not anthropic.APIConnectionError: the SDK does not wrap errors in a body it streams.
+    with (
+        pytest.raises(httpx2.RemoteProtocolError, match="incomplete chunked read"),
+        client.messages.stream(model=MODEL, max_tokens=100, messages=HI) as stream,
+    ):
+        seen.extend(event.text for event in stream if event.type == "text")
+
+    assert seen == ["partial ", "answer t"]
+    assert not isinstance(httpx2.RemoteProtocolError("x"), anthropic.APIError)
+    server.wait_idle()
+    assert server.requests[0].outcome == "dropped"
+    # The client recovers on a new connection.
+    assert client.messages.create(model=MODEL, max_tokens=10, messages=HI).content[0].text == "next"
+
+
+async def test_dropped_stream_raises_the_same_in_the_async_client(server: MessagesServer) -> None:
+    server.push(Fault.drop(after_events=2))
+
+    async with anthropic.AsyncAnthropic(base_url=server.url, api_key="test-key") as client:
+        with pytest.raises(httpx2.RemoteProtocolError):
+            async with client.messages.stream(model=MODEL, max_tokens=10, messages=HI) as stream:
+                await stream.get_final_message()
+
+
+def test_dropped_non_streaming_response_is_retried_then_an_api_connection_error(
+    server: MessagesServer, client: anthropic.Anthropic
+) -> None:
+    server.script([Fault.drop(), Reply([text("second try")]), Fault.drop()])
+    # The SDK reads a whole JSON body inside its retry loop, so it retries a drop...
+    assert client.messages.create(model=MODEL, max_tokens=10, messages=HI).content[0].text == (
+        "second try"
+    )
+    # ...and without retries the drop surfaces wrapped.
+    with pytest.raises(anthropic.APIConnectionError) as caught:
+        client.with_options(max_retries=0).messages.create(model=MODEL, max_tokens=10, messages=HI)
+    assert isinstance(caught.value.__cause__, httpx2.RemoteProtocolError)
+    assert [r.outcome for r in server.requests] == ["dropped", "complete", "dropped"]
+
+
+async def test_hold_after_blocks_the_stream_until_release(server: MessagesServer) -> None:
+    server.push(Reply([text("abcdefghijkl")], chunk_size=4, hold_after=4))
+    seen: list[str] = []
+
+    async with anthropic.AsyncAnthropic(base_url=server.url, api_key="test-key") as client:
+
+        async def consume() -> str:
+            async with client.messages.stream(model=MODEL, max_tokens=10, messages=HI) as stream:
+                async for event in stream:
+                    if event.type == "text":
+                        seen.append(event.text)
+                return await stream.get_final_text()
+
+        task = asyncio.create_task(consume())
+        await until(lambda: seen == ["abcd"])
+        await asyncio.sleep(0.2)  # pings only, meanwhile
+        assert seen == ["abcd"]
+        assert server.requests[0].outcome is None
+        server.release()
+        assert await asyncio.wait_for(task, 5) == "abcdefghijkl"
+
+    assert server.requests[0].outcome == "complete"
+
+
+def test_a_release_before_the_hold_point_is_not_lost(
+    server: MessagesServer, client: anthropic.Anthropic
+) -> None:
+    server.push(Reply([text("slow")], delay=0.02, hold_after=4))
+    result: list[str] = []
+    worker = threading.Thread(
+        target=lambda: result.append(
+            client.messages.create(model=MODEL, max_tokens=10, messages=HI, stream=True)
+            .response.read()
+            .decode()
+        )
+    )
+    worker.start()
+    server.wait_for_requests(1)
+    server.release()  # the stream has not reached its hold point yet
+    worker.join(5)
+    assert result and "message_stop" in result[0]
+
+
+def test_closing_a_held_stream_ends_the_server_handler_quietly(
+    server: MessagesServer, client: anthropic.Anthropic
+) -> None:
+    server.script([Reply([text("never finished")], hold_after=3), Reply([text("next")])])
+
+    with client.messages.stream(model=MODEL, max_tokens=10, messages=HI) as stream:
+        for event in stream:
+            if event.type == "content_block_start":
+                break  # the client gives up on a held stream
+
+    server.wait_idle(timeout=2)  # the handler noticed through its pings and ended
+    assert server.requests[0].outcome == "disconnected"
+    with client.messages.stream(model=MODEL, max_tokens=10, messages=HI) as stream:
+        assert stream.get_final_text() == "next"
+    # The fixture checks that no handler exception leaked (server.errors == []).
+
+
+def test_closing_the_server_ends_a_held_stream(client: anthropic.Anthropic) -> None:
+    server = MessagesServer()
+    server.push(Reply([text("held")], hold_after=3))
+    local = anthropic.Anthropic(base_url=server.url, api_key="test-key")
+
+    with local.messages.stream(model=MODEL, max_tokens=10, messages=HI) as stream:
+        server.wait_for_requests(1)
+        threading.Timer(0.1, server.close).start()
+        with pytest.raises(httpx2.RemoteProtocolError):
+            stream.get_final_message()
+
+    server.close()  # idempotent
+    assert server.requests[0].outcome == "aborted"
+    assert server.errors == []
+
+
+def test_delay_slows_the_stream(server: MessagesServer, client: anthropic.Anthropic) -> None:
+    server.push(Reply([text("x" * 40)], chunk_size=10, delay=0.03))  # 10 events
+
+    started = time.monotonic()
+    with client.messages.stream(model=MODEL, max_tokens=10, messages=HI) as stream:
+        arrivals = [time.monotonic() for event in stream if event.type == "text"]
+
+    assert time.monotonic() - started >= 10 * 0.03
+    assert all(later - earlier >= 0.02 for earlier, later in itertools.pairwise(arrivals))
+
+
+def test_requests_record_headers_and_body(server: MessagesServer, client: anthropic.Anthropic) -> None:
+    server.push(Reply([text("ok")]))
+    before = time.time()
+
+    client.messages.create(model=MODEL, max_tokens=50, messages=HI, system="Be brief.")
+
+    [request] = server.wait_for_requests(1)
+    assert request.path == "/v1/messages"
+    # anthropic 2.12 sends api_key as "authorization: Bearer ...", older SDKs as x-api-key.
+    assert "Bearer test-key" in request.headers.get("authorization", "") or (
+        request.headers.get("x-api-key") == "test-key"
+    )
+    assert "anthropic-version" in request.headers
+    assert request.body == json.loads(request.raw)
+    assert request.body["system"] == "Be brief."
+    assert request.body["messages"] == HI
+    assert before <= request.time <= time.time()
+
+
+def test_wait_for_requests_times_out_loudly(server: MessagesServer) -> None:
+    with pytest.raises(TimeoutError, match="0 of 1"):
+        server.wait_for_requests(1, timeout=0.05)
+
+
+def test_an_exhausted_script_fails_at_once_with_a_clear_message(
+    server: MessagesServer, client: anthropic.Anthropic
+) -> None:
+    with pytest.raises(anthropic.InternalServerError, match="MessagesServer script exhausted"):
+        client.messages.create(model=MODEL, max_tokens=10, messages=HI)
+    assert len(server.requests) == 1  # x-should-retry: false, so the SDK did not retry
+
+
+def test_the_responder_answers_when_the_queue_is_empty(
+    server: MessagesServer, client: anthropic.Anthropic
+) -> None:
+    server.push(Reply([text("scripted")]))
+    server.responder = lambda body: Reply([text(f"echo: {body['messages'][-1]['content']}")])
+
+    answers = [
+        client.messages.create(model=MODEL, max_tokens=10, messages=HI).content[0].text
+        for _ in range(2)
+    ]
+
+    assert answers == ["scripted", "echo: hi"]
+
+
+def test_script_replaces_the_queue(server: MessagesServer, client: anthropic.Anthropic) -> None:
+    server.push(Reply([text("dropped from the queue")]))
+    server.script([Reply([text("one")]), Reply([text("two")])])
+
+    answers = [
+        client.messages.create(model=MODEL, max_tokens=10, messages=HI).content[0].text
+        for _ in range(2)
+    ]
+
+    assert answers == ["one", "two"]
+
+
+def test_other_paths_get_a_404_json_error(server: MessagesServer) -> None:
+    client = anthropic.Anthropic(base_url=server.url, api_key="test-key", max_retries=0)
+
+    with pytest.raises(anthropic.NotFoundError) as caught:
+        client.models.list()
+
+    assert caught.value.body["error"]["type"] == "not_found_error"
+    assert server.requests[0].method == "GET"
