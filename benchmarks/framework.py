@@ -1,0 +1,281 @@
+"""Framework benchmarks, measured in one run against the loopback Messages API server.
+
+    .venv/bin/python benchmarks/framework.py [--samples 30]
+
+Prints, with the real ``anthropic`` client on loopback:
+
+* stop latency — ``handle.stop()`` to the terminal state — p50/p95 while the model
+  streams, while a tool awaits, and while the agent waits for an answer
+  (target: p95 ≤ 20 ms);
+* the agent loop's overhead as a ratio to a bare ``AsyncAnthropic`` streaming loop doing
+  the same 20 scripted tool-use steps (target ≤ 1.05×);
+* the cacheable share of each request over a 10-step task: the bytes before the newest
+  cache breakpoint that repeat the previous request's prefix, over the request's size
+  (target ≥ 0.8 from step 2).
+
+Numbers are ratios and percentiles measured side by side in one process; they are not
+asserted anywhere (machines here are shared and noisy).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import itertools
+import json
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import anthropic
+
+from jupyter_agent import Agent, AnthropicModel, tool
+from jupyter_agent.testing import MessagesServer, Reply, text, tool_use
+
+os.environ.setdefault("ANTHROPIC_API_KEY", "benchmark-key")
+
+
+@tool
+async def nap(seconds: float) -> str:
+    """Sleep (stands for a tool that awaits I/O)."""
+    await asyncio.sleep(seconds)
+    return "rested"
+
+
+@tool
+def step(n: int) -> str:
+    """One unit of scripted work."""
+    return f"step {n} done"
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))
+    return ordered[index]
+
+
+# --- stop latency -------------------------------------------------------------------------
+
+
+async def stop_latency(
+    server: MessagesServer, workspace: Path, samples: int
+) -> dict[str, list[float]]:
+    model = AnthropicModel(base_url=server.url)
+    agent = Agent("actor", model, workspace=workspace, tools=[nap])
+    situations = {
+        "while streaming": (
+            lambda: Reply([text("streamed words " * 200)], chunk_size=8, hold_after=20),
+            lambda h: any(e.kind == "text_delta" for e in h.events_so_far),
+        ),
+        "while a tool awaits": (
+            lambda: Reply([tool_use("nap", {"seconds": 30})], "tool_use"),
+            lambda h: any(e.kind == "tool_start" for e in h.events_so_far),
+        ),
+        "while waiting for an answer": (
+            lambda: Reply([tool_use("ask_user", {"question": "Go on?"})], "tool_use"),
+            lambda h: h.pending_question is not None,
+        ),
+    }
+    results: dict[str, list[float]] = {}
+    for name, (reply, reached) in situations.items():
+        times = []
+        for _ in range(samples):
+            server.push(reply())
+            handle = agent.start("benchmark task")
+            while not reached(handle):  # noqa: ASYNC110 - polling is what we measure around
+                await asyncio.sleep(0.001)
+            ended: list[float] = []
+            handle.add_done_callback(lambda _h, ended=ended: ended.append(time.perf_counter()))
+            started = time.perf_counter()
+            handle.stop()
+            await handle.wait()
+            times.append((ended[0] - started) * 1000)
+            server.release()
+        results[name] = times
+    return results
+
+
+# --- loop overhead --------------------------------------------------------------------------
+
+STEPS = 20
+SAY = "Working on the next part of the task now. "
+
+
+def scripted_step(body: dict[str, Any]) -> Reply:
+    done = sum(1 for m in body["messages"] if m["role"] == "assistant")
+    if done < STEPS - 1:
+        return Reply([text(SAY), tool_use("step", {"n": done + 1})], "tool_use", chunk_size=4)
+    return Reply([text("All steps are done.")], chunk_size=4)
+
+
+async def bare_loop(
+    client: anthropic.AsyncAnthropic, tools: list[dict[str, Any]], system: str
+) -> float:
+    """What a programmer would write with the SDK alone: stream, run the tool, repeat."""
+    started = time.perf_counter()
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "Do the task in steps."}]
+    while True:
+        stream = await client.messages.create(
+            model="claude-sonnet-4-6",
+            max_tokens=8192,
+            system=system,
+            tools=tools,
+            messages=messages,
+            stream=True,
+        )
+        blocks: dict[int, dict[str, Any]] = {}
+        partial: dict[int, list[str]] = {}
+        stop_reason = None
+        async for event in stream:
+            if event.type == "content_block_start":
+                blocks[event.index] = event.content_block.model_dump(exclude_none=True)
+                partial[event.index] = []
+            elif event.type == "content_block_delta":
+                if event.delta.type == "text_delta":
+                    blocks[event.index]["text"] += event.delta.text
+                elif event.delta.type == "input_json_delta":
+                    partial[event.index].append(event.delta.partial_json)
+            elif event.type == "message_delta":
+                stop_reason = event.delta.stop_reason
+        content = []
+        for i in sorted(blocks):
+            block = blocks[i]
+            if block["type"] == "tool_use":
+                block["input"] = json.loads("".join(partial[i]) or "{}")
+            content.append(block)
+        messages.append({"role": "assistant", "content": content})
+        if stop_reason != "tool_use":
+            return time.perf_counter() - started
+        results = [
+            {"type": "tool_result", "tool_use_id": b["id"], "content": step.fn(**b["input"])}
+            for b in content
+            if b["type"] == "tool_use"
+        ]
+        messages.append({"role": "user", "content": results})
+
+
+async def agent_loop(server: MessagesServer, workspace: Path) -> float:
+    """The same steps through an Agent (made beforehand: we time the loop, not the set-up)."""
+    agent = Agent("actor", AnthropicModel(base_url=server.url), workspace=workspace, tools=[step])
+    agent.subscribe(lambda event: None)  # a frontend listening, as in a notebook
+    started = time.perf_counter()
+    handle = await agent.run("Do the task in steps.")
+    assert handle.state.value == "completed", handle.stop_message
+    return time.perf_counter() - started
+
+
+async def loop_overhead(
+    server: MessagesServer, workspace: Path, rounds: int
+) -> tuple[float, float, float]:
+    server.responder = scripted_step
+    reference = Agent(
+        "actor",
+        AnthropicModel(base_url=server.url),
+        workspace=workspace,
+        tools=[step],
+        persist=False,
+    )
+    system = reference.system_prompt()
+    tools = [t.spec() for t in reference.tools.allowed(reference.roles["actor"].permissions)]
+    client = anthropic.AsyncAnthropic(base_url=server.url)
+    ours, bare = [], []
+    await bare_loop(client, tools, system)  # warm up both paths
+    await agent_loop(server, workspace)
+    for _ in range(rounds):
+        bare.append(await bare_loop(client, tools, system))
+        ours.append(await agent_loop(server, workspace))
+    server.responder = None
+    return (
+        statistics.median(ours),
+        statistics.median(bare),
+        statistics.median(ours) / statistics.median(bare),
+    )
+
+
+# --- cacheable share ---------------------------------------------------------------------------
+
+
+def _blocks(body: dict[str, Any]) -> list[tuple[str, bool]]:
+    """The request as the cache sees it, in order: tools, system, messages' blocks.
+    Each item: (canonical bytes without markers, whether a breakpoint sits there)."""
+
+    def canon(block: dict[str, Any]) -> tuple[str, bool]:
+        marked = "cache_control" in block
+        clean = {k: v for k, v in block.items() if k != "cache_control"}
+        return json.dumps(clean, sort_keys=True), marked
+
+    items = [canon(t) for t in body.get("tools", [])]
+    items += [canon(b) for b in body.get("system", [])]
+    for message in body["messages"]:
+        content = message["content"]
+        if isinstance(content, str):
+            content = [{"type": "text", "text": content}]
+        items += [(f"{message['role']}:{c}", m) for c, m in map(canon, content)]
+    return items
+
+
+def cacheable_share(previous: dict[str, Any], current: dict[str, Any]) -> float:
+    prev, cur = _blocks(previous), _blocks(current)
+    total = sum(len(c) for c, _ in cur)
+    last_breakpoint = max((i for i, (_, marked) in enumerate(cur) if marked), default=-1)
+    shared = 0
+    for i, (content, _) in enumerate(cur[: last_breakpoint + 1]):
+        if i >= len(prev) or prev[i][0] != content:
+            break
+        shared += len(content)
+    return shared / total
+
+
+async def cache_shares(server: MessagesServer, workspace: Path) -> list[float]:
+    steps = 10
+
+    def responder(body: dict[str, Any]) -> Reply:
+        done = sum(1 for m in body["messages"] if m["role"] == "assistant")
+        if done < steps - 1:
+            return Reply([text(SAY), tool_use("step", {"n": done + 1})], "tool_use")
+        return Reply([text("Finished.")])
+
+    server.responder = responder
+    first = len(server.requests)
+    agent = Agent("actor", AnthropicModel(base_url=server.url), workspace=workspace, tools=[step])
+    await agent.run("Do the task in ten steps.")
+    server.responder = None
+    bodies = [r.body for r in server.requests[first:]]
+    return [cacheable_share(a, b) for a, b in itertools.pairwise(bodies)]
+
+
+# --- main -----------------------------------------------------------------------------------------
+
+
+async def main(samples: int, rounds: int) -> None:
+    with MessagesServer() as server, tempfile.TemporaryDirectory() as tmp:
+        workspace = Path(tmp)
+        print(
+            f"jupyter_agent framework benchmarks (loopback Messages API, {samples} samples each)\n"
+        )
+
+        print("Stop latency: stop() → terminal state (target p95 ≤ 20 ms)")
+        for name, times in (await stop_latency(server, workspace, samples)).items():
+            p50, p95 = percentile(times, 0.5), percentile(times, 0.95)
+            print(f"  {name:<28} p50 {p50:6.2f} ms   p95 {p95:6.2f} ms")
+
+        ours, bare, ratio = await loop_overhead(server, workspace, rounds)
+        print(f"\nLoop overhead over {STEPS} tool-use steps (target ≤ 1.05×)")
+        print(f"  bare AsyncAnthropic loop {bare * 1000:8.1f} ms")
+        print(f"  jupyter_agent loop       {ours * 1000:8.1f} ms   ratio {ratio:.3f}×")
+
+        shares = await cache_shares(server, workspace)
+        print("\nCacheable share of each request over a 10-step task (target ≥ 0.8 from step 2)")
+        print("  " + "  ".join(f"s{i + 2}:{s:.2f}" for i, s in enumerate(shares)))
+        print(f"  minimum {min(shares):.2f}")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--samples", type=int, default=30)
+    parser.add_argument("--rounds", type=int, default=7)
+    args = parser.parse_args()
+    asyncio.run(main(args.samples, args.rounds))
