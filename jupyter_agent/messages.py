@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Iterable, Sequence
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, PrivateAttr, TypeAdapter
 
 MessageType = Literal["text", "plan", "question", "tool_call", "tool_result"]
 INTERRUPTED_RESULT = "Interrupted by the user before this tool finished."
@@ -103,6 +103,16 @@ class Message(BaseModel):
     """The user stopped the run while this message was being produced."""
     phase: str | None = None
     """For the reason → act → observe loop: which phase produced or prompted it."""
+    _api: list[dict[str, Any]] | None = PrivateAttr(default=None)
+
+    def api_blocks(self) -> list[dict[str, Any]]:
+        """The content as API dicts, computed once: the history is re-sent every step."""
+        private = self.__pydantic_private__  # direct: pydantic's __getattr__ is slow here
+        cached = private.get("_api") if private else None
+        if cached is None:
+            cached = [b.to_api() for b in self.content if not _is_empty_text(b)]
+            self._api = cached
+        return cached
 
     @classmethod
     def user(cls, text: str, **extra: Any) -> Message:
@@ -158,13 +168,13 @@ def to_api_messages(history: Iterable[Message]) -> list[dict[str, Any]]:
     """
     merged: list[dict[str, Any]] = []
     for message in history:
-        blocks = [b.to_api() for b in message.content if not _is_empty_text(b)]
+        blocks = message.api_blocks()
         if not blocks:
             continue
         if merged and merged[-1]["role"] == message.role:
             merged[-1]["content"].extend(blocks)
         else:
-            merged.append({"role": message.role, "content": blocks})
+            merged.append({"role": message.role, "content": list(blocks)})
     for turn in merged:
         if turn["role"] == "user":
             # The API wants a user turn's tool results before anything else in it.
@@ -172,7 +182,7 @@ def to_api_messages(history: Iterable[Message]) -> list[dict[str, Any]]:
     return merged
 
 
-def _is_empty_text(block: _Block) -> bool:
+def _is_empty_text(block: BaseModel) -> bool:
     return isinstance(block, TextBlock) and not block.text.strip()
 
 

@@ -205,6 +205,8 @@ class Agent:
         if not meta.title:
             meta.title = task.strip().splitlines()[0][:80]
         meta.model, meta.provider = self.model.name, self.model.provider
+        meta.state = "running"
+        self.session.save()
         self.session.append(Message.user(text))
         self._run = Run(self, task.strip(), self._role, Limits(**vars(self.limits)))
         loop_name = (

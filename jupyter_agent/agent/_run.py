@@ -290,8 +290,9 @@ class Run:
     # --- events and state --------------------------------------------------------
 
     def emit(self, event: Event) -> Event:
-        event.session_id = self.session.id
-        event.run_id = self.id
+        # Plain dict writes: pydantic's validated __setattr__ costs more than the event.
+        event.__dict__["session_id"] = self.session.id
+        event.__dict__["run_id"] = self.id
         self.agent.bus.publish(event)
         self.events.append(event)
         return event
@@ -431,7 +432,6 @@ class Run:
                 run_cache_read_input_tokens=self.usage.cache_read_input_tokens,
             )
         )
-        self.session.save()
 
     # --- tools ---------------------------------------------------------------------
 

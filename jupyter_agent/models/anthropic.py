@@ -12,6 +12,7 @@ import asyncio
 import json
 import os
 import random
+import weakref
 from collections.abc import AsyncIterator
 from contextlib import aclosing
 from typing import Any
@@ -109,17 +110,15 @@ class AnthropicModel:
 
     @property
     def client(self) -> Any:
-        if self._client is None:
-            self.check()
-            import anthropic
-
-            options: dict[str, Any] = dict(self._sdk_options)
-            if self._api_key:
-                options["api_key"] = self._api_key
-            if self._base_url:
-                options["base_url"] = self._base_url
-            self._client = anthropic.AsyncAnthropic(**options)
-        return self._client
+        if self._client is not None:
+            return self._client
+        self.check()
+        options: dict[str, Any] = dict(self._sdk_options)
+        if self._api_key:
+            options["api_key"] = self._api_key
+        if self._base_url:
+            options["base_url"] = self._base_url
+        return _shared_client(options)
 
     def params(self, request: ModelRequest) -> dict[str, Any]:
         """The keyword arguments for ``messages.create`` (cache breakpoints included)."""
@@ -185,6 +184,26 @@ class AnthropicModel:
                 continue
             yield StreamDone(response)
             return
+
+
+# One client per event loop and settings: making one costs ~30 ms (TLS setup), and a
+# shared client keeps its connections alive between runs. Keyed by loop because an
+# async HTTP client's connections belong to the loop that opened them.
+_CLIENTS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, Any]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _shared_client(options: dict[str, Any]) -> Any:
+    import anthropic
+
+    key = repr(sorted(options.items())) + "|" + os.environ.get("ANTHROPIC_API_KEY", "")
+    key += "|" + os.environ.get("ANTHROPIC_BASE_URL", "")
+    per_loop = _CLIENTS.setdefault(asyncio.get_running_loop(), {})
+    client = per_loop.get(key)
+    if client is None:
+        client = per_loop[key] = anthropic.AsyncAnthropic(**options)
+    return client
 
 
 async def _events(stream: Any) -> AsyncIterator[Any]:
