@@ -33,6 +33,8 @@ class AgentStarted(_Event):
     model: str
     loop: str
     max_steps: int
+    model_label: str | None = None
+    """A caption to show with the output, e.g. that the model is a scripted replay."""
 
 
 class TurnStarted(_Event):

@@ -59,7 +59,8 @@ class TextRenderer:
         handler(event)
 
     def _on_agent_start(self, e: Any) -> None:
-        caption = f" — {self.label}" if self.label else ""
+        label = self.label or e.model_label
+        caption = f" — {label}" if label else ""
         self._line(self._style(f"▶ {e.role} on {e.model} ({e.loop} loop){caption}", "1"))
         self._line(f"  task: {e.task}")
 

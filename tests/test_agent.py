@@ -573,3 +573,44 @@ async def test_stopping_the_parent_stops_its_children(workspace):
     await handle.wait()
     assert holder[0].state is AgentState.cancelled
     assert_valid(holder[0].history)
+
+
+# --- runtime and labels ----------------------------------------------------------------------
+
+
+async def test_the_runtime_lists_and_shuts_down_the_agents_of_the_process(workspace):
+    from jupyter_agent import runtime
+
+    a = agent_for(workspace, call("ask_user", question="?"))
+    b = agent_for(workspace, {"text": "quick"})
+    ha = a.start("wait")
+    await b.run("finish")
+    await until(lambda: ha.pending_question is not None)
+    assert runtime.get(a.session.id) is a
+    assert a in runtime.running()
+    assert b not in runtime.running()
+    await runtime.shutdown()
+    assert ha.stop_reason == "manual_stop"
+    assert a not in runtime.running()
+
+
+async def test_send_continues_the_conversation_after_a_run(workspace):
+    agent = agent_for(workspace, {"text": "first"}, {"text": "second"})
+    first = await agent.run("one")
+    second = await first.send("and another thing")
+    await second.wait()
+    assert second.summary == "second"
+    assert [m.text for m in agent.history if m.role == "user"] == ["one", "and another thing"]
+
+
+async def test_the_scripted_model_is_labelled_wherever_it_shows(workspace):
+    import io
+
+    from jupyter_agent import TextRenderer
+
+    out = io.StringIO()
+    agent = agent_for(workspace, {"text": "hi"})
+    agent.subscribe(TextRenderer(out, color=False))
+    handle = await agent.run("go")
+    assert handle.events_so_far[1].model_label == "Scripted replay — no real model is called"
+    assert "Scripted replay — no real model is called" in out.getvalue()

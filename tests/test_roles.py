@@ -85,5 +85,5 @@ def test_a_broken_settings_file_names_the_file_and_the_problem(workspace):
     with pytest.raises(SettingsError, match=r"settings\.json: .*permissions"):
         load_settings(path)
     path.write_text("{broken")
-    with pytest.raises(SettingsError, match="settings.json"):
+    with pytest.raises(SettingsError, match=r"settings\.json"):
         load_settings(path)

@@ -215,3 +215,60 @@ async def test_stop_before_the_task_ever_ran(workspace):
     assert handle.stop_reason == "manual_stop"
     assert handle.state is AgentState.cancelled
     assert_valid(agent.history)
+
+
+def random_reply(rng: random.Random):
+    from jupyter_agent.testing import Reply, text, tool_use
+
+    turn = random_turn(rng)
+    content = [text(turn["text"])] if turn["text"] else []
+    content += [tool_use(c["name"], c["input"]) for c in turn["tool_calls"]]
+    if not content:
+        content = [text("ok")]
+    stop = "tool_use" if turn["tool_calls"] else "end_turn"
+    return Reply(
+        content, stop, chunk_size=rng.choice([2, 5, 16]), delay=rng.choice([0.0, 0.0005, 0.002])
+    )
+
+
+@pytest.mark.parametrize("seed", range(1000, 1040))
+async def test_stop_at_a_random_point_through_the_real_client(
+    seed, workspace, messages_server, monkeypatch
+):
+    """The same invariant with the real anthropic client streaming from the loopback API."""
+    from jupyter_agent import AnthropicModel
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    rng = random.Random(seed)
+    messages_server.responder = lambda body: random_reply(rng)
+    PIDS.clear()
+    model = AnthropicModel(base_url=messages_server.url, retry_delay=0.001)
+    agent = Agent(
+        "actor",
+        model,
+        workspace=workspace,
+        tools=[nap, run_sleeper, guarded],
+        policy=AskForGuarded(),
+        max_steps=6,
+    )
+    stop_at = rng.randint(1, 80)
+    handle = agent.start("clean up the data")
+    agent.subscribe(lambda e: handle.stop() if e.seq == stop_at and not handle.done else None)
+    try:
+        await asyncio.wait_for(asyncio.shield(handle.wait()), rng.uniform(0.0, 0.3))
+    except asyncio.TimeoutError:
+        handle.stop()
+    await asyncio.wait_for(handle.wait(), 5)
+
+    assert handle.state.terminal
+    assert_valid(agent.history)
+    for pid in PIDS:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+    messages_server.responder = None
+    from jupyter_agent.testing import Reply, text
+
+    messages_server.push(Reply([text("Recovered.")]))
+    again = await asyncio.wait_for(agent.run("carry on"), 5)
+    assert again.summary == "Recovered."
+    assert_valid(agent.history)

@@ -205,6 +205,7 @@ class Run:
                     model=self.model.name,
                     loop=loop_name,
                     max_steps=self.limits.max_steps,
+                    model_label=self.model.label,
                 )
             )
             await loop_fn(self)
