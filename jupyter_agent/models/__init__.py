@@ -16,7 +16,7 @@ from ._base import (
 )
 from ._usage import Pricing, Usage, pricing_for
 from .anthropic import AnthropicModel, default_model_name
-from .scripted import ScriptedModel
+from .scripted import ScriptedModel, claude_or_replay
 
 __all__ = [
     "AnthropicModel",
@@ -33,6 +33,7 @@ __all__ = [
     "StreamToolInput",
     "StreamToolStart",
     "Usage",
+    "claude_or_replay",
     "default_model_name",
     "pricing_for",
     "resolve_model",

@@ -74,11 +74,12 @@ class ScriptedModel:
         self._next = 0
 
     @staticmethod
-    def load(path: str | Path) -> list[Turn]:
+    def load(path: str | Path, part: str = "turns") -> list[Turn]:
+        """Turns from a JSON file: a list, or an object whose ``part`` key holds the list."""
         data = json.loads(Path(path).read_text(encoding="utf-8"))
-        turns = data["turns"] if isinstance(data, dict) else data
+        turns = data[part] if isinstance(data, dict) else data
         if not isinstance(turns, list):
-            raise ValueError(f"{path}: a script is a JSON list of turns (or {{'turns': [...]}})")
+            raise ValueError(f"{path}: a script is a JSON list of turns (or {{{part!r}: [...]}})")
         return turns
 
     def add(self, *turns: Turn) -> None:
@@ -164,3 +165,17 @@ def text_turn(text: str) -> dict[str, Any]:
 def tool_turn(name: str, text: str = "", **arguments: Any) -> dict[str, Any]:
     """A turn that calls one tool (with optional text before it)."""
     return {"text": text, "tool_calls": [{"name": name, "input": arguments}]}
+
+
+def claude_or_replay(replay: str | Path, part: str = "turns", **options: Any) -> Any:
+    """Claude when ``ANTHROPIC_API_KEY`` is set; otherwise the scripted replay in ``replay``.
+
+    Tutorials use it so they run offline (clearly labelled as a replay) and live alike.
+    """
+    import os
+
+    if os.environ.get("ANTHROPIC_API_KEY"):
+        from .anthropic import AnthropicModel
+
+        return AnthropicModel()
+    return ScriptedModel(ScriptedModel.load(replay, part), **options)
