@@ -18,12 +18,13 @@ import re
 import shlex
 import uuid
 from collections.abc import Callable, Iterable, Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, TypeAdapter
 
 from .permissions import Allow, Ask, Decision, Deny, Permission, ToolCall
+from .sandbox import atomic_write_text, glob_matches
 
 Scope = Literal["global", "role", "session", "user"]
 DecisionName = Literal["allow", "deny", "ask"]
@@ -118,8 +119,7 @@ class PathGlob(_Matcher):
     pattern: str
 
     def matches(self, call: ToolCall) -> bool:
-        rx = glob_regex(self.pattern)
-        return any(rx.match(p) for p in call.paths)
+        return any(glob_matches(self.pattern, list(PurePosixPath(p).parts)) for p in call.paths)
 
     def describe(self) -> str:
         return f"paths matching {self.pattern}"
@@ -293,9 +293,7 @@ class Rules:
         return cls(_RULES.validate_json(text))
 
     def save(self, path: str | Path) -> None:
-        from .agent._session import atomic_write
-
-        atomic_write(Path(path), self.to_json().encode())
+        atomic_write_text(Path(path), self.to_json())
 
     @classmethod
     def load(cls, path: str | Path) -> Rules:
@@ -480,40 +478,3 @@ def remembered_prefix(command: str) -> str:
     if len(words) > 1 and re.fullmatch(r"[A-Za-z0-9][\w:.-]*", words[1]):
         prefix.append(words[1])
     return shlex.join(prefix)
-
-
-# --- gitignore-style globs -----------------------------------------------------------
-
-
-def glob_regex(pattern: str) -> re.Pattern[str]:
-    """Compile a gitignore-style pattern matched against a relative POSIX path.
-
-    ``*`` stays within a path segment, ``**`` spans segments, a pattern without a
-    slash matches at any depth, a leading slash anchors at the workspace root, and a
-    trailing slash matches a folder and everything in it.
-    """
-    anchored = pattern.startswith("/") or "/" in pattern.rstrip("/")
-    folder = pattern.endswith("/")
-    body = pattern.strip("/")
-    out = []
-    i = 0
-    while i < len(body):
-        if body.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif body.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif body[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif body[i] == "?":
-            out.append("[^/]")
-            i += 1
-        else:
-            out.append(re.escape(body[i]))
-            i += 1
-    core = "".join(out)
-    prefix = "" if anchored else "(?:.*/)?"
-    suffix = "/.*" if folder else "(?:/.*)?"
-    return re.compile(f"^{prefix}{core}{suffix}$")

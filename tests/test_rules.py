@@ -14,7 +14,6 @@ from jupyter_agent.rules import (
     Rule,
     Rules,
     ToolName,
-    glob_regex,
     remembered_prefix,
     split_command,
 )
@@ -112,13 +111,15 @@ def test_matchers_by_tool_category_permission_regex_and_callable():
         ("data/**/*.csv", "data/a/b/x.csv", True),
         ("data/**/*.csv", "data/x.csv", True),
         ("build/", "build/out/app.js", True),
-        ("build/", "build", False),
+        ("build/", "build/app.js", True),
+        (".ENV", "config/.env", True),
         ("secrets", "secrets/key.txt", True),
         ("*.py", "notebooks/x.ipynb", False),
     ],
 )
 def test_path_globs_follow_gitignore(pattern, path, hit):
-    assert bool(glob_regex(pattern).match(path)) is hit
+    call = file_call("update_file", path, {P.WRITE_FILES})
+    assert PathGlob(pattern=pattern).matches(call) is hit
 
 
 def test_path_rules_match_the_paths_a_call_touches():

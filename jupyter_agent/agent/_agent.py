@@ -15,10 +15,13 @@ from ..messages import Message
 from ..models import Model, resolve_model
 from ..permissions import BUILTIN_ROLES, PermissionPolicy, Role
 from ..rules import Rules
+from ..sandbox import Sandbox
 from ..settings import Settings, find_settings, load_settings
 from ..states import AgentState
 from ..tools import ResourceMap, Tool, ToolRegistry
 from ..tools.control import CONTROL_TOOLS
+from ..tools.files import WORKSPACE_TOOLS as FILE_TOOLS
+from ..tools.shell import WORKSPACE_TOOLS as SHELL_TOOLS
 from ._bus import EventBus
 from ._handle import RunHandle
 from ._loops import LOOPS, Loop
@@ -55,6 +58,8 @@ class Agent:
         session: Session | None = None,
         persist: bool = True,
         settings: str | Path | Settings | None = None,
+        sandbox: Sandbox | None = None,
+        builtin_tools: bool = True,
     ) -> None:
         """
         Args:
@@ -77,6 +82,9 @@ class Agent:
             persist: Keep the session on disk under the workspace.
             settings: A settings file (or :class:`Settings`) with roles and rules; by
                 default ``<workspace>/.jupyter_agent/settings.toml`` or ``.json`` if present.
+            sandbox: Where file tools may go (default: the workspace, minus secrets).
+            builtin_tools: Offer the workspace tools (files, search, shell) besides the
+                control tools; roles and rules still decide what may run.
         """
         self.workspace = Path(workspace or Path.cwd()).resolve()
         if isinstance(settings, (str, Path)):
@@ -91,8 +99,11 @@ class Agent:
         self._role = self._lookup_role(role)
         self.model = resolve_model(model)
         self.tools = ToolRegistry(CONTROL_TOOLS)
+        if builtin_tools:
+            for t in (*FILE_TOOLS, *SHELL_TOOLS):
+                self.tools.register(t)
         for t in tools:
-            self.tools.register(t)
+            self.tools.register(t, replace=True)
         self.limits = Limits(max_steps, max_duration, budget_usd, question_timeout)
         self.loop = loop
         if policy is None:
@@ -100,6 +111,7 @@ class Agent:
         self.policy: PermissionPolicy = policy
         self.instructions = instructions
         self.resources = ResourceMap()
+        self.resources.insert(sandbox or Sandbox(self.workspace), Sandbox)
         self.metadata: dict[str, Any] = {}
         self.bus = EventBus()
         self.session = session or Session.create(

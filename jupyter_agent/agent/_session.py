@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -22,6 +21,7 @@ from ..errors import SessionError
 from ..messages import Message, MessageAdapter
 from ..models import Usage
 from ..plans import Plan, StepProgress
+from ..sandbox import atomic_write_bytes
 
 SESSIONS_DIR = Path(".jupyter_agent") / "sessions"
 FORMAT_VERSION = "1.0"
@@ -138,27 +138,14 @@ class Session:
         folder = self.path
         assert folder is not None
         folder.mkdir(parents=True, exist_ok=True)
-        atomic_write(folder / "metadata.json", self.metadata.model_dump_json(indent=1).encode())
+        atomic_write_bytes(
+            folder / "metadata.json", self.metadata.model_dump_json(indent=1).encode()
+        )
 
     def close(self) -> None:
         if self._log is not None:
             self._log.close()
             self._log = None
-
-
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` so readers see the old or the new file, never a mix."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
 
 
 def _open_log(folder: Path) -> Any:

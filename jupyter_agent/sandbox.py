@@ -1,0 +1,401 @@
+"""The workspace sandbox: which paths the file and shell tools may touch.
+
+Every path a tool receives goes through :meth:`Sandbox.resolve`, which anchors it at the
+workspace root, follows symbolic links, and refuses (with a :class:`ToolError` the model
+reads) anything that leads outside the root, into a place that holds credentials, into a
+file that may hold secrets, or — for writes — into git's internals or the agent's own
+session store.
+
+The sandbox guards the file tools only. A shell command can reach anything its user can;
+commands are guarded by the permission rules and the user's approval instead.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import fnmatch
+import os
+import re
+import secrets
+import stat
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .errors import ToolError
+
+if TYPE_CHECKING:
+    from .tools._tool import ToolContext
+
+DEFAULT_DENY_GLOBS: tuple[str, ...] = (".env", ".env.*", "*.pem", "id_rsa*", "id_ed25519*")
+"""Files refused by default (gitignore-style, relative to the workspace root)."""
+
+DEFAULT_SENSITIVE: tuple[str, ...] = (
+    "~/.ssh",
+    "~/.aws",
+    "~/.gnupg",
+    "~/.config/gcloud",
+    "~/.kube",
+    "~/.docker/config.json",
+    "~/.netrc",
+    "~/.pgpass",
+    "/etc",
+    "/proc",
+    "/sys",
+)
+"""Places refused even when the workspace root lies above them (``~`` is the real home)."""
+
+SKIP_DIRS = frozenset(
+    {".git", "node_modules", ".jupyter_agent", "__pycache__", ".ipynb_checkpoints"}
+)
+"""Folders the listing and search tools do not descend into unless asked to."""
+
+PROTECTED_DIRS: dict[str, str] = {
+    ".git": "git's internals (use git commands instead)",
+    ".jupyter_agent": "the agent's own session store",
+}
+"""Folders the file tools never write into, at any depth."""
+
+_DENY_REASONS: dict[str, str] = {
+    ".env": ".env files may hold secrets",
+    ".env.*": ".env files may hold secrets",
+    "*.pem": ".pem files may hold private keys",
+    "id_rsa*": "SSH key files are private",
+    "id_ed25519*": "SSH key files are private",
+}
+
+
+class Sandbox:
+    """Resolves the paths tools are given and refuses the ones they must not touch."""
+
+    def __init__(
+        self,
+        root: Path | str,
+        *,
+        deny_globs: Iterable[str] = DEFAULT_DENY_GLOBS,
+        sensitive: Iterable[str] = DEFAULT_SENSITIVE,
+    ) -> None:
+        self.given_root = Path(os.path.abspath(os.fspath(root)))
+        self.root = Path(os.path.realpath(self.given_root))
+        self.deny_globs: tuple[str, ...] = tuple(deny_globs)
+        """Gitignore-style patterns for files that are refused (a pattern without a slash
+        matches a name at any depth; a folder that matches refuses all it holds)."""
+        self.sensitive: tuple[str, ...] = tuple(sensitive)
+        self._sensitive = _expand_sensitive(self.sensitive)
+        # The sensitive places a walk of the root can meet (usually none).
+        self._sensitive_below = [
+            (shown, [p for p in places if _inside(p, self.root)])
+            for shown, places in self._sensitive
+            if any(_inside(p, self.root) for p in places)
+        ]
+
+    def __repr__(self) -> str:
+        return f"Sandbox({str(self.root)!r})"
+
+    # --- resolving ---------------------------------------------------------------
+
+    def resolve(
+        self,
+        path: str,
+        *,
+        must_exist: bool = False,
+        for_write: bool = False,
+        follow_symlinks: bool = True,
+    ) -> Path:
+        """The canonical absolute path for ``path``, or :class:`ToolError` saying why not.
+
+        ``path`` is relative to the workspace root, or absolute inside it. With
+        ``follow_symlinks=False`` a final symbolic link is itself the result (for
+        operations on the link: deleting it, describing it); its folder is still
+        canonicalised and checked.
+        """
+        if not isinstance(path, str):
+            raise ToolError(f"The path must be a string, got {type(path).__name__}.")
+        if "\0" in path:
+            raise ToolError(f"Refused {path!r}: the path contains a NUL byte.")
+        expanded = os.path.expanduser(path) if path.startswith("~") else path
+        expanded = expanded or "."
+        joined = os.path.join(self.root, expanded)  # an absolute `expanded` wins
+        lexical = os.path.normpath(joined)
+        if follow_symlinks:
+            real = Path(os.path.realpath(joined))
+        else:
+            parent, name = os.path.split(lexical)
+            real = Path(os.path.realpath(parent)) / name if name else Path(os.path.realpath(parent))
+
+        for candidate in (Path(lexical), real):
+            place = self._sensitive_place(candidate)
+            if place is not None:
+                raise ToolError(
+                    f"Refused {path!r}: {place} is a sensitive location (credentials or "
+                    "system files) that the agent may never touch."
+                )
+
+        if not _inside(real, self.root):
+            if os.path.isabs(expanded):
+                if not (
+                    _inside(Path(lexical), self.root) or _inside(Path(lexical), self.given_root)
+                ):
+                    raise ToolError(
+                        f"Refused {path!r}: it is outside the workspace ({self.root}); "
+                        "use a path inside it, preferably relative to it."
+                    )
+            elif os.path.normpath(expanded).split(os.sep)[0] == os.pardir:
+                raise ToolError(
+                    f"Refused {path!r}: '..' leads outside the workspace ({self.root})."
+                )
+            raise ToolError(
+                f"Refused {path!r}: a symbolic link leads outside the workspace (to {real})."
+            )
+
+        rel_parts = [_rel_parts(Path(lexical), self.root), _rel_parts(real, self.root)]
+        for parts in rel_parts:
+            if parts is None:
+                continue
+            reason = self.deny_reason(parts, is_dir=None)
+            if reason is not None:
+                raise ToolError(f"Refused {path!r}: {reason}.")
+        if for_write:
+            for parts in rel_parts:
+                for part in parts or ():
+                    if part in PROTECTED_DIRS:
+                        raise ToolError(
+                            f"Refused {path!r}: the agent may not write inside {part}/, "
+                            f"{PROTECTED_DIRS[part]}."
+                        )
+        if must_exist and not os.path.lexists(real):
+            raise ToolError(self.missing_message(path, real))
+        return real
+
+    def relative(self, path: Path | str) -> str:
+        """``path`` relative to the workspace root, with forward slashes (``.`` for the root)."""
+        p = Path(os.path.abspath(os.fspath(path)))
+        for base in (self.root, self.given_root):
+            if _inside(p, base):
+                rel = p.relative_to(base).as_posix()
+                return rel or "."
+        return str(p)
+
+    # --- checks used by the tools that walk folders ----------------------------------
+
+    def deny_reason(self, parts: Iterable[str] | str, *, is_dir: bool | None = None) -> str | None:
+        """Why the path (parts relative to the root) matches a deny glob, or ``None``."""
+        if isinstance(parts, str):
+            parts = [p for p in parts.replace(os.sep, "/").split("/") if p and p != "."]
+        parts = list(parts)
+        for pattern in self.deny_globs:
+            if glob_matches(pattern, parts, is_dir):
+                why = _DENY_REASONS.get(pattern)
+                if why is not None and pattern in DEFAULT_DENY_GLOBS:
+                    return f"{why} (a default rule; change Sandbox.deny_globs to allow)"
+                return f"it matches the deny rule {pattern!r} (Sandbox.deny_globs)"
+        return None
+
+    def allows(self, path: Path) -> bool:
+        """Whether a path met while walking a folder may be read (no error, just yes/no)."""
+        real = Path(os.path.realpath(path)) if os.path.islink(path) else Path(path)
+        if not _inside(real, self.root):
+            return False
+        for _shown, places in self._sensitive_below:
+            if any(_inside(real, p) or _inside(path, p) for p in places):
+                return False
+        for p in (Path(path), real):
+            parts = _rel_parts(p, self.root)
+            if parts is not None and self.deny_reason(parts) is not None:
+                return False
+        return True
+
+    def missing_message(self, given: str, real: Path) -> str:
+        """'x does not exist', with close matches from the nearest folder that exists."""
+        missing = real
+        while not os.path.isdir(missing.parent) and _inside(missing.parent, self.root):
+            missing = missing.parent
+        folder = missing.parent
+        if missing != real:
+            text = f"{given!r} does not exist: there is no folder {self.relative(missing)!r}."
+        else:
+            text = f"{given!r} does not exist."
+        try:
+            names = [
+                n
+                for n in os.listdir(folder)
+                if self.deny_reason([*(_rel_parts(folder, self.root) or []), n]) is None
+            ]
+        except OSError:
+            names = []
+        close = difflib.get_close_matches(missing.name, names, n=5, cutoff=0.6)
+        if not close:
+            lowered = {n.lower(): n for n in names}
+            close = [lowered[n] for n in difflib.get_close_matches(missing.name.lower(), lowered)]
+        if close:
+            shown = ", ".join(self.relative(folder / n) for n in close)
+            text += f" Close matches: {shown}."
+        else:
+            text += " Use list_directory to see what is there."
+        return text
+
+    def _sensitive_place(self, path: Path) -> str | None:
+        for shown, places in self._sensitive:
+            if any(_inside(path, place) for place in places):
+                return shown
+        return None
+
+
+def sandbox_for(ctx: ToolContext) -> Sandbox:
+    """The agent's sandbox (a :class:`Sandbox` resource), or a default one on the workspace."""
+    found = ctx.resources.get(Sandbox)
+    return found if found is not None else Sandbox(ctx.workspace)
+
+
+# --- atomic writes -------------------------------------------------------------------
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` so readers see the old or the new file, never a mix.
+
+    The data goes to a temporary file in the same folder, which then replaces the file
+    (keeping its permission bits). Anything raised on the way — an I/O error, a kernel
+    interrupt — leaves the old file as it was and no temporary file behind.
+    """
+    try:
+        mode: int | None = stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        mode = None  # a new file: the umask decides, as for any file the user creates
+    folder = path.parent
+    while True:
+        tmp = folder / f".{path.name}.{secrets.token_hex(4)}.tmp"
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+            break
+        except FileExistsError:
+            continue
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def atomic_write_text(path: Path, text: str, encoding: str = "utf-8") -> None:
+    """:func:`atomic_write_bytes` for text (no newline translation)."""
+    atomic_write_bytes(path, text.encode(encoding))
+
+
+# --- helpers -------------------------------------------------------------------------
+
+
+def _inside(path: Path | str, folder: Path | str) -> bool:
+    p, f = os.fspath(path), os.fspath(folder)
+    return p == f or p.startswith(f if f.endswith(os.sep) else f + os.sep)
+
+
+def _rel_parts(path: Path, root: Path) -> list[str] | None:
+    if not _inside(path, root):
+        return None
+    return list(path.relative_to(root).parts)
+
+
+def _real_homes() -> list[str]:
+    homes = [os.path.expanduser("~")]
+    try:
+        import pwd
+
+        homes.append(pwd.getpwuid(os.getuid()).pw_dir)
+    except (ImportError, KeyError, OSError):
+        pass
+    return list(dict.fromkeys(h for h in homes if h and h != "~"))
+
+
+def _expand_sensitive(entries: Iterable[str]) -> list[tuple[str, list[Path]]]:
+    homes = _real_homes()
+    out: list[tuple[str, list[Path]]] = []
+    for entry in entries:
+        if entry == "~" or entry.startswith("~/"):
+            raw = [os.path.join(h, entry[2:]) for h in homes]
+        else:
+            raw = [os.path.expanduser(entry)]
+        places: list[Path] = []
+        for r in raw:
+            for p in (os.path.abspath(r), os.path.realpath(r)):
+                if Path(p) not in places:
+                    places.append(Path(p))
+        out.append((entry, places))
+    return out
+
+
+_GLOB_CACHE: dict[tuple[str, bool], re.Pattern[str]] = {}
+
+
+def glob_to_regex(pattern: str, *, ignore_case: bool = True) -> re.Pattern[str]:
+    """A gitignore-style glob for a slash path: ``*`` stays in one folder, ``**`` crosses."""
+    key = (pattern, ignore_case)
+    cached = _GLOB_CACHE.get(key)
+    if cached is not None:
+        return cached
+    out, i = [], 0
+    while i < len(pattern):
+        c = pattern[i]
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+            continue
+        if pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+            continue
+        if c == "*":
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        elif c == "[":
+            end = pattern.find("]", i + 1)
+            if end == -1:
+                out.append(re.escape(c))
+            else:
+                body = pattern[i + 1 : end].replace("\\", "\\\\")
+                if body.startswith("!"):
+                    body = "^" + body[1:]
+                out.append(f"[{body}]")
+                i = end
+        else:
+            out.append(re.escape(c))
+        i += 1
+    flags = re.DOTALL | (re.IGNORECASE if ignore_case else 0)
+    compiled = re.compile("".join(out) + r"\Z", flags)
+    _GLOB_CACHE[key] = compiled
+    return compiled
+
+
+def glob_matches(pattern: str, parts: list[str], is_dir: bool | None = None) -> bool:
+    """Whether a gitignore-style ``pattern`` refuses the path made of ``parts``.
+
+    A pattern matching a folder refuses everything inside it. Names compare without
+    case, so a case-insensitive file system cannot be used to slip past a rule.
+    """
+    dir_only = pattern.endswith("/")
+    pattern = pattern.rstrip("/")
+    if not pattern or not parts:
+        return False
+    last = len(parts) - 1
+    if "/" not in pattern:
+        for i, part in enumerate(parts):
+            if dir_only and i == last and is_dir is False:
+                continue
+            if fnmatch.fnmatchcase(part.lower(), pattern.lower()):
+                return True
+        return False
+    regex = glob_to_regex(pattern.lstrip("/"))
+    for i in range(len(parts)):
+        if dir_only and i == last and is_dir is False:
+            continue
+        if regex.match("/".join(parts[: i + 1])):
+            return True
+    return False

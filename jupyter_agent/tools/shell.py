@@ -1,0 +1,410 @@
+"""The shell tool: run a command in the workspace, streaming its output.
+
+A command runs in a process group of its own, with no stdin and without the
+environment variables that look like secrets. Whatever ends it early — its timeout, or
+the user's Stop (a cancel of the agent's task) — ends the whole group: SIGTERM, then
+SIGKILL two seconds later, and the process is awaited, so nothing is left running.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import contextlib
+import os
+import re
+import signal
+import time
+from collections import deque
+from collections.abc import Awaitable, Mapping
+from pathlib import Path
+from typing import Any, TypeVar
+
+from ..errors import ToolError
+from ..permissions import Permission
+from ..sandbox import sandbox_for
+from ._tool import ToolContext, ToolOutput, tool
+
+MAX_OUTPUT_LINES = 200
+MAX_OUTPUT_CHARS = 30_000
+"""What the model sees of a command's output: the first and last part of it."""
+LINE_MAX_CHARS = 2000
+MAX_TIMEOUT = 1800.0
+KILL_GRACE = 2.0
+"""Seconds between SIGTERM and SIGKILL."""
+EXIT_GRACE = 1.0
+"""How long output may go on after the command exits (background children holding it)."""
+PROGRESS_INTERVAL = 0.1
+"""At most ten progress events a second."""
+PROGRESS_MAX_LINES = 200
+PROGRESS_MAX_CHARS = 16_000
+
+SECRET_NAME_PARTS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL")
+"""An environment variable whose name contains one of these never reaches a command."""
+
+T = TypeVar("T")
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][A-Za-z0-9]|\x1b[=>]")
+
+
+def command_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment a command gets: ``base`` (os.environ) minus secret-looking names."""
+    env = {
+        name: value
+        for name, value in (os.environ if base is None else base).items()
+        if not any(part in name.upper() for part in SECRET_NAME_PARTS)
+    }
+    # No pager and no prompt can wait for input that never comes.
+    env.update(PAGER="cat", GIT_PAGER="cat", GIT_TERMINAL_PROMPT="0", PYTHONUNBUFFERED="1")
+    return env
+
+
+def _summary(a: Mapping[str, Any]) -> str:
+    where = a.get("working_dir", ".")
+    return f"Run: {a.get('command', '')}" + (f" (in {where})" if where not in (".", "") else "")
+
+
+@tool(category="execute", permissions={Permission.EXECUTE_COMMANDS}, summary=_summary)
+async def execute_command(
+    ctx: ToolContext, command: str, working_dir: str = ".", timeout: float = 60
+) -> ToolOutput:
+    """Run a shell command (/bin/sh) in the workspace and return its exit code and output
+    (stdout and stderr together, in order). Long output keeps its first and last parts
+    (200 lines / 30 KB in all). The command gets no input (stdin is empty): use
+    non-interactive flags (e.g. `-y`). Secret-looking environment variables (names with
+    KEY, TOKEN, SECRET, PASSWORD, CREDENTIAL) are removed. On timeout the command and
+    every process it started are killed. To leave a process running in the background,
+    redirect its output (`cmd > log.txt 2>&1 &`); otherwise it is killed when the command
+    ends.
+
+    Args:
+        command: The shell command line.
+        working_dir: Folder to run it in, relative to the workspace root.
+        timeout: Seconds before the command is killed (at most 1800).
+    """
+    if not command.strip():
+        raise ToolError("The command is empty.")
+    if not 0 < timeout <= MAX_TIMEOUT:
+        raise ToolError(f"timeout must be more than 0 and at most {MAX_TIMEOUT:.0f} seconds.")
+    sandbox = sandbox_for(ctx)
+    cwd = sandbox.resolve(working_dir, must_exist=True)
+    if not cwd.is_dir():
+        raise ToolError(f"working_dir {working_dir!r} is a file, not a folder.")
+
+    output = _Output()
+    started = time.monotonic()
+    try:
+        proc = await _spawn(command, cwd)
+    except OSError as exc:
+        raise ToolError(f"Could not start the command: {exc.strerror or exc}.") from None
+
+    streamer = asyncio.create_task(_stream_progress(ctx, output))
+    try:
+        outcome = await _supervise(proc, output, timeout)
+    except BaseException:
+        # Stop (CancelledError) or anything else: end the whole group, then re-raise.
+        _, cancelled_again = await _shielded(_kill_group(proc))
+        if cancelled_again:
+            raise asyncio.CancelledError from None
+        raise
+    finally:
+        _close_pipes(proc)
+        streamer.cancel()
+        await asyncio.wait([streamer])
+    output.close()
+    await _send_progress(ctx, output)
+    duration = time.monotonic() - started
+
+    code = proc.returncode
+    took = _seconds(duration)
+    if outcome == "timeout":
+        status = (
+            f"[timed out after {_seconds(timeout)}: the command and all its child processes "
+            "were killed]"
+        )
+    elif code is not None and code < 0:
+        status = f"[killed by signal {_signal_name(-code)} after {took}]"
+    else:
+        status = f"[exit code {code} after {took}]"
+    if outcome == "held":
+        status = status[:-1] + "; background processes it left holding its output were killed]"
+    body = output.text() or "(no output)"
+    return ToolOutput(
+        f"{body}\n{status}",
+        data={
+            "exit_code": code,
+            "duration": round(duration, 3),
+            "timed_out": outcome == "timeout",
+            "omitted_lines": output.omitted,
+        },
+        is_error=outcome == "timeout",
+    )
+
+
+WORKSPACE_TOOLS = (execute_command,)
+"""The shell tools, in the order the model sees them."""
+
+
+# --- running -------------------------------------------------------------------------
+
+
+async def _supervise(proc: asyncio.subprocess.Process, output: _Output, timeout: float) -> str:
+    """Read the output until the command ends: 'exited', 'timeout' or 'held'.
+
+    'held': the command exited, but processes it started in the background kept its
+    output open; they are killed after a short grace rather than waited for.
+    """
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    assert proc.stdout is not None
+    reader = asyncio.create_task(_pump(proc.stdout, output))
+    try:
+        exited_at: float | None = None
+        while not reader.done():
+            now = loop.time()
+            if now >= deadline:
+                await _kill_group(proc)
+                await asyncio.wait({reader}, timeout=0.5)  # what was written before the kill
+                return "timeout"
+            # proc.wait() only returns once the output is closed; returncode is set at exit.
+            if proc.returncode is not None:
+                exited_at = exited_at or now
+                if now - exited_at >= EXIT_GRACE:
+                    await _kill_group(proc)
+                    await asyncio.wait({reader}, timeout=0.5)
+                    return "held"
+            await asyncio.wait({reader}, timeout=min(0.05, deadline - now))
+        # The output is closed: the command has exited, or is about to.
+        waiter = asyncio.ensure_future(proc.wait())
+        await asyncio.wait({waiter}, timeout=max(0.0, deadline - loop.time()))
+        if not waiter.done():
+            waiter.cancel()
+            await _kill_group(proc)
+            return "timeout"
+        return "exited"
+    finally:
+        reader.cancel()
+
+
+async def _pump(stream: asyncio.StreamReader, output: _Output) -> None:
+    while chunk := await stream.read(65536):
+        output.feed(chunk)
+
+
+async def _kill_group(proc: asyncio.subprocess.Process) -> None:
+    """End the command's process group: SIGTERM, SIGKILL after a grace, then reap."""
+    pgid = proc.pid
+    if _group_alive(pgid):
+        _signal_group(pgid, signal.SIGTERM)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + KILL_GRACE
+        # Nothing signals the end of a group's orphans: poll.
+        while _group_alive(pgid) and loop.time() < deadline:  # noqa: ASYNC110
+            await asyncio.sleep(0.02)
+        if _group_alive(pgid):
+            _signal_group(pgid, signal.SIGKILL)
+    if proc.returncode is None:
+        with contextlib.suppress(ProcessLookupError):
+            proc.kill()  # outside a group (no killpg on this platform)
+    # Not proc.wait(): called before the exit it also waits for the output to close,
+    # which a process that left the group (setsid) may hold open for ever.
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 1.0
+    while proc.returncode is None and loop.time() < deadline:  # noqa: ASYNC110
+        await asyncio.sleep(0.01)
+
+
+def _close_pipes(proc: asyncio.subprocess.Process) -> None:
+    """Stop reading the output (kept open by a process that escaped the group, if any)."""
+    transport = getattr(proc, "_transport", None)  # asyncio closes it only at EOF
+    if transport is not None:
+        transport.close()
+
+
+def _signal_group(pgid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+def _group_alive(pgid: int) -> bool:
+    """Whether a process of the group still runs (zombies, waiting to be reaped, do not)."""
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        names = None
+    if names is None or not os.path.exists("/proc/self/stat"):
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
+            return True
+    return False
+
+
+async def _shielded(aw: Awaitable[T]) -> tuple[T, bool]:
+    """Await ``aw`` to its end even if the caller is cancelled meanwhile.
+
+    Returns the result and whether a cancel arrived; the caller must then re-raise it.
+    """
+    task = asyncio.ensure_future(aw)
+    cancelled = False
+    while not task.done():
+        try:
+            await asyncio.shield(task)
+        except asyncio.CancelledError:
+            cancelled = cancelled or not task.cancelled()
+    return task.result(), cancelled
+
+
+async def _spawn(command: str, cwd: Path) -> asyncio.subprocess.Process:
+    """Start the command in a process group of its own.
+
+    A cancel can land after the fork but before the process object exists; asyncio then
+    kills the shell alone, and what it started lives on. So the spawn is finished even
+    then, and the whole group ended, before the cancel goes on.
+    """
+    spawn = asyncio.ensure_future(
+        asyncio.create_subprocess_shell(
+            command,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            cwd=cwd,
+            env=command_env(),
+            start_new_session=True,  # its own process group: killed as one
+        )
+    )
+    try:
+        return await asyncio.shield(spawn)
+    except asyncio.CancelledError:
+        if spawn.done() and spawn.cancelled():
+            raise
+        try:
+            proc, _ = await _shielded(spawn)
+        except Exception:
+            raise asyncio.CancelledError from None
+        await _shielded(_kill_group(proc))
+        _close_pipes(proc)
+        raise
+
+
+# --- output --------------------------------------------------------------------------
+
+
+class _Output:
+    """A command's output as lines: the first and last part, and what is new for progress."""
+
+    def __init__(
+        self, max_lines: int = MAX_OUTPUT_LINES, max_chars: int = MAX_OUTPUT_CHARS
+    ) -> None:
+        self.head_lines, self.head_chars = max_lines // 2, max_chars // 2
+        self.tail_lines, self.tail_chars = max_lines - self.head_lines, max_chars - self.head_chars
+        self.head: list[str] = []
+        self.head_size = 0
+        self.head_full = False
+        self.tail: deque[str] = deque()
+        self.tail_size = 0
+        self.omitted = 0
+        """Lines left out between the head and the tail."""
+        self.pending: list[str] = []
+        """Lines not yet sent as progress."""
+        self._partial = ""
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+
+    def feed(self, data: bytes) -> None:
+        text = self._partial + self._decoder.decode(data)
+        *lines, self._partial = text.split("\n")
+        for line in lines:
+            self._add(line)
+        if len(self._partial) > 4 * LINE_MAX_CHARS:  # a very long line: keep memory bounded
+            self._add(self._partial)
+            self._partial = ""
+
+    def close(self) -> None:
+        rest = self._partial + self._decoder.decode(b"", final=True)
+        self._partial = ""
+        if rest:
+            self._add(rest)
+
+    def text(self) -> str:
+        gap = [f"… {self.omitted:,} lines omitted …"] if self.omitted else []
+        return "\n".join([*self.head, *gap, *self.tail])
+
+    def take_pending(self) -> str:
+        lines, self.pending = self.pending, []
+        if len(lines) > PROGRESS_MAX_LINES or sum(len(ln) + 1 for ln in lines) > PROGRESS_MAX_CHARS:
+            kept: list[str] = []
+            size = 0
+            for line in reversed(lines[-PROGRESS_MAX_LINES:]):
+                if size + len(line) + 1 > PROGRESS_MAX_CHARS:
+                    break
+                kept.append(line)
+                size += len(line) + 1
+            kept.reverse()
+            lines = [f"… {len(lines) - len(kept):,} lines …", *kept]
+        return "".join(line + "\n" for line in lines)
+
+    def _add(self, line: str) -> None:
+        line = _clean(line)
+        if len(line) > LINE_MAX_CHARS:
+            line = f"{line[:LINE_MAX_CHARS]}… [{len(line) - LINE_MAX_CHARS:,} more characters]"
+        self.pending.append(line)
+        cost = len(line) + 1
+        if (
+            not self.head_full
+            and len(self.head) < self.head_lines
+            and self.head_size + cost <= self.head_chars
+        ):
+            self.head.append(line)
+            self.head_size += cost
+            return
+        self.head_full = True
+        self.tail.append(line)
+        self.tail_size += cost
+        while len(self.tail) > self.tail_lines or self.tail_size > self.tail_chars:
+            self.tail_size -= len(self.tail.popleft()) + 1
+            self.omitted += 1
+
+
+def _clean(line: str) -> str:
+    """A line as a terminal would end up showing it: no colours, carriage returns applied."""
+    line = _ANSI.sub("", line.removesuffix("\r"))
+    if "\r" in line:
+        parts = [p for p in line.split("\r") if p]
+        line = parts[-1] if parts else ""
+    return line
+
+
+async def _stream_progress(ctx: ToolContext, output: _Output) -> None:
+    while True:
+        await asyncio.sleep(PROGRESS_INTERVAL)
+        await _send_progress(ctx, output)
+
+
+async def _send_progress(ctx: ToolContext, output: _Output) -> None:
+    if output.pending:
+        await ctx.progress(output.take_pending())
+
+
+def _seconds(value: float) -> str:
+    return f"{value:.1f} s" if value < 100 else f"{value:.0f} s"
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return str(number)
