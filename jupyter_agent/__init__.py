@@ -63,6 +63,11 @@ __all__ = [
 ]
 
 
+def _jupyter_labextension_paths() -> list[dict[str, str]]:
+    """Where the prebuilt lab extension lives (for ``jupyter labextension develop``)."""
+    return [{"src": "labextension", "dest": "jupyter-agent"}]
+
+
 def load_ipython_extension(ipython: Any) -> None:
     """``%load_ext jupyter_agent``: register the %agent magics."""
     from .jupyter import load_ipython_extension as load

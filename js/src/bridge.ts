@@ -1,0 +1,305 @@
+/**
+ * The notebook bridge's kernel side in the browser: registers the
+ * `jupyter_agent` comm target on the kernel of every notebook (again after a
+ * kernel change or restart), accepts a comm only for the notebook whose path
+ * the kernel names, and answers its requests through the dispatch table.
+ */
+import type { ISessionContext } from '@jupyterlab/apputils';
+import type { IConsoleTracker } from '@jupyterlab/console';
+import type { DocumentRegistry } from '@jupyterlab/docregistry';
+import type {
+  INotebookModel,
+  INotebookTracker,
+  NotebookPanel
+} from '@jupyterlab/notebook';
+import type { Kernel, KernelMessage } from '@jupyterlab/services';
+import type { JSONObject } from '@lumino/coreutils';
+import type { IDisposable } from '@lumino/disposable';
+import { Signal } from '@lumino/signaling';
+
+import { OperationTable, pathsMatch } from './model';
+import { registerCoreOperations } from './operations';
+import {
+  BridgeErrors,
+  COMM_TARGET,
+  type IAgentBridge,
+  type INotebookTarget,
+  type IOpenData,
+  type OperationHandler
+} from './tokens';
+
+type CommOpenCallback = (
+  comm: Kernel.IComm,
+  msg: KernelMessage.ICommOpenMsg
+) => void;
+
+/** What the bridge keeps per kernel connection it registered on. */
+interface IKernelEntry {
+  /** The registered callback: one per connection, so registering twice is impossible. */
+  readonly callback: CommOpenCallback;
+  /** Set on restart; the target is registered again once the connection is back. */
+  stale: boolean;
+  /** Accepted comms on this connection; a restart or disposal drops them. */
+  readonly channels: Set<Channel>;
+}
+
+/** An accepted comm, bound to one notebook. */
+class Channel {
+  constructor(
+    readonly comm: Kernel.IComm,
+    readonly target: INotebookTarget,
+    private readonly _forget: (channel: Channel) => void
+  ) {
+    target.context.disposed.connect(this._onContextDisposed, this);
+  }
+
+  /** Close the comm from this side, telling the kernel why. */
+  close(error: string): void {
+    if (!this.comm.isDisposed) {
+      try {
+        this.comm.close({ error });
+      } catch {
+        // The kernel connection went first; nothing left to tell.
+      }
+    }
+    this.drop();
+  }
+
+  /** Forget the channel without messaging the kernel (closed by the kernel, or gone). */
+  drop(): void {
+    Signal.disconnectReceiver(this);
+    this._forget(this);
+  }
+
+  send(data: JSONObject): void {
+    if (this.comm.isDisposed) {
+      return;
+    }
+    try {
+      this.comm.send(data);
+    } catch (error) {
+      console.warn(`${COMM_TARGET}: could not send a reply`, error);
+    }
+  }
+
+  private _onContextDisposed(): void {
+    this.close(BridgeErrors.notebookClosed);
+  }
+}
+
+export class NotebookBridge implements IAgentBridge, IDisposable {
+  constructor(options: NotebookBridge.IOptions) {
+    this.version = options.version;
+    this._notebooks = options.notebooks;
+    registerCoreOperations(this._table, this.version);
+
+    this._notebooks.forEach(panel => this._watch(panel.sessionContext));
+    this._notebooks.widgetAdded.connect(
+      (_, panel) => this._watch(panel.sessionContext),
+      this
+    );
+    // Only the first connection of a browser tab to a kernel handles comms
+    // (KernelManager.connectTo), and one without our target closes the comm.
+    // A console on the notebook's kernel may be that connection (page reload
+    // restores widgets in any order), so register there too; the lookup below
+    // is by kernel id, so it still finds the notebook.
+    if (options.consoles) {
+      const consoles = options.consoles;
+      consoles.forEach(panel => this._watch(panel.sessionContext));
+      consoles.widgetAdded.connect(
+        (_, panel) => this._watch(panel.sessionContext),
+        this
+      );
+    }
+  }
+
+  readonly version: string;
+
+  get operations(): readonly string[] {
+    return this._table.operations;
+  }
+
+  get isDisposed(): boolean {
+    return this._isDisposed;
+  }
+
+  registerOperation(op: string, handler: OperationHandler): IDisposable {
+    return this._table.register(op, handler);
+  }
+
+  dispose(): void {
+    if (this._isDisposed) {
+      return;
+    }
+    this._isDisposed = true;
+    for (const [kernel, entry] of this._kernels) {
+      for (const channel of [...entry.channels]) {
+        channel.close(BridgeErrors.notebookClosed);
+      }
+      if (!kernel.isDisposed) {
+        kernel.removeCommTarget(COMM_TARGET, entry.callback);
+      }
+    }
+    this._kernels.clear();
+    Signal.disconnectReceiver(this);
+  }
+
+  /** Follow a session context's kernel: the current one and every later one. */
+  private _watch(sessionContext: ISessionContext): void {
+    // Views of one notebook share its context, hence its session context.
+    if (this._isDisposed || this._sessions.has(sessionContext)) {
+      return;
+    }
+    this._sessions.add(sessionContext);
+    sessionContext.kernelChanged.connect(this._onKernelChanged, this);
+    this._attach(sessionContext.session?.kernel ?? null);
+  }
+
+  private _onKernelChanged(
+    _: ISessionContext,
+    change: { newValue: Kernel.IKernelConnection | null }
+  ): void {
+    // The old connection is disposed by its session; _onKernelDisposed cleans up.
+    this._attach(change.newValue);
+  }
+
+  private _attach(kernel: Kernel.IKernelConnection | null): void {
+    if (kernel === null || kernel.isDisposed || this._kernels.has(kernel)) {
+      return;
+    }
+    const entry: IKernelEntry = {
+      callback: (comm, msg) => this._onCommOpen(kernel, entry, comm, msg),
+      stale: false,
+      channels: new Set()
+    };
+    this._kernels.set(kernel, entry);
+    // A no-op on a connection that does not handle comms (another one in this
+    // tab does, and it is registered through its own widget).
+    kernel.registerCommTarget(COMM_TARGET, entry.callback);
+    kernel.statusChanged.connect(this._onKernelStatus, this);
+    kernel.connectionStatusChanged.connect(this._onConnectionStatus, this);
+    kernel.disposed.connect(this._onKernelDisposed, this);
+  }
+
+  private _onKernelStatus(
+    kernel: Kernel.IKernelConnection,
+    status: Kernel.Status
+  ): void {
+    const entry = this._kernels.get(kernel);
+    if (entry && (status === 'restarting' || status === 'autorestarting')) {
+      // The kernel's comms die with it (the connection disposes them).
+      entry.stale = true;
+      for (const channel of [...entry.channels]) {
+        channel.drop();
+      }
+    }
+  }
+
+  private _onConnectionStatus(
+    kernel: Kernel.IKernelConnection,
+    status: Kernel.ConnectionStatus
+  ): void {
+    const entry = this._kernels.get(kernel);
+    if (entry && entry.stale && status === 'connected') {
+      // services 7.6 keeps the target registry across a restart; replacing
+      // our own callback is idempotent and covers a connection that does not.
+      entry.stale = false;
+      kernel.removeCommTarget(COMM_TARGET, entry.callback);
+      kernel.registerCommTarget(COMM_TARGET, entry.callback);
+    }
+  }
+
+  private _onKernelDisposed(kernel: Kernel.IKernelConnection): void {
+    const entry = this._kernels.get(kernel);
+    if (entry) {
+      for (const channel of [...entry.channels]) {
+        channel.drop();
+      }
+      this._kernels.delete(kernel);
+    }
+  }
+
+  /**
+   * A kernel opened a comm to our target. Must not return a promise: the
+   * connection pauses all its message processing until such a promise settles.
+   */
+  private _onCommOpen(
+    kernel: Kernel.IKernelConnection,
+    entry: IKernelEntry,
+    comm: Kernel.IComm,
+    msg: KernelMessage.ICommOpenMsg
+  ): void {
+    const data = (msg.content.data ?? {}) as IOpenData;
+    const kernelPath = typeof data.path === 'string' ? data.path : '';
+    const context = this._findContext(kernel.id, kernelPath);
+    if (context === null) {
+      console.warn(
+        `${COMM_TARGET}: refusing a comm for ${JSON.stringify(kernelPath)}: ` +
+          'no notebook on this kernel has that path'
+      );
+      try {
+        comm.close({ error: BridgeErrors.pathMismatch });
+      } catch {
+        // The connection is gone already.
+      }
+      return;
+    }
+    const notebooks = this._notebooks;
+    const target: INotebookTarget = {
+      get path() {
+        return context.path;
+      },
+      context,
+      get panel() {
+        return (
+          notebooks.find(p => p.context === context && !p.isDisposed) ?? null
+        );
+      }
+    };
+    const channel = new Channel(comm, target, c => entry.channels.delete(c));
+    entry.channels.add(channel);
+    comm.onMsg = msg => {
+      // Not awaited, on purpose (see above): an operation that waits for
+      // kernel output (running a cell) would otherwise wait for itself.
+      void this._answer(channel, msg.content.data);
+    };
+    comm.onClose = () => channel.drop();
+  }
+
+  private async _answer(channel: Channel, data: unknown): Promise<void> {
+    const reply = await this._table.dispatch(data, channel.target);
+    channel.send(reply as JSONObject);
+  }
+
+  /** The notebook on kernel `kernelId` whose path matches the kernel's, if any. */
+  private _findContext(
+    kernelId: string,
+    kernelPath: string
+  ): DocumentRegistry.IContext<INotebookModel> | null {
+    const panel = this._notebooks.find(
+      (p: NotebookPanel) =>
+        !p.isDisposed &&
+        !p.context.isDisposed &&
+        p.sessionContext.session?.kernel?.id === kernelId &&
+        pathsMatch(kernelPath, p.context.path)
+    );
+    return panel?.context ?? null;
+  }
+
+  private _isDisposed = false;
+  private _notebooks: INotebookTracker;
+  private _table = new OperationTable<INotebookTarget>();
+  private _sessions = new WeakSet<ISessionContext>();
+  private _kernels = new Map<Kernel.IKernelConnection, IKernelEntry>();
+}
+
+export namespace NotebookBridge {
+  export interface IOptions {
+    /** The notebooks whose kernels may open the comm. */
+    notebooks: INotebookTracker;
+    /** Consoles, whose connection may be the one handling a notebook kernel's comms. */
+    consoles?: IConsoleTracker | null;
+    /** The extension's version, reported by `ping`. */
+    version: string;
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * The bridge's state and rules, without DOM or kernel: which path matches
+ * which notebook, and the table that turns a request into a reply.
+ */
+import type { PartialJSONValue } from '@lumino/coreutils';
+import { DisposableDelegate, type IDisposable } from '@lumino/disposable';
+
+import {
+  BridgeErrors,
+  type BridgeReply,
+  type IBridgeRequest,
+  type IBridgeTarget,
+  type OperationHandler
+} from './tokens';
+
+/**
+ * A path reduced to `a/b/c` form: forward slashes, no `.` segments, no empty
+ * segments, no drive prefix of JupyterLab's own (`RTC:nb.ipynb`). A Windows
+ * drive letter (`C:/...`) is kept: it is part of an absolute path.
+ */
+export function normalisePath(path: string): string {
+  let p = path.normalize('NFC').replace(/\\/g, '/');
+  const drive = /^([^/:]{2,}):/.exec(p);
+  if (drive) {
+    p = p.slice(drive[0].length);
+  }
+  const absolute = p.startsWith('/');
+  const segments = p.split('/').filter(s => s !== '' && s !== '.');
+  return (absolute ? '/' : '') + segments.join('/');
+}
+
+/**
+ * Whether the kernel's notebook path and the frontend's name the same file.
+ *
+ * The kernel's path (`__session__`) may be absolute while JupyterLab's is
+ * relative to the server root, so they match when equal or when one ends with
+ * the other on a segment boundary (`/srv/work/a.ipynb` matches `work/a.ipynb`,
+ * not `ork/a.ipynb`).
+ */
+export function pathsMatch(kernelPath: string, frontendPath: string): boolean {
+  const a = normalisePath(kernelPath).replace(/^\//, '');
+  const b = normalisePath(frontendPath).replace(/^\//, '');
+  if (a === '' || b === '') {
+    return false;
+  }
+  if (a === b) {
+    return true;
+  }
+  const [longer, shorter] = a.length > b.length ? [a, b] : [b, a];
+  return longer.endsWith(`/${shorter}`);
+}
+
+/** Why a request cannot be dispatched, or null when it is well formed. */
+function requestProblem(data: unknown): string | null {
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+    return 'not a JSON object';
+  }
+  const { id, op } = data as { id?: unknown; op?: unknown };
+  if (typeof id !== 'string' || id === '') {
+    return 'no string "id"';
+  }
+  if (typeof op !== 'string' || op === '') {
+    return 'no string "op"';
+  }
+  return null;
+}
+
+/**
+ * The dispatch table: operation name → async handler. Handlers never see a
+ * malformed request, and whatever they throw becomes an `ok: false` reply, so
+ * one failing operation cannot break the comm.
+ */
+export class OperationTable<T extends IBridgeTarget> {
+  /** The operation names, sorted. */
+  get operations(): string[] {
+    return [...this._handlers.keys()].sort();
+  }
+
+  has(op: string): boolean {
+    return this._handlers.has(op);
+  }
+
+  /** Add `op`; disposing the result removes this handler (not a later replacement). */
+  register(op: string, handler: OperationHandler<T>): IDisposable {
+    if (this._handlers.has(op)) {
+      throw new Error(`operation ${op} is already registered`);
+    }
+    this._handlers.set(op, handler);
+    return new DisposableDelegate(() => {
+      if (this._handlers.get(op) === handler) {
+        this._handlers.delete(op);
+      }
+    });
+  }
+
+  /** The reply to `data` (a comm message's data) for `target`. Never rejects. */
+  async dispatch(data: unknown, target: T): Promise<BridgeReply> {
+    const problem = requestProblem(data);
+    if (problem !== null) {
+      const id = (data as { id?: unknown } | null)?.id;
+      return {
+        id: typeof id === 'string' ? id : null,
+        ok: false,
+        error: BridgeErrors.malformedRequest(problem)
+      };
+    }
+    const request = data as IBridgeRequest;
+    const handler = this._handlers.get(request.op);
+    if (handler === undefined) {
+      return {
+        id: request.id,
+        ok: false,
+        error: BridgeErrors.unknownOperation(request.op)
+      };
+    }
+    try {
+      const result: PartialJSONValue = await handler(request, target);
+      return { id: request.id, ok: true, result: result ?? null };
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      return {
+        id: request.id,
+        ok: false,
+        error: message || 'operation failed'
+      };
+    }
+  }
+
+  private _handlers = new Map<string, OperationHandler<T>>();
+}

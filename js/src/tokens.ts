@@ -1,0 +1,103 @@
+/**
+ * Ids, wire formats and interfaces of the jupyter-agent lab extension.
+ *
+ * Nothing here touches the DOM or a kernel: the plugin ids and the comm
+ * protocol the kernel side (jupyter_agent.jupyter) speaks live in one place.
+ */
+import type { DocumentRegistry } from '@jupyterlab/docregistry';
+import type { INotebookModel, NotebookPanel } from '@jupyterlab/notebook';
+import type { PartialJSONObject, PartialJSONValue } from '@lumino/coreutils';
+import { Token } from '@lumino/coreutils';
+import type { IDisposable } from '@lumino/disposable';
+
+/** The npm and labextension name. */
+export const EXTENSION_NAME = 'jupyter-agent';
+
+/** Plugin ids, `<extension>:<plugin>` as JupyterLab expects. */
+export namespace PluginIDs {
+  export const bridge = `${EXTENSION_NAME}:bridge`;
+}
+
+/** The comm target the kernel opens; must match jupyter_agent's Python side. */
+export const COMM_TARGET = 'jupyter_agent';
+
+/** What this frontend calls itself in replies. */
+export const FRONTEND = 'jupyterlab';
+
+/** Error strings the kernel side matches on. */
+export namespace BridgeErrors {
+  /** The comm's path names another notebook than the one on this kernel. */
+  export const pathMismatch = 'path mismatch';
+  /** The notebook the comm was bound to was closed in the frontend. */
+  export const notebookClosed = 'notebook closed';
+  export const unknownOperation = (op: string): string =>
+    `unknown operation ${op}`;
+  export const malformedRequest = (why: string): string =>
+    `malformed request: ${why}`;
+}
+
+/** `data` of the kernel's comm_open. */
+export interface IOpenData extends PartialJSONObject {
+  /** The notebook path as the kernel knows it (`__session__`): absolute or server-relative. */
+  path?: string;
+}
+
+/** A request the kernel sends over an accepted comm. */
+export interface IBridgeRequest extends PartialJSONObject {
+  id: string;
+  op: string;
+}
+
+/** A successful reply. */
+export interface IBridgeSuccess extends PartialJSONObject {
+  id: string;
+  ok: true;
+  result: PartialJSONValue;
+}
+
+/** A failed reply; `id` is null only when the request had no usable id. */
+export interface IBridgeFailure extends PartialJSONObject {
+  id: string | null;
+  ok: false;
+  error: string;
+}
+
+export type BridgeReply = IBridgeSuccess | IBridgeFailure;
+
+/** Whatever a comm is bound to, seen from the DOM-free model. */
+export interface IBridgeTarget {
+  /** The notebook path as JupyterLab knows it (relative to the server root). */
+  readonly path: string;
+}
+
+/** The notebook an accepted comm is bound to, as operations see it. */
+export interface INotebookTarget extends IBridgeTarget {
+  /** The document context (model, save, path); shared by every view of the notebook. */
+  readonly context: DocumentRegistry.IContext<INotebookModel>;
+  /** A live view of the notebook, for operations that need one (running cells); null once all are closed. */
+  readonly panel: NotebookPanel | null;
+}
+
+/**
+ * One operation of the bridge. It resolves to the reply's `result` or throws;
+ * the error's message becomes the reply's `error`.
+ */
+export type OperationHandler<T extends IBridgeTarget = INotebookTarget> = (
+  request: IBridgeRequest,
+  target: T
+) => Promise<PartialJSONValue>;
+
+/** The notebook bridge, provided to other plugins so they can add operations. */
+export interface IAgentBridge {
+  /** The extension's version, as the ping reply reports it. */
+  readonly version: string;
+  /** The operations known now, sorted. */
+  readonly operations: readonly string[];
+  /** Add an operation; disposing the result removes it again. */
+  registerOperation(op: string, handler: OperationHandler): IDisposable;
+}
+
+export const IAgentBridge = new Token<IAgentBridge>(
+  `${EXTENSION_NAME}:IAgentBridge`,
+  'The comm endpoint the in-kernel agent uses to read and edit its notebook.'
+);

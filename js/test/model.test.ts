@@ -1,0 +1,125 @@
+/**
+ * The DOM-free model (src/model.ts): path matching and the dispatch table.
+ * Compiled to CommonJS by tsconfig.test.json and run with node's test runner.
+ */
+import { strict as assert } from 'node:assert';
+import { describe, it } from 'node:test';
+
+import { OperationTable, normalisePath, pathsMatch } from '../src/model';
+import type { IBridgeTarget } from '../src/tokens';
+
+const target: IBridgeTarget = { path: 'work/a.ipynb' };
+
+describe('normalisePath', () => {
+  it('uses forward slashes and drops empty and dot segments', () => {
+    assert.equal(normalisePath('work\\sub\\.\\a.ipynb'), 'work/sub/a.ipynb');
+    assert.equal(normalisePath('/srv//work/./a.ipynb'), '/srv/work/a.ipynb');
+    assert.equal(normalisePath('./a.ipynb'), 'a.ipynb');
+  });
+
+  it('drops a JupyterLab drive prefix but keeps a Windows drive letter', () => {
+    assert.equal(normalisePath('RTC:work/a.ipynb'), 'work/a.ipynb');
+    assert.equal(
+      normalisePath('C:\\Users\\me\\a.ipynb'),
+      'C:/Users/me/a.ipynb'
+    );
+  });
+});
+
+describe('pathsMatch', () => {
+  it('matches equal paths and an absolute kernel path ending in the frontend path', () => {
+    assert.ok(pathsMatch('work/a.ipynb', 'work/a.ipynb'));
+    assert.ok(pathsMatch('/srv/root/work/a.ipynb', 'work/a.ipynb'));
+    assert.ok(pathsMatch('C:\\srv\\root\\work\\a.ipynb', 'work/a.ipynb'));
+    assert.ok(pathsMatch('a.ipynb', 'RTC:a.ipynb'));
+    assert.ok(pathsMatch('/srv/root/sub dir/ä.ipynb', 'sub dir/ä.ipynb'));
+  });
+
+  it('matches either way round', () => {
+    assert.ok(pathsMatch('work/a.ipynb', '/srv/root/work/a.ipynb'));
+  });
+
+  it('needs a whole segment', () => {
+    assert.ok(!pathsMatch('/srv/root/xwork/a.ipynb', 'work/a.ipynb'));
+    assert.ok(!pathsMatch('/srv/root/work/xa.ipynb', 'a.ipynb'));
+  });
+
+  it('refuses other files and empty paths', () => {
+    assert.ok(!pathsMatch('/srv/root/work/b.ipynb', 'work/a.ipynb'));
+    assert.ok(!pathsMatch('', 'a.ipynb'));
+    assert.ok(!pathsMatch('a.ipynb', ''));
+    assert.ok(!pathsMatch('/', '/'));
+  });
+});
+
+describe('OperationTable', () => {
+  const table = new OperationTable<IBridgeTarget>();
+  table.register('echo', async (request, t) => ({
+    path: t.path,
+    got: request.op
+  }));
+  table.register('fail', async () => {
+    throw new Error('no such cell');
+  });
+
+  it('answers a known operation', async () => {
+    assert.deepEqual(await table.dispatch({ id: '1', op: 'echo' }, target), {
+      id: '1',
+      ok: true,
+      result: { path: 'work/a.ipynb', got: 'echo' }
+    });
+  });
+
+  it('names an unknown operation', async () => {
+    assert.deepEqual(
+      await table.dispatch({ id: '2', op: 'frobnicate' }, target),
+      {
+        id: '2',
+        ok: false,
+        error: 'unknown operation frobnicate'
+      }
+    );
+  });
+
+  it('turns a handler error into an error reply', async () => {
+    assert.deepEqual(await table.dispatch({ id: '3', op: 'fail' }, target), {
+      id: '3',
+      ok: false,
+      error: 'no such cell'
+    });
+  });
+
+  it('refuses malformed requests without calling a handler', async () => {
+    assert.deepEqual(await table.dispatch({ op: 'echo' }, target), {
+      id: null,
+      ok: false,
+      error: 'malformed request: no string "id"'
+    });
+    assert.deepEqual(await table.dispatch({ id: '4' }, target), {
+      id: '4',
+      ok: false,
+      error: 'malformed request: no string "op"'
+    });
+    assert.deepEqual(await table.dispatch([1, 2], target), {
+      id: null,
+      ok: false,
+      error: 'malformed request: not a JSON object'
+    });
+    assert.deepEqual(await table.dispatch(null, target), {
+      id: null,
+      ok: false,
+      error: 'malformed request: not a JSON object'
+    });
+  });
+
+  it('registers an operation once, and disposing removes it', async () => {
+    assert.throws(
+      () => table.register('echo', async () => null),
+      /already registered/
+    );
+    const extra = table.register('extra', async () => null);
+    assert.deepEqual(table.operations, ['echo', 'extra', 'fail']);
+    extra.dispose();
+    assert.deepEqual(table.operations, ['echo', 'fail']);
+  });
+});

@@ -1,0 +1,484 @@
+"""Real JupyterLab in headless Chromium: the fixtures every browser test shares.
+
+- ``lab`` (session): JupyterLab from this environment on a free loopback port, rooted in
+  a temporary directory, isolated from the user's config, settings and workspaces, with
+  news and update checks off and ``window.jupyterapp`` exposed (for waits, as Galata does).
+  It serves the lab extension as built in this tree (``jupyter_agent/labextension``) and
+  refuses to start when ``js/`` changed after that build.
+- ``browser`` (module): Debian's chromium through Python Playwright.
+- ``page`` (function): a fresh browser context; on failure a screenshot, the browser
+  console and the server log tail land in ``test-artifacts/``; kernels started by the
+  test are shut down afterwards.
+- ``open_notebook`` (function): writes a notebook into the server root, opens it and
+  waits for its kernel; the returned ``NotebookUI`` runs cells the way a person does
+  (type into the cell editor, Shift+Enter) and reads what the page shows.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts"
+BUILT_EXTENSION = ROOT / "jupyter_agent" / "labextension"
+JS_SOURCES = [ROOT / "js" / "src", ROOT / "js" / "style", ROOT / "js" / "package.json"]
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
+
+SERVER_START_TIMEOUT = 60.0  # s: JupyterLab answering /api/status
+PAGE_TIMEOUT = 20_000  # ms: the page loading and showing a notebook
+KERNEL_TIMEOUT = 30_000  # ms: a kernel starting, restarting or going idle
+CELL_TIMEOUT = 30_000  # ms: one cell running
+
+# User settings the test server starts with: no news prompt, no update checks.
+LAB_SETTINGS = {
+    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
+        "fetchNews": "false",
+        "checkForUpdates": False,
+    },
+}
+
+
+# --- the server ------------------------------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class LabServer:
+    """A running ``jupyter lab``; ``root`` is its ``root_dir``."""
+
+    url: str
+    root: Path
+    log: Path
+    process: subprocess.Popen[bytes]
+
+    def log_tail(self, lines: int = 60) -> str:
+        try:
+            text = self.log.read_text(errors="replace")
+        except OSError:
+            return "(no server log)"
+        return "\n".join(text.splitlines()[-lines:])
+
+    def write_notebook(self, path: str, sources: list[str] | None = None) -> str:
+        """Create (or replace) a Python 3 notebook at ``path`` under the root; returns ``path``."""
+        cells = [
+            {
+                "cell_type": "code",
+                "execution_count": None,
+                "id": f"cell-{i}",
+                "metadata": {},
+                "outputs": [],
+                "source": source,
+            }
+            for i, source in enumerate(sources or [""])
+        ]
+        notebook = {
+            "cells": cells,
+            "metadata": {
+                "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+                "language_info": {"name": "python"},
+            },
+            "nbformat": 4,
+            "nbformat_minor": 5,
+        }
+        target = self.root / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(json.dumps(notebook, indent=1))
+        return path
+
+
+def _wait_until_serving(url: str, process: subprocess.Popen[bytes], log: Path) -> None:
+    deadline = time.monotonic() + SERVER_START_TIMEOUT
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(
+                f"jupyter lab exited with {process.returncode} before serving; log:\n"
+                + log.read_text(errors="replace")[-4000:]
+            )
+        try:
+            with urllib.request.urlopen(f"{url}/api/status", timeout=2) as response:
+                if response.status == 200:
+                    return
+        except (urllib.error.URLError, OSError):
+            pass
+        time.sleep(0.2)
+    raise RuntimeError(
+        f"jupyter lab did not answer {url}/api/status within {SERVER_START_TIMEOUT:.0f} s; log:\n"
+        + log.read_text(errors="replace")[-4000:]
+    )
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is not None:
+        return
+    process.send_signal(signal.SIGTERM)  # the server shuts its kernels down on the way out
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=5)
+
+
+def _serve_the_built_extension(base: Path) -> str | None:
+    """A JUPYTER_PATH entry whose ``labextensions/jupyter-agent`` is the build in this tree.
+
+    An editable install copies the extension into the environment once, at install time;
+    the tests serve ``jupyter_agent/labextension`` instead, so ``cd js && npm run build``
+    is all a change needs before they see it. A build older than its sources fails the
+    tests rather than testing old code. Without a build in the tree (a regular install),
+    the installed extension is served.
+    """
+    built = BUILT_EXTENSION / "package.json"
+    if not built.exists():
+        return None
+    built_at = built.stat().st_mtime
+    sources = [p for source in JS_SOURCES for p in [source, *source.rglob("*")] if p.is_file()]
+    changed = sorted(str(p.relative_to(ROOT)) for p in sources if p.stat().st_mtime > built_at)
+    if changed:
+        pytest.fail(
+            f"js/ changed after the lab extension was built ({', '.join(changed[:3])}): "
+            "run `npm run build` in js/ (or `pip install -e .`) first",
+            pytrace=False,
+        )
+    path = base / "jupyter-path"
+    (path / "labextensions").mkdir(parents=True)
+    (path / "labextensions" / "jupyter-agent").symlink_to(BUILT_EXTENSION)
+    return str(path)
+
+
+@pytest.fixture(scope="session")
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
+    base = tmp_path_factory.mktemp("lab")
+    root = base / "root"
+    root.mkdir()
+    settings = base / "settings"
+    for name, values in LAB_SETTINGS.items():
+        target = settings / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(json.dumps(values))
+    env = {
+        **os.environ,
+        "JUPYTER_CONFIG_DIR": str(base / "config"),
+        "JUPYTER_RUNTIME_DIR": str(base / "runtime"),
+        "JUPYTERLAB_SETTINGS_DIR": str(settings),
+        "JUPYTERLAB_WORKSPACES_DIR": str(base / "workspaces"),
+        "JUPYTER_PLATFORM_DIRS": "1",
+        "PYDEVD_DISABLE_FILE_VALIDATION": "1",
+    }
+    jupyter_path = _serve_the_built_extension(base)
+    if jupyter_path is not None:
+        env["JUPYTER_PATH"] = os.pathsep.join(filter(None, [jupyter_path, env.get("JUPYTER_PATH")]))
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    log = base / "server.log"
+    command = [
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        "--no-browser",
+        "--expose-app-in-browser",
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        "--IdentityProvider.token=",
+        "--ServerApp.password=",
+        f"--ServerApp.root_dir={root}",
+        "--LabApp.news_url=None",
+        "--LabApp.check_for_updates_class=jupyterlab.handlers.announcements.NeverCheckForUpdate",
+        "--LabApp.extension_manager=readonly",
+    ]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        command.append("--allow-root")  # containers and CI machines often run as root
+    with log.open("wb") as sink:
+        process = subprocess.Popen(
+            command,
+            cwd=root,
+            env=env,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    server = LabServer(url=url, root=root, log=log, process=process)
+    try:
+        _wait_until_serving(url, process, log)
+        yield server
+    finally:
+        _stop(process)
+
+
+# --- the browser -----------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Chromium for one test module. Not for the session: while Playwright's sync API is
+    up, its event loop is the thread's running loop (asyncio's marker is per thread, and
+    Playwright switches greenlets inside ``run_until_complete``), so every async test run
+    meanwhile fails with "cannot be called from a running event loop". Browser test
+    modules therefore hold no async tests."""
+    from playwright.sync_api import sync_playwright
+
+    if not CHROMIUM.exists():
+        subprocess.run([str(ROOT / "scripts" / "ensure-chromium")], check=True)
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+_REPORTS = pytest.StashKey[dict[str, pytest.TestReport]]()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    report = yield
+    item.stash.setdefault(_REPORTS, {})[report.when] = report
+    return report
+
+
+def _failed(node: pytest.Item) -> bool:
+    return any(report.failed for report in node.stash.get(_REPORTS, {}).values())
+
+
+@pytest.fixture
+def page(browser: Any, lab: LabServer, request: pytest.FixtureRequest) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    context.set_default_timeout(PAGE_TIMEOUT)
+    page = context.new_page()
+    console: list[str] = []
+    page.on("console", lambda message: console.append(f"[{message.type}] {message.text}"))
+    page.on("pageerror", lambda error: console.append(f"[pageerror] {error}"))
+    try:
+        yield page
+    finally:
+        if _failed(request.node):
+            ARTIFACTS.mkdir(exist_ok=True)
+            stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", request.node.nodeid)
+            try:
+                page.screenshot(path=str(ARTIFACTS / f"{stem}.png"), full_page=True)
+            except Exception as error:
+                console.append(f"(no screenshot: {error})")
+            (ARTIFACTS / f"{stem}.console.txt").write_text("\n".join(console))
+            (ARTIFACTS / f"{stem}.server.txt").write_text(lab.log_tail(200))
+        try:
+            page.evaluate("() => window.jupyterapp?.serviceManager.sessions.shutdownAll()")
+        except Exception:
+            pass  # the page is gone; the server still shuts the kernels down at the end
+        context.close()
+
+
+# --- a notebook in the page --------------------------------------------------------------
+
+# JavaScript run in the page. Each function takes the notebook's path and finds its panel
+# among the main area's widgets, so nothing depends on which tab is current.
+_PANEL_OF = """const panelOf = path => Array.from(window.jupyterapp?.shell.widgets('main') ?? [])
+  .find(w => w.context?.path === path && w.content?.widgets !== undefined);"""
+
+_PANEL_ID = f"""path => {{ {_PANEL_OF}
+  return panelOf(path)?.id ?? null;
+}}"""
+
+_KERNEL_STATE = f"""path => {{ {_PANEL_OF}
+  const kernel = panelOf(path)?.sessionContext.session?.kernel;
+  return kernel ? `${{kernel.status}}/${{kernel.connectionStatus}}` : 'no kernel';
+}}"""
+
+_KERNEL_ID = f"""path => {{ {_PANEL_OF}
+  return panelOf(path)?.sessionContext.session?.kernel?.id ?? null;
+}}"""
+
+_KERNEL_IDLE = f"path => ({_KERNEL_STATE})(path) === 'idle/connected'"
+
+# Restarts are quick: count them from the kernel's own signal rather than hoping to
+# catch the status between two polls.
+_COUNT_RESTARTS = f"""path => {{ {_PANEL_OF}
+  const kernel = panelOf(path).sessionContext.session.kernel;
+  window.__testRestarts = 0;
+  kernel.statusChanged.connect((_, status) => {{
+    if (status === 'restarting' || status === 'autorestarting') window.__testRestarts++;
+  }});
+}}"""
+
+_CELL_SOURCE = f"""([path, index]) => {{ {_PANEL_OF}
+  return panelOf(path).content.widgets[index]?.model.sharedModel.getSource() ?? null;
+}}"""
+
+_CELL_OUTPUTS = f"""([path, index]) => {{ {_PANEL_OF}
+  return panelOf(path).content.widgets[index].model.toJSON().outputs ?? [];
+}}"""
+
+
+@dataclass
+class NotebookUI:
+    """One open notebook, driven through the page the way a person does."""
+
+    page: Any
+    path: str
+    panel_id: str
+
+    @property
+    def panel(self) -> Any:
+        return self.page.locator(f'[id="{self.panel_id}"]')
+
+    @property
+    def cells(self) -> Any:
+        return self.panel.locator(".jp-Notebook .jp-Cell")
+
+    def kernel_state(self) -> str:
+        return str(self.page.evaluate(_KERNEL_STATE, self.path))
+
+    def wait_for_kernel_idle(self, timeout: float = KERNEL_TIMEOUT) -> None:
+        """Wait until the notebook's kernel is idle and connected, and its toolbar says so."""
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+        try:
+            self.page.wait_for_function(_KERNEL_IDLE, arg=self.path, timeout=timeout)
+            self.panel.locator('.jp-Notebook-ExecutionIndicator[data-status="idle"]').wait_for(
+                timeout=timeout
+            )
+        except PlaywrightTimeout:
+            raise AssertionError(
+                f"the kernel of {self.path} was not idle within {timeout / 1000:.0f} s "
+                f"(kernel: {self.kernel_state()})"
+            ) from None
+
+    def run_cell(
+        self, code: str, *, timeout: float = CELL_TIMEOUT, allow_error: bool = False
+    ) -> str:
+        """Type ``code`` into the last cell (into a new one below if the last is not empty),
+        press Shift+Enter, wait for it to finish and return the text its outputs show.
+        A cell that raises fails the test unless ``allow_error``."""
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+        from playwright.sync_api import expect
+
+        self.wait_for_kernel_idle()
+        index = self.cells.count() - 1
+        cell = self.cells.nth(index)
+        editor = cell.locator(".cm-content")
+        editor.click()
+        if self.page.evaluate(_CELL_SOURCE, [self.path, index]):
+            self.page.keyboard.press("Escape")
+            self.page.keyboard.press("b")  # command mode: insert a cell below
+            index += 1
+            cell = self.cells.nth(index)
+            editor = cell.locator(".cm-content")
+            editor.click()
+        # Inserted as one input event, as a paste is: typed key by key, the editor would
+        # indent every line after a colon a second time.
+        self.page.keyboard.insert_text(code)
+        try:
+            self.page.wait_for_function(
+                f"([path, index, code]) => ({_CELL_SOURCE})([path, index]) === code",
+                arg=[self.path, index, code],
+                timeout=5_000,
+            )
+        except PlaywrightTimeout:
+            shown = self.page.evaluate(_CELL_SOURCE, [self.path, index])
+            raise AssertionError(
+                f"cell {index} of {self.path} holds {shown!r} after typing {code!r}"
+            ) from None
+        self.page.keyboard.press("Shift+Enter")
+        try:
+            expect(cell.locator(".jp-InputPrompt")).to_have_text(
+                re.compile(r"\[\d+\]"), timeout=timeout
+            )
+        except AssertionError:
+            raise AssertionError(
+                f"cell {index} of {self.path} did not finish within {timeout / 1000:.0f} s "
+                f"(kernel: {self.kernel_state()}); it shows:\n{self._output_text(cell)}"
+            ) from None
+        self.wait_for_kernel_idle()
+        text = self._output_text(cell)
+        outputs = self.page.evaluate(_CELL_OUTPUTS, [self.path, index])
+        errors = [output for output in outputs if output["output_type"] == "error"]
+        if errors and not allow_error:
+            error = errors[0]
+            raise AssertionError(
+                f"cell {index} of {self.path} raised {error['ename']}: {error['evalue']}\n{text}"
+            )
+        return text
+
+    def restart_kernel(self) -> None:
+        """Kernel menu → Restart Kernel… → Restart, then wait for the kernel."""
+        self.page.evaluate(_COUNT_RESTARTS, self.path)
+        self.page.get_by_role("menuitem", name="Kernel", exact=True).click()
+        self.page.get_by_role("menuitem", name=re.compile(r"^Restart Kernel…")).first.click()
+        # The dialog's button reads "Restart"; its accessible name is this.
+        self.page.get_by_role("button", name="Confirm Kernel Restart").click()
+        self.page.wait_for_function("() => window.__testRestarts > 0", timeout=KERNEL_TIMEOUT)
+        self.wait_for_kernel_idle()
+
+    def change_kernel(self, kernel_name: str = "python3") -> None:
+        """Kernel menu → Change Kernel… → start a new ``kernel_name`` kernel → Select: a new
+        kernel, hence a new kernel connection. Waits for it to be idle."""
+        before = self.page.evaluate(_KERNEL_ID, self.path)
+        self.page.get_by_role("menuitem", name="Kernel", exact=True).click()
+        self.page.get_by_role("menuitem", name=re.compile(r"^Change Kernel…")).first.click()
+        # The dialog preselects the running kernel; its options' values are JSON.
+        self.page.get_by_role("dialog").locator("select").select_option(
+            value=json.dumps({"name": kernel_name}, separators=(",", ":"))
+        )
+        self.page.get_by_role("button", name="Select Kernel").click()
+        self.page.wait_for_function(
+            f"([path, before]) => ({_KERNEL_ID})(path) !== before",
+            arg=[self.path, before],
+            timeout=KERNEL_TIMEOUT,
+        )
+        self.wait_for_kernel_idle()
+
+    @staticmethod
+    def _output_text(cell: Any) -> str:
+        return "\n".join(cell.locator(".jp-OutputArea-output").all_inner_texts()).strip()
+
+
+@pytest.fixture
+def open_notebook(page: Any, lab: LabServer) -> Callable[..., NotebookUI]:
+    """``open_notebook(path, sources=None)``: write the notebook under the server root,
+    open it in JupyterLab (a fresh workspace) and wait for its kernel to be idle."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    def open_(path: str, sources: list[str] | None = None) -> NotebookUI:
+        lab.write_notebook(path, sources)
+        page.goto(f"{lab.url}/lab/tree/{quote(path)}?reset")
+        try:
+            handle = page.wait_for_function(_PANEL_ID, arg=path, timeout=PAGE_TIMEOUT)
+        except PlaywrightTimeout:
+            raise AssertionError(
+                f"JupyterLab did not open {path} within {PAGE_TIMEOUT / 1000:.0f} s"
+            ) from None
+        notebook = NotebookUI(page=page, path=path, panel_id=str(handle.json_value()))
+        notebook.cells.first.wait_for()
+        notebook.wait_for_kernel_idle()
+        return notebook
+
+    return open_
