@@ -13,6 +13,7 @@ from ..errors import AgentBusy
 from ..events import AgentWarning, Event
 from ..messages import Message
 from ..models import Model, resolve_model
+from ..notebook import ChangeLog, FileBridge, NotebookBridge
 from ..permissions import BUILTIN_ROLES, PermissionPolicy, Role
 from ..rules import Rules
 from ..sandbox import Sandbox
@@ -21,6 +22,7 @@ from ..states import AgentState
 from ..tools import ResourceMap, Tool, ToolRegistry
 from ..tools.control import CONTROL_TOOLS
 from ..tools.files import WORKSPACE_TOOLS as FILE_TOOLS
+from ..tools.notebook import NOTEBOOK_TOOLS
 from ..tools.shell import WORKSPACE_TOOLS as SHELL_TOOLS
 from ._bus import EventBus
 from ._handle import RunHandle
@@ -60,6 +62,7 @@ class Agent:
         settings: str | Path | Settings | None = None,
         sandbox: Sandbox | None = None,
         builtin_tools: bool = True,
+        notebook: str | Path | NotebookBridge | None = None,
     ) -> None:
         """
         Args:
@@ -85,6 +88,8 @@ class Agent:
             sandbox: Where file tools may go (default: the workspace, minus secrets).
             builtin_tools: Offer the workspace tools (files, search, shell) besides the
                 control tools; roles and rules still decide what may run.
+            notebook: The notebook to work on: a bridge, or a path (edited as a file).
+                Adds the notebook tools.
         """
         self.workspace = Path(workspace or Path.cwd()).resolve()
         if isinstance(settings, (str, Path)):
@@ -112,6 +117,11 @@ class Agent:
         self.instructions = instructions
         self.resources = ResourceMap()
         self.resources.insert(sandbox or Sandbox(self.workspace), Sandbox)
+        self.changes = ChangeLog()
+        """The notebook edits of every run, so each run's edits can be undone."""
+        self.resources.insert(self.changes)
+        if notebook is not None:
+            self.attach_notebook(notebook)
         self.metadata: dict[str, Any] = {}
         self.bus = EventBus()
         self.session = session or Session.create(
@@ -169,8 +179,38 @@ class Agent:
             parts.append(role_text)
         if self.instructions:
             parts.append("# Instructions for this agent\n\n" + self.instructions)
-        parts.append(f"# Environment\n\nWorkspace folder: {self.workspace}")
+        environment = f"# Environment\n\nWorkspace folder: {self.workspace}"
+        bridge = self.notebook
+        if bridge is not None:
+            environment += f"\nYour notebook: {bridge.describe()}"
+        parts.append(environment)
         return "\n\n".join(parts)
+
+    # --- the notebook ----------------------------------------------------------------
+
+    @property
+    def notebook(self) -> NotebookBridge | None:
+        return self.resources.get(NotebookBridge)  # type: ignore[type-abstract]
+
+    def attach_notebook(self, notebook: str | Path | NotebookBridge) -> NotebookBridge:
+        """Work on ``notebook`` (a bridge, or a path edited as a file) with the notebook tools."""
+        bridge = notebook if isinstance(notebook, NotebookBridge) else FileBridge(notebook)
+        self.resources.insert(bridge, NotebookBridge)
+        for t in NOTEBOOK_TOOLS:
+            self.tools.register(t, replace=True)
+        return bridge
+
+    async def undo_notebook_changes(self, run_id: str | None = None) -> list[str]:
+        """Undo every notebook edit of a run (default: the last run that edited it)."""
+        bridge = self.notebook
+        if bridge is None:
+            return []
+        if run_id is None:
+            edited = [c.run_id for c in self.changes.changes]
+            if not edited:
+                return []
+            run_id = edited[-1]
+        return await self.changes.undo(bridge, run_id)
 
     # --- runs ----------------------------------------------------------------------
 

@@ -1,0 +1,311 @@
+"""Notebook tools: read, edit and run the cells of the agent's own notebook.
+
+They work through the :class:`~jupyter_agent.notebook.NotebookBridge` in the agent's
+resources (live in JupyterLab, or the .ipynb file). Every edit records what it changed
+(for the diff shown in its tool card, and so a run's edits can be undone in one call).
+"""
+
+from __future__ import annotations
+
+import difflib
+
+from ..errors import ToolError
+from ..messages import ImageBlock
+from ..notebook import CellType, Change, ChangeLog, NotebookBridge
+from ..notebook_view import (
+    ExecutionHistory,
+    Limits,
+    provenance,
+    render_cell,
+    render_notebook,
+    render_output,
+)
+from ..permissions import Permission
+from ..secrets import MASK, mask_secrets
+from ._tool import ToolContext, ToolOutput, tool
+
+P = Permission
+
+
+def bridge_of(ctx: ToolContext) -> NotebookBridge:
+    bridge = ctx.resources.get(NotebookBridge)  # type: ignore[type-abstract]
+    if bridge is None:
+        raise ToolError("No notebook is attached to this agent, so there are no cells to work on.")
+    return bridge
+
+
+def _record(ctx: ToolContext, change: Change) -> None:
+    log = ctx.resources.get(ChangeLog)
+    if log is not None:
+        log.record(change)
+
+
+def _run_id(ctx: ToolContext) -> str:
+    return ctx.run.id if ctx.run is not None else ""
+
+
+def cell_diff(cell_id: str, old: str, new: str) -> str:
+    lines = difflib.unified_diff(
+        old.splitlines(), new.splitlines(), f"a/cell {cell_id}", f"b/cell {cell_id}", lineterm=""
+    )
+    return "\n".join(lines)
+
+
+def _edit_output(message: str, cell_id: str, kind: str, old: str, new: str) -> ToolOutput:
+    diff = cell_diff(cell_id, old, new)
+    shown = mask_secrets(diff)
+    text = f"{message}\n{shown}" if shown else message
+    return ToolOutput(text, diff=diff, data={"cell_id": cell_id, "change": kind})
+
+
+# --- reading --------------------------------------------------------------------------------
+
+
+@tool(category="notebook", permissions={P.READ_NOTEBOOK}, summary="Read the notebook")
+async def read_notebook(ctx: ToolContext) -> ToolOutput:
+    """Read the whole notebook: every cell's id, type, execution count, source and outputs
+    (long outputs trimmed, errors whole, plots attached as images). Flags tell which cells
+    have not run, ran out of order, or were edited since they ran."""
+    bridge = bridge_of(ctx)
+    cells = await bridge.read()
+    view = render_notebook(
+        cells, f"Notebook {bridge.describe()}", ctx.resources.get(ExecutionHistory)
+    )  # type: ignore[type-abstract]
+    return ToolOutput(view.text, images=view.images, data={"cells": len(cells)})
+
+
+@tool(category="notebook", permissions={P.READ_NOTEBOOK}, summary="Read cell {cell_id}")
+async def read_cell(ctx: ToolContext, cell_id: str) -> ToolOutput:
+    """Read one cell in full (longer outputs than read_notebook shows).
+
+    Args:
+        cell_id: The cell's id, as read_notebook shows it.
+    """
+    bridge = bridge_of(ctx)
+    cells = await bridge.read()
+    position = next((i for i, c in enumerate(cells) if c.id == cell_id), None)
+    if position is None:
+        known = ", ".join(c.id for c in cells[:40])
+        raise ToolError(f"There is no cell with id {cell_id!r}. The cell ids are: {known}.")
+    history = ctx.resources.get(ExecutionHistory)  # type: ignore[type-abstract]
+    images: list[ImageBlock] = []
+    text = render_cell(
+        cells[position],
+        position + 1,
+        provenance(cells, history).get(cell_id, ""),
+        Limits(output_head=200, output_tail=50, output_chars=30_000, source_lines=5_000, images=5),
+        images,
+    )
+    return ToolOutput(text, images=images)
+
+
+# --- editing ---------------------------------------------------------------------------------
+
+
+def _where(before: str | None, after: str | None) -> str:
+    if before:
+        return f"before {before}"
+    if after:
+        return f"after {after}"
+    return "at the end"
+
+
+@tool(
+    category="notebook",
+    permissions={P.EDIT_NOTEBOOK},
+    summary=lambda a: (
+        f"Insert {a.get('cell_type', 'code')} cell {_where(a.get('before'), a.get('after'))}"
+    ),
+)
+async def insert_cell(
+    ctx: ToolContext,
+    source: str,
+    cell_type: CellType = "code",
+    after: str | None = None,
+    before: str | None = None,
+) -> ToolOutput:
+    """Insert a new cell. It is not run: call run_cell to run it.
+
+    Args:
+        source: The cell's content.
+        cell_type: code, markdown or raw.
+        after: Put it after the cell with this id.
+        before: Put it before the cell with this id (give after or before, or neither for the end).
+    """
+    bridge = bridge_of(ctx)
+    cell = await bridge.insert(source, cell_type, before=before, after=after)
+    _record(ctx, Change("insert", cell.id, _run_id(ctx)))
+    return _edit_output(
+        f"Inserted {cell_type} cell {cell.id} {_where(before, after)}.",
+        cell.id,
+        "insert",
+        "",
+        source,
+    )
+
+
+@tool(category="notebook", permissions={P.EDIT_NOTEBOOK}, summary="Edit cell {cell_id}")
+async def update_cell(
+    ctx: ToolContext,
+    cell_id: str,
+    source: str | None = None,
+    find: str | None = None,
+    replace: str | None = None,
+    cell_type: CellType | None = None,
+) -> ToolOutput:
+    """Change a cell: replace its whole source, or replace one exact piece of it (find and
+    replace; the piece must occur exactly once), and/or change its type. The cell is not
+    re-run: call run_cell afterwards if its output matters.
+
+    Args:
+        cell_id: The cell's id.
+        source: The new full source.
+        find: Exact text to replace (instead of source).
+        replace: What replaces it.
+        cell_type: A new type: code, markdown or raw.
+    """
+    if source is not None and (find is not None or replace is not None):
+        raise ToolError("Give either source, or find and replace — not both.")
+    if (find is None) != (replace is None):
+        raise ToolError("find and replace go together.")
+    if source is None and find is None and cell_type is None:
+        raise ToolError("Nothing to change: give source, find and replace, or cell_type.")
+    bridge = bridge_of(ctx)
+    old = await bridge.read_cell(cell_id)
+    new_source = old.source
+    if source is not None:
+        if MASK in source and mask_secrets(old.source) != old.source:
+            raise ToolError(
+                "This cell holds a secret that is masked (•••) in what you see; writing the "
+                "masked text back would destroy it. Change the cell with find and replace on "
+                "parts that do not include the secret."
+            )
+        new_source = source
+    elif find is not None and replace is not None:
+        count = old.source.count(find)
+        if count == 0:
+            raise ToolError(
+                f"The text to find does not occur in cell {cell_id}. Read the cell again "
+                "(read_cell) and copy the exact text, including spaces."
+            )
+        if count > 1:
+            raise ToolError(
+                f"The text to find occurs {count} times in cell {cell_id}; include more of "
+                "the surrounding text so it occurs once."
+            )
+        new_source = old.source.replace(find, replace)
+    changed = []
+    if new_source != old.source:
+        await bridge.update(cell_id, new_source)
+        _record(ctx, Change("update", cell_id, _run_id(ctx), before=old))
+        changed.append("source")
+    if cell_type is not None and cell_type != old.cell_type:
+        await bridge.set_type(cell_id, cell_type)
+        _record(ctx, Change("set_type", cell_id, _run_id(ctx), before=old))
+        changed.append(f"type ({old.cell_type} → {cell_type})")
+    if not changed:
+        return ToolOutput(f"Cell {cell_id} already had that content; nothing changed.")
+    return _edit_output(
+        f"Updated the {' and '.join(changed)} of cell {cell_id}.",
+        cell_id,
+        "update",
+        old.source,
+        new_source,
+    )
+
+
+@tool(category="notebook", permissions={P.EDIT_NOTEBOOK}, summary="Delete cell {cell_id}")
+async def delete_cell(ctx: ToolContext, cell_id: str) -> ToolOutput:
+    """Delete a cell (it can be undone).
+
+    Args:
+        cell_id: The cell's id.
+    """
+    bridge = bridge_of(ctx)
+    cells = await bridge.read()
+    ids = [c.id for c in cells]
+    neighbour = ids[ids.index(cell_id) + 1] if cell_id in ids[:-1] else None
+    cell, index = await bridge.delete(cell_id)
+    _record(
+        ctx, Change("delete", cell_id, _run_id(ctx), before=cell, index=index, neighbour=neighbour)
+    )
+    return _edit_output(
+        f"Deleted {cell.cell_type} cell {cell_id} (it was cell {index + 1}).",
+        cell_id,
+        "delete",
+        cell.source,
+        "",
+    )
+
+
+@tool(category="notebook", permissions={P.EDIT_NOTEBOOK}, summary="Move cell {cell_id}")
+async def move_cell(
+    ctx: ToolContext, cell_id: str, after: str | None = None, before: str | None = None
+) -> ToolOutput:
+    """Move a cell next to another one.
+
+    Args:
+        cell_id: The cell to move.
+        after: Put it after the cell with this id.
+        before: Put it before the cell with this id.
+    """
+    if (after is None) == (before is None):
+        raise ToolError("Give exactly one of after or before.")
+    bridge = bridge_of(ctx)
+    ids = [c.id for c in await bridge.read()]
+    if cell_id not in ids:
+        raise ToolError(f"There is no cell with id {cell_id!r}.")
+    position = ids.index(cell_id)
+    neighbour = ids[position + 1] if position + 1 < len(ids) else None
+    index = await bridge.move(cell_id, before=before, after=after)
+    _record(ctx, Change("move", cell_id, _run_id(ctx), index=position, neighbour=neighbour))
+    return ToolOutput(
+        f"Moved cell {cell_id} {_where(before, after)}; it is now cell {index + 1}.",
+        data={"cell_id": cell_id, "change": "move"},
+    )
+
+
+# --- running ---------------------------------------------------------------------------------
+
+
+@tool(category="notebook", permissions={P.EXECUTE_CODE}, summary="Run cell {cell_id}")
+async def run_cell(ctx: ToolContext, cell_id: str, timeout: float = 120) -> ToolOutput:
+    """Run a code cell in the notebook's kernel and wait for its outputs, as if the user
+    ran it (its outputs and execution count appear in the notebook).
+
+    Args:
+        cell_id: The cell's id.
+        timeout: Seconds to wait before interrupting it.
+    """
+    bridge = bridge_of(ctx)
+    result = await bridge.run(cell_id, timeout=timeout)
+    images: list[ImageBlock] = []
+    limits = Limits()
+    parts = [render_output(o, limits, images) for o in result.outputs]
+    body = "\n".join(parts) if parts else "(no output)"
+    count = result.execution_count
+    if result.status == "error" and result.error:
+        evalue = mask_secrets(str(result.error.get("evalue", "")))
+        head = f"Cell {cell_id} [{count}] raised {result.error.get('ename')}: {evalue}"
+    elif result.status == "timeout":
+        head = f"Cell {cell_id} did not finish within {timeout:g} s and was interrupted."
+    elif result.status == "aborted":
+        head = f"Cell {cell_id} was not run (the kernel aborted it, e.g. after an interrupt)."
+    else:
+        head = f"Cell {cell_id} ran [{count}]."
+    return ToolOutput(
+        f"{head}\n{body}",
+        images=images,
+        data={"cell_id": cell_id, "status": result.status, "execution_count": count},
+    )
+
+
+NOTEBOOK_TOOLS = (
+    read_notebook,
+    read_cell,
+    insert_cell,
+    update_cell,
+    delete_cell,
+    move_cell,
+    run_cell,
+)
