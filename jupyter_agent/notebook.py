@@ -176,17 +176,10 @@ class FileBridge:
         after: str | None = None,
         cell_id: str | None = None,
     ) -> Cell:
-        import nbformat
 
         async with self._lock:
             nb = self._load(check=True)
-            make = {
-                "code": nbformat.v4.new_code_cell,
-                "markdown": nbformat.v4.new_markdown_cell,
-                "raw": nbformat.v4.new_raw_cell,
-            }[cell_type]
-            cell = make(source)
-            cell["id"] = cell_id or new_cell_id()
+            cell = _new_cell(cell_type, source, cell_id or new_cell_id())
             nb.cells.insert(_position(nb.cells, before, after), cell)
             self._store(nb)
             return _cell(cell)
@@ -222,19 +215,12 @@ class FileBridge:
             return index
 
     async def set_type(self, cell_id: str, cell_type: CellType) -> Cell:
-        import nbformat
 
         async with self._lock:
             nb = self._load(check=True)
             index = _index(nb.cells, cell_id)
             old = nb.cells[index]
-            make = {
-                "code": nbformat.v4.new_code_cell,
-                "markdown": nbformat.v4.new_markdown_cell,
-                "raw": nbformat.v4.new_raw_cell,
-            }[cell_type]
-            new = make(old["source"])
-            new["id"] = old["id"]
+            new = _new_cell(cell_type, old["source"], old["id"])
             new["metadata"] = old.get("metadata", {})
             nb.cells[index] = new
             self._store(nb)
@@ -265,6 +251,17 @@ class FileBridge:
 
     async def save(self) -> None:
         return None  # every edit is already on disk
+
+
+def _new_cell(cell_type: CellType, source: str, cell_id: str) -> Any:
+    import nbformat
+
+    make = {
+        "code": nbformat.v4.new_code_cell,
+        "markdown": nbformat.v4.new_markdown_cell,
+        "raw": nbformat.v4.new_raw_cell,
+    }[cell_type]
+    return make(source, id=cell_id)
 
 
 def _cell(raw: Any) -> Cell:
