@@ -614,3 +614,26 @@ async def test_the_scripted_model_is_labelled_wherever_it_shows(workspace):
     handle = await agent.run("go")
     assert handle.events_so_far[1].model_label == "Scripted replay — no real model is called"
     assert "Scripted replay — no real model is called" in out.getvalue()
+
+
+async def test_wait_for_user_returns_each_new_request_once(workspace):
+    policy = AskForWrites()
+    agent = agent_for(
+        workspace,
+        call("write_note", text="a"),
+        call("ask_user", question="Which?", options=[{"label": "A", "value": "a"}]),
+        call("write_note", text="b"),
+        call("task_complete", summary="ok"),
+        tools=[write_note],
+        policy=policy,
+    )
+    handle = agent.start("go")
+    assert await handle.wait_for_user() == "write_note(text='a')"
+    handle.approve(True)
+    question = await handle.wait_for_user()  # not the approval just given
+    assert question.question == "Which?"
+    handle.answer("a")
+    assert await handle.wait_for_user() == "write_note(text='b')"
+    handle.approve(False)
+    assert await handle.wait_for_user() is None  # the run ended
+    assert handle.state is AgentState.completed

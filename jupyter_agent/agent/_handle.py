@@ -128,6 +128,22 @@ class RunHandle:
     def __await__(self) -> Generator[Any, None, RunHandle]:
         return self.wait().__await__()
 
+    async def wait_for_user(self) -> Question | str | None:
+        """Wait until the run needs the user — a question (returned) or an approval (its
+        summary) — or has ended (None). For scripts and tests that answer in code."""
+        run = self._run
+        while not run.state.terminal and not run.needs_user.is_set():
+            waits = [
+                asyncio.ensure_future(run.needs_user.wait()),
+                asyncio.ensure_future(run.wait()),
+            ]
+            try:
+                await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for w in waits:
+                    w.cancel()
+        return self.pending_question or self.pending_approval
+
     def add_done_callback(self, callback: Callable[[RunHandle], None]) -> None:
         """Call ``callback(handle)`` on the loop's thread when the run ends (now if it has)."""
         if self.done:
@@ -166,9 +182,9 @@ class RunHandle:
         pending = self._run.pending_question
         if pending is None:
             raise ValueError("the agent is not waiting for an answer")
-        _, question, future = pending
+        question_id, question, _ = pending
         question.resolve(answer)  # raises ValueError with the accepted choices
-        self._call(_settle, future, str(answer))
+        self._call(self._run.resolve_question, question_id, str(answer))
 
     def approve(self, allow: bool = True, remember: bool = False) -> None:
         """Allow or deny the call waiting for approval; ``remember`` allows similar calls
@@ -176,7 +192,7 @@ class RunHandle:
         pending = self._run.pending_permission
         if pending is None:
             raise ValueError("no tool call is waiting for approval")
-        self._call(_settle, pending[2], (bool(allow), bool(remember)))
+        self._call(self._run.resolve_permission, pending[0], bool(allow), bool(remember))
 
     def deny(self) -> None:
         self.approve(False)
@@ -205,8 +221,3 @@ class RunHandle:
         loop = self._loop()
         if not loop.is_closed():
             loop.call_soon_threadsafe(fn, *args)
-
-
-def _settle(future: asyncio.Future[Any], value: Any) -> None:
-    if not future.done():
-        future.set_result(value)

@@ -165,6 +165,8 @@ class Run:
             None
         )
         self.children: list[RunHandle] = []
+        self.needs_user = asyncio.Event()
+        """Set while a question or an approval waits for the user."""
         self.done_callbacks: list[Callable[[], None]] = []
         self._end: tuple[StopReason, str] | None = None
         self._cancel_reason: StopReason | None = None
@@ -575,6 +577,7 @@ class Run:
         qid = uuid.uuid4().hex[:12]
         future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         self.pending_question = (qid, question, future)
+        self.needs_user.set()
         self.emit(
             QuestionAsked(question_id=qid, question=question, timeout=self.limits.question_timeout)
         )
@@ -599,6 +602,7 @@ class Run:
         rid = uuid.uuid4().hex[:12]
         future: asyncio.Future[tuple[bool, bool]] = asyncio.get_running_loop().create_future()
         self.pending_permission = (rid, call, future)
+        self.needs_user.set()
         self.emit(
             PermissionRequested(
                 request_id=rid,
@@ -630,6 +634,23 @@ class Run:
         if not self.state.terminal:
             self.set_state(AgentState.tool_executing, detail=call.name)
         return allowed
+
+    def resolve_question(self, question_id: str, answer: str) -> None:
+        """Answer a pending question (loop thread). Clears it at once, so a caller that
+        waits for the next question does not see this one again."""
+        pending = self.pending_question
+        if pending is not None and pending[0] == question_id and not pending[2].done():
+            pending[2].set_result(answer)
+            self.pending_question = None
+            self.needs_user.clear()
+
+    def resolve_permission(self, request_id: str, allowed: bool, remember: bool) -> None:
+        """Settle a pending approval (loop thread); like :meth:`resolve_question`."""
+        pending = self.pending_permission
+        if pending is not None and pending[0] == request_id and not pending[2].done():
+            pending[2].set_result((allowed, remember))
+            self.pending_permission = None
+            self.needs_user.clear()
 
     # --- what control tools do ----------------------------------------------------
 
