@@ -14,7 +14,6 @@ import os
 import random
 import weakref
 from collections.abc import AsyncIterator
-from contextlib import aclosing
 from typing import Any
 
 from pydantic import TypeAdapter
@@ -163,10 +162,12 @@ class AnthropicModel:
                 ) from exc
             turn = _Turn()
             try:
-                async with aclosing(_events(stream)) as events:
-                    async for event in events:
+                try:
+                    async for event in stream:
                         for part in turn.feed(event):
                             yield part
+                finally:
+                    await stream.close()  # also on Stop: the connection is released at once
                 response = turn.response(self.pricing)
             except Exception as exc:
                 reason = _mid_stream_reason(exc)
@@ -204,14 +205,6 @@ def _shared_client(options: dict[str, Any]) -> Any:
     if client is None:
         client = per_loop[key] = anthropic.AsyncAnthropic(**options)
     return client
-
-
-async def _events(stream: Any) -> AsyncIterator[Any]:
-    try:
-        async for event in stream:
-            yield event
-    finally:
-        await stream.close()
 
 
 def _with_breakpoint_on_last(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
