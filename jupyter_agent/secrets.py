@@ -1,9 +1,13 @@
 """Secret masking: what looks like a credential never reaches the model.
 
-Two signals: a *name* that says secret (``api_key``, ``DB_PASSWORD``, ``auth_token``…)
+Two signals: a *name* that says secret (``api_key``, ``DB_PASSWORD``, ``authToken``…)
 and a *value* that looks like one (provider key formats, bearer tokens, private key
-blocks, long random-looking strings assigned to a secret-named key). Masked values
-keep a short prefix so the user can tell which key was meant.
+blocks, passwords in URLs, literal values assigned to a secret-named key). Masked
+values keep a short prefix so the user can tell which key was meant.
+
+Names are read word by word (``snake_case``, ``kebab-case``, ``camelCase``), so
+``passengers``, ``max_tokens``, ``author`` or ``token_ids`` are not mistaken for
+secrets, while ``db_pass``, ``apiKey`` and ``GITHUB_TOKEN`` are.
 """
 
 from __future__ import annotations
@@ -12,41 +16,117 @@ import re
 
 MASK = "•••"
 
-_SECRET_NAME = re.compile(
-    r"(?i)(pass(word|wd|phrase)?|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|"
-    r"credential|auth|bearer|session[_-]?key|client[_-]?secret|signature|cookie)"
+# --- names ------------------------------------------------------------------------------
+
+_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+
+# Words that say "secret" on their own.
+_SECRET_WORDS = frozenset(
+    {
+        "password",
+        "passwords",
+        "passwd",
+        "passphrase",
+        "pass",
+        "secret",
+        "secrets",
+        "credential",
+        "credentials",
+        "creds",
+        "auth",
+        "authorization",
+        "bearer",
+        "cookie",
+        "cookies",
+        "jwt",
+        "apikey",
+        "apikeys",
+        "authtoken",
+        "accesstoken",
+        "privatekey",
+        "secretkey",
+    }
 )
-_HARMLESS_NAME = re.compile(
-    r"(?i)^(max_tokens|tokens?|token_count|n_tokens|num_tokens|tokenizer|author|authors?)$"
+# Unambiguous words that are secret even inside a longer word (``mypassword``).
+_SECRET_PARTS = ("password", "passwd", "passphrase", "credential", "apikey", "secretkey")
+# "key" is a secret only after one of these (api_key, AWS_ACCESS_KEY_ID, signingKey).
+_KEY_QUALIFIERS = frozenset(
+    {"api", "access", "private", "secret", "session", "signing", "encryption", "master"}
+    | {"client", "license", "app", "auth", "account", "service", "subscription", "ssh"}
 )
+# "pass" is a secret unless a word beside it says it is about passing (tests, people).
+_PASS_COUNTING = frozenset(
+    {"rate", "rates", "count", "counts", "fail", "fails", "failed", "through", "num", "n"}
+    | {"total", "ratio", "percent", "pct", "mark", "grade", "score", "by"}
+)
+# "token" is a secret unless a word beside it says it counts or indexes (NLP tokens).
+_TOKEN_COUNTING = frozenset(
+    {"count", "counts", "max", "min", "num", "n", "len", "length", "limit", "limits"}
+    | {"id", "ids", "type", "types", "usage", "budget", "index", "indices", "pos"}
+    | {"position", "positions", "embedding", "embeddings", "level", "logprobs", "total"}
+)
+
+
+def _words(name: str) -> list[str]:
+    return [w.lower() for w in _WORD.findall(name)]
+
+
+def is_secret_name(name: str) -> bool:
+    """Whether a variable or key name says it holds a secret."""
+    if not name:
+        return False
+    words = _words(name)
+    if not words:
+        return False
+    joined = "".join(words)
+    if any(part in joined for part in _SECRET_PARTS):
+        return True
+    for i, word in enumerate(words):
+        if word == "pass":
+            if not _PASS_COUNTING.intersection(words):
+                return True
+            continue
+        if word in _SECRET_WORDS:
+            return True
+        if word in ("key", "keys") and i > 0 and words[i - 1] in _KEY_QUALIFIERS:
+            return True
+        if word == "token" and not _TOKEN_COUNTING.intersection(words):
+            return True
+        if word == "tokens" and i > 0 and words[i - 1] in ("access", "auth", "api", "refresh"):
+            return True
+    return False
+
+
+# --- values -----------------------------------------------------------------------------
 
 # Value shapes of well-known credentials.
 _VALUE_PATTERNS = [
     re.compile(r"sk-ant-[A-Za-z0-9_\-]{8,}"),  # Anthropic
     re.compile(r"sk-(?:proj-|live-|test-)?[A-Za-z0-9_\-]{20,}"),  # OpenAI, Stripe
     re.compile(r"(?:ghp|gho|ghu|ghs|ghr|github_pat)_[A-Za-z0-9_]{20,}"),  # GitHub
+    re.compile(r"glpat-[A-Za-z0-9_\-]{20,}"),  # GitLab
     re.compile(r"xox[abprs]-[A-Za-z0-9\-]{10,}"),  # Slack
-    re.compile(r"AKIA[0-9A-Z]{16}"),  # AWS access key id
+    re.compile(r"(?:AKIA|ASIA)[0-9A-Z]{16}"),  # AWS access key id
     re.compile(r"AIza[0-9A-Za-z_\-]{35}"),  # Google API key
     re.compile(r"hf_[A-Za-z0-9]{30,}"),  # Hugging Face
     re.compile(r"eyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}"),  # JWT
     re.compile(r"(?i)(?<=bearer )[A-Za-z0-9._~+/\-]{16,}=*"),  # Authorization: Bearer …
     re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----", re.DOTALL),
 ]
-# key = value / key: value / "key": "value" with a secret-sounding key.
+# The password of a URL: scheme://user:PASSWORD@host
+_URL_PASSWORD = re.compile(
+    r"(?P<head>\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s:/@]+:)(?P<value>[^\s@/]+)(?=@)"
+)
+# key = value / key: value / "key": "value" with a secret-sounding key (checked by name).
 _ASSIGNMENT = re.compile(
     r"""(?ix)
-    (?P<key>[\w.\-]*(?:pass(?:word|wd)?|secret|token|api[_-]?key|apikey|access[_-]?key|
-        private[_-]?key|credential|auth)[\w.\-]*)
-    (?P<sep>["']?\s*[:=]\s*["']?)
-    (?P<value>[^\s"',;}{]{6,})
+    (?P<key>[\w.\-]*(?:pass|pwd|secret|token|key|credential|creds|auth|bearer|cookie|jwt)[\w.\-]*)
+    (?P<sep>(?P<q1>["']?)\s*[:=]\s*(?P<q2>["']?))
+    (?P<value>[^\s"',;}{)\]]{6,})
     """
 )
-
-
-def is_secret_name(name: str) -> bool:
-    """Whether a variable or key name says it holds a secret."""
-    return bool(_SECRET_NAME.search(name)) and not _HARMLESS_NAME.match(name)
+_CODE_LIKE = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*(?P<call>[(\[])?$")
+_LITERAL_WORDS = frozenset({"none", "null", "true", "false", "undefined", "nil"})
 
 
 def mask_value(value: str) -> str:
@@ -55,22 +135,40 @@ def mask_value(value: str) -> str:
     return f"{keep}{MASK}"
 
 
+def _mask_assignment(m: re.Match[str]) -> str:
+    value = m.group("value")
+    if MASK in value or not is_secret_name(m.group("key")):
+        return m.group(0)
+    if not m.group("q2") and _reads_as_code(value):
+        return m.group(0)  # `token = getpass()`, `key=cfg.api_key`, `password=password`
+    return m.group("key") + m.group("sep") + mask_value(value)
+
+
+def _reads_as_code(value: str) -> bool:
+    """Whether an unquoted value is an expression rather than a literal secret."""
+    code = _CODE_LIKE.match(value)
+    if code is None:
+        return False
+    return bool(
+        code.group("call")
+        or "." in value
+        or value.lower() in _LITERAL_WORDS
+        or is_secret_name(value)
+    )
+
+
 def mask_secrets(text: str) -> str:
     """``text`` with anything that looks like a credential masked."""
     if not text:
         return text
     for pattern in _VALUE_PATTERNS:
         text = pattern.sub(lambda m: mask_value(m.group(0)), text)
-    return _ASSIGNMENT.sub(
-        lambda m: (
-            m.group("key")
-            + m.group("sep")
-            + (m.group("value") if MASK in m.group("value") else mask_value(m.group("value")))
-        ),
-        text,
+    text = _URL_PASSWORD.sub(
+        lambda m: m.group(0) if MASK in m.group("value") else m.group("head") + MASK, text
     )
+    return _ASSIGNMENT.sub(_mask_assignment, text)
 
 
 def looks_secret(value: str) -> bool:
     """Whether a string value itself looks like a credential."""
-    return any(p.search(value) for p in _VALUE_PATTERNS)
+    return any(p.search(value) for p in _VALUE_PATTERNS) or bool(_URL_PASSWORD.search(value))

@@ -215,9 +215,14 @@ def test_without_retries_an_error_status_raises_its_sdk_class(
 def test_retry_after_headers_follow_the_fault(server: MessagesServer) -> None:
     server.script([Fault.status(429, retry_after=2.5), Fault.status(529, retry_after=None)])
     response, _ = raw_sse(server, {"model": MODEL, "messages": HI})
-    assert (response.getheader("retry-after"), response.getheader("retry-after-ms")) == ("2.5", "2500")
+    assert (response.getheader("retry-after"), response.getheader("retry-after-ms")) == (
+        "2.5",
+        "2500",
+    )
     response, _ = raw_sse(server, {"model": MODEL, "messages": HI})
-    assert response.getheader("retry-after") is None and response.getheader("retry-after-ms") is None
+    assert (
+        response.getheader("retry-after") is None and response.getheader("retry-after-ms") is None
+    )
 
 
 def test_midstream_error_raises_api_status_error_after_text_deltas(
@@ -236,7 +241,10 @@ def test_midstream_error_raises_api_status_error_after_text_deltas(
     error = caught.value
     assert type(error) is anthropic.APIStatusError  # the HTTP status was 200
     assert error.status_code == 200
-    assert error.body == {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+    assert error.body == {
+        "type": "error",
+        "error": {"type": "overloaded_error", "message": "Overloaded"},
+    }
     server.wait_idle()
     assert server.requests[0].outcome == "complete"  # the stream itself ended cleanly
 
@@ -384,7 +392,9 @@ def test_delay_slows_the_stream(server: MessagesServer, client: anthropic.Anthro
     assert all(later - earlier >= 0.02 for earlier, later in itertools.pairwise(arrivals))
 
 
-def test_requests_record_headers_and_body(server: MessagesServer, client: anthropic.Anthropic) -> None:
+def test_requests_record_headers_and_body(
+    server: MessagesServer, client: anthropic.Anthropic
+) -> None:
     server.push(Reply([text("ok")]))
     before = time.time()
 

@@ -13,12 +13,15 @@ import type {
   NotebookPanel
 } from '@jupyterlab/notebook';
 import type { Kernel, KernelMessage } from '@jupyterlab/services';
-import type { JSONObject } from '@lumino/coreutils';
+import { type JSONObject, UUID } from '@lumino/coreutils';
 import type { IDisposable } from '@lumino/disposable';
 import { Signal } from '@lumino/signaling';
 
-import { OperationTable, pathsMatch } from './model';
-import { registerCoreOperations } from './operations';
+import { OperationTable, isAddressedTo, pathsMatch } from './model';
+import {
+  registerCoreOperations,
+  registerNotebookOperations
+} from './operations';
 import {
   BridgeErrors,
   COMM_TARGET,
@@ -92,6 +95,7 @@ export class NotebookBridge implements IAgentBridge, IDisposable {
     this.version = options.version;
     this._notebooks = options.notebooks;
     registerCoreOperations(this._table, this.version);
+    registerNotebookOperations(this._table);
 
     this._notebooks.forEach(panel => this._watch(panel.sessionContext));
     this._notebooks.widgetAdded.connect(
@@ -249,6 +253,8 @@ export class NotebookBridge implements IAgentBridge, IDisposable {
       get path() {
         return context.path;
       },
+      instance: UUID.uuid4(),
+      protocol: typeof data.protocol === 'number' ? data.protocol : 0,
       context,
       get panel() {
         return (
@@ -267,6 +273,9 @@ export class NotebookBridge implements IAgentBridge, IDisposable {
   }
 
   private async _answer(channel: Channel, data: unknown): Promise<void> {
+    if (!isAddressedTo(data, channel.target.instance ?? '')) {
+      return; // for the same notebook in another browser tab
+    }
     const reply = await this._table.dispatch(data, channel.target);
     channel.send(reply as JSONObject);
   }

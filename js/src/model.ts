@@ -2,11 +2,12 @@
  * The bridge's state and rules, without DOM or kernel: which path matches
  * which notebook, and the table that turns a request into a reply.
  */
-import type { PartialJSONValue } from '@lumino/coreutils';
+import type { PartialJSONObject, PartialJSONValue } from '@lumino/coreutils';
 import { DisposableDelegate, type IDisposable } from '@lumino/disposable';
 
 import {
   BridgeErrors,
+  FRONTEND,
   type BridgeReply,
   type IBridgeRequest,
   type IBridgeTarget,
@@ -48,6 +49,39 @@ export function pathsMatch(kernelPath: string, frontendPath: string): boolean {
   }
   const [longer, shorter] = a.length > b.length ? [a, b] : [b, a];
   return longer.endsWith(`/${shorter}`);
+}
+
+/**
+ * The `ping` result: the notebook the comm is bound to and who answers; for
+ * protocol 1 kernels also this frontend's `instance`, to address requests to.
+ */
+export function pingResult(
+  target: IBridgeTarget,
+  version: string
+): PartialJSONObject {
+  const result: PartialJSONObject = {
+    path: target.path,
+    frontend: FRONTEND,
+    version
+  };
+  if ((target.protocol ?? 0) >= 1 && target.instance) {
+    result.instance = target.instance;
+  }
+  return result;
+}
+
+/**
+ * Whether this frontend (`instance`) answers `data`: every request without a
+ * `to`, and those addressed to it. With one notebook open in two browser tabs
+ * both accept the comm; the kernel addresses its requests to the tab that
+ * answered its ping first, so an edit or a run happens once.
+ */
+export function isAddressedTo(data: unknown, instance: string): boolean {
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+    return true; // malformed: dispatch says why
+  }
+  const to = (data as { to?: unknown }).to;
+  return typeof to !== 'string' || to === instance;
 }
 
 /** Why a request cannot be dispatched, or null when it is well formed. */

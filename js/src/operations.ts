@@ -1,12 +1,38 @@
 /**
- * The bridge's built-in operations. Each is an async handler in the dispatch
- * table; the notebook operations (read, insert, update, delete, move, run
- * cells, save) join `ping` here.
+ * The bridge's operations (docs/notebook-bridge.md): `ping`, and the notebook
+ * ones — read, read_cell, insert, update, delete, move, set_type, run,
+ * interrupt, save — each an async handler in the dispatch table.
+ *
+ * Every edit is one transaction on the notebook's shared model with the
+ * notebook as origin, so it is exactly one step in the notebook's undo
+ * history (Edit → Undo Cell Operation, `Z` in command mode): the capture
+ * window of the undo manager is closed before and after it, so an edit never
+ * merges with the user's previous one or the agent's next one.
  */
+import { CodeCell } from '@jupyterlab/cells';
+import type { INotebookModel, NotebookPanel } from '@jupyterlab/notebook';
+import type { Kernel } from '@jupyterlab/services';
+import type { PartialJSONObject, PartialJSONValue } from '@lumino/coreutils';
 import type { IDisposable } from '@lumino/disposable';
 
-import type { OperationTable } from './model';
-import { FRONTEND, type IBridgeTarget } from './tokens';
+import {
+  Args,
+  CellErrors,
+  type IWireCell,
+  insertionIndex,
+  indexOf,
+  moveIndices,
+  runResult,
+  sourceEdit,
+  wireCell
+} from './cells';
+import { type OperationTable, pingResult } from './model';
+import {
+  BridgeErrors,
+  type IBridgeTarget,
+  type INotebookTarget,
+  type OperationHandler
+} from './tokens';
 
 /** `ping`: which notebook this comm is bound to, and who answers. */
 export function registerCoreOperations<T extends IBridgeTarget>(
@@ -14,10 +40,330 @@ export function registerCoreOperations<T extends IBridgeTarget>(
   version: string
 ): IDisposable[] {
   return [
-    table.register('ping', async (_request, target) => ({
-      path: target.path,
-      frontend: FRONTEND,
-      version
-    }))
+    table.register('ping', async (_request, target) =>
+      pingResult(target, version)
+    )
   ];
+}
+
+/** How long a run that timed out may take to stop after the interrupt. */
+export const INTERRUPT_GRACE_MS = 10_000;
+
+type SharedNotebook = INotebookModel['sharedModel'];
+type SharedCell = SharedNotebook['cells'][number];
+
+/** The notebook operations. */
+export function registerNotebookOperations(
+  table: OperationTable<INotebookTarget>
+): IDisposable[] {
+  const running = new Running();
+  // Every operation waits for the notebook's content to be loaded first.
+  const register = (op: string, handler: OperationHandler) =>
+    table.register(op, async (request, target) => {
+      if (!target.context.isReady && !target.context.isDisposed) {
+        await target.context.ready;
+      }
+      return handler(request, target);
+    });
+  return [
+    register('read', async (_request, target) => {
+      const model = modelOf(target);
+      return {
+        path: target.path,
+        cells: model.sharedModel.cells.map(cellJSON),
+        dirty: model.dirty
+      };
+    }),
+
+    register('read_cell', async (request, target) => {
+      const args = new Args(request.args);
+      const shared = modelOf(target).sharedModel;
+      return cellJSON(shared.cells[find(shared, args.string('cell_id'))]);
+    }),
+
+    register('insert', async (request, target) => {
+      const args = new Args(request.args);
+      const source = args.text('source', '');
+      const cellType = args.cellType('cell_type', 'code');
+      const before = args.optionalString('before');
+      const after = args.optionalString('after');
+      const id = args.optionalString('id');
+      const shared = modelOf(target).sharedModel;
+      const ids = idsOf(shared);
+      if (id !== undefined && ids.includes(id)) {
+        throw new Error(CellErrors.duplicateId(id));
+      }
+      const index = insertionIndex(ids, before, after);
+      edit(shared, () => {
+        shared.insertCell(index, {
+          cell_type: cellType,
+          source,
+          metadata: {},
+          ...(id !== undefined ? { id } : {})
+        });
+      });
+      return cellJSON(shared.cells[index]);
+    }),
+
+    register('update', async (request, target) => {
+      const args = new Args(request.args);
+      const cellId = args.string('cell_id');
+      const source = args.text('source');
+      const shared = modelOf(target).sharedModel;
+      const cell = shared.cells[find(shared, cellId)];
+      const change = sourceEdit(cell.getSource(), source);
+      if (change !== null) {
+        edit(shared, () =>
+          cell.updateSource(change.start, change.end, change.value)
+        );
+      }
+      return cellJSON(cell);
+    }),
+
+    register('delete', async (request, target) => {
+      const args = new Args(request.args);
+      const shared = modelOf(target).sharedModel;
+      const index = find(shared, args.string('cell_id'));
+      const cell = cellJSON(shared.cells[index]);
+      edit(shared, () => shared.deleteCell(index));
+      return { ...cell, index };
+    }),
+
+    register('move', async (request, target) => {
+      const args = new Args(request.args);
+      const cellId = args.string('cell_id');
+      const shared = modelOf(target).sharedModel;
+      const { from, to } = moveIndices(
+        idsOf(shared),
+        cellId,
+        args.optionalString('before'),
+        args.optionalString('after')
+      );
+      if (from !== to) {
+        edit(shared, () => shared.moveCell(from, to));
+      }
+      return { index: to };
+    }),
+
+    register('set_type', async (request, target) => {
+      const args = new Args(request.args);
+      const cellId = args.string('cell_id');
+      const cellType = args.cellType('cell_type');
+      const shared = modelOf(target).sharedModel;
+      const index = find(shared, cellId);
+      const old = shared.cells[index];
+      if (old.cell_type === cellType) {
+        return cellJSON(old);
+      }
+      // As JupyterLab's own "change cell type": the same id, source and
+      // metadata in a new cell of the new type; outputs go.
+      const raw = old.toJSON() as PartialJSONObject;
+      const metadata = { ...((raw.metadata ?? {}) as PartialJSONObject) };
+      delete metadata.trusted;
+      edit(shared, () => {
+        shared.deleteCell(index);
+        shared.insertCell(index, {
+          id: cellId,
+          cell_type: cellType,
+          source: old.getSource(),
+          metadata,
+          ...(raw.attachments && cellType !== 'code'
+            ? { attachments: raw.attachments }
+            : {})
+        } as Parameters<SharedNotebook['insertCell']>[1]);
+      });
+      return cellJSON(shared.cells[index]);
+    }),
+
+    register('run', async (request, target) => {
+      const args = new Args(request.args);
+      return run(
+        target,
+        args.string('cell_id'),
+        args.seconds('timeout'),
+        running
+      );
+    }),
+
+    register('interrupt', async (request, target) => {
+      const args = new Args(request.args);
+      const cellId = args.optionalString('cell_id');
+      // With a cell id: only if the bridge is still running that cell, so a
+      // late interrupt never hits whatever the user ran next.
+      const kernel =
+        cellId !== undefined
+          ? running.kernel(target.context, cellId)
+          : (target.panel?.sessionContext.session?.kernel ?? null);
+      if (kernel !== null && !kernel.isDisposed) {
+        await kernel.interrupt();
+        return { interrupted: true };
+      }
+      return { interrupted: false };
+    }),
+
+    register('save', async (_request, target) => {
+      modelOf(target);
+      await target.context.save();
+      return {};
+    })
+  ];
+}
+
+/** The notebook's model, or an error when the notebook was closed. */
+function modelOf(target: INotebookTarget): INotebookModel {
+  const model = target.context.isDisposed ? null : target.context.model;
+  if (model === null || model.isDisposed) {
+    throw new Error(BridgeErrors.notebookClosed);
+  }
+  return model;
+}
+
+function idsOf(shared: SharedNotebook): string[] {
+  return shared.cells.map(cell => cell.getId());
+}
+
+function find(shared: SharedNotebook, cellId: string): number {
+  return indexOf(idsOf(shared), cellId);
+}
+
+function cellJSON(cell: SharedCell): IWireCell {
+  return wireCell(cell.toJSON() as PartialJSONObject);
+}
+
+/** The part of YNotebook's undo manager an edit needs. */
+interface IUndoCapture {
+  stopCapturing(): void;
+}
+
+/** Run `change` as one undoable step of the notebook's history. */
+function edit(shared: SharedNotebook, change: () => void): void {
+  const undo = (shared as unknown as { undoManager?: IUndoCapture | null })
+    .undoManager;
+  undo?.stopCapturing();
+  // The notebook is the origin, also for a change inside one cell (as
+  // JupyterLab's "change to heading" does): the notebook's undo manager
+  // tracks it, whatever the document-wide undo setting.
+  shared.transact(change, true);
+  undo?.stopCapturing();
+}
+
+/** The cells the bridge is running, per notebook, for `interrupt`. */
+class Running {
+  add(context: object, cellId: string, kernel: Kernel.IKernelConnection): void {
+    let cells = this._byContext.get(context);
+    if (cells === undefined) {
+      cells = new Map();
+      this._byContext.set(context, cells);
+    }
+    cells.set(cellId, kernel);
+  }
+
+  delete(
+    context: object,
+    cellId: string,
+    kernel: Kernel.IKernelConnection
+  ): void {
+    const cells = this._byContext.get(context);
+    if (cells?.get(cellId) === kernel) {
+      cells.delete(cellId);
+    }
+  }
+
+  kernel(context: object, cellId: string): Kernel.IKernelConnection | null {
+    return this._byContext.get(context)?.get(cellId) ?? null;
+  }
+
+  private _byContext = new WeakMap<
+    object,
+    Map<string, Kernel.IKernelConnection>
+  >();
+}
+
+/**
+ * Run a code cell as the user would (CodeCell.execute with the panel's
+ * session: the cell shows as running, its outputs stream in, its execution
+ * count advances) and resolve once the execution ended. After `timeout`
+ * seconds the kernel is interrupted and the reply says `timeout`; a cell
+ * that ignores the interrupt is given up on after INTERRUPT_GRACE_MS.
+ */
+async function run(
+  target: INotebookTarget,
+  cellId: string,
+  timeout: number | null,
+  running: Running
+): Promise<PartialJSONValue> {
+  modelOf(target);
+  const panel: NotebookPanel | null = target.panel;
+  if (panel === null || panel.isDisposed) {
+    throw new Error(BridgeErrors.noView);
+  }
+  const notebook = panel.content;
+  const widget = notebook.widgets.find(w => w.model.id === cellId);
+  if (widget === undefined) {
+    throw new Error(CellErrors.noCell(cellId));
+  }
+  if (!(widget instanceof CodeCell) || widget.model.type !== 'code') {
+    throw new Error(CellErrors.notCode(cellId, widget.model.type));
+  }
+  const sessionContext = panel.sessionContext;
+  const kernel = sessionContext.session?.kernel ?? null;
+  if (kernel === null || kernel.isDisposed) {
+    throw new Error(BridgeErrors.noKernel);
+  }
+  const deletedCells = notebook.model?.deletedCells ?? [];
+  let reply: PartialJSONObject | null = null;
+  let cancelled = false;
+  let timedOut = false;
+  const execution = CodeCell.execute(widget, sessionContext, {
+    deletedCells,
+    recordTiming: notebook.notebookConfig.recordTiming
+  }).then(
+    msg => {
+      deletedCells.splice(0, deletedCells.length);
+      reply = (msg?.content as PartialJSONObject | undefined) ?? null;
+    },
+    (reason: unknown) => {
+      const message = reason instanceof Error ? reason.message : String(reason);
+      // The future was disposed: a kernel restart, the cell run again or deleted.
+      if (widget.isDisposed || message.startsWith('Canceled')) {
+        cancelled = true;
+        return;
+      }
+      throw reason;
+    }
+  );
+  running.add(target.context, cellId, kernel);
+  const timers: ReturnType<typeof setTimeout>[] = [];
+  try {
+    await new Promise<void>((resolve, reject) => {
+      execution.then(resolve, reject);
+      if (timeout !== null) {
+        timers.push(
+          setTimeout(() => {
+            timedOut = true;
+            kernel.interrupt().catch(error => {
+              console.warn(
+                'jupyter_agent: could not interrupt the kernel',
+                error
+              );
+            });
+            timers.push(setTimeout(resolve, INTERRUPT_GRACE_MS));
+          }, timeout * 1000)
+        );
+      }
+    });
+  } finally {
+    timers.forEach(clearTimeout);
+    running.delete(target.context, cellId, kernel);
+  }
+  const model = widget.model;
+  return runResult({
+    reply,
+    cancelled,
+    timedOut,
+    executionCount: model.isDisposed ? null : model.executionCount,
+    outputs: model.isDisposed
+      ? []
+      : (model.outputs.toJSON() as unknown as PartialJSONObject[])
+  });
 }

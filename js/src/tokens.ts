@@ -34,18 +34,33 @@ export namespace BridgeErrors {
     `unknown operation ${op}`;
   export const malformedRequest = (why: string): string =>
     `malformed request: ${why}`;
+  /** Running a cell needs a notebook view (its kernel session and cell widgets). */
+  export const noView =
+    'the notebook is not open in a view in JupyterLab, so its cells cannot run';
+  export const noKernel =
+    'the notebook has no running kernel in JupyterLab, so its cells cannot run';
 }
 
 /** `data` of the kernel's comm_open. */
 export interface IOpenData extends PartialJSONObject {
   /** The notebook path as the kernel knows it (`__session__`): absolute or server-relative. */
   path?: string;
+  /** The protocol version the kernel speaks (docs/notebook-bridge.md); absent: 0. */
+  protocol?: number;
 }
 
 /** A request the kernel sends over an accepted comm. */
 export interface IBridgeRequest extends PartialJSONObject {
   id: string;
   op: string;
+  /** The operation's arguments. */
+  args?: PartialJSONObject;
+  /**
+   * The `instance` (from the ping reply) that must answer; every other
+   * frontend on the comm (the same notebook open in another browser tab)
+   * stays silent, so an edit or a run happens once.
+   */
+  to?: string;
 }
 
 /** A successful reply. */
@@ -68,6 +83,10 @@ export type BridgeReply = IBridgeSuccess | IBridgeFailure;
 export interface IBridgeTarget {
   /** The notebook path as JupyterLab knows it (relative to the server root). */
   readonly path: string;
+  /** This frontend's id for the comm (random, one per browser tab and comm). */
+  readonly instance?: string;
+  /** The protocol version the kernel asked for when it opened the comm (0: none given). */
+  readonly protocol?: number;
 }
 
 /** The notebook an accepted comm is bound to, as operations see it. */

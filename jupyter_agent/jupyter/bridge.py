@@ -1,0 +1,533 @@
+"""The live notebook bridge: the agent edits and runs the notebook open in JupyterLab.
+
+:class:`LiveBridge` speaks the protocol of ``docs/notebook-bridge.md`` over a comm to the
+lab extension (``js/src/bridge.ts``): every request carries an id, the frontend answers
+with the same id, and the reply resolves the request's future. Edits appear in the open
+notebook at once, each one step in its undo history; ``run`` executes the cell as the user
+would, so its outputs and execution count show in the notebook.
+
+:func:`connect_notebook` finds out whether such a frontend is there (it pings it) and
+returns the :class:`LiveBridge`, or a :class:`~jupyter_agent.notebook.FileBridge` on the
+``.ipynb`` when nobody answers (VS Code, Colab, nbclient, papermill, JupyterLab without the
+extension).
+
+Two kernel facts shape this module (ipykernel 7.4, checked with a real kernel):
+
+- A reply is a ``comm_msg`` the kernel must read like any message. While a cell runs
+  synchronous code nothing is read, so no reply can arrive before that cell ends: the
+  bridge is awaited from a background task (the agent's run), never waited for by a
+  cell that blocks. A cell *awaiting* at top level is different: ipykernel 7.4
+  dispatches comm messages while a cell's coroutine is suspended, so ``bridge = await
+  connect_notebook()`` in a cell works there (older ipykernels queue the reply behind
+  the cell, and it then times out into file mode).
+- Comm messages are handled on the shell's main thread or, with comms over subshells,
+  on a subshell thread. Replies are therefore handed to the event loop that made the
+  request with ``loop.call_soon_threadsafe``, whichever thread they arrive on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import os
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..errors import ToolError
+from ..notebook import BridgeMode, Cell, CellType, Executor, FileBridge, NotebookBridge, RunResult
+
+log = logging.getLogger(__name__)
+
+TARGET = "jupyter_agent"
+"""The comm target the lab extension registers."""
+PROTOCOL = 1
+"""The protocol version this side speaks (docs/notebook-bridge.md)."""
+
+CONNECT_TIMEOUT = 2.0
+"""Seconds to wait for the ping's answer before deciding there is no frontend."""
+REQUEST_TIMEOUT = 30.0
+"""Seconds to wait for the answer to an edit or a read."""
+RUN_MARGIN = 30.0
+"""Extra seconds a ``run`` may take beyond the cell's own timeout: the frontend interrupts
+the cell at its timeout and gives it 10 s more to stop before it answers anyway."""
+
+_TICK = 0.25
+"""Seconds per step of a wait; see :meth:`LiveBridge._wait`."""
+
+NO_EXTENSION = "no jupyter-agent extension"
+"""Why a comm was closed when the frontend closed it without saying why: JupyterLab (or
+another frontend) without the lab extension closes comms to targets it does not know."""
+
+
+class BridgeError(ToolError):
+    """The notebook frontend refused or failed a request (the message says which and why)."""
+
+
+class BridgeTimeout(BridgeError):
+    """The frontend did not answer a request in time."""
+
+
+class BridgeClosed(BridgeError):
+    """The frontend closed the comm (the notebook was closed, or it is not this kernel's)."""
+
+    def __init__(self, message: str, *, reason: str = "") -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+_VERBS = {
+    "ping": "answer the bridge's ping",
+    "read": "read the notebook",
+    "read_cell": "read the cell",
+    "insert": "insert the cell",
+    "update": "change the cell",
+    "delete": "delete the cell",
+    "move": "move the cell",
+    "set_type": "change the cell's type",
+    "run": "run the cell",
+    "interrupt": "interrupt the kernel",
+    "save": "save the notebook",
+}
+
+
+def kernel_notebook_path() -> str | None:
+    """The path of this kernel's notebook, as the kernel knows it.
+
+    ``__session__`` (set by ipykernel from ``JPY_SESSION_NAME``, which the Jupyter server
+    gives a notebook's kernel), VS Code's ``__vsc_ipynb_file__``, else the environment.
+    None outside a notebook's kernel (a console's ``__session__`` is not an ``.ipynb``).
+    """
+    candidates: list[object] = []
+    try:
+        from IPython import get_ipython
+
+        shell = get_ipython()
+    except ImportError:  # pragma: no cover - IPython is a dependency
+        shell = None
+    if shell is not None:
+        candidates += [shell.user_ns.get("__session__"), shell.user_ns.get("__vsc_ipynb_file__")]
+    candidates.append(os.environ.get("JPY_SESSION_NAME"))
+    for candidate in candidates:
+        if isinstance(candidate, str) and candidate.endswith(".ipynb"):
+            return candidate
+    return None
+
+
+def notebook_file(path: str) -> Path:
+    """The file of a notebook path as the kernel knows it: absolute, relative to the
+    kernel's folder, or (the server root being elsewhere) its name in that folder."""
+    given = Path(path).expanduser()
+    if given.is_absolute():
+        return given
+    for candidate in (Path.cwd() / given, Path.cwd() / given.name):
+        if candidate.is_file():
+            return candidate
+    return Path.cwd() / given
+
+
+class LiveBridge:
+    """The notebook open in JupyterLab, through the lab extension (see the module doc).
+
+    Made by :func:`connect_notebook`; or by hand::
+
+        bridge = LiveBridge("analysis.ipynb")
+        await bridge.connect()          # from a background task, or a top-level await
+
+    Args:
+        path: The notebook's path as the kernel knows it (``__session__``).
+        connect_timeout: Seconds to wait for the ping when connecting.
+        request_timeout: Seconds to wait for the answer to any other request (a run
+            waits for its cell's timeout plus :data:`RUN_MARGIN`).
+        comm_factory: Makes the comm (default ``comm.create_comm``); for tests.
+    """
+
+    mode: BridgeMode = "live"
+
+    def __init__(
+        self,
+        path: str,
+        *,
+        connect_timeout: float = CONNECT_TIMEOUT,
+        request_timeout: float = REQUEST_TIMEOUT,
+        comm_factory: Callable[..., Any] | None = None,
+    ) -> None:
+        self.kernel_path = path
+        """The path the comm is opened with (may be absolute)."""
+        self.path = path
+        """The path as shown: the frontend's (relative to its root) once it answered."""
+        self.connect_timeout = connect_timeout
+        self.request_timeout = request_timeout
+        self.frontend: dict[str, Any] = {}
+        """The ping's answer: path, frontend, version, instance."""
+        self._comm_factory = comm_factory
+        self._comm: Any = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._pending: dict[str, tuple[str, asyncio.Future[dict[str, Any]]]] = {}
+        self._prefix = uuid.uuid4().hex[:8]
+        self._ids = itertools.count(1)
+        self._closed: str | None = "not connected"
+        """Why the comm is not open (None while it is)."""
+
+    def __repr__(self) -> str:
+        state = "open" if self._closed is None else f"closed: {self._closed}"
+        return f"<LiveBridge {self.path!r} ({state})>"
+
+    def describe(self) -> str:
+        return (
+            f"{self.path} — live in JupyterLab: edits appear in the open notebook and can be "
+            "undone there (Edit → Undo Cell Operation), and cells run in this kernel as if "
+            "the user ran them"
+        )
+
+    @property
+    def connected(self) -> bool:
+        return self._closed is None and bool(self.frontend)
+
+    # --- the comm -------------------------------------------------------------------------
+
+    async def connect(self, timeout: float | None = None) -> dict[str, Any]:
+        """Open the comm and ping the frontend; return its answer.
+
+        Raises :class:`BridgeClosed` when the frontend refuses the comm, and
+        :class:`BridgeTimeout` when nobody answers within ``timeout`` (default
+        ``connect_timeout``) seconds of the kernel being free to read the answer.
+        """
+        self._open()
+        answer = await self._request("ping", timeout=timeout or self.connect_timeout, reopen=False)
+        if not isinstance(answer, dict):
+            raise BridgeError(f"The notebook frontend answered the ping with {answer!r}.")
+        self.frontend = answer
+        if isinstance(answer.get("path"), str) and answer["path"]:
+            self.path = answer["path"]
+        return answer
+
+    def _open(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        if self._comm is not None and self._closed is None:
+            return
+        factory = self._comm_factory
+        if factory is None:
+            import comm
+
+            factory = comm.create_comm
+        self.frontend = {}
+        made = factory(target_name=TARGET, data={"path": self.kernel_path, "protocol": PROTOCOL})
+        if type(made).__name__ == "DummyComm":
+            # comm's stand-in outside a kernel: nothing would ever answer.
+            self._closed = "not in a kernel"
+            raise BridgeClosed(
+                "This Python is not a Jupyter kernel, so no notebook frontend can answer.",
+                reason="not in a kernel",
+            )
+        self._comm = made
+        self._closed = None
+        made.on_msg(self._on_msg)
+        made.on_close(self._on_close)
+
+    def close(self) -> None:
+        """Close the comm; pending requests fail."""
+        comm, self._comm = self._comm, None
+        if self._closed is None:
+            self._closed = "closed by the kernel"
+        self._fail_pending(self._closed)
+        if comm is not None:
+            try:
+                comm.close()
+            except Exception:  # the kernel is going away
+                log.debug("closing the bridge comm failed", exc_info=True)
+
+    # Called on the thread that handles comm messages: the shell's, or a subshell's.
+    def _on_msg(self, msg: dict[str, Any]) -> None:
+        data = msg.get("content", {}).get("data")
+        self._to_loop(self._deliver, data)
+
+    def _on_close(self, msg: dict[str, Any]) -> None:
+        data = msg.get("content", {}).get("data") or {}
+        reason = data.get("error") if isinstance(data, dict) else None
+        self._to_loop(self._closed_by_frontend, str(reason) if reason else NO_EXTENSION)
+
+    def _to_loop(self, callback: Callable[..., None], *args: Any) -> None:
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return
+        try:
+            loop.call_soon_threadsafe(callback, *args)
+        except RuntimeError:  # the loop closed meanwhile: the kernel is shutting down
+            pass
+
+    # On the loop.
+    def _deliver(self, data: Any) -> None:
+        if not isinstance(data, dict):
+            return
+        entry = self._pending.pop(str(data.get("id")), None)
+        if entry is None:
+            return  # a late or second reply (the notebook open in two tabs): already answered
+        future = entry[1]
+        if not future.done():
+            future.set_result(data)
+
+    def _closed_by_frontend(self, reason: str) -> None:
+        self._comm = None
+        self._closed = reason
+        self._fail_pending(reason)
+
+    def _fail_pending(self, reason: str) -> None:
+        pending, self._pending = self._pending, {}
+        for op, future in pending.values():
+            if not future.done():
+                future.set_exception(self._closed_error(op, reason))
+
+    def _closed_error(self, op: str, reason: str) -> BridgeClosed:
+        verb = _VERBS.get(op, op)
+        if reason == NO_EXTENSION:
+            why = "it has no jupyter-agent extension"
+        elif reason == "path mismatch":
+            why = f"no notebook open there is {self.kernel_path} on this kernel"
+        elif reason == "notebook closed":
+            why = "the notebook was closed"
+        else:
+            why = reason
+        return BridgeClosed(
+            f"The notebook frontend closed the bridge before it could {verb} ({why}). "
+            f"{self.path} is not open in JupyterLab for this kernel any more.",
+            reason=reason,
+        )
+
+    # --- requests -----------------------------------------------------------------------
+
+    def _send(self, op: str, args: dict[str, Any] | None) -> str:
+        request_id = f"{self._prefix}-{next(self._ids)}"
+        message: dict[str, Any] = {"id": request_id, "op": op, "args": args or {}}
+        instance = self.frontend.get("instance")
+        if isinstance(instance, str) and instance:
+            message["to"] = instance
+        self._comm.send(message)
+        return request_id
+
+    def _fire(self, op: str, args: dict[str, Any] | None = None) -> None:
+        """Send a request and forget it (its answer is dropped as unknown)."""
+        if self._comm is None or self._closed is not None:
+            return
+        try:
+            self._send(op, args)
+        except Exception:
+            log.debug("could not send %s", op, exc_info=True)
+
+    async def _request(
+        self,
+        op: str,
+        args: dict[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+        reopen: bool = True,
+        abandoned: Callable[[], None] | None = None,
+    ) -> Any:
+        """Send ``op`` and return the reply's result; raise :class:`BridgeError` if the
+        frontend failed it, closed the comm, or did not answer within ``timeout`` s.
+        ``abandoned`` runs when the caller gives up waiting (cancelled or timed out)."""
+        if self._closed is not None or self._comm is None:
+            if not reopen:
+                raise self._closed_error(op, self._closed or "not connected")
+            await self._reconnect(op)
+        loop = asyncio.get_running_loop()
+        self._loop = loop
+        future: asyncio.Future[dict[str, Any]] = loop.create_future()
+        request_id = self._send(op, args)
+        self._pending[request_id] = (op, future)
+        limit = self.request_timeout if timeout is None else timeout
+        try:
+            reply = await self._wait(future, limit)
+        except TimeoutError:
+            if abandoned is not None:
+                abandoned()
+            raise BridgeTimeout(
+                f"JupyterLab did not answer the notebook bridge's {op!r} request within "
+                f"{limit:g} s, so it could not {_VERBS.get(op, op)}. The notebook may have "
+                "been closed or the browser tab may be gone."
+            ) from None
+        except asyncio.CancelledError:
+            if abandoned is not None:
+                abandoned()
+            raise
+        finally:
+            self._pending.pop(request_id, None)
+        if reply.get("ok"):
+            return reply.get("result")
+        raise self._failure(op, args or {}, str(reply.get("error") or "it failed"))
+
+    async def _reconnect(self, op: str) -> None:
+        reason = self._closed or "not connected"
+        try:
+            await self.connect()
+        except BridgeError as error:
+            self.close()  # a comm nobody answers on is no use
+            self._closed = reason
+            raise BridgeClosed(
+                f"Could not {_VERBS.get(op, op)}: the notebook bridge was closed ({reason}) and "
+                f"reconnecting failed: {error}",
+                reason=reason,
+            ) from None
+
+    async def _wait(self, future: asyncio.Future[dict[str, Any]], timeout: float) -> dict[str, Any]:
+        """The future's result, or TimeoutError after ``timeout`` seconds of *free* loop time.
+
+        A cell running synchronous code blocks the loop, so the kernel cannot read a reply
+        that is waiting for it; that time is not the frontend's fault. The wait advances in
+        short steps and counts at most one step's time per step, however long the loop was
+        blocked, so a reply queued behind a long cell is still taken."""
+        loop = asyncio.get_running_loop()
+        left = timeout
+        while True:
+            step = max(0.0, min(left, _TICK))
+            started = loop.time()
+            done, _ = await asyncio.wait({future}, timeout=step)
+            if done:
+                return future.result()
+            left -= min(loop.time() - started, step)
+            if left <= 0:
+                raise TimeoutError
+
+    def _failure(self, op: str, args: dict[str, Any], error: str) -> BridgeError:
+        missing = "no cell with id "
+        if error.startswith(missing):
+            cell_id = error[len(missing) :]
+            return BridgeError(
+                f"There is no cell with id {cell_id!r} in {self.path}. Call read_notebook "
+                "to see the cell ids."
+            )
+        sentence = error[:1].upper() + error[1:]
+        if not sentence.endswith("."):
+            sentence += "."
+        target = f" {args['cell_id']}" if "cell_id" in args and op != "interrupt" else ""
+        verb = _VERBS.get(op, op)
+        if target and verb.endswith(" the cell"):
+            verb = verb[: -len(" the cell")] + f" cell{target}"
+        return BridgeError(f"JupyterLab could not {verb}: {sentence}")
+
+    # --- NotebookBridge -----------------------------------------------------------------
+
+    async def read(self) -> list[Cell]:
+        result = await self._request("read")
+        return [Cell.model_validate(cell) for cell in result["cells"]]
+
+    async def read_cell(self, cell_id: str) -> Cell:
+        return Cell.model_validate(await self._request("read_cell", {"cell_id": cell_id}))
+
+    async def insert(
+        self,
+        source: str,
+        cell_type: CellType = "code",
+        *,
+        before: str | None = None,
+        after: str | None = None,
+        cell_id: str | None = None,
+    ) -> Cell:
+        args: dict[str, Any] = {"source": source, "cell_type": cell_type}
+        if before is not None:
+            args["before"] = before
+        if after is not None:
+            args["after"] = after
+        if cell_id is not None:
+            args["id"] = cell_id
+        return Cell.model_validate(await self._request("insert", args))
+
+    async def update(self, cell_id: str, source: str) -> Cell:
+        return Cell.model_validate(
+            await self._request("update", {"cell_id": cell_id, "source": source})
+        )
+
+    async def delete(self, cell_id: str) -> tuple[Cell, int]:
+        result = dict(await self._request("delete", {"cell_id": cell_id}))
+        index = int(result.pop("index"))
+        return Cell.model_validate(result), index
+
+    async def move(
+        self, cell_id: str, *, before: str | None = None, after: str | None = None
+    ) -> int:
+        args: dict[str, Any] = {"cell_id": cell_id}
+        if before is not None:
+            args["before"] = before
+        if after is not None:
+            args["after"] = after
+        result = await self._request("move", args)
+        return int(result["index"])
+
+    async def set_type(self, cell_id: str, cell_type: CellType) -> Cell:
+        return Cell.model_validate(
+            await self._request("set_type", {"cell_id": cell_id, "cell_type": cell_type})
+        )
+
+    async def run(self, cell_id: str, timeout: float = 120.0) -> RunResult:
+        """Run the cell in the notebook and wait until it ended.
+
+        The frontend's answer can only arrive once the cell finished (the kernel runs it,
+        so it cannot read anything meanwhile); while it runs, this task simply waits. If
+        the task is cancelled (the user pressed Stop), the frontend is asked to interrupt
+        the cell, without waiting for its answer, and the cancellation goes on.
+        """
+
+        def interrupt() -> None:
+            self._fire("interrupt", {"cell_id": cell_id})
+
+        result = await self._request(
+            "run",
+            {"cell_id": cell_id, "timeout": timeout},
+            timeout=timeout + RUN_MARGIN,
+            abandoned=interrupt,
+        )
+        return RunResult.model_validate(result)
+
+    async def interrupt(self) -> None:
+        await self._request("interrupt")
+
+    async def save(self) -> None:
+        await self._request("save")
+
+
+async def connect_notebook(
+    path: str | None = None,
+    *,
+    timeout: float = CONNECT_TIMEOUT,
+    executor: Executor | None = None,
+) -> NotebookBridge:
+    """The bridge to this kernel's notebook: live when JupyterLab answers, else the file.
+
+    Opens a :class:`LiveBridge` and pings the frontend. If it answers within ``timeout``
+    seconds, that is the bridge; if it closes the comm (JupyterLab without the extension,
+    or no notebook of that path on this kernel) or nobody answers (VS Code, Colab,
+    nbclient, papermill, plain Python), the notebook is edited as a file:
+    ``FileBridge(path, executor)``.
+
+    **Await it where the kernel can read the answer.** The ping's answer is a comm message,
+    and the kernel reads no message while a cell runs synchronous code. So await it in a
+    background task, e.g. inside the agent's run or with ``asyncio.ensure_future`` from a
+    cell, and let that cell end. A top-level ``bridge = await connect_notebook()`` in a cell
+    works on ipykernel 7.4, which reads comm messages while a cell awaits (older kernels do
+    not, and then fall back to the file after ``timeout``). Never block a cell on it (no
+    ``asyncio.run``, no busy wait): the answer would only come after that cell.
+
+    Args:
+        path: The notebook's path as the kernel knows it; default ``__session__`` (from
+            the IPython namespace, or ``JPY_SESSION_NAME``).
+        timeout: Seconds to wait for the frontend's answer (of time the kernel was free
+            to read it).
+        executor: Runs cells in file mode (e.g. this kernel's executor).
+    """
+    if path is None:
+        path = kernel_notebook_path()
+        if path is None:
+            raise ValueError(
+                "This kernel does not know its notebook (no __session__ ending in .ipynb): "
+                "pass the notebook's path."
+            )
+    bridge = LiveBridge(path, connect_timeout=timeout)
+    try:
+        await bridge.connect()
+    except BridgeError as error:
+        bridge.close()
+        log.info("no notebook frontend answered for %s (%s); editing the file", path, error)
+        return FileBridge(notebook_file(path), executor)
+    return bridge

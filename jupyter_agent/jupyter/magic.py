@@ -1,0 +1,347 @@
+"""The ``%agent`` and ``%%agent`` magics."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
+
+from ..agent import Agent, RunHandle
+from ..errors import AgentError
+from ..models import Model, ScriptedModel
+from ..render import TextRenderer
+from .kernel_agent import KernelAgent, in_kernel, kernel_agent
+
+SUBCOMMANDS = ("plan", "act", "stop", "role", "help")
+LOOPS = ("tool_use", "roa")
+_SESSION_ID = re.compile(r"[0-9a-f]{12}")
+_TOKEN = re.compile(r"\s*(\S+)")
+
+# name → takes a value: True (required), False (a flag), None (optional: --resume [ID])
+OPTIONS: dict[str, bool | None] = {
+    "--model": True,
+    "--max-steps": True,
+    "--loop": True,
+    "--resume": None,
+    "--side": False,
+    "--role": True,
+}
+
+
+@dataclass
+class Command:
+    """What one ``%agent`` line (or ``%%agent`` cell) asks for."""
+
+    name: str = ""
+    """plan, act, stop, role, help, or "" (show the panel)."""
+    task: str = ""
+    model: str | None = None
+    max_steps: int | None = None
+    loop: str | None = None
+    resume: str | None = None
+    """None: no --resume; "": the newest session; else a session id."""
+    side: bool = False
+    role: str | None = None
+
+
+def parse(line: str, cell: str | None = None) -> Command:
+    """Parse a magic line: options, then a subcommand, then options, then the task.
+
+    Options are only read before the task, so a task may mention ``--force`` freely.
+    Raises UsageError with one line saying what is wrong.
+    """
+    command = Command()
+    pos = 0
+    seen_name = False
+    while True:
+        match = _TOKEN.match(line, pos)
+        if match is None:
+            break
+        token = match.group(1)
+        if token.startswith("--"):
+            pos = _option(command, line, match)
+            continue
+        if cell is not None:
+            raise UsageError(
+                f"%%agent takes only options on its first line, not {token!r}: "
+                "the cell below it is the task"
+            )
+        if seen_name:
+            break
+        if token not in SUBCOMMANDS:
+            raise UsageError(
+                f"unknown subcommand {token!r}: use %agent plan TASK, %agent act TASK, "
+                "%agent stop, %agent role NAME (see %agent?)"
+            )
+        command.name, seen_name, pos = token, True, match.end()
+    rest = line[pos:].strip()
+    if cell is not None:
+        command.name = {"planner": "plan", "actor": "act"}.get(command.role or "", "cell")
+        command.task = cell.strip()
+        if not command.task:
+            raise UsageError("the %%agent cell is empty: write the task below %%agent")
+        return command
+    if command.role is not None:
+        raise UsageError("--role is for %%agent; on a line use %agent plan, act or role NAME")
+    if command.name in ("plan", "act"):
+        if not rest:
+            raise UsageError(f"say what to do: %agent {command.name} TASK")
+        command.task = rest
+    elif command.name == "role":
+        words = rest.split()
+        if len(words) != 1:
+            raise UsageError("say which role: %agent role NAME (e.g. planner or actor)")
+        command.role = words[0]
+    elif rest:
+        raise UsageError(f"%agent {command.name} takes no text, got {rest!r}")
+    return command
+
+
+def _option(command: Command, line: str, match: re.Match[str]) -> int:
+    token = match.group(1)
+    name, eq, value = token.partition("=")
+    if name not in OPTIONS:
+        known = ", ".join(OPTIONS)
+        raise UsageError(f"unknown option {name}; the options are {known} (see %agent?)")
+    takes = OPTIONS[name]
+    end = match.end()
+    if takes is False:
+        if eq:
+            raise UsageError(f"{name} takes no value")
+        command.side = True
+        return end
+    if not eq:
+        following = _TOKEN.match(line, end)
+        candidate = following.group(1) if following else None
+        if takes is None:  # --resume [ID]
+            if candidate is not None and _SESSION_ID.fullmatch(candidate):
+                value, end = candidate, following.end()  # type: ignore[union-attr]
+        elif candidate is None or candidate.startswith("--"):
+            raise UsageError(f"{name} needs a value")
+        else:
+            value, end = candidate, following.end()  # type: ignore[union-attr]
+    if name == "--model":
+        command.model = value
+    elif name == "--max-steps":
+        try:
+            command.max_steps = int(value)
+        except ValueError:
+            raise UsageError(f"--max-steps needs a whole number, got {value!r}") from None
+        if command.max_steps < 1:
+            raise UsageError("--max-steps must be at least 1")
+    elif name == "--loop":
+        if value not in LOOPS:
+            raise UsageError(f"--loop is one of {', '.join(LOOPS)}, got {value!r}")
+        command.loop = value
+    elif name == "--resume":
+        command.resume = value
+    elif name == "--role":
+        command.role = value
+    return end
+
+
+def resolve_model(spec: str, namespace: dict[str, Any]) -> str | Model:
+    """A --model value: ``$name`` (a Model in the namespace), ``scripted:PATH.json`` (a
+    scripted replay from a file) or a Claude model id."""
+    if spec.startswith("$"):
+        name = spec[1:]
+        if name not in namespace:
+            raise UsageError(f"--model {spec}: there is no variable {name!r} in this kernel")
+        value = namespace[name]
+        if not isinstance(value, Model):
+            kind = type(value).__name__
+            raise UsageError(f"--model {spec}: {name} is a {kind}, not a model")
+        return value
+    if spec.startswith("scripted:"):
+        path = Path(spec.removeprefix("scripted:")).expanduser()
+        try:
+            return ScriptedModel(path)
+        except FileNotFoundError:
+            raise UsageError(f"--model {spec}: no such file {str(path)!r}") from None
+        except (OSError, ValueError) as exc:
+            raise UsageError(f"--model {spec}: not a script of turns ({exc})") from None
+    return spec
+
+
+@magics_class
+class AgentMagics(Magics):
+    @line_cell_magic
+    @no_var_expand
+    def agent(self, line: str, cell: str | None = None) -> RunHandle | None:
+        """The AI agent of this kernel: plans, then edits and runs cells and files.
+
+        Usage::
+
+          %agent                   show the agent's panel (the agent is made if needed)
+          %agent plan TASK         the Planner studies the notebook, files and variables
+                                   and proposes a plan; it changes nothing
+          %agent act TASK          the Actor does the task: edits and runs cells and files
+                                   under your permission rules, asking when unsure
+          %agent stop              stop the running agent (the next message continues)
+          %agent role NAME         switch role: planner, actor, or one from your settings
+          %agent help              this text
+
+          %%agent [--role planner|actor]
+          TASK...                  the cell's body is the task (default: the current role)
+
+        Options (before the task):
+
+          --model MODEL            a Claude model id (default: $JUPYTER_AGENT_MODEL, else a
+                                   current Claude model; needs ANTHROPIC_API_KEY);
+                                   scripted:PATH.json for a scripted replay of turns;
+                                   $name for a Model object in your namespace
+          --max-steps N            model turns per run (the panel's max iterations)
+          --loop tool_use|roa      the native tool-use loop (default) or
+                                   reason → act → observe
+          --resume [SESSION_ID]    continue a saved session (the newest without an id);
+                                   the panel's session picker does the same
+          --side                   dock the panel in JupyterLab's right sidebar
+
+        The run goes on in the background: the cell ends at once and the kernel stays
+        usable. ``h = %agent plan …`` keeps the run's handle: ``await h.wait()`` in a later
+        cell, then ``h.plan``, ``h.summary``, ``h.history``; ``h.stop()``, ``h.answer(…)``,
+        ``h.approve(…)`` steer it from code.
+
+        The panel shows the transcript, the plan (Execute plan hands it to the Actor),
+        questions and approvals as buttons, every tool call with its diff, usage and cost,
+        and a Stop button. Where widgets cannot show (nbconvert, nbclient, papermill) the
+        panel's text is the transcript, refreshed at each plan, question and run end. In
+        terminal IPython the run is printed as it goes and the magic waits for it (Ctrl-C
+        stops it; questions are asked at the prompt).
+
+        The agent works in the notebook's folder and on the notebook itself: live through
+        JupyterLab with the jupyter_agent extension, or on the .ipynb file otherwise (the
+        panel says which).
+        """
+        command = parse(line, cell)
+        if command.name == "help":
+            print(self.agent.__doc__)
+            return None
+        kernel = kernel_agent(self.shell)
+        agent = self._configure(kernel, command)
+        name = command.name
+        if name == "cell":
+            name = "plan" if agent.role == "planner" else "act"
+            role: str | None = agent.role
+        else:
+            role = {"plan": "planner", "act": "actor"}.get(name)
+        if name == "stop":
+            if not agent.running:
+                print("The agent is not running.")
+            agent.stop()
+            return None
+        if name == "role":
+            assert command.role is not None
+            try:
+                agent.set_role(command.role)
+            except ValueError as exc:
+                raise UsageError(str(exc)) from None
+            if kernel.panel is not None:
+                kernel.panel.refresh()
+            print(f"Role: {agent.role}")
+            return None
+        if name not in ("plan", "act"):
+            if in_kernel(self.shell):
+                self._show(kernel, command)
+            else:
+                print(f"{agent!r}")
+            return None
+        if not in_kernel(self.shell):
+            return _run_in_terminal(agent, command.task, role)
+        kernel.ensure_panel()  # before the run starts, so it sees the run's first event
+        try:
+            handle = agent.start(command.task, role=role)
+        except (AgentError, ValueError, RuntimeError) as exc:
+            raise UsageError(str(exc)) from None
+        self._show(kernel, command)
+        return handle
+
+    def _configure(self, kernel: KernelAgent, command: Command) -> Agent:
+        model = resolve_model(command.model, self.shell.user_ns) if command.model else None
+        if command.resume is not None:
+            try:
+                agent = kernel.resume(command.resume or None, model=model)
+            except (AgentError, ValueError) as exc:
+                raise UsageError(str(exc)) from None
+        else:
+            agent = kernel.ensure(model)
+        if command.max_steps is not None:
+            agent.limits.max_steps = command.max_steps
+        if command.loop is not None:
+            agent.loop = command.loop
+        if kernel.panel is not None:
+            kernel.panel.refresh()
+        return agent
+
+    def _show(self, kernel: KernelAgent, command: Command) -> None:
+        panel = kernel.ensure_panel()
+        if command.side:
+            panel.dock = "side"
+        panel.show()
+
+
+# --- terminal IPython: no frontend, so the magic waits and prints --------------------------
+
+
+def _run_in_terminal(agent: Agent, task: str, role: str | None) -> RunHandle:
+    """Run to the end on IPython's event loop, printing as it goes; Ctrl-C stops."""
+    from IPython.core.async_helpers import get_asyncio_loop
+
+    loop = get_asyncio_loop()
+    unsubscribe = agent.subscribe(TextRenderer(sys.stdout))
+    holder: list[RunHandle] = []
+
+    async def drive() -> RunHandle:
+        handle = agent.start(task, role=role)
+        holder.append(handle)
+        async for event in handle.events():
+            if event.kind == "question":
+                await _ask(handle, event.question)
+            elif event.kind == "permission_request":
+                answer = await _prompt("allow? [y]es / [a]lways / [n]o: ")
+                if answer is None:
+                    handle.stop()
+                    continue
+                word = answer.strip().lower()[:1]
+                handle.approve(word in ("y", "a"), remember=word == "a")
+        return await handle.wait()
+
+    try:
+        try:
+            return loop.run_until_complete(drive())
+        except KeyboardInterrupt:
+            if not holder:
+                raise
+            holder[0].stop()
+            return loop.run_until_complete(holder[0].wait())
+        except (AgentError, ValueError) as exc:
+            raise UsageError(str(exc)) from None
+    finally:
+        unsubscribe()
+
+
+async def _ask(handle: RunHandle, question: Any) -> None:
+    while True:
+        answer = await _prompt("your answer: ")
+        if answer is None:  # no one can type (stdin closed): stop rather than guess
+            handle.stop()
+            return
+        try:
+            handle.answer(answer)
+            return
+        except ValueError as exc:
+            print(f"  {exc}")
+
+
+async def _prompt(text: str) -> str | None:
+    loop = asyncio.get_running_loop()
+    try:
+        return await loop.run_in_executor(None, input, text)
+    except EOFError:
+        return None

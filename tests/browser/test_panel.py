@@ -1,0 +1,523 @@
+"""The agent panel in a real JupyterLab in headless Chromium, with scripted models.
+
+Each test writes a script of model turns next to its notebook, loads the extension,
+defines ``m = ScriptedModel(...)`` in the kernel and starts the agent with
+``%agent … --model $m``; then it uses the panel as a person does: by buttons' and
+inputs' accessible names. Screenshots of the main states land in
+``test-artifacts/screenshots/`` (for the README).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import expect
+
+ROOT = Path(__file__).resolve().parents[2]
+SHOTS = ROOT / "test-artifacts" / "screenshots"
+STOP_LIMIT_MS = 1000
+
+PLAN = {
+    "goal": "Clean the sales data",
+    "steps": [
+        {
+            "step_number": 1,
+            "action": "Load sales.csv",
+            "reason": "See what is there",
+            "tools_needed": ["read_file"],
+            "estimated_time": "~1 s",
+        },
+        {
+            "step_number": 2,
+            "action": "Drop duplicate rows",
+            "reason": "Duplicates skew totals",
+            "tools_needed": ["update_cell", "run_cell"],
+            "estimated_time": "~5 s",
+        },
+    ],
+    "estimated_total_time": "~10 s",
+    "risks": ["Rows that look duplicated may be legitimate"],
+    "prerequisites": ["sales.csv in the notebook's folder"],
+}
+LONG_TEXT = "The agent keeps **writing** so there is time to stop it. " * 300
+
+
+def call(name: str, text: str = "", **arguments: Any) -> dict[str, Any]:
+    return {"text": text, "tool_calls": [{"name": name, "input": arguments}]}
+
+
+def step(number: int, status: str) -> dict[str, Any]:
+    return {"name": "update_plan_step", "input": {"step_number": number, "status": status}}
+
+
+def agent_notebook(
+    open_notebook: Any,
+    lab: Any,
+    name: str,
+    turns: list[dict[str, Any]],
+    *,
+    delay: float = 0.0,
+    sources: list[str] | None = None,
+) -> Any:
+    """Open ``name.ipynb`` with the extension loaded and ``m``, a scripted model."""
+    (lab.root / f"{name}.json").write_text(json.dumps(turns))
+    notebook = open_notebook(f"{name}.ipynb", sources)
+    notebook.run_cell(
+        "%load_ext jupyter_agent\n"
+        "from jupyter_agent import ScriptedModel\n"
+        f"m = ScriptedModel('{name}.json', delay={delay}, chunk_size=4)"
+    )
+    return notebook
+
+
+def start(notebook: Any, line: str) -> Any:
+    """Run an ``%agent`` line; return the panel it shows."""
+    notebook.run_cell(line)
+    panel = notebook.panel.locator(".ja-panel").last
+    expect(panel.locator(".ja-transcript")).not_to_contain_text("Connecting to the kernel")
+    return panel
+
+
+def shoot(panel: Any, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    panel.screenshot(path=str(SHOTS / name))
+
+
+def status(panel: Any) -> Any:
+    return panel.get_by_role("status")
+
+
+def stop_and_time(page: Any, panel: Any) -> float:
+    """Click Stop; return the milliseconds until the status line says stopped."""
+    panel.evaluate(
+        """panel => {
+          const status = panel.querySelector('.ja-status');
+          const clock = window.__jaStop = { clicked: 0, stopped: 0 };
+          panel.querySelector('button.ja-stop').addEventListener(
+            'click', () => { clock.clicked = performance.now(); }, { capture: true, once: true });
+          new MutationObserver((_, observer) => {
+            if (status.textContent.startsWith('stopped')) {
+              clock.stopped = performance.now();
+              observer.disconnect();
+            }
+          }).observe(status, { childList: true, characterData: true, subtree: true });
+        }"""
+    )
+    panel.get_by_role("button", name="Stop").click()
+    page.wait_for_function("() => window.__jaStop.stopped > 0", timeout=10_000)
+    return float(page.evaluate("() => window.__jaStop.stopped - window.__jaStop.clicked"))
+
+
+def send(panel: Any, text: str) -> None:
+    panel.get_by_role("textbox", name="Message").fill(text)
+    panel.get_by_role("button", name="Send").click()
+
+
+# --- the plan ------------------------------------------------------------------------------
+
+
+def test_a_plan_shows_as_a_table_and_execute_plan_runs_it_step_by_step(open_notebook, lab):
+    notebook = agent_notebook(
+        open_notebook,
+        lab,
+        "plan",
+        [
+            call("submit_plan", "I looked at the notebook. Here is my **plan**.", **PLAN),
+            {"text": "Starting with the first step.", "tool_calls": [step(1, "in_progress")]},
+            {"tool_calls": [step(1, "done"), step(2, "in_progress")]},
+            {"tool_calls": [step(2, "done")]},
+            call("task_complete", summary="Both steps are done."),
+        ],
+        delay=0.01,
+    )
+    panel = start(notebook, "h = %agent plan --model $m Clean the sales data")
+    table = panel.get_by_role("table").last
+    expect(status(panel)).to_have_text("completed")
+    header = table.get_by_role("row").first
+    expect(header).to_have_text(re.compile(r"#\s*Action\s*Reason\s*Tools\s*Time\s*Status"))
+    rows = table.locator("tbody tr")
+    expect(rows).to_have_count(2)
+    expect(rows.nth(0).locator("td")).to_have_text(
+        ["1", "Load sales.csv", "See what is there", "read_file", "~1 s", "pending"]
+    )
+    expect(rows.nth(1).locator("td")).to_have_text(
+        [
+            "2",
+            "Drop duplicate rows",
+            "Duplicates skew totals",
+            "update_cell, run_cell",
+            "~5 s",
+            "pending",
+        ]
+    )
+    plan = panel.get_by_role("region", name="Plan")
+    expect(plan).to_contain_text("Rows that look duplicated may be legitimate")
+    expect(plan).to_contain_text("sales.csv in the notebook's folder")
+    expect(panel.locator(".ja-text strong", has_text="plan")).to_be_visible()
+    expect(panel.locator(".ja-replay")).to_have_text("Scripted replay — no real model is called")
+    shoot(panel, "plan-table.png")
+
+    panel.get_by_role("button", name="Execute plan").click()
+    expect(panel.get_by_role("combobox", name="Role")).to_have_value("actor")
+    expect(panel.locator(".ja-completed").last).to_have_text("✔ Completed: Both steps are done.")
+    expect(rows.nth(0).locator(".ja-step-status")).to_have_text("done")
+    expect(rows.nth(1).locator(".ja-step-status")).to_have_text("done")
+    expect(panel.get_by_role("button", name="Execute plan")).to_be_disabled()
+    # The Actor's run began with the approved plan.
+    expect(panel.locator(".ja-user").last).to_contain_text("Execute the approved plan.")
+    out = notebook.run_cell("print(h.agent.role, h.agent.handle.summary)")
+    assert out == "actor Both steps are done."
+    # The kernel never re-sent the panel's display for the text fallback (that would
+    # have re-created the view): one view said hello, once.
+    out = notebook.run_cell(
+        "from jupyter_agent.jupyter.kernel_agent import kernel_agent\n"
+        "print(kernel_agent().panel.views_seen)"
+    )
+    assert out == "1"
+
+
+def test_step_status_updates_live_while_the_actor_works(open_notebook, lab):
+    ask = call(
+        "ask_user", question="Go on with step 2?", options=[{"label": "Yes", "value": "yes"}]
+    )
+    notebook = agent_notebook(
+        open_notebook,
+        lab,
+        "steps",
+        [
+            call("submit_plan", **PLAN),
+            {"tool_calls": [step(1, "done"), step(2, "in_progress")]},
+            ask,
+            {"tool_calls": [step(2, "done")]},
+            call("task_complete", summary="Done."),
+        ],
+    )
+    panel = start(notebook, "%agent plan --model $m Clean the sales data")
+    panel.get_by_role("button", name="Execute plan").click()
+    rows = panel.locator(".ja-plan-table tbody tr")
+    # Held at the question: step 1 done, step 2 in progress, shown as such.
+    expect(panel.get_by_role("button", name="Yes")).to_be_visible()
+    expect(rows.nth(0).locator(".ja-step-status")).to_have_text("done")
+    expect(rows.nth(1).locator(".ja-step-status")).to_have_text("in progress")
+    panel.get_by_role("button", name="Yes").click()
+    expect(rows.nth(1).locator(".ja-step-status")).to_have_text("done")
+
+
+# --- the transcript ------------------------------------------------------------------------
+
+MARKDOWN = """## Findings
+
+The data has **12 duplicates** and *a few* gaps in `price`.
+
+1. Load the file
+2. Drop the duplicates
+   - keep the first row
+
+| column | missing |
+|:-------|--------:|
+| price  | 3 |
+
+See [the docs](https://pandas.pydata.org/docs/) and [this](javascript:alert(1)).
+
+<img src=x onerror="window.__jaPwned = 1"> <script>window.__jaPwned = 2</script>
+
+```python
+df.drop_duplicates()
+```
+"""
+
+
+def test_markdown_is_rendered_as_sanitised_html(open_notebook, lab, page):
+    notebook = agent_notebook(
+        open_notebook, lab, "markdown", [call("task_complete", MARKDOWN, summary="Reported.")]
+    )
+    panel = start(notebook, "%agent plan --model $m Describe the data")
+    expect(status(panel)).to_have_text("completed")
+    text = panel.locator(".ja-text").first
+    expect(text.locator("h4")).to_have_text("Findings")
+    expect(text.locator("strong")).to_have_text("12 duplicates")
+    expect(text.locator("em")).to_have_text("a few")
+    expect(text.locator("p code")).to_have_text("price")
+    expect(text.locator("ol > li")).to_have_count(2)
+    expect(text.locator("ol li ul li")).to_have_text("keep the first row")
+    expect(text.get_by_role("table").locator("td")).to_have_text(["price", "3"])
+    expect(text.get_by_role("table").locator("td").nth(1)).to_have_attribute(
+        "style", "text-align:right"
+    )
+    link = text.get_by_role("link", name="the docs")
+    expect(link).to_have_attribute("href", "https://pandas.pydata.org/docs/")
+    expect(link).to_have_attribute("rel", "noopener noreferrer")
+    expect(text.get_by_role("link")).to_have_count(1)  # no javascript: link
+    expect(text).to_contain_text("this")
+    expect(text.locator("pre code.language-python")).to_have_text("df.drop_duplicates()")
+    # Markup the model writes is shown as text, never run.
+    expect(text).to_contain_text('<img src=x onerror="window.__jaPwned = 1">')
+    expect(text.locator("img, script")).to_have_count(0)
+    assert page.evaluate("() => window.__jaPwned") is None
+
+
+def test_a_tool_card_shows_its_input_result_and_a_coloured_diff(open_notebook, lab):
+    notebook = agent_notebook(
+        open_notebook,
+        lab,
+        "diff",
+        [
+            call("update_cell", "I will fix the rate.", cell_id="cell-0", source="rate = 0.2"),
+            call("task_complete", summary="Fixed."),
+        ],
+        sources=["rate = 0.02", ""],
+    )
+    panel = start(notebook, "%agent act --model $m Fix the rate")
+    card = panel.locator('.ja-tool[data-tool="update_cell"]')
+    expect(card).to_have_attribute("data-state", "done")
+    expect(card.locator("summary")).to_contain_text("Edit cell cell-0")
+    expect(card).to_have_attribute("open", "")  # a card with a diff opens by itself
+    expect(card.locator(".ja-diff-del")).to_have_text(["-rate = 0.02\n"])
+    expect(card.locator(".ja-diff-add")).to_have_text(["+rate = 0.2\n"])
+    expect(card.locator(".ja-tool-body pre").first).to_contain_text('"source": "rate = 0.2"')
+    # The edit reached the open notebook.
+    expect(notebook.cells.first.locator(".cm-content")).to_have_text("rate = 0.2")
+
+
+# --- questions and approvals -----------------------------------------------------------------
+
+
+def test_a_questions_option_buttons_answer_it(open_notebook, lab):
+    question = call(
+        "ask_user",
+        "I found 12 duplicated rows.",
+        question="Drop the duplicated rows?",
+        context="They have the same order id and timestamp.",
+        severity="major",
+        options=[
+            {"label": "Drop them", "value": "drop", "description": "Remove the 12 rows"},
+            {"label": "Keep them", "value": "keep", "description": "Leave the data as it is"},
+        ],
+        default="drop",
+    )
+    notebook = agent_notebook(
+        open_notebook, lab, "question", [question, call("task_complete", summary="Kept them.")]
+    )
+    panel = start(notebook, "h = %agent act --model $m Clean the sales data")
+    card = panel.get_by_role("region", name="Question")
+    expect(card).to_contain_text("Drop the duplicated rows?")
+    expect(card).to_contain_text("They have the same order id and timestamp.")
+    expect(status(panel)).to_have_text(re.compile(r"^waiting for you"))
+    drop = card.get_by_role("button", name="Drop them")
+    keep = card.get_by_role("button", name="Keep them")
+    expect(drop).to_have_class(re.compile(r"\bja-default\b"))
+    expect(drop).to_have_attribute("title", "Remove the 12 rows")
+    expect(keep).not_to_have_class(re.compile(r"\bja-default\b"))
+    expect(card).to_have_class(re.compile(r"\bja-flash\b"))
+    expect(card.get_by_role("textbox")).to_have_count(0)  # no free text for this one
+    expect(card).not_to_contain_text("null")
+    shoot(panel, "question.png")
+
+    keep.click()
+    expect(card.locator(".ja-answered")).to_have_text("Answered: Keep them")
+    expect(drop).to_be_disabled()
+    expect(status(panel)).to_have_text("completed")
+    out = notebook.run_cell("print([b.text for m in h.history for b in m.tool_results][0])")
+    assert out == "The user chose “Keep them” (value: keep)."
+
+
+def test_the_free_text_box_answers_an_allow_custom_question(open_notebook, lab):
+    question = call(
+        "ask_user",
+        question="Which column holds the price?",
+        options=[{"label": "price", "value": "price"}],
+        allow_custom=True,
+    )
+    notebook = agent_notebook(
+        open_notebook, lab, "freetext", [question, call("task_complete", summary="Noted.")]
+    )
+    panel = start(notebook, "h = %agent act --model $m Find the price column")
+    card = panel.get_by_role("region", name="Question")
+    card.get_by_role("textbox", name="Your answer").fill("unit_price_eur")
+    card.get_by_role("button", name="Answer").click()
+    expect(card.locator(".ja-answered")).to_have_text("Answered: unit_price_eur")
+    expect(status(panel)).to_have_text("completed")
+    out = notebook.run_cell("print([b.text for m in h.history for b in m.tool_results][0])")
+    assert out == "The user answered: unit_price_eur"
+
+
+def test_an_approval_cards_allow_and_deny(open_notebook, lab):
+    notebook = agent_notebook(
+        open_notebook,
+        lab,
+        "approval",
+        [
+            call("execute_command", "Let me count the files.", command="echo approved-run"),
+            call("execute_command", command="echo denied-run"),
+            call("task_complete", summary="Done."),
+        ],
+    )
+    panel = start(notebook, "h = %agent act --model $m Look around")
+    card = panel.get_by_role("region", name="Approval").first
+    expect(card).to_contain_text("Run: echo approved-run")
+    expect(card).to_contain_text("shell commands need your approval")
+    expect(card.get_by_role("button", name="Always allow")).to_be_visible()
+    expect(status(panel)).to_have_text("waiting for you (approval of execute_command)")
+    shoot(panel, "approval.png")
+
+    card.get_by_role("button", name="Allow", exact=True).click()
+    expect(card.locator(".ja-answered")).to_have_text("Allowed")
+    tool = panel.locator('.ja-tool[data-tool="execute_command"]').first
+    expect(tool).to_have_attribute("data-state", "done")
+    tool.locator("summary").click()
+    expect(tool.locator(".ja-tool-result")).to_contain_text("approved-run")
+
+    second = panel.get_by_role("region", name="Approval").nth(1)
+    second.get_by_role("button", name="Deny").click()
+    expect(second.locator(".ja-answered")).to_have_text("Denied")
+    expect(status(panel)).to_have_text("completed")
+    out = notebook.run_cell("print([b.text for m in h.history for b in m.tool_results][1])")
+    assert out.startswith("The user declined this call.")
+
+
+# --- Stop ------------------------------------------------------------------------------------
+
+
+def test_stop_while_streaming_then_the_next_message_continues(open_notebook, lab, page):
+    notebook = agent_notebook(
+        open_notebook,
+        lab,
+        "stream",
+        [{"text": LONG_TEXT}, {"text": "Picking up where I stopped."}],
+        delay=0.01,
+    )
+    panel = start(notebook, "%agent plan --model $m Write a long report")
+    expect(panel.locator(".ja-text strong").first).to_have_text("writing")
+    expect(status(panel)).to_have_text("thinking…")
+    took = stop_and_time(page, panel)
+    assert took < STOP_LIMIT_MS, f"stopped after {took:.0f} ms"
+    expect(status(panel)).to_have_text("stopped: Stopped by the user.")
+    expect(panel.locator(".ja-interrupted")).to_have_text(" [interrupted]")
+    expect(panel.get_by_role("button", name="Stop")).to_be_disabled()
+    shoot(panel, "stopped.png")
+
+    # Typed key by key and sent with Enter: the notebook's command-mode shortcuts
+    # (a, b, d d, Enter…) stay out of the panel's text box.
+    cells = notebook.cells.count()
+    message = panel.get_by_role("textbox", name="Message")
+    message.press_sequentially("abd dm Please continue")
+    expect(message).to_have_value("abd dm Please continue")
+    message.press("Enter")
+    expect(panel.locator(".ja-text").last).to_have_text("Picking up where I stopped.")
+    expect(panel.locator(".ja-user").last).to_have_text("abd dm Please continue")
+    assert notebook.cells.count() == cells
+    expect(status(panel)).to_have_text("completed")
+    expect(panel.get_by_role("textbox", name="Message")).to_have_value("")
+
+
+def test_stop_while_a_30_second_command_runs_kills_it(open_notebook, lab, page):
+    notebook = agent_notebook(
+        open_notebook,
+        lab,
+        "slow",
+        [
+            call("execute_command", command="sleep 30 && echo ja-panel-marker", timeout=60),
+            {"text": "Fine, I will not wait for it."},
+        ],
+    )
+    panel = start(notebook, "%agent act --model $m Run the slow job")
+    panel.get_by_role("button", name="Allow", exact=True).click()
+    expect(status(panel)).to_have_text("running tool execute_command")
+    took = stop_and_time(page, panel)
+    assert took < STOP_LIMIT_MS, f"stopped after {took:.0f} ms"
+    tool = panel.locator('.ja-tool[data-tool="execute_command"]')
+    expect(tool).to_have_attribute("data-state", "error")
+    out = notebook.run_cell(
+        "import subprocess\nprint(subprocess.run(['pgrep', '-f', 'ja-panel-marker']).returncode)"
+    )
+    assert out == "1"  # no such process left
+    send(panel, "Go on")
+    expect(status(panel)).to_have_text("completed")
+
+
+def test_stop_while_waiting_for_an_answer(open_notebook, lab, page):
+    notebook = agent_notebook(
+        open_notebook,
+        lab,
+        "waiting",
+        [
+            call("ask_user", question="Which file should I read?"),
+            {"text": "Understood, no file then."},
+        ],
+    )
+    panel = start(notebook, "%agent plan --model $m Read the data")
+    card = panel.get_by_role("region", name="Question")
+    expect(card.get_by_role("textbox", name="Your answer")).to_be_visible()
+    took = stop_and_time(page, panel)
+    assert took < STOP_LIMIT_MS, f"stopped after {took:.0f} ms"
+    expect(card.locator(".ja-answered")).to_have_text("Not answered: the run stopped.")
+    expect(card.get_by_role("button", name="Answer")).to_be_disabled()
+    send(panel, "Never mind")
+    expect(panel.locator(".ja-text").last).to_have_text("Understood, no file then.")
+
+
+def test_stop_while_the_agent_runs_a_cell_interrupts_the_kernel(open_notebook, lab, page):
+    notebook = agent_notebook(
+        open_notebook,
+        lab,
+        "runcell",
+        [call("run_cell", cell_id="cell-0", timeout=120), {"text": "OK, stopped it."}],
+        sources=["import time\ntime.sleep(60)", ""],
+    )
+    interrupts: list[str] = []
+    page.on(
+        "request",
+        lambda request: (
+            interrupts.append(request.url)
+            if request.method == "POST" and request.url.endswith("/interrupt")
+            else None
+        ),
+    )
+    panel = start(notebook, "%agent act --model $m Run the first cell")
+    panel.get_by_role("button", name="Allow", exact=True).click()
+    expect(status(panel)).to_have_text("running tool run_cell")
+    # The cell really runs: the kernel cannot read a click until it ends.
+    expect(notebook.cells.first.locator(".jp-InputPrompt")).to_have_text("[*]:")
+    took = stop_and_time(page, panel)
+    assert took < STOP_LIMIT_MS, f"stopped after {took:.0f} ms"
+    kernel_id = page.evaluate(
+        "() => window.jupyterapp.serviceManager.sessions.running().next().value?.kernel?.id"
+    )
+    assert interrupts == [f"{lab.url}/api/kernels/{kernel_id}/interrupt"]
+    expect(notebook.cells.first.locator(".jp-OutputArea-output")).to_contain_text(
+        "KeyboardInterrupt"
+    )
+    assert notebook.run_cell("print(1 + 1)") == "2"
+
+
+# --- a reload ----------------------------------------------------------------------------------
+
+
+def test_a_page_reload_restores_the_transcript(open_notebook, lab, page):
+    notebook = agent_notebook(
+        open_notebook,
+        lab,
+        "reload",
+        [call("submit_plan", "Here is the plan, with `code`.", **PLAN)],
+    )
+    panel = start(notebook, "%agent plan --model $m Clean the sales data")
+    expect(status(panel)).to_have_text("completed")
+    # Saved, so the reloaded page has the panel's output (with the widget's model id).
+    page.evaluate(
+        """async path => {
+          const panel = Array.from(window.jupyterapp.shell.widgets('main'))
+            .find(w => w.context?.path === path);
+          await panel.context.save();
+        }""",
+        notebook.path,
+    )
+    page.reload()
+    restored = page.locator(".ja-panel")
+    expect(restored).to_have_count(1, timeout=30_000)
+    expect(restored.locator(".ja-plan-table tbody tr")).to_have_count(2)
+    expect(restored.locator(".ja-user")).to_have_text("Clean the sales data")
+    expect(restored.locator(".ja-text code")).to_have_text("code")
+    expect(restored.get_by_role("status")).to_have_text("completed")

@@ -1,0 +1,359 @@
+"""The agent in a real kernel (jupyter_client): file mode end to end, the namespace tools on
+live variables with secrets masked, and stop while the agent waits or runs a cell.
+
+Every cell of these tests runs in a real ipykernel; the test reads what a frontend would
+see (iopub messages, per cell) and what lands in the .ipynb on disk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import textwrap
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+from jupyter_client.manager import start_new_async_kernel
+
+pytestmark = pytest.mark.timeout(60)
+
+OPENAI = "sk-proj-abcdefghijklmnopqrstuvwx"
+GITHUB = "ghp_abcdefghijklmnopqrstuvwxyz0123"
+OUTPUT_TYPES = ("stream", "display_data", "execute_result", "error", "update_display_data")
+
+
+class Kernel:
+    """A real kernel and the iopub messages of every cell run in it."""
+
+    def __init__(self, km: Any, kc: Any) -> None:
+        self.km = km
+        self.kc = kc
+        self.by_parent: dict[str, list[dict[str, Any]]] = {}
+        """Every iopub message received so far, by the msg_id of the request it answers."""
+
+    async def run(self, code: str, timeout: float = 15.0) -> tuple[str, list[dict[str, Any]]]:
+        """Execute a cell; return its msg_id and its outputs (content of output messages)."""
+        msg_id = self.kc.execute(textwrap.dedent(code))
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError(f"cell did not finish within {timeout} s:\n{code}")
+            msg = await self.kc.get_iopub_msg(timeout=left)
+            parent = msg["parent_header"].get("msg_id", "")
+            self.by_parent.setdefault(parent, []).append(msg)
+            if (
+                parent == msg_id
+                and msg["msg_type"] == "status"
+                and msg["content"]["execution_state"] == "idle"
+            ):
+                break
+        while True:  # skip late replies to the kernel_info requests of wait_for_ready
+            reply = await self.kc.get_shell_msg(timeout=max(deadline - time.monotonic(), 1))
+            if reply["parent_header"].get("msg_id") == msg_id:
+                break
+        errors = [m["content"] for m in self.outputs(msg_id) if m["msg_type"] == "error"]
+        assert reply["content"]["status"] == "ok", errors or reply["content"]
+        return msg_id, [m["content"] for m in self.outputs(msg_id)]
+
+    def outputs(self, msg_id: str) -> list[dict[str, Any]]:
+        return [m for m in self.by_parent.get(msg_id, []) if m["msg_type"] in OUTPUT_TYPES]
+
+    async def stdout(self, code: str, timeout: float = 15.0) -> str:
+        _, outputs = await self.run(code, timeout)
+        return "".join(o.get("text", "") for o in outputs if o.get("name") == "stdout")
+
+    async def value(self, expression: str) -> Any:
+        """The value of a JSON-able expression, evaluated in the kernel."""
+        text = await self.stdout(f"import json as _json\nprint(_json.dumps({expression}))")
+        return json.loads(text.strip().splitlines()[-1])
+
+    async def until(self, condition: str, timeout: float = 15.0) -> None:
+        """Poll from later cells (each awaiting a little) until ``condition`` holds."""
+        deadline = time.monotonic() + timeout
+        while not await self.value(f"bool({condition})"):
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out after {timeout} s waiting for {condition}")
+            await self.run("import asyncio as _asyncio\nawait _asyncio.sleep(0.05)")
+
+    def all_output_text(self) -> str:
+        return json.dumps(
+            [
+                m["content"]
+                for msgs in self.by_parent.values()
+                for m in msgs
+                if m["msg_type"] in OUTPUT_TYPES
+            ]
+        )
+
+
+@asynccontextmanager
+async def kernel(cwd: Path) -> AsyncIterator[Kernel]:
+    km, kc = await start_new_async_kernel(kernel_name="python3", cwd=str(cwd))
+    try:
+        yield Kernel(km, kc)
+    finally:
+        kc.stop_channels()
+        await km.shutdown_kernel(now=True)
+
+
+SETUP = """
+import asyncio, sys
+from IPython import get_ipython
+from jupyter_agent import Agent, ScriptedModel
+from jupyter_agent.notebook import FileBridge
+from jupyter_agent.rules import Everything, Rule, Rules
+from jupyter_agent.jupyter.kernel import KernelExecutor, attach_kernel
+from jupyter_agent.notebook_view import ExecutionHistory
+
+def call(tool, /, **arguments):
+    return {"text": "", "tool_calls": [{"name": tool, "input": arguments}]}
+
+def results():
+    return [(r.is_error, r.text) for m in agent.history for r in m.tool_results]
+"""
+
+
+RUNNING_CELL = (
+    "not h.done and any(e.kind == 'tool_start' and e.name == 'run_cell' for e in h.events_so_far)"
+)
+
+
+def make_notebook(path: Path, cells: list[Any]) -> Path:
+    nb = nbformat.v4.new_notebook()
+    nb.cells = cells
+    nbformat.write(nb, path)
+    return path
+
+
+def new_agent(notebook: Path, script: str, role: str = "actor") -> str:
+    return f"""
+agent = Agent(
+    {role!r},
+    ScriptedModel({script}),
+    notebook=FileBridge({str(notebook)!r}, executor=KernelExecutor(get_ipython())),
+    policy=Rules([Rule.allow(Everything())]),
+    workspace={str(notebook.parent)!r},
+)
+attach_kernel(agent)
+"""
+
+
+async def test_file_mode_end_to_end_in_a_real_kernel(workspace):
+    path = make_notebook(
+        workspace / "analysis.ipynb",
+        [
+            nbformat.v4.new_markdown_cell("# Sales", id="intro"),
+            nbformat.v4.new_code_cell("numbers = list(range(10))", id="load"),
+            nbformat.v4.new_code_cell("total = 0", id="compute"),
+            nbformat.v4.new_code_cell("print('old')", id="old"),
+        ],
+    )
+    agent_code = (
+        "import asyncio\\nprint('agent says hi')\\nawait asyncio.sleep(1.0)\\n"
+        "total = sum(range(10))\\nprint('total is', total)\\ntotal * 2"
+    )
+    script = f"""[
+    call("read_notebook"),
+    call("update_cell", cell_id="compute", source="{agent_code}"),
+    call("run_cell", cell_id="compute", timeout=20),
+    call("insert_cell", source="## Result", cell_type="markdown", after="compute"),
+    call("delete_cell", cell_id="old"),
+    call("task_complete", summary="computed the total"),
+]"""
+    async with kernel(workspace) as k:
+        await k.run(SETUP)
+        start_id, start_outputs = await k.run(
+            new_agent(path, script) + "h = agent.start('compute the total')\nprint('started')"
+        )
+        assert start_outputs == [{"name": "stdout", "text": "started\n"}]
+
+        # The run is a background task: the cell ended, the agent goes on, and the user's
+        # cells still run meanwhile — even while the agent's own cell awaits.
+        await k.until(RUNNING_CELL)
+        meanwhile_id, meanwhile = await k.run("print('user cell ran meanwhile', h.done)")
+        assert meanwhile == [{"name": "stdout", "text": "user cell ran meanwhile False\n"}]
+        assert await k.value("'total' in dir()") is False  # the agent's cell is mid-way
+        await k.until("h.done", timeout=20)
+        assert await k.value("h.state.value") == "completed"
+        assert await k.value("[e for e, _ in results()]") == [False] * 6
+
+        # What the agent did is in the file.
+        nb = nbformat.read(path, as_version=4)
+        ids = [c.id for c in nb.cells]
+        assert ids[:3] == ["intro", "load", "compute"] and "old" not in ids and len(ids) == 4
+        assert nb.cells[3].cell_type == "markdown" and nb.cells[3].source == "## Result"
+        compute = nb.cells[2]
+        assert compute.source == agent_code.replace("\\n", "\n")
+        assert compute.outputs[0] == {
+            "output_type": "stream",
+            "name": "stdout",
+            "text": "agent says hi\ntotal is 45\n",
+        }
+        result = compute.outputs[1]
+        assert result["output_type"] == "execute_result"
+        assert result["data"] == {"text/plain": "90"}
+        n = compute.execution_count
+        assert result["execution_count"] == n
+        # …and it ran in this kernel, as a cell: its count, In, Out and the namespace.
+        assert await k.value(f"[In[{n}] == {compute.source!r}, Out[{n}], total]") == [True, 90, 45]
+        history = f"agent.resources.get(ExecutionHistory).source_of({n}) == In[{n}]"
+        assert await k.value(history) is True
+
+        # Nothing the agent's cell printed reached a cell of the user's, or any frontend.
+        for msg_id in (start_id, meanwhile_id):
+            assert len(k.outputs(msg_id)) == 1
+        assert "agent says hi" not in k.all_output_text()
+        assert "total is" not in k.all_output_text()
+        # The kernel's hooks are back as they were.
+        assert await k.value("type(sys.stdout).__name__") == "OutStream"
+        assert await k.value("'publish' in vars(get_ipython().display_pub)") is False
+
+
+async def test_namespace_tools_on_live_variables_and_secrets_stay_masked(workspace):
+    pytest.importorskip("pandas")
+    path = make_notebook(
+        workspace / "keys.ipynb",
+        [nbformat.v4.new_code_cell("print(token)\nOPENAI_API_KEY", id="leak")],
+    )
+    script = """[
+    call("list_variables"),
+    call("inspect_variable", name="df"),
+    call("inspect_variable", name="OPENAI_API_KEY"),
+    call("inspect_variable", name="token"),
+    call("inspect_variable", name="settings"),
+    call("run_cell", cell_id="leak"),
+    call("read_notebook"),
+    call("task_complete", summary="looked"),
+]"""
+    async with kernel(workspace) as k:
+        await k.run(
+            SETUP
+            + f"""
+import pandas as pd
+df = pd.DataFrame({{"region": ["north", "south", "north"], "sales": [1.5, None, 4.5]}})
+OPENAI_API_KEY = {OPENAI!r}
+token = {GITHUB!r}
+settings = {{"endpoint": "https://api.example.com", "api_key": {OPENAI!r}}}
+"""
+        )
+        # This cell awaits the whole run: the agent runs its cell while this one executes.
+        waiting_id, waiting = await k.run(
+            new_agent(path, script) + "h = await agent.run('what is loaded?')\nprint(h.state.value)"
+        )
+        assert waiting == [{"name": "stdout", "text": "completed\n"}]
+        texts = await k.value("[t for _, t in results()]")
+        assert await k.value("[e for e, _ in results()]") == [False] * 8
+        listing, frame, key, tok, settings, ran, notebook, _ = texts
+        assert "df" in listing and "pandas.DataFrame" in listing and "3×2" in listing
+        assert "'sk-p•••'  (masked: the name says it is a secret)" in listing
+        assert frame.startswith("df: pandas.DataFrame, 3 rows × 2 columns")
+        assert "sales (float64, 1 null)" in frame and "mean" in frame
+        assert key.startswith("OPENAI_API_KEY: str = 'sk-p•••'")
+        assert tok.startswith("token: str = 'ghp_•••'")
+        assert "'api_key': 'sk-p•••'" in settings and "https://api.example.com" in settings
+        assert "ghp_•••" in ran and "sk-p•••" in ran
+        assert "ghp_•••" in notebook
+        for text in texts:
+            assert OPENAI not in text and GITHUB not in text
+        # The file keeps the real output (it is the user's notebook) …
+        stored = nbformat.read(path, as_version=4).cells[0].outputs
+        assert stored[0]["text"] == GITHUB + "\n"
+        # … but no frontend saw it: not the cell that awaited the run, nor any other.
+        assert k.outputs(waiting_id)[0]["content"]["text"] == "completed\n"
+        assert GITHUB not in k.all_output_text() and OPENAI not in k.all_output_text()
+
+
+async def test_stop_from_a_later_cell_while_the_agent_waits_or_runs_a_cell(workspace):
+    path = make_notebook(
+        workspace / "stop.ipynb",
+        [
+            nbformat.v4.new_code_cell(
+                "import asyncio\nprint('sleeping')\nawait asyncio.sleep(60)", id="slow"
+            )
+        ],
+    )
+    question = """call(
+        "ask_user",
+        question="Which region first?",
+        options=[
+            {"label": "North", "value": "north", "description": "the larger one"},
+            {"label": "South", "value": "south", "description": "the smaller one"},
+        ],
+    )"""
+    async with kernel(workspace) as k:
+        await k.run(SETUP)
+        await k.run(new_agent(path, f"[{question}]") + "h = agent.start('clean up')")
+        await k.until("h.pending_question is not None")
+        assert await k.value("h.state.value") == "waiting_user"
+        await k.run("h.stop()")
+        await k.until("h.done", timeout=5)
+        assert await k.value("[h.state.value, h.stop_reason]") == ["cancelled", "manual_stop"]
+        problems = "__import__('jupyter_agent.messages').messages"
+        assert (
+            await k.value(
+                f"{problems}.conversation_problems({problems}.to_api_messages(agent.history))"
+            )
+            == []
+        )
+        assert "interrupted" in (await k.value("results()[-1][1]")).lower()
+
+        # Stop while the agent's own cell awaits: the cell is cancelled, the kernel is fine.
+        await k.run(
+            new_agent(path, '[call("run_cell", cell_id="slow", timeout=60)]')
+            + "h = agent.start('run the slow cell')"
+        )
+        await k.until(RUNNING_CELL)
+        await k.run("await asyncio.sleep(0.2)")  # the cell is in its sleep now
+        started = time.monotonic()
+        await k.run("h.stop()")
+        await k.until("h.done", timeout=10)
+        assert time.monotonic() - started < 8
+        assert await k.value("h.stop_reason") == "manual_stop"
+        assert await k.value("type(sys.stdout).__name__") == "OutStream"
+        assert await k.stdout("print(1 + 1)") == "2\n"
+        assert "sleeping" not in k.all_output_text()
+
+
+async def test_executor_timeouts_interrupts_and_input(workspace):
+    async with kernel(workspace) as k:
+        await k.run(
+            SETUP
+            + """
+ex = KernelExecutor(get_ipython(), interrupt_grace=0.5)
+def launch(code, timeout=10):
+    return asyncio.get_running_loop().create_task(ex(code, timeout))
+
+def summary(task):
+    r = task.result()
+    return [r.status, r.error and r.error["ename"], [o["output_type"] for o in r.outputs]]
+"""
+        )
+        # synchronous code: the watchdog interrupts it (KeyboardInterrupt in the code)
+        await k.run("t = launch('print(1)\\nwhile True: pass', timeout=0.5)")
+        await k.until("t.done()")
+        assert await k.value("summary(t)") == ["timeout", "KeyboardInterrupt", ["stream", "error"]]
+        # awaiting code: cancelled at its await, even while a cell of the user's runs
+        await k.run("t = launch('import asyncio\\nawait asyncio.sleep(60)', timeout=0.5)")
+        await k.until("t.done()")
+        assert await k.value("summary(t)") == ["timeout", "CancelledError", ["error"]]
+        await k.run("await asyncio.sleep(1.5)")  # no stray interrupt reaches this cell
+        # the frontend's Interrupt button reaches code the agent runs in the background
+        await k.run("t = launch('import time\\nfor _ in range(1000): time.sleep(0.01)', 60)")
+        await asyncio.sleep(0.3)  # the code blocks the kernel: no cell could run meanwhile
+        await k.km.interrupt_kernel()
+        await k.until("t.done()", timeout=5)
+        assert await k.value("summary(t)") == ["error", "KeyboardInterrupt", ["error"]]
+        assert await k.value("Out.get(len(In) - 1)") is None  # and it was the only cell
+        # input() cannot be answered in a background cell: it fails instead of hanging
+        await k.run("t = launch('input(\"name? \")')")
+        await k.until("t.done()")
+        assert await k.value("summary(t)") == ["error", "RuntimeError", ["error"]]
+        assert (await k.value("t.result().error['evalue']")).startswith("input() and getpass()")
+        assert await k.value("type(sys.stdout).__name__") == "OutStream"
+        assert await k.stdout("print('still fine')") == "still fine\n"

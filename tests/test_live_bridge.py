@@ -1,0 +1,559 @@
+"""The live bridge's kernel side (jupyter_agent.jupyter.bridge).
+
+Two halves. With a stand-in comm: replies resolved from other threads, duplicates
+ignored, timeouts and closes that say what failed, cancel → interrupt, errors written for
+the model, a blocked loop not mistaken for a silent frontend. With a real kernel
+(jupyter_client) and this test playing JupyterLab on the comm: a top-level ``await
+connect_notebook()`` in a cell, the fallbacks to the file, replies over a subshell, and a
+reply queued behind a synchronous cell.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import textwrap
+import threading
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+from jupyter_client.manager import start_new_async_kernel
+
+from jupyter_agent.errors import ToolError
+from jupyter_agent.jupyter import bridge as bridge_module
+from jupyter_agent.jupyter.bridge import (
+    PROTOCOL,
+    TARGET,
+    BridgeClosed,
+    BridgeTimeout,
+    LiveBridge,
+    connect_notebook,
+)
+from jupyter_agent.notebook import FileBridge, NotebookBridge
+
+pytestmark = pytest.mark.timeout(60)
+
+PING = {"path": "work/analysis.ipynb", "frontend": "jupyterlab", "version": "0", "instance": "tab1"}
+CELL = {
+    "id": "a",
+    "cell_type": "code",
+    "source": "print(1)",
+    "execution_count": 1,
+    "outputs": [{"output_type": "stream", "name": "stdout", "text": "1\n"}],
+    "metadata": {},
+}
+
+# --- a stand-in comm, answered from another thread ----------------------------------------
+
+Answer = Callable[[dict[str, Any]], Any]
+
+
+class FakeComm:
+    """The comm as the bridge sees it; ``frontend`` answers each request, on a thread of its
+    own (as replies arrive on the shell or a subshell thread, never the loop's)."""
+
+    def __init__(self, frontend: FakeFrontend, **kwargs: Any) -> None:
+        self.frontend = frontend
+        self.target_name = kwargs["target_name"]
+        self.open_data = kwargs["data"]
+        self.sent: list[dict[str, Any]] = []
+        self.closed = False
+        self._on_msg: Callable[[dict[str, Any]], None] | None = None
+        self._on_close: Callable[[dict[str, Any]], None] | None = None
+
+    def on_msg(self, callback: Callable[[dict[str, Any]], None]) -> None:
+        self._on_msg = callback
+
+    def on_close(self, callback: Callable[[dict[str, Any]], None]) -> None:
+        self._on_close = callback
+
+    def send(self, data: dict[str, Any]) -> None:
+        self.sent.append(data)
+        self.frontend.received(self, data)
+
+    def close(self) -> None:
+        self.closed = True
+
+    # the frontend's side
+    def reply(self, data: dict[str, Any]) -> None:
+        assert self._on_msg is not None
+        self._on_msg({"content": {"comm_id": "c", "data": data}})
+
+    def close_from_frontend(self, data: dict[str, Any]) -> None:
+        assert self._on_close is not None
+        self._on_close({"content": {"comm_id": "c", "data": data}})
+
+
+class FakeFrontend:
+    """Answers requests with ``answers[op](request)`` from a worker thread: a dict is the
+    reply's result, an Exception an error reply, None no reply at all."""
+
+    def __init__(self, answers: dict[str, Answer] | None = None) -> None:
+        self.answers: dict[str, Answer] = {"ping": lambda _: PING, **(answers or {})}
+        self.comms: list[FakeComm] = []
+        self.requests: list[dict[str, Any]] = []
+        self.threads: set[str] = set()
+
+    def factory(self, **kwargs: Any) -> FakeComm:
+        comm = FakeComm(self, **kwargs)
+        self.comms.append(comm)
+        return comm
+
+    def received(self, comm: FakeComm, request: dict[str, Any]) -> None:
+        self.requests.append(request)
+
+        def answer() -> None:
+            self.threads.add(threading.current_thread().name)
+            handler = self.answers.get(request["op"])
+            if handler is None:
+                comm.reply({"id": request["id"], "ok": False, "error": "unknown operation"})
+                return
+            result = handler(request)
+            if result is None:
+                return
+            if isinstance(result, Exception):
+                comm.reply({"id": request["id"], "ok": False, "error": str(result)})
+            else:
+                comm.reply({"id": request["id"], "ok": True, "result": result})
+
+        threading.Thread(target=answer, name="shell-or-subshell").start()
+
+    def ops(self) -> list[str]:
+        return [r["op"] for r in self.requests]
+
+
+async def connected(frontend: FakeFrontend, **kwargs: Any) -> LiveBridge:
+    bridge = LiveBridge("/srv/work/analysis.ipynb", comm_factory=frontend.factory, **kwargs)
+    await bridge.connect()
+    return bridge
+
+
+async def test_connects_with_the_path_and_protocol_and_addresses_one_frontend():
+    frontend = FakeFrontend({"read": lambda _: {"path": "x", "cells": [CELL], "dirty": False}})
+    bridge = await connected(frontend)
+    comm = frontend.comms[0]
+    assert comm.target_name == TARGET == "jupyter_agent"
+    assert comm.open_data == {"path": "/srv/work/analysis.ipynb", "protocol": PROTOCOL}
+    assert isinstance(bridge, NotebookBridge)
+    assert bridge.mode == "live" and bridge.connected
+    assert bridge.path == "work/analysis.ipynb"  # as JupyterLab shows it
+    assert bridge.describe().startswith("work/analysis.ipynb — live in JupyterLab")
+
+    cells = await bridge.read()
+    assert [c.model_dump() for c in cells] == [CELL]
+    assert "shell-or-subshell" in frontend.threads
+    ping, read = frontend.requests
+    assert "to" not in ping  # nobody known yet: every frontend may answer the ping
+    assert read["to"] == "tab1"  # then only the one that answered first
+    assert read["id"] != ping["id"]
+
+
+async def test_every_operation_sends_the_protocol_arguments():
+    frontend = FakeFrontend(
+        {
+            "read_cell": lambda r: {**CELL, "id": r["args"]["cell_id"]},
+            "insert": lambda r: {**CELL, "id": r["args"].get("id", "new"), "outputs": []},
+            "update": lambda r: {**CELL, "source": r["args"]["source"]},
+            "delete": lambda r: {**CELL, "index": 3},
+            "move": lambda r: {"index": 0},
+            "set_type": lambda r: {**CELL, "cell_type": r["args"]["cell_type"], "outputs": []},
+            "run": lambda r: {"status": "ok", "execution_count": 7, "outputs": CELL["outputs"]},
+            "interrupt": lambda r: {"interrupted": True},
+            "save": lambda r: {},
+        }
+    )
+    bridge = await connected(frontend)
+    assert (await bridge.read_cell("a")).id == "a"
+    assert (await bridge.insert("x", "markdown", after="a", cell_id="old")).id == "old"
+    assert (await bridge.update("a", "y")).source == "y"
+    cell, index = await bridge.delete("a")
+    assert (cell.id, index) == ("a", 3)
+    assert await bridge.move("a", before="b") == 0
+    assert (await bridge.set_type("a", "raw")).cell_type == "raw"
+    result = await bridge.run("a", timeout=5)
+    assert (result.status, result.execution_count) == ("ok", 7)
+    assert result.outputs == CELL["outputs"]
+    await bridge.interrupt()
+    await bridge.save()
+    args = {r["op"]: r["args"] for r in frontend.requests}
+    assert args["insert"] == {"source": "x", "cell_type": "markdown", "after": "a", "id": "old"}
+    assert args["update"] == {"cell_id": "a", "source": "y"}
+    assert args["move"] == {"cell_id": "a", "before": "b"}
+    assert args["set_type"] == {"cell_id": "a", "cell_type": "raw"}
+    assert args["run"] == {"cell_id": "a", "timeout": 5}
+    assert args["interrupt"] == {} and args["save"] == {}
+
+
+async def test_a_second_reply_with_the_same_id_is_ignored():
+    def twice(request: dict[str, Any]) -> None:
+        comm = frontend.comms[0]
+        cells = {"path": "x", "cells": [CELL], "dirty": False}
+        comm.reply({"id": request["id"], "ok": True, "result": cells})
+        comm.reply({"id": request["id"], "ok": True, "result": {"path": "x", "cells": []}})
+        comm.reply({"id": "never-asked", "ok": True, "result": {}})
+
+    frontend = FakeFrontend({"read": twice})
+    bridge = await connected(frontend)
+    assert [c.id for c in await bridge.read()] == ["a"]
+    assert [c.id for c in await bridge.read()] == ["a"]  # the stray replies changed nothing
+
+
+async def test_a_request_without_an_answer_fails_naming_the_operation():
+    frontend = FakeFrontend({"save": lambda _: None})
+    bridge = await connected(frontend, request_timeout=0.3)
+    started = time.monotonic()
+    with pytest.raises(BridgeTimeout, match=r"'save' request within 0.3 s") as caught:
+        await bridge.save()
+    assert 0.25 < time.monotonic() - started < 2
+    assert isinstance(caught.value, ToolError)  # tools show it to the model
+    assert bridge._pending == {}
+
+
+async def test_a_frontend_closing_the_comm_fails_pending_requests_and_reconnects_later():
+    frontend = FakeFrontend({"read": lambda _: None})
+    bridge = await connected(frontend)
+    reading = asyncio.ensure_future(bridge.read())
+    await asyncio.sleep(0.05)
+    assert not reading.done()
+    frontend.comms[0].close_from_frontend({"error": "notebook closed"})
+    with pytest.raises(BridgeClosed, match="the notebook was closed") as caught:
+        await reading
+    assert caught.value.reason == "notebook closed"
+    assert not bridge.connected
+
+    # The notebook is open again: the next request opens a new comm and pings first.
+    frontend.answers["read"] = lambda _: {"path": "x", "cells": [], "dirty": False}
+    assert await bridge.read() == []
+    assert len(frontend.comms) == 2
+    assert frontend.ops()[-2:] == ["ping", "read"]
+
+
+async def test_a_failed_reconnect_says_why_and_leaves_no_comm_open():
+    frontend = FakeFrontend()
+    bridge = await connected(frontend, connect_timeout=0.3)
+    frontend.comms[0].close_from_frontend({"error": "notebook closed"})
+    frontend.answers["ping"] = lambda _: None  # nobody there any more
+    await asyncio.sleep(0.05)
+    with pytest.raises(BridgeClosed, match=r"closed \(notebook closed\) and reconnecting failed"):
+        await bridge.read()
+    assert frontend.comms[1].closed
+    assert frontend.ops() == ["ping", "ping"]  # the read itself was never sent
+
+
+async def test_a_frontend_without_the_extension_closes_the_comm_at_once():
+    frontend = FakeFrontend({"ping": lambda _: None})
+    bridge = LiveBridge("a.ipynb", comm_factory=frontend.factory, connect_timeout=30)
+    connecting = asyncio.ensure_future(bridge.connect())
+    await asyncio.sleep(0.05)
+    frontend.comms[0].close_from_frontend({})
+    with pytest.raises(BridgeClosed, match="no jupyter-agent extension"):
+        await asyncio.wait_for(connecting, 2)
+
+
+async def test_errors_are_written_for_the_model():
+    frontend = FakeFrontend(
+        {
+            "update": lambda r: RuntimeError(f"no cell with id {r['args']['cell_id']}"),
+            "run": lambda r: RuntimeError("cell m is a markdown cell; only code cells run"),
+        }
+    )
+    bridge = await connected(frontend)
+    with pytest.raises(ToolError) as caught:
+        await bridge.update("zz", "x")
+    assert str(caught.value) == (
+        "There is no cell with id 'zz' in work/analysis.ipynb. Call read_notebook to see "
+        "the cell ids."
+    )
+    with pytest.raises(ToolError) as caught:
+        await bridge.run("m")
+    assert str(caught.value) == (
+        "JupyterLab could not run cell m: Cell m is a markdown cell; only code cells run."
+    )
+
+
+async def test_cancelling_a_run_asks_the_frontend_to_interrupt_that_cell():
+    frontend = FakeFrontend({"run": lambda _: None, "interrupt": lambda _: {"interrupted": True}})
+    bridge = await connected(frontend)
+    running = asyncio.ensure_future(bridge.run("slow", timeout=60))
+    await asyncio.sleep(0.05)
+    running.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await running
+    assert frontend.requests[-1]["op"] == "interrupt"
+    assert frontend.requests[-1]["args"] == {"cell_id": "slow"}
+    assert frontend.requests[-1]["to"] == "tab1"
+    assert bridge._pending == {}  # the interrupt's answer is not waited for
+
+
+async def test_a_loop_blocked_by_a_cell_is_not_a_silent_frontend():
+    """A synchronous cell blocks the loop past the timeout while the reply waits to be read;
+    once the cell ends, reading it takes the kernel a few loop iterations. It still counts."""
+    frontend = FakeFrontend({"read": lambda _: None})
+    bridge = await connected(frontend, request_timeout=0.5)
+    reading = asyncio.ensure_future(bridge.read())
+    await asyncio.sleep(0.01)  # the request is out
+    time.sleep(1.0)  # noqa: ASYNC251 - the synchronous cell, blocking the loop on purpose
+    request_id = frontend.requests[-1]["id"]
+
+    async def kernel_reads_the_reply() -> None:
+        for _ in range(5):
+            await asyncio.sleep(0)
+        frontend.comms[0].reply(
+            {"id": request_id, "ok": True, "result": {"path": "x", "cells": [CELL]}}
+        )
+
+    reader = asyncio.ensure_future(kernel_reads_the_reply())
+    assert [c.id for c in await reading] == ["a"]
+    await reader
+
+
+async def test_connect_notebook_falls_back_to_the_file(monkeypatch, tmp_path):
+    import comm
+
+    notebook = tmp_path / "a.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(), notebook)
+
+    for close_with in ({}, {"error": "path mismatch"}):
+        frontend = FakeFrontend({"ping": lambda _: None})
+
+        def closing(
+            frontend: FakeFrontend = frontend, close_data: dict = close_with, **kw: Any
+        ) -> Any:
+            made = frontend.factory(**kw)
+            made.send = lambda _data, made=made: threading.Thread(
+                target=made.close_from_frontend, args=(close_data,)
+            ).start()
+            return made
+
+        monkeypatch.setattr(comm, "create_comm", closing)
+        started = time.monotonic()
+        bridge = await connect_notebook(str(notebook), timeout=30)
+        assert isinstance(bridge, FileBridge), close_with
+        assert time.monotonic() - started < 2  # a close is an answer: no waiting
+        assert frontend.comms[0].closed is False  # the frontend closed it already
+
+    # Nobody answers: file mode after the timeout, and the comm is closed.
+    silent = FakeFrontend({"ping": lambda _: None})
+    monkeypatch.setattr(comm, "create_comm", silent.factory)
+    started = time.monotonic()
+    bridge = await connect_notebook(str(notebook), timeout=0.3)
+    assert isinstance(bridge, FileBridge) and bridge.file == notebook.resolve()
+    assert 0.25 < time.monotonic() - started < 2
+    assert silent.comms[0].closed
+
+    # Outside a kernel comm's stand-in never answers: no wait at all.
+    monkeypatch.undo()
+    started = time.monotonic()
+    assert isinstance(await connect_notebook(str(notebook), timeout=30), FileBridge)
+    assert time.monotonic() - started < 1
+
+
+async def test_connect_notebook_needs_a_notebook_path(monkeypatch):
+    monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
+    monkeypatch.setattr(bridge_module, "kernel_notebook_path", lambda: None)
+    with pytest.raises(ValueError, match="pass the notebook's path"):
+        await connect_notebook()
+
+
+# --- a real kernel, with this test playing JupyterLab ---------------------------------------
+
+OUTPUT_TYPES = ("stream", "error", "execute_result", "display_data")
+
+
+class PlayedLab:
+    """A real kernel whose comm messages this test answers as the lab extension would.
+
+    Reads iopub in a background task: outputs by request, comm opens to ``jupyter_agent``,
+    and requests on them, answered by ``answer(request)`` (a reply dict, or None for none).
+    """
+
+    def __init__(self, km: Any, kc: Any) -> None:
+        self.km = km
+        self.kc = kc
+        self.by_parent: dict[str, list[dict[str, Any]]] = {}
+        self.idle: dict[str, asyncio.Event] = {}
+        self.opened: list[dict[str, Any]] = []
+        self.requests: list[dict[str, Any]] = []
+        self.received_at: list[float] = []
+        """When each request arrived (time.monotonic())."""
+        self.on_open: Callable[[str, dict[str, Any]], None] = lambda comm_id, data: None
+        self.answer: Callable[[dict[str, Any]], dict[str, Any] | None] = self.ping
+        self.subshell: str | None = None
+        """Send replies with this subshell id (as JupyterLab does with comms over subshells)."""
+        self._pump = asyncio.ensure_future(self._read_iopub())
+
+    @staticmethod
+    def ping(request: dict[str, Any]) -> dict[str, Any] | None:
+        if request["op"] != "ping":
+            return None
+        return {"id": request["id"], "ok": True, "result": {**PING, "path": "analysis.ipynb"}}
+
+    def send_comm(self, msg_type: str, comm_id: str, data: dict[str, Any]) -> None:
+        msg = self.kc.session.msg(msg_type, {"comm_id": comm_id, "data": data})
+        if self.subshell is not None:
+            msg["header"]["subshell_id"] = self.subshell
+        self.kc.shell_channel.send(msg)
+
+    async def _read_iopub(self) -> None:
+        while True:
+            msg = await self.kc.get_iopub_msg()
+            parent = msg["parent_header"].get("msg_id", "")
+            self.by_parent.setdefault(parent, []).append(msg)
+            kind, content = msg["msg_type"], msg["content"]
+            if kind == "comm_open" and content.get("target_name") == TARGET:
+                self.opened.append(content["data"])
+                self.on_open(content["comm_id"], content["data"])
+            elif kind == "comm_msg":
+                self.requests.append(content["data"])
+                self.received_at.append(time.monotonic())
+                reply = self.answer(content["data"])
+                if reply is not None:
+                    self.send_comm("comm_msg", content["comm_id"], reply)
+            elif kind == "status" and content["execution_state"] == "idle":
+                self.idle.setdefault(parent, asyncio.Event()).set()
+
+    async def run(self, code: str, timeout: float = 20.0) -> str:
+        """Execute a cell; return what it printed. Fails if it raised."""
+        msg_id = self.kc.execute(textwrap.dedent(code))
+        event = self.idle.setdefault(msg_id, asyncio.Event())
+        await asyncio.wait_for(event.wait(), timeout)
+        reply = await self.kc.get_shell_msg(timeout=timeout)
+        while reply["parent_header"].get("msg_id") != msg_id:
+            reply = await self.kc.get_shell_msg(timeout=timeout)
+        outputs = [m["content"] for m in self.by_parent[msg_id] if m["msg_type"] in OUTPUT_TYPES]
+        assert reply["content"]["status"] == "ok", outputs
+        return "".join(o.get("text", "") for o in outputs if o.get("name") == "stdout")
+
+    async def create_subshell(self) -> str:
+        self.kc.control_channel.send(self.kc.session.msg("create_subshell_request", {}))
+        reply = await self.kc.control_channel.get_msg(timeout=10)
+        return str(reply["content"]["subshell_id"])
+
+    async def close(self) -> None:
+        self._pump.cancel()
+        self.kc.stop_channels()
+        await self.km.shutdown_kernel(now=True)
+
+
+@asynccontextmanager
+async def played_lab(tmp_path: Path) -> AsyncIterator[PlayedLab]:
+    nbformat.write(nbformat.v4.new_notebook(), tmp_path / "analysis.ipynb")
+    km, kc = await start_new_async_kernel(
+        kernel_name="python3", cwd=str(tmp_path), env={"JPY_SESSION_NAME": "analysis.ipynb"}
+    )
+    lab = PlayedLab(km, kc)
+    try:
+        yield lab
+    finally:
+        await lab.close()
+
+
+async def test_a_cell_can_await_connect_notebook_at_top_level(tmp_path):
+    """ipykernel 7.4 reads comm messages while a cell awaits, so the ping's answer gets in."""
+    async with played_lab(tmp_path) as lab:
+        shown = await lab.run(
+            """
+            import time
+            from jupyter_agent.jupyter.bridge import connect_notebook
+            started = time.monotonic()
+            bridge = await connect_notebook(timeout=10)
+            print(bridge.mode, bridge.path, round(time.monotonic() - started, 1))
+            """
+        )
+        mode, path, seconds = shown.split()
+        assert (mode, path) == ("live", "analysis.ipynb")
+        assert float(seconds) < 2
+        assert lab.opened == [{"path": "analysis.ipynb", "protocol": 1}]
+
+
+async def test_the_file_is_used_when_the_frontend_refuses_or_stays_silent(tmp_path):
+    async with played_lab(tmp_path) as lab:
+        # JupyterLab without the extension closes the comm with empty data at once.
+        lab.on_open = lambda comm_id, data: lab.send_comm("comm_close", comm_id, {})
+        shown = await lab.run(
+            """
+            import time
+            from jupyter_agent.jupyter.bridge import connect_notebook
+            started = time.monotonic()
+            bridge = await connect_notebook(timeout=10)
+            print(bridge.mode, round(time.monotonic() - started, 1))
+            """
+        )
+        mode, seconds = shown.split()
+        assert mode == "file" and float(seconds) < 2
+
+        # A frontend that never answers: file mode once the timeout passed.
+        lab.on_open = lambda comm_id, data: None
+        lab.answer = lambda request: None
+        shown = await lab.run(
+            """
+            started = time.monotonic()
+            bridge = await connect_notebook(timeout=0.5)
+            print(bridge.mode, bridge.path.endswith("analysis.ipynb"), time.monotonic() - started)
+            """
+        )
+        mode, path_ok, seconds = shown.split()
+        assert (mode, path_ok) == ("file", "True") and 0.4 < float(seconds) < 3
+
+
+async def test_replies_over_a_subshell_and_from_a_background_task(tmp_path):
+    """With comms over subshells JupyterLab sends replies with a subshell id; the bridge
+    resolves its futures through call_soon_threadsafe whichever thread reads them."""
+    async with played_lab(tmp_path) as lab:
+        lab.subshell = await lab.create_subshell()
+
+        def answer(request: dict[str, Any]) -> dict[str, Any] | None:
+            if request["op"] == "read":
+                return {"id": request["id"], "ok": True, "result": {"path": "x", "cells": [CELL]}}
+            return PlayedLab.ping(request)
+
+        lab.answer = answer
+        await lab.run(
+            """
+            import asyncio, threading
+            from jupyter_agent.jupyter.bridge import LiveBridge
+            bridge = LiveBridge("analysis.ipynb")
+            threads = []
+            original = bridge._on_msg
+            bridge._on_msg = lambda msg: (threads.append(threading.current_thread().name), original(msg))
+
+            async def work():
+                await bridge.connect()
+                return [c.id for c in await bridge.read()]
+
+            task = asyncio.ensure_future(work())
+            """
+        )
+        deadline = time.monotonic() + 10
+        while True:
+            shown = await lab.run("print(task.done())")
+            if shown.strip() == "True" or time.monotonic() > deadline:
+                break
+        shown = await lab.run("import json\nprint(json.dumps([task.result(), bridge.mode]))")
+        assert json.loads(shown) == [["a"], "live"]
+        assert [r["op"] for r in lab.requests] == ["ping", "read"]
+        assert lab.requests[1]["to"] == "tab1"
+
+
+async def test_a_reply_queued_behind_a_synchronous_cell_still_counts(tmp_path):
+    """The frontend answers at once, but the kernel is busy with a cell that sleeps past the
+    timeout; the answer is read when the cell ends, and the bridge is live."""
+    async with played_lab(tmp_path) as lab:
+        await lab.run(
+            """
+            import asyncio
+            from jupyter_agent.jupyter.bridge import connect_notebook
+            task = asyncio.ensure_future(connect_notebook(timeout=0.5))
+            """
+        )
+        sleeping = time.monotonic()
+        await lab.run("import time; time.sleep(2)")
+        # The ping went out before the sleeping cell ended: its answer waited behind it.
+        assert lab.received_at and lab.received_at[0] < sleeping + 1.5
+        await lab.run("await asyncio.wait_for(asyncio.shield(task), 5)")
+        assert (await lab.run("print(task.result().mode)")).strip() == "live"

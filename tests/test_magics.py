@@ -1,0 +1,849 @@
+"""The %agent magics and the panel's comm protocol, in real kernels through jupyter_client.
+
+Each kernel runs in a temporary folder holding ``analysis.ipynb``, which it knows as its
+notebook (``JPY_SESSION_NAME``), with no API key and no reachable model API: every run
+uses a scripted model, passed as ``--model $name`` or ``--model scripted:PATH.json``.
+The panel is driven the way panel.js drives it: custom comm messages (hello, commands).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+from helpers import PLAN
+from jupyter_client.manager import KernelManager
+
+TIMEOUT = 30.0
+PANEL = "jupyter_agent.jupyter.panel.AgentPanel"
+
+
+def _kernel_env(notebook: Path) -> dict[str, str]:
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "JUPYTER_AGENT_MODEL")
+    }
+    env["ANTHROPIC_BASE_URL"] = "http://127.0.0.1:9"  # never a real API
+    env["JPY_SESSION_NAME"] = str(notebook)
+    env["PYDEVD_DISABLE_FILE_VALIDATION"] = "1"
+    return env
+
+
+@dataclass
+class Result:
+    reply: dict[str, Any]
+    messages: list[dict[str, Any]]
+
+    def _streams(self, name: str) -> str:
+        return "".join(
+            m["content"]["text"]
+            for m in self.messages
+            if m["msg_type"] == "stream" and m["content"]["name"] == name
+        )
+
+    @property
+    def stdout(self) -> str:
+        return self._streams("stdout")
+
+    @property
+    def stderr(self) -> str:
+        return self._streams("stderr")
+
+    @property
+    def errors(self) -> list[dict[str, Any]]:
+        return [m["content"] for m in self.messages if m["msg_type"] == "error"]
+
+    @property
+    def displays(self) -> list[dict[str, Any]]:
+        return [m["content"] for m in self.messages if m["msg_type"] == "display_data"]
+
+    @property
+    def result(self) -> str | None:
+        for m in self.messages:
+            if m["msg_type"] == "execute_result":
+                return m["content"]["data"].get("text/plain")
+        return None
+
+    @property
+    def page(self) -> str:
+        pages = [p for p in self.reply["content"].get("payload", []) if p["source"] == "page"]
+        return "".join(p["data"].get("text/plain", "") for p in pages)
+
+
+@dataclass
+class Kernel:
+    """A kernel with its client; every iopub message is kept in ``seen``."""
+
+    folder: Path
+    manager: KernelManager
+    client: Any
+    seen: list[dict[str, Any]] = field(default_factory=list)
+
+    def _pump(self, timeout: float) -> dict[str, Any] | None:
+        try:
+            msg = self.client.get_iopub_msg(timeout=timeout)
+        except queue.Empty:
+            return None
+        self.seen.append(msg)
+        return msg
+
+    def wait_for(
+        self,
+        predicate: Callable[[dict[str, Any]], bool],
+        timeout: float = TIMEOUT,
+        *,
+        since: int = 0,
+    ) -> dict[str, Any]:
+        """The first iopub message (from index ``since``) for which ``predicate`` holds."""
+        for msg in self.seen[since:]:
+            if predicate(msg):
+                return msg
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            msg = self._pump(min(0.5, max(0.01, deadline - time.monotonic())))
+            if msg is not None and predicate(msg):
+                return msg
+        raise AssertionError(f"no matching iopub message within {timeout} s")
+
+    def run(self, code: str, timeout: float = TIMEOUT) -> Result:
+        msg_id = self.client.execute(code)
+        reply = self.client.get_shell_msg(timeout=timeout)
+        while reply["parent_header"].get("msg_id") != msg_id:
+            reply = self.client.get_shell_msg(timeout=timeout)
+        start = len(self.seen)
+        self.wait_for(
+            lambda m: (
+                m["parent_header"].get("msg_id") == msg_id
+                and m["msg_type"] == "status"
+                and m["content"]["execution_state"] == "idle"
+            ),
+            timeout,
+            since=start,
+        )
+        mine = [m for m in self.seen if m["parent_header"].get("msg_id") == msg_id]
+        return Result(reply, mine)
+
+    def ok(self, code: str, timeout: float = TIMEOUT) -> Result:
+        result = self.run(code, timeout)
+        assert not result.errors, result.errors[0]["traceback"]
+        assert "Error" not in result.stderr, result.stderr
+        return result
+
+    # The panel, as panel.js sees it
+
+    def panel_comm(self) -> str:
+        opened = self.wait_for(
+            lambda m: (
+                m["msg_type"] == "comm_open"
+                and m["content"]["data"].get("state", {}).get("_anywidget_id") == PANEL
+            )
+        )
+        return opened["content"]["comm_id"]
+
+    def to_panel(self, comm_id: str, content: dict[str, Any]) -> None:
+        msg = self.client.session.msg(
+            "comm_msg", {"comm_id": comm_id, "data": {"method": "custom", "content": content}}
+        )
+        self.client.shell_channel.send(msg)
+
+    def from_panel(
+        self,
+        comm_id: str,
+        predicate: Callable[[dict[str, Any]], bool],
+        timeout: float = TIMEOUT,
+        since: int = 0,
+    ) -> dict[str, Any]:
+        """The next custom message from the panel matching ``predicate``."""
+
+        def match(m: dict[str, Any]) -> bool:
+            if m["msg_type"] != "comm_msg" or m["content"]["comm_id"] != comm_id:
+                return False
+            data = m["content"]["data"]
+            return data.get("method") == "custom" and predicate(data["content"])
+
+        return self.wait_for(match, timeout, since=since)["content"]["data"]["content"]
+
+    def state_of(self, comm_id: str, name: str, value: Any, timeout: float = TIMEOUT) -> None:
+        """Wait until the panel's trait ``name`` was sent with ``value``."""
+        self.wait_for(
+            lambda m: (
+                m["msg_type"] == "comm_msg"
+                and m["content"]["comm_id"] == comm_id
+                and m["content"]["data"].get("method") == "update"
+                and m["content"]["data"].get("state", {}).get(name) == value
+            ),
+            timeout,
+        )
+
+
+def _start(folder: Path) -> Kernel:
+    notebook = folder / "analysis.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(), notebook)
+    manager = KernelManager(kernel_name="python3")
+    manager.start_kernel(cwd=str(folder), env=_kernel_env(notebook))
+    client = manager.blocking_client()
+    client.start_channels()
+    client.wait_for_ready(timeout=60)
+    kernel = Kernel(folder, manager, client)
+    kernel.ok("%load_ext jupyter_agent")
+    return kernel
+
+
+def _stop(kernel: Kernel) -> None:
+    kernel.client.stop_channels()
+    kernel.manager.shutdown_kernel(now=True)
+
+
+@pytest.fixture
+def kernel(tmp_path: Path) -> Iterator[Kernel]:
+    k = _start(tmp_path)
+    try:
+        yield k
+    finally:
+        _stop(k)
+
+
+@pytest.fixture(scope="module")
+def shared_kernel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kernel]:
+    """One kernel for the tests that only parse and refuse (they start no run)."""
+    k = _start(tmp_path_factory.mktemp("magics"))
+    try:
+        yield k
+    finally:
+        _stop(k)
+
+
+def scripted(kernel: Kernel, name: str, turns: list[dict[str, Any]], delay: float = 0.0) -> None:
+    """Define ``name`` in the kernel: a ScriptedModel replaying ``turns``."""
+    path = kernel.folder / f"{name}.json"
+    path.write_text(json.dumps(turns))
+    kernel.ok(
+        f"from jupyter_agent import ScriptedModel\n"
+        f"{name} = ScriptedModel({path.name!r}, delay={delay}, chunk_size=4)"
+    )
+
+
+def plan_turns(text: str = "I read the notebook. Here is the plan.") -> list[dict[str, Any]]:
+    return [{"text": text, "tool_calls": [{"name": "submit_plan", "input": PLAN}]}]
+
+
+LONG_TEXT = "The quick brown fox jumps over the lazy dog. " * 200  # ~2,000 pieces of 4
+
+
+# --- the extension and the help -------------------------------------------------------
+
+
+def test_load_ext_registers_the_line_and_cell_magics(shared_kernel: Kernel) -> None:
+    out = shared_kernel.ok(
+        "m = get_ipython().magics_manager.magics\nprint('agent' in m['line'], 'agent' in m['cell'])"
+    )
+    assert out.stdout.split() == ["True", "True"]
+
+
+def test_help_documents_every_subcommand_and_option(shared_kernel: Kernel) -> None:
+    page = shared_kernel.ok("%agent?").page
+    for word in (
+        "%agent plan TASK",
+        "%agent act TASK",
+        "%agent stop",
+        "%agent role NAME",
+        "%%agent",
+        "--model",
+        "scripted:PATH.json",
+        "$name",
+        "--max-steps",
+        "--loop tool_use|roa",
+        "--resume [SESSION_ID]",
+        "--side",
+        "await h.wait()",
+    ):
+        assert word in page, word
+    assert shared_kernel.ok("%agent help").stdout.strip().startswith("The AI agent of this kernel")
+
+
+BAD = {
+    "frobnicate the data": "unknown subcommand 'frobnicate'",
+    "plan": "say what to do: %agent plan TASK",
+    "act   ": "say what to do: %agent act TASK",
+    "--max-steps x plan a": "--max-steps needs a whole number, got 'x'",
+    "--max-steps 0 plan a": "--max-steps must be at least 1",
+    "--loop fast plan a": "--loop is one of tool_use, roa, got 'fast'",
+    "plan --model": "--model needs a value",
+    "--bogus plan a": "unknown option --bogus",
+    "--side=yes": "--side takes no value",
+    "role": "say which role: %agent role NAME",
+    "role a b": "say which role",
+    "role nobody": "unknown role 'nobody'; known roles: actor, planner",
+    "stop now": "%agent stop takes no text",
+    "--role actor plan a": "--role is for %%agent",
+    "--model $nothere plan a": "there is no variable 'nothere'",
+    "--model $In plan a": "In is a list, not a model",
+    "--model scripted:missing.json plan a": "no such file 'missing.json'",
+    "--resume 0123456789ab": "0123456789ab",
+}
+
+
+@pytest.mark.parametrize("line", list(BAD))
+def test_bad_arguments_give_one_line_and_no_traceback(shared_kernel: Kernel, line: str) -> None:
+    result = shared_kernel.run(f"%agent {line}")
+    assert result.reply["content"]["status"] == "error"
+    assert result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("UsageError: "), lines[0]
+    assert BAD[line] in lines[0]
+    assert "Traceback" not in result.stderr
+    assert not result.errors  # no error output, so no traceback shown anywhere
+
+
+def test_a_cell_magic_refuses_text_on_its_line_and_an_empty_body(shared_kernel: Kernel) -> None:
+    for cell, expected in (
+        ("%%agent plan\nDo it", "%%agent takes only options on its first line"),
+        ("%%agent --role actor\n   \n", "the %%agent cell is empty"),
+    ):
+        result = shared_kernel.run(cell)
+        assert result.stderr.strip().startswith("UsageError: "), result.stderr
+        assert expected in result.stderr
+        assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_without_an_api_key_the_default_model_says_so_in_one_line(shared_kernel: Kernel) -> None:
+    result = shared_kernel.run("%agent plan Clean the data")
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith("UsageError: No Anthropic API key found")
+    assert "ANTHROPIC_API_KEY" in lines[0]
+    assert not result.errors
+
+
+def test_options_set_the_kernels_agent(shared_kernel: Kernel) -> None:
+    shared_kernel.ok("%agent --max-steps 7 --loop roa")
+    out = shared_kernel.ok(
+        "from jupyter_agent.jupyter.kernel_agent import kernel_agent\n"
+        "a = kernel_agent().agent\n"
+        "print(a.limits.max_steps, a.loop, a.workspace.name == get_ipython().user_ns['__session__'].split('/')[-2])"
+    )
+    assert out.stdout.split() == ["7", "roa", "True"]
+    shared_kernel.ok("%agent --loop tool_use --max-steps 30")
+
+
+def test_role_switches_the_agents_role(shared_kernel: Kernel) -> None:
+    assert shared_kernel.ok("%agent role actor").stdout.strip() == "Role: actor"
+    assert shared_kernel.ok("%agent role planner").stdout.strip() == "Role: planner"
+
+
+def test_stop_when_nothing_runs_says_so(shared_kernel: Kernel) -> None:
+    assert shared_kernel.ok("%agent stop").stdout.strip() == "The agent is not running."
+
+
+def test_side_publishes_a_dock_request(shared_kernel: Kernel) -> None:
+    shown = shared_kernel.ok("%agent --side")
+    assert len(shown.displays) == 1
+    view = shown.displays[0]["data"]["application/vnd.jupyter.widget-view+json"]
+    out = shared_kernel.ok(
+        "from jupyter_agent.jupyter.kernel_agent import kernel_agent\n"
+        "p = kernel_agent().panel\nprint(p.dock, p.widget_id == p.model_id)"
+    )
+    assert out.stdout.split() == ["side", "True"]
+    shared_kernel.state_of(view["model_id"], "dock", "side")
+
+
+def test_without_a_frontend_the_panel_says_edits_go_to_the_file(shared_kernel: Kernel) -> None:
+    shared_kernel.ok("%agent")
+    out = shared_kernel.ok(
+        "import asyncio\n"
+        "from jupyter_agent.jupyter.kernel_agent import kernel_agent\n"
+        "p = kernel_agent().panel\n"
+        "while p.bridge_mode == 'connecting': await asyncio.sleep(0.05)\n"
+        "print(p.bridge_mode)\nprint(p.notebook)"
+    )
+    mode, description = out.stdout.strip().split("\n", 1)
+    assert mode == "file"
+    assert "analysis.ipynb" in description and "file mode" in description
+
+
+# --- runs ---------------------------------------------------------------------------------
+
+
+def test_plan_returns_the_handle_at_once_and_runs_in_the_background(kernel: Kernel) -> None:
+    scripted(kernel, "m", plan_turns(LONG_TEXT[:2000]), delay=0.002)
+    started = time.monotonic()
+    out = kernel.ok("h = %agent plan --model $m Clean the sales data\nprint(h.done, h.role)")
+    assert time.monotonic() - started < 5
+    assert out.stdout.split() == ["False", "planner"]
+    # The panel is shown under the cell, with a text fallback saying what it is.
+    assert len(out.displays) == 1
+    data = out.displays[0]["data"]
+    assert "application/vnd.jupyter.widget-view+json" in data
+    assert "Scripted replay" in data["text/plain"]
+    assert out.displays[0]["transient"]["display_id"]
+    # The kernel stays usable while the agent works.
+    busy = kernel.ok("print(h.done, 1 + 1)")
+    assert busy.stdout.split() == ["False", "2"]
+    done = kernel.ok("await h.wait()\nprint(h.state.value, h.stop_reason, h.plan.goal)")
+    assert done.stdout.strip() == "completed completed Clean the sales data"
+    # It printed nothing into the cell that started it: the panel shows it all.
+    started_cell = [m for m in kernel.seen if m["msg_type"] == "stream"]
+    assert all("fox" not in m["content"]["text"] for m in started_cell)
+
+
+def test_the_magic_value_is_the_handle(kernel: Kernel) -> None:
+    scripted(kernel, "m", plan_turns())
+    out = kernel.ok("%agent plan --model $m Clean the sales data")
+    assert out.result is not None
+    assert out.result.startswith("<RunHandle ")
+    assert "planner" in out.result
+
+
+def test_a_scripted_model_from_a_file(kernel: Kernel) -> None:
+    (kernel.folder / "turns.json").write_text(json.dumps({"turns": plan_turns()}))
+    kernel.ok("h = %agent plan --model scripted:turns.json Clean the sales data")
+    out = kernel.ok("await h.wait(); print(h.plan.steps[1].action, h.agent.model.label)")
+    assert out.stdout.strip() == "Drop duplicate rows Scripted replay — no real model is called"
+
+
+def test_act_and_the_cell_magic_choose_the_role(kernel: Kernel) -> None:
+    done = {"tool_calls": [{"name": "task_complete", "input": {"summary": "Done."}}]}
+    scripted(kernel, "m", [done, done, done])
+    out = kernel.ok("h = %agent act --model $m Tidy up\nawait h.wait(); print(h.role, h.summary)")
+    assert out.stdout.strip() == "actor Done."
+    out = kernel.ok("%%agent --role planner\nLook at the data\nand say what you see")
+    kernel.ok(
+        "from jupyter_agent.jupyter.kernel_agent import kernel_agent\nh = kernel_agent().agent.handle\nawait h.wait()"
+    )
+    out = kernel.ok("print(h.role, repr(h.task))")
+    assert out.stdout.strip() == "planner 'Look at the data\\nand say what you see'"
+    # Without --role, a cell runs in the current role.
+    kernel.ok("%agent role actor")
+    kernel.ok("%%agent\nCarry on")
+    out = kernel.ok("h = kernel_agent().agent.handle\nawait h.wait()\nprint(h.role)")
+    assert out.stdout.strip() == "actor"
+
+
+def test_stop_ends_the_run_and_the_next_run_continues_the_session(kernel: Kernel) -> None:
+    scripted(
+        kernel, "m", [{"text": LONG_TEXT}, {"text": "Continuing where I stopped."}], delay=0.01
+    )
+    kernel.ok("h = %agent plan --model $m Write a lot")
+    kernel.ok("import asyncio\nwhile h.state.value != 'thinking': await asyncio.sleep(0.01)")
+    assert kernel.ok("%agent stop").stdout == ""
+    out = kernel.ok("await h.wait(); print(h.state.value, h.stop_reason)")
+    assert out.stdout.strip() == "cancelled manual_stop"
+    out = kernel.ok(
+        "h2 = %agent plan Go on\nawait h2.wait()\n"
+        "from jupyter_agent.messages import conversation_problems, to_api_messages\n"
+        "print(h2.state.value, h2.session_id == h.session_id, conversation_problems(to_api_messages(h2.history)))"
+    )
+    assert out.stdout.strip() == "completed True []"
+
+
+def test_resume_continues_a_saved_session(kernel: Kernel) -> None:
+    scripted(kernel, "m", plan_turns() * 3)
+    kernel.ok("h = %agent plan --model $m First task\nawait h.wait()\nfirst = h.session_id")
+    # Another session in the same folder (made through the Python API), then back.
+    kernel.ok(
+        "from jupyter_agent import Agent\n"
+        "other = Agent(model=m, workspace='.')\n"
+        "await other.run('Second task')"
+    )
+    kernel.ok("%agent --resume")
+    out = kernel.ok(
+        "from jupyter_agent.jupyter.kernel_agent import kernel_agent\n"
+        "a = kernel_agent().agent\nprint(a.session.id == other.session.id, a.model is m)"
+    )
+    assert out.stdout.split() == ["True", "True"]
+    kernel.ok("%agent --resume {}".format(kernel.ok("print(first)").stdout.strip()))
+    out = kernel.ok("a = kernel_agent().agent\nprint(a.session.id == first, len(a.history))")
+    assert out.stdout.split() == ["True", "3"]
+    # The panel's session picker lists both, and resumes one: every view is sent the
+    # saved conversation in place of the transcript it showed.
+    kernel.ok("%agent")
+    out = kernel.ok("p = kernel_agent().panel\nprint(sorted(s['title'] for s in p.sessions))")
+    assert out.stdout.strip() == "['First task', 'Second task']"
+    comm = kernel.panel_comm()
+    hello(kernel, comm)
+    second = kernel.ok("print(other.session.id)").stdout.strip()
+    since = len(kernel.seen)
+    assert command(kernel, comm, "resume", session_id=second)["ok"] is True
+    snapshot = kernel.from_panel(
+        comm, lambda c: c["type"] == "snapshot" and c["view"] is None, since=since
+    )
+    kinds = [e["kind"] for e in snapshot["entries"]]
+    assert kinds == ["user", "text", "tool_start", "tool_end", "plan", "note"]
+    assert snapshot["entries"][0]["text"] == "Second task"
+    assert snapshot["entries"][-1]["text"] == f"Resumed session {second}."
+    kernel.state_of(comm, "session_id", second)
+    assert command(kernel, comm, "resume", session_id="nope")["ok"] is False
+
+
+# --- the panel's protocol over the comm ------------------------------------------------------
+
+
+def test_the_transcript_merges_streams_and_a_finished_block_keeps_its_text() -> None:
+    from jupyter_agent.jupyter.panel import Transcript
+
+    t = Transcript()
+    t.add({"kind": "turn_start", "step": 1})
+    for piece in ("Hel", "lo ", "wor"):
+        t.add({"kind": "text_delta", "text": piece})
+    assert [e["kind"] for e in t.take()] == ["turn_start", "text_delta"]
+    # A view arriving mid-stream gets the pieces so far as one entry.
+    assert t.snapshot()[-1] == {"kind": "text_delta", "text": "Hello wor", "n": 4}
+    t.add({"kind": "text_delta", "text": "ld"})
+    t.add({"kind": "text", "text": "Hello world", "interrupted": False})
+    t.add({"kind": "tool_progress", "tool_use_id": "a", "output": "1\n"})
+    t.add({"kind": "tool_progress", "tool_use_id": "a", "output": "2\n"})
+    t.add({"kind": "tool_progress", "tool_use_id": "b", "output": "x"})
+    assert t.take() == [
+        {"kind": "text_delta", "text": "ld", "n": 5},
+        {"kind": "text", "interrupted": False, "n": 6, "streamed": True},
+        {"kind": "tool_progress", "tool_use_id": "a", "output": "1\n2\n", "n": 8},
+        {"kind": "tool_progress", "tool_use_id": "b", "output": "x", "n": 9},
+    ]
+    assert t.snapshot() == [
+        {"kind": "turn_start", "step": 1, "n": 1},
+        {"kind": "text", "text": "Hello world", "interrupted": False, "n": 6},
+        {"kind": "tool_progress", "tool_use_id": "a", "output": "1\n2\n", "n": 8},
+        {"kind": "tool_progress", "tool_use_id": "b", "output": "x", "n": 9},
+    ]
+    # Text that differs from what streamed (e.g. cut short) is sent whole.
+    t.add({"kind": "text_delta", "text": "Par"})
+    t.add({"kind": "text", "text": "Partial", "interrupted": True})
+    assert t.take()[-1]["text"] == "Partial"
+
+
+def hello(kernel: Kernel, comm: str, view: str = "v1") -> list[dict[str, Any]]:
+    since = len(kernel.seen)
+    kernel.to_panel(comm, {"type": "hello", "view": view})
+    snapshot = kernel.from_panel(comm, lambda c: c["type"] == "snapshot", since=since)
+    assert snapshot["view"] == view
+    return snapshot["entries"]
+
+
+def command(kernel: Kernel, comm: str, name: str, **args: Any) -> dict[str, Any]:
+    cid = f"c{time.monotonic_ns()}"
+    since = len(kernel.seen)
+    kernel.to_panel(comm, {"type": "command", "id": cid, "name": name, **args})
+    return kernel.from_panel(comm, lambda c: c["type"] == "reply" and c["id"] == cid, since=since)
+
+
+def entries_after(kernel: Kernel, comm: str, since: int) -> list[dict[str, Any]]:
+    found = []
+    for m in kernel.seen[since:]:
+        if m["msg_type"] == "comm_msg" and m["content"]["comm_id"] == comm:
+            data = m["content"]["data"]
+            if data.get("method") != "custom":
+                continue
+            content = data["content"]
+            if content["type"] == "events":
+                found.extend(content["entries"])
+            elif content["type"] == "text":
+                found.append({"kind": "text_delta", "n": content["n"], "text": content["text"]})
+    return found
+
+
+def test_a_view_gets_a_snapshot_then_live_batches(kernel: Kernel) -> None:
+    scripted(kernel, "m", plan_turns(LONG_TEXT[:800]), delay=0.002)
+    kernel.ok("%agent")
+    comm = kernel.panel_comm()
+    assert hello(kernel, comm) == []
+    since = len(kernel.seen)
+    kernel.ok("h = %agent plan --model $m Clean the sales data\nawait h.wait()")
+    kernel.from_panel(
+        comm,
+        lambda c: c["type"] == "events" and any(e["kind"] == "completed" for e in c["entries"]),
+        since=since,
+    )
+    live = entries_after(kernel, comm, since)
+    kinds = [e["kind"] for e in live]
+    assert kinds[0] == "agent_start" and kinds[-1] == "completed"
+    assert "plan" in kinds and "state" not in kinds and "usage" not in kinds
+    numbers = [e["n"] for e in live]
+    assert numbers == sorted(numbers) and len(set(numbers)) == len(numbers)
+    streamed = "".join(e["text"] for e in live if e["kind"] == "text_delta")
+    assert streamed.startswith(LONG_TEXT[:800])
+    # 200 pieces of text went out as far fewer, coalesced messages.
+    assert sum(1 for e in live if e["kind"] == "text_delta") < 100
+    # A second view (a page reload) gets the same transcript, deltas merged.
+    # The text block's end carries no text: the view has it from the pieces.
+    end = next(e for e in live if e["kind"] == "text")
+    assert end["streamed"] is True and "text" not in end
+    snapshot = hello(kernel, comm, "v2")
+    assert [e["kind"] for e in snapshot][:3] == ["agent_start", "turn_start", "text"]
+    assert snapshot[2]["text"] == LONG_TEXT[:800]
+    assert snapshot[-1]["kind"] == "completed" and snapshot[-1]["n"] == live[-1]["n"]
+
+
+def test_commands_answer_approve_and_report_errors(kernel: Kernel) -> None:
+    ask = {
+        "tool_calls": [
+            {
+                "name": "ask_user",
+                "input": {
+                    "question": "Drop the duplicates?",
+                    "options": [
+                        {"label": "Drop them", "value": "drop"},
+                        {"label": "Keep them", "value": "keep"},
+                    ],
+                    "default": "drop",
+                },
+            }
+        ]
+    }
+    command_call = {
+        "tool_calls": [{"name": "execute_command", "input": {"command": "echo approved-ok"}}]
+    }
+    done = {"tool_calls": [{"name": "task_complete", "input": {"summary": "All done."}}]}
+    scripted(kernel, "m", [ask, command_call, done])
+    kernel.ok("%agent")
+    comm = kernel.panel_comm()
+    hello(kernel, comm)
+    reply = command(kernel, comm, "frobnicate")
+    assert reply["ok"] is False and reply["error"] == "unknown command 'frobnicate'"
+    assert command(kernel, comm, "answer", question_id="nope", value="x")["error"] == (
+        "That question is no longer pending."
+    )
+    kernel.ok("h = %agent act --model $m Clean up")
+    kernel.state_of(comm, "status", "waiting_user")
+    question = kernel.from_panel(
+        comm, lambda c: c["type"] == "events" and any(e["kind"] == "question" for e in c["entries"])
+    )
+    qid = next(e for e in question["entries"] if e["kind"] == "question")["question_id"]
+    bad = command(kernel, comm, "answer", question_id=qid, value="maybe")
+    assert bad["ok"] is False and "not one of the options" in bad["error"]
+    assert command(kernel, comm, "answer", question_id=qid, value="keep")["ok"] is True
+    approval = kernel.from_panel(
+        comm,
+        lambda c: (
+            c["type"] == "events" and any(e["kind"] == "permission_request" for e in c["entries"])
+        ),
+    )
+    rid = next(e for e in approval["entries"] if e["kind"] == "permission_request")["request_id"]
+    assert (
+        command(kernel, comm, "approve", request_id=rid, allow=True, remember=False)["ok"] is True
+    )
+    out = kernel.ok("await h.wait(); print(h.state.value, h.summary)")
+    assert out.stdout.strip() == "completed All done."
+    results = kernel.ok("print([b.text for m in h.history for b in m.tool_results])").stdout
+    assert "The user chose “Keep them” (value: keep)." in results
+    assert "approved-ok" in results
+    # Busy or not, a role switch and a limit apply to the next run.
+    assert command(kernel, comm, "set_role", role="planner")["ok"] is True
+    assert command(kernel, comm, "set_max_steps", value=4)["ok"] is True
+    assert (
+        command(kernel, comm, "set_max_steps", value=0)["error"]
+        == "Max iterations must be at least 1."
+    )
+    out = kernel.ok("a = h.agent\nprint(a.role, a.limits.max_steps)")
+    assert out.stdout.split() == ["planner", "4"]
+
+
+def _stopped_within(kernel: Kernel, comm: str, since: int, limit: float) -> float:
+    started = time.monotonic()
+    reply = command(kernel, comm, "stop")
+    assert reply["ok"] is True
+    kernel.from_panel(
+        comm,
+        lambda c: c["type"] == "events" and any(e["kind"] == "stopped" for e in c["entries"]),
+        timeout=limit,
+        since=since,
+    )
+    took = time.monotonic() - started
+    assert took < limit, took
+    return took
+
+
+def test_stop_over_the_comm_while_streaming_running_a_command_and_waiting(kernel: Kernel) -> None:
+    shell = {
+        "tool_calls": [
+            {
+                "name": "execute_command",
+                "input": {"command": "sleep 30 && echo ja-marker-done", "timeout": 60},
+            }
+        ]
+    }
+    ask = {"tool_calls": [{"name": "ask_user", "input": {"question": "Which file?"}}]}
+    scripted(
+        kernel,
+        "m",
+        [{"text": LONG_TEXT}, shell, ask, {"text": "Still here."}],
+        delay=0.005,
+    )
+    kernel.ok("%agent")
+    comm = kernel.panel_comm()
+    hello(kernel, comm)
+    kernel.ok("%agent role actor")
+
+    # 1. while streaming
+    since = len(kernel.seen)
+    kernel.ok("h = %agent act --model $m Write a lot")
+    kernel.from_panel(comm, lambda c: c["type"] == "text", since=since)
+    _stopped_within(kernel, comm, since, 1.0)
+    out = kernel.ok("await h.wait(); print(h.stop_reason, h.history[-1].interrupted)")
+    assert out.stdout.split() == ["manual_stop", "True"]
+
+    # 2. while a 30-s command runs (after it was approved): its process group is killed
+    since = len(kernel.seen)
+    assert command(kernel, comm, "send", text="Run the slow command")["ok"] is True
+    approval = kernel.from_panel(
+        comm,
+        lambda c: (
+            c["type"] == "events" and any(e["kind"] == "permission_request" for e in c["entries"])
+        ),
+        since=since,
+    )
+    rid = next(e for e in approval["entries"] if e["kind"] == "permission_request")["request_id"]
+    command(kernel, comm, "approve", request_id=rid, allow=True)
+    kernel.state_of(comm, "detail", "execute_command")
+    kernel.ok("import time; time.sleep(0.3)")  # the command is surely running
+    _stopped_within(kernel, comm, since, 1.0)
+    assert subprocess.run(["pgrep", "-f", "ja-marker-done"], capture_output=True).returncode == 1
+
+    # 3. while waiting for an answer
+    since = len(kernel.seen)
+    command(kernel, comm, "send", text="Ask me something")
+    kernel.from_panel(
+        comm,
+        lambda c: c["type"] == "events" and any(e["kind"] == "question" for e in c["entries"]),
+        since=since,
+    )
+    kernel.state_of(comm, "status", "waiting_user")
+    _stopped_within(kernel, comm, since, 1.0)
+
+    # The next message continues the session, and the history is a valid conversation.
+    since = len(kernel.seen)
+    command(kernel, comm, "send", text="Go on")
+    kernel.from_panel(
+        comm,
+        lambda c: c["type"] == "events" and any(e["kind"] == "completed" for e in c["entries"]),
+        since=since,
+    )
+    out = kernel.ok(
+        "from jupyter_agent.messages import conversation_problems, to_api_messages\n"
+        "from jupyter_agent.jupyter.kernel_agent import kernel_agent\n"
+        "print(conversation_problems(to_api_messages(kernel_agent().agent.history)))"
+    )
+    assert out.stdout.strip() == "[]"
+
+
+def test_execute_plan_switches_to_the_actor_with_the_plan(kernel: Kernel) -> None:
+    step = lambda n, s: {"name": "update_plan_step", "input": {"step_number": n, "status": s}}  # noqa: E731
+    scripted(
+        kernel,
+        "m",
+        [
+            *plan_turns(),
+            {"tool_calls": [step(1, "in_progress")]},
+            {"tool_calls": [step(1, "done"), step(2, "in_progress")]},
+            {"tool_calls": [step(2, "done")]},
+            {"tool_calls": [{"name": "task_complete", "input": {"summary": "Both steps done."}}]},
+        ],
+    )
+    kernel.ok("%agent")
+    comm = kernel.panel_comm()
+    hello(kernel, comm)
+    assert command(kernel, comm, "execute_plan")["error"] == "There is no plan to execute yet."
+    kernel.ok("h = %agent plan --model $m Clean the sales data\nawait h.wait()")
+    since = len(kernel.seen)
+    assert command(kernel, comm, "execute_plan")["ok"] is True
+    kernel.state_of(comm, "role", "actor")
+    kernel.from_panel(
+        comm,
+        lambda c: c["type"] == "events" and any(e["kind"] == "completed" for e in c["entries"]),
+        since=since,
+    )
+    live = entries_after(kernel, comm, since)
+    live = live[[e["kind"] for e in live].index("agent_start") :]
+    assert live[0]["role"] == "actor"
+    assert live[0]["task"].startswith("Execute the approved plan.")
+    assert "| 2 | Drop duplicate rows |" in live[0]["task"]
+    steps = [(e["step_number"], e["status"]) for e in live if e["kind"] == "plan_step"]
+    assert steps == [(1, "in_progress"), (1, "done"), (2, "in_progress"), (2, "done")]
+
+
+# --- frontends without widgets ---------------------------------------------------------------
+
+
+def test_nbclient_output_shows_the_transcript(tmp_path: Path) -> None:
+    from nbclient import NotebookClient
+
+    (tmp_path / "turns.json").write_text(json.dumps(plan_turns()))
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell("%load_ext jupyter_agent"),
+        nbformat.v4.new_code_cell(
+            "h = %agent plan --model scripted:turns.json Clean the sales data"
+        ),
+        nbformat.v4.new_code_cell("await h.wait();"),
+    ]
+    client = NotebookClient(
+        nb, timeout=60, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    )
+    client.execute()
+    outputs = nb.cells[1].outputs
+    assert len(outputs) == 1
+    text = outputs[0]["data"]["text/plain"]
+    assert "Scripted replay" in text
+    assert "I read the notebook. Here is the plan." in text
+    assert "| 2 | Drop duplicate rows |" in text
+    assert "✔ completed" in text
+
+
+def test_terminal_ipython_prints_the_run_and_asks_at_the_prompt(tmp_path: Path) -> None:
+    ask = {
+        "tool_calls": [
+            {
+                "name": "ask_user",
+                "input": {
+                    "question": "Which column?",
+                    "options": [{"label": "Price", "value": "price"}],
+                },
+            }
+        ]
+    }
+    done = {"tool_calls": [{"name": "task_complete", "input": {"summary": "Used price."}}]}
+    (tmp_path / "turns.json").write_text(json.dumps([ask, done]))
+    code = textwrap.dedent(
+        """\
+        %load_ext jupyter_agent
+        h = %agent act --model scripted:turns.json Pick a column
+        print("STATE", h.state.value, h.summary)
+        """
+    )
+    script = tmp_path / "run.ipy"
+    script.write_text(code)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "IPython",
+            "--quick",
+            "--no-banner",
+            "--colors=nocolor",
+            str(script),
+        ],
+        cwd=tmp_path,
+        input="price\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "ANTHROPIC_BASE_URL": "http://127.0.0.1:9"},
+    )
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "▶ actor on scripted" in out and "Scripted replay" in out
+    assert "? Which column?" in out
+    assert "→ Price" in out
+    assert "STATE completed Used price." in out
