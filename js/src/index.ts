@@ -1,15 +1,18 @@
 /**
  * The jupyter-agent lab extension: wires its plugins into JupyterLab.
  */
-import type {
-  JupyterFrontEnd,
-  JupyterFrontEndPlugin
+import {
+  ILayoutRestorer,
+  type JupyterFrontEnd,
+  type JupyterFrontEndPlugin
 } from '@jupyterlab/application';
+import { ICommandPalette } from '@jupyterlab/apputils';
 import { IConsoleTracker } from '@jupyterlab/console';
-import { INotebookTracker } from '@jupyterlab/notebook';
+import { INotebookTracker, type NotebookPanel } from '@jupyterlab/notebook';
 
 import { NotebookBridge } from './bridge';
-import { IAgentBridge, PluginIDs } from './tokens';
+import { AgentSidebar, agentIcon } from './sidebar';
+import { CommandIDs, IAgentBridge, PanelEvents, PluginIDs } from './tokens';
 import { VERSION } from './version';
 
 /** The comm endpoint the in-kernel agent reads and edits its notebook through. */
@@ -29,7 +32,100 @@ const bridgePlugin: JupyterFrontEndPlugin<IAgentBridge> = {
     new NotebookBridge({ notebooks, consoles, version: VERSION })
 };
 
-const plugins: JupyterFrontEndPlugin<unknown>[] = [bridgePlugin];
+/** The notebook whose kernel has id `kernelId`, if one is open. */
+function notebookOfKernel(
+  notebooks: INotebookTracker,
+  kernelId: unknown
+): NotebookPanel | null {
+  if (typeof kernelId !== 'string' || kernelId === '') {
+    return null;
+  }
+  return (
+    notebooks.find(
+      panel =>
+        !panel.isDisposed &&
+        panel.sessionContext.session?.kernel?.id === kernelId
+    ) ?? null
+  );
+}
+
+/** The agent panel docked in the right sidebar, following the active notebook. */
+const sidebarPlugin: JupyterFrontEndPlugin<void> = {
+  id: PluginIDs.sidebar,
+  description:
+    "Docks the active notebook's agent panel in the right sidebar ('Agent: Open panel', %agent --side).",
+  autoStart: true,
+  requires: [INotebookTracker],
+  optional: [ICommandPalette, ILayoutRestorer],
+  activate: (
+    app: JupyterFrontEnd,
+    notebooks: INotebookTracker,
+    palette: ICommandPalette | null,
+    restorer: ILayoutRestorer | null
+  ): void => {
+    const sidebar = new AgentSidebar(notebooks);
+    app.shell.add(sidebar, 'right', { rank: 650 });
+    restorer?.add(sidebar, sidebar.id);
+
+    app.commands.addCommand(CommandIDs.openPanel, {
+      label: 'Agent: Open panel',
+      caption: "Show the active notebook's agent in the right sidebar",
+      icon: agentIcon,
+      execute: async () => {
+        app.shell.activateById(sidebar.id);
+        await sidebar.showAgentOf(notebooks.currentWidget);
+      }
+    });
+    palette?.addItem({ command: CommandIDs.openPanel, category: 'Agent' });
+
+    // `%agent --side`: a view of the panel asks to be docked.
+    document.addEventListener(PanelEvents.dock, event => {
+      const detail = (event as CustomEvent).detail ?? {};
+      const notebook = notebookOfKernel(notebooks, detail.kernelId);
+      if (notebook === null || typeof detail.widgetId !== 'string') {
+        return; // not a notebook of this page: the view stays where it is
+      }
+      event.preventDefault();
+      if (sidebar.notebook !== notebook || !sidebar.isVisible) {
+        app.shell.activateById(sidebar.id);
+      }
+      void sidebar.showAgentOf(notebook, detail.widgetId);
+    });
+  }
+};
+
+/**
+ * Stop while the agent runs a cell: the kernel reads no comm message until the
+ * cell ends, so the panel asks the frontend to interrupt the kernel.
+ */
+const interruptPlugin: JupyterFrontEndPlugin<void> = {
+  id: PluginIDs.interrupt,
+  description:
+    "Interrupts a notebook's kernel when its agent panel's Stop is clicked during a cell run.",
+  autoStart: true,
+  requires: [INotebookTracker],
+  activate: (_app: JupyterFrontEnd, notebooks: INotebookTracker): void => {
+    document.addEventListener(PanelEvents.interrupt, event => {
+      const detail = (event as CustomEvent).detail ?? {};
+      const kernel =
+        notebookOfKernel(notebooks, detail.kernelId)?.sessionContext.session
+          ?.kernel ?? null;
+      if (kernel === null) {
+        return; // the panel uses the server's interrupt endpoint itself
+      }
+      event.preventDefault();
+      kernel.interrupt().catch(error => {
+        console.warn('jupyter-agent: could not interrupt the kernel', error);
+      });
+    });
+  }
+};
+
+const plugins: JupyterFrontEndPlugin<unknown>[] = [
+  bridgePlugin,
+  sidebarPlugin,
+  interruptPlugin
+];
 
 export default plugins;
 export * from './tokens';

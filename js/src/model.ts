@@ -162,3 +162,54 @@ export class OperationTable<T extends IBridgeTarget> {
 
   private _handlers = new Map<string, OperationHandler<T>>();
 }
+
+// --- the side panel ------------------------------------------------------------
+
+/** The MIME type of an ipywidgets view; the agent panel is an anywidget. */
+export const WIDGET_VIEW_MIME = 'application/vnd.jupyter.widget-view+json';
+
+/**
+ * The user expression the side panel evaluates in a notebook's kernel: loads
+ * the extension there if needed and returns the model id of the kernel's agent
+ * panel (jupyter_agent.jupyter.sidebar_panel).
+ */
+export const PANEL_EXPRESSION =
+  "__import__('jupyter_agent.jupyter', fromlist=['sidebar_panel']).sidebar_panel()";
+
+/**
+ * The panel's model id from the kernel's answer to PANEL_EXPRESSION (one
+ * entry of an execute_reply's `user_expressions`); throws an Error that says
+ * what went wrong, in words for the person looking at the side panel.
+ */
+export function panelModelId(answer: unknown): string {
+  if (typeof answer !== 'object' || answer === null) {
+    throw new Error(
+      'the kernel did not evaluate the request for the agent panel'
+    );
+  }
+  const { status, data, ename, evalue } = answer as {
+    status?: unknown;
+    data?: { 'text/plain'?: unknown };
+    ename?: unknown;
+    evalue?: unknown;
+  };
+  if (status === 'error') {
+    if (ename === 'ModuleNotFoundError' || ename === 'ImportError') {
+      throw new Error(
+        "jupyter_agent is not installed in this notebook's kernel environment"
+      );
+    }
+    throw new Error(
+      `the kernel could not start the agent: ${ename}: ${evalue}`
+    );
+  }
+  const text = data?.['text/plain'];
+  const match =
+    typeof text === 'string' ? /^'([A-Za-z0-9_-]+)'$/.exec(text) : null;
+  if (status !== 'ok' || match === null) {
+    throw new Error(
+      `the kernel answered ${JSON.stringify(text ?? status)} instead of a widget id`
+    );
+  }
+  return match[1];
+}

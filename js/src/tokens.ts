@@ -16,6 +16,25 @@ export const EXTENSION_NAME = 'jupyter-agent';
 /** Plugin ids, `<extension>:<plugin>` as JupyterLab expects. */
 export namespace PluginIDs {
   export const bridge = `${EXTENSION_NAME}:bridge`;
+  export const sidebar = `${EXTENSION_NAME}:sidebar`;
+  export const interrupt = `${EXTENSION_NAME}:interrupt`;
+}
+
+/** Command ids. */
+export namespace CommandIDs {
+  export const openPanel = `${EXTENSION_NAME}:open-panel`;
+}
+
+/**
+ * DOM events the agent panel's views (jupyter_agent/jupyter/static/panel.js)
+ * dispatch on `document`; the extension takes them with preventDefault(),
+ * else the view falls back on its own.
+ */
+export namespace PanelEvents {
+  /** `{ kernelId }`: Stop was clicked while the agent runs a cell. */
+  export const interrupt = 'jupyter-agent:interrupt';
+  /** `{ where: 'side', kernelId, widgetId }`: `%agent --side`. */
+  export const dock = 'jupyter-agent:dock';
 }
 
 /** The comm target the kernel opens; must match jupyter_agent's Python side. */

@@ -5,7 +5,12 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 
-import { OperationTable, normalisePath, pathsMatch } from '../src/model';
+import {
+  OperationTable,
+  normalisePath,
+  panelModelId,
+  pathsMatch
+} from '../src/model';
 import type { IBridgeTarget } from '../src/tokens';
 
 const target: IBridgeTarget = { path: 'work/a.ipynb' };
@@ -121,5 +126,50 @@ describe('OperationTable', () => {
     assert.deepEqual(table.operations, ['echo', 'extra', 'fail']);
     extra.dispose();
     assert.deepEqual(table.operations, ['echo', 'fail']);
+  });
+});
+
+describe('panelModelId', () => {
+  it("reads the widget id from the kernel's repr of a string", () => {
+    assert.equal(
+      panelModelId({
+        status: 'ok',
+        data: { 'text/plain': "'3f2a9c'" },
+        metadata: {}
+      }),
+      '3f2a9c'
+    );
+  });
+
+  it('says the package is missing when the import fails', () => {
+    assert.throws(
+      () =>
+        panelModelId({
+          status: 'error',
+          ename: 'ModuleNotFoundError',
+          evalue: "No module named 'jupyter_agent'"
+        }),
+      /not installed in this notebook's kernel/
+    );
+  });
+
+  it('passes any other kernel error on, named', () => {
+    assert.throws(
+      () =>
+        panelModelId({
+          status: 'error',
+          ename: 'RuntimeError',
+          evalue: 'boom'
+        }),
+      /RuntimeError: boom/
+    );
+  });
+
+  it('refuses an answer that is not a quoted id', () => {
+    assert.throws(
+      () => panelModelId({ status: 'ok', data: { 'text/plain': 'None' } }),
+      /answered "None"/
+    );
+    assert.throws(() => panelModelId(undefined), /did not evaluate/);
   });
 });

@@ -13,3 +13,22 @@ def load_ipython_extension(ipython: Any) -> None:
     from .magic import AgentMagics
 
     ipython.register_magics(AgentMagics)
+
+
+def sidebar_panel(shell: Any = None) -> str:
+    """The widget model id of this kernel's agent panel, made if needed.
+
+    JupyterLab's "Agent: Open panel" evaluates this in the notebook's kernel (a silent
+    user expression) to dock the panel in its sidebar, so it loads the extension first,
+    as ``%load_ext jupyter_agent`` would: ``%agent`` works in the notebook afterwards.
+    """
+    from .kernel_agent import kernel_agent
+
+    if shell is None:
+        from IPython import get_ipython
+
+        shell = get_ipython()
+        if shell is None:
+            raise RuntimeError("not running in IPython")
+    shell.extension_manager.load_extension("jupyter_agent")  # "already loaded": no-op
+    return str(kernel_agent(shell).ensure_panel().model_id)

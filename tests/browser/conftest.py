@@ -462,6 +462,34 @@ class NotebookUI:
 
 
 @pytest.fixture
+def open_another(page: Any, lab: LabServer) -> Callable[..., NotebookUI]:
+    """``open_another(path, sources=None, mode="tab-after")``: open one more notebook in the
+    same page (``mode``: where it goes, e.g. ``tab-after`` or ``split-right``) and wait for
+    its kernel."""
+
+    def open_(path: str, sources: list[str] | None = None, mode: str = "tab-after") -> NotebookUI:
+        return _open_in_page(page, lab, path, sources, mode)
+
+    return open_
+
+
+def _open_in_page(
+    page: Any, lab: LabServer, path: str, sources: list[str] | None, mode: str
+) -> NotebookUI:
+    lab.write_notebook(path, sources)
+    page.evaluate(
+        "([path, mode]) => window.jupyterapp.commands.execute('docmanager:open', "
+        "{path, options: {mode}})",
+        [path, mode],
+    )
+    handle = page.wait_for_function(_PANEL_ID, arg=path, timeout=PAGE_TIMEOUT)
+    notebook = NotebookUI(page=page, path=path, panel_id=str(handle.json_value()))
+    notebook.cells.first.wait_for()
+    notebook.wait_for_kernel_idle()
+    return notebook
+
+
+@pytest.fixture
 def open_notebook(page: Any, lab: LabServer) -> Callable[..., NotebookUI]:
     """``open_notebook(path, sources=None)``: write the notebook under the server root,
     open it in JupyterLab (a fresh workspace) and wait for its kernel to be idle."""

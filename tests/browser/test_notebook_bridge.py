@@ -284,30 +284,12 @@ bridge.run = recording_run
     assert [c["outputs"] for c in saved[:3]] == [c["outputs"] for c in done[:3]]
 
 
-def open_beside(page: Any, lab: Any, path: str, sources: list[str], like: Any) -> Any:
-    """Open a second notebook to the right of the current one (same page) and wait for its
-    kernel; returns its NotebookUI. The page is widened so both toolbars show in full."""
-    page.set_viewport_size({"width": 2400, "height": 900})
-    lab.write_notebook(path, sources)
-    page.evaluate(
-        "path => window.jupyterapp.commands.execute('docmanager:open', "
-        "{path, options: {mode: 'split-right'}})",
-        path,
-    )
-    handle = page.wait_for_function(
-        f"path => {{ {PANEL_OF} return panelOf(path)?.id ?? null; }}", arg=path
-    )
-    other = type(like)(page=page, path=path, panel_id=str(handle.json_value()))
-    other.cells.first.wait_for()
-    other.wait_for_kernel_idle()
-    return other
-
-
-def test_each_kernels_agent_edits_only_its_own_notebook(open_notebook, page, lab):
+def test_each_kernels_agent_edits_only_its_own_notebook(open_notebook, open_another, page):
     # The second notebook's kernel path (…/pair/a.ipynb) ends with the first one's
     # (a.ipynb): only the kernel id keeps them apart.
     first = open_notebook("a.ipynb", ["first = 1", ""])
-    second = open_beside(page, lab, "pair/a.ipynb", ["second = 2", ""], first)
+    page.set_viewport_size({"width": 2400, "height": 900})  # both toolbars in full
+    second = open_another("pair/a.ipynb", ["second = 2", ""], mode="split-right")
     for notebook in (first, second):
         assert notebook.run_cell(CONNECT) == f"live {notebook.path}"
         notebook.run_cell(

@@ -905,6 +905,7 @@ function usageText(usage) {
 function render({ model, el }) {
   const viewId = Math.random().toString(36).slice(2, 10);
   const listeners = [];
+  let disposed = false;
   const on = (name, fn) => {
     model.on(name, fn);
     listeners.push([name, fn]);
@@ -1074,7 +1075,16 @@ function render({ model, el }) {
   function refreshDock() {
     const side = model.get("dock") === "side";
     dockNote.hidden = true;
-    if (!side || el.closest?.("[data-jupyter-agent-side]")) return;
+    if (!side) return;
+    // Views are rendered before they are attached: only once in the page can a view
+    // tell whether it is the docked one (inside the sidebar) or an inline one.
+    if (!el.isConnected) {
+      requestAnimationFrame(() => {
+        if (!disposed) refreshDock();
+      });
+      return;
+    }
+    if (el.closest("[data-jupyter-agent-side]")) return;
     const event = new CustomEvent("jupyter-agent:dock", {
       detail: { where: "side", kernelId: model.get("kernel_id"), widgetId: model.get("widget_id") },
       cancelable: true,
@@ -1157,6 +1167,7 @@ function render({ model, el }) {
   model.send({ type: "hello", view: viewId });
 
   return () => {
+    disposed = true;
     for (const [name, fn] of listeners) model.off(name, fn);
     for (const pending of waitingReplies.values()) clearTimeout(pending.timer);
     waitingReplies.clear();
