@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
 from playwright.sync_api import expect
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -459,7 +460,12 @@ def test_stop_while_waiting_for_an_answer(open_notebook, lab, page):
     expect(panel.locator(".ja-text").last).to_have_text("Understood, no file then.")
 
 
-def test_stop_while_the_agent_runs_a_cell_interrupts_the_kernel(open_notebook, lab, page):
+@pytest.mark.parametrize("interrupter", ["lab extension", "server endpoint"])
+def test_stop_while_the_agent_runs_a_cell_interrupts_the_kernel(
+    open_notebook, lab, page, interrupter
+):
+    """The kernel reads no click while the cell runs: the lab extension interrupts it, or,
+    where our extension is absent, the panel calls the server's interrupt endpoint."""
     notebook = agent_notebook(
         open_notebook,
         lab,
@@ -472,9 +478,23 @@ def test_stop_while_the_agent_runs_a_cell_interrupts_the_kernel(open_notebook, l
         "request",
         lambda request: (
             interrupts.append(request.url)
-            if request.method == "POST" and request.url.endswith("/interrupt")
+            if request.method == "POST" and "/interrupt" in request.url
             else None
         ),
+    )
+    # Who takes the panel's interrupt event: the extension (it calls preventDefault), or
+    # nobody (a frontend without our extension, made here by hiding the event from it).
+    page.evaluate(
+        """withoutExtension => {
+          window.__jaTaken = null;
+          document.addEventListener('jupyter-agent:interrupt', event => {
+            if (withoutExtension) event.stopImmediatePropagation();
+          }, { capture: true });
+          document.addEventListener('jupyter-agent:interrupt', event => {
+            window.__jaTaken = event.defaultPrevented;
+          });
+        }""",
+        interrupter == "server endpoint",
     )
     panel = start(notebook, "%agent act --model $m Run the first cell")
     panel.get_by_role("button", name="Allow", exact=True).click()
@@ -486,10 +506,14 @@ def test_stop_while_the_agent_runs_a_cell_interrupts_the_kernel(open_notebook, l
     kernel_id = page.evaluate(
         "() => window.jupyterapp.serviceManager.sessions.running().next().value?.kernel?.id"
     )
-    assert interrupts == [f"{lab.url}/api/kernels/{kernel_id}/interrupt"]
     expect(notebook.cells.first.locator(".jp-OutputArea-output")).to_contain_text(
         "KeyboardInterrupt"
     )
+    taken = page.evaluate("() => window.__jaTaken")
+    assert taken is (True if interrupter == "lab extension" else None)
+    assert [url.split("?")[0] for url in interrupts] == [
+        f"{lab.url}/api/kernels/{kernel_id}/interrupt"
+    ]
     assert notebook.run_cell("print(1 + 1)") == "2"
 
 
