@@ -214,6 +214,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
         "--LabApp.news_url=None",
         "--LabApp.check_for_updates_class=jupyterlab.handlers.announcements.NeverCheckForUpdate",
         "--LabApp.extension_manager=readonly",
+        "--JupyterNotebookApp.expose_app_in_browser=True",  # Notebook 7 pages, when installed
     ]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         command.append("--allow-root")  # containers and CI machines often run as root
@@ -491,13 +492,17 @@ def _open_in_page(
 
 @pytest.fixture
 def open_notebook(page: Any, lab: LabServer) -> Callable[..., NotebookUI]:
-    """``open_notebook(path, sources=None)``: write the notebook under the server root,
-    open it in JupyterLab (a fresh workspace) and wait for its kernel to be idle."""
+    """``open_notebook(path, sources=None, ui="lab")``: write the notebook under the server
+    root, open it in JupyterLab (a fresh workspace) or, with ``ui="notebook"``, in Jupyter
+    Notebook 7, and wait for its kernel to be idle."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-    def open_(path: str, sources: list[str] | None = None) -> NotebookUI:
+    def open_(path: str, sources: list[str] | None = None, *, ui: str = "lab") -> NotebookUI:
         lab.write_notebook(path, sources)
-        page.goto(f"{lab.url}/lab/tree/{quote(path)}?reset")
+        if ui == "notebook":  # Jupyter Notebook 7's page for one notebook
+            page.goto(f"{lab.url}/notebooks/{quote(path)}")
+        else:
+            page.goto(f"{lab.url}/lab/tree/{quote(path)}?reset")
         try:
             handle = page.wait_for_function(_PANEL_ID, arg=path, timeout=PAGE_TIMEOUT)
         except PlaywrightTimeout:

@@ -1,0 +1,44 @@
+"""The extension in Jupyter Notebook 7 (the same server; its single-document pages).
+
+Notebook 7 is built from JupyterLab's components, so the bridge and the sidebar plugin
+run there as well: the agent edits the open notebook live, and "Agent: Open panel"
+docks its panel in Notebook's right side panel.
+"""
+
+from __future__ import annotations
+
+import json
+
+from playwright.sync_api import expect
+
+AGENT = """\
+from jupyter_agent import Agent, ScriptedModel
+from jupyter_agent.jupyter.bridge import connect_notebook
+from jupyter_agent.rules import Everything, Rule, Rules
+
+turns = [
+    {"tool_calls": [{"name": "insert_cell", "input": {
+        "source": "print('inserted by the agent')", "after": "cell-0"}}]},
+    {"tool_calls": [{"name": "task_complete", "input": {"summary": "done"}}]},
+]
+bridge = await connect_notebook()
+agent = Agent("actor", ScriptedModel(turns), notebook=bridge,
+              policy=Rules([Rule.allow(Everything())]), persist=False)
+handle = agent.start("Add a cell")
+await handle.wait()
+print(bridge.mode, handle.state.value)
+"""
+
+
+def test_the_bridge_and_the_side_panel_work_in_notebook_7(open_notebook, page):
+    notebook = open_notebook("nb7.ipynb", ui="notebook")
+    assert notebook.run_cell(AGENT, timeout=60_000) == "live completed"
+    expect(notebook.cells.nth(1).locator(".cm-content")).to_have_text(
+        "print('inserted by the agent')"
+    )
+    page.evaluate("() => window.jupyterapp.commands.execute('jupyter-agent:open-panel')")
+    side = page.locator("#jupyter-agent-sidebar")
+    expect(side).to_be_visible()
+    expect(side.locator(".jp-AgentSidebar-header")).to_have_text("Agent of nb7.ipynb")
+    expect(side.locator(".ja-panel").get_by_role("status")).to_have_text("ready", timeout=30_000)
+    assert json.loads(notebook.run_cell("import json; print(json.dumps(1 + 1))")) == 2
