@@ -402,3 +402,27 @@ async def test_an_agent_inspects_variables_and_never_sees_secrets(workspace, ns)
     assert results[3].text == "There is no variable named 'dff'. Close matches: df."
     for r in results:
         assert OPENAI not in r.text and GITHUB not in r.text and "hunter2" not in r.text
+
+
+def test_polars_frames_series_and_lazy_queries():
+    import polars as pl
+
+    ns = {
+        "pf": pl.DataFrame(
+            {"region": ["n", "s", None], "sales": [1.5, None, 3.0], "secret_key": list("abc")}
+        ),
+        "ps": pl.Series("score", [3, 1, 2]),
+        "lz": pl.DataFrame({"a": [1]}).lazy().filter(pl.col("a") > 0),
+    }
+    listing = run(list_variables, ns).text
+    assert "pf    polars.DataFrame  3×3" in listing
+    assert "ps    polars.Series     len 3" in listing
+    text = run(inspect_variable, ns, name="pf").text
+    assert text.startswith("pf: polars.DataFrame, 3 rows × 3 columns, ~")
+    assert "  sales (Float64)" in text and "null_count" in text
+    assert "•••" in text and "┆ a " not in text  # the secret column's values are masked
+    text = run(inspect_variable, ns, name="ps").text
+    assert text.startswith("ps: polars.Series, 3 values, dtype Int64, name 'score'")
+    # A lazy query is never collected: that would run the user's computation.
+    text = run(inspect_variable, ns, name="lz").text
+    assert "it is not collected here" in text
