@@ -8,8 +8,12 @@ STAMP := $(VENV)/.installed
 
 .PHONY: lab test install chromium
 
+# Containers often run as root, which Jupyter refuses without --allow-root.
+ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
+
 lab: $(STAMP)
-	$(BIN)/jupyter lab --notebook-dir=notebooks
+	@[ -n "$$ANTHROPIC_API_KEY" ] || echo "No ANTHROPIC_API_KEY: the tutorials run on their offline scripted replays."
+	$(BIN)/jupyter lab --notebook-dir=notebooks $(ROOT_FLAG) $(LAB_ARGS)
 
 test: $(STAMP) chromium
 	$(BIN)/python -m ruff check jupyter_agent tests benchmarks
