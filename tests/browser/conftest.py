@@ -429,6 +429,12 @@ class NotebookUI:
             )
         return text
 
+    def save(self) -> None:
+        """Save the notebook (File → Save), so a reloaded page shows what it shows now."""
+        self.page.evaluate(
+            f"async path => {{ {_PANEL_OF} await panelOf(path).context.save(); }}", self.path
+        )
+
     def restart_kernel(self) -> None:
         """Kernel menu → Restart Kernel… → Restart, then wait for the kernel."""
         self.page.evaluate(_COUNT_RESTARTS, self.path)

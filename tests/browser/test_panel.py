@@ -530,14 +530,7 @@ def test_a_page_reload_restores_the_transcript(open_notebook, lab, page):
     panel = start(notebook, "%agent plan --model $m Clean the sales data")
     expect(status(panel)).to_have_text("completed")
     # Saved, so the reloaded page has the panel's output (with the widget's model id).
-    page.evaluate(
-        """async path => {
-          const panel = Array.from(window.jupyterapp.shell.widgets('main'))
-            .find(w => w.context?.path === path);
-          await panel.context.save();
-        }""",
-        notebook.path,
-    )
+    notebook.save()
     page.reload()
     restored = page.locator(".ja-panel")
     expect(restored).to_have_count(1, timeout=30_000)

@@ -106,14 +106,7 @@ def test_agent_side_docks_the_run_and_a_reload_restores_it(open_notebook, page, 
     SHOTS.mkdir(parents=True, exist_ok=True)
     side.screenshot(path=str(SHOTS / "sidebar.png"))
 
-    page.evaluate(
-        """async path => {
-          const panel = Array.from(window.jupyterapp.shell.widgets('main'))
-            .find(w => w.context?.path === path);
-          await panel.context.save();
-        }""",
-        notebook.path,
-    )
+    notebook.save()
     page.reload()
     side = sidebar(page)
     expect(side).to_be_visible(timeout=30_000)
