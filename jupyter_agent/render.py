@@ -29,6 +29,7 @@ class TextRenderer:
         self._open_line = False
         self._phase: str | None = None
         self._usage: Any = None
+        self._last_text = ""
 
     # --- output helpers ---------------------------------------------------------------
 
@@ -75,6 +76,7 @@ class TextRenderer:
         self._open_line = not e.text.endswith("\n")
 
     def _on_text(self, e: Any) -> None:
+        self._last_text = e.text
         if e.interrupted:
             self._write(self._style(" [interrupted]", "33"))
             self._open_line = True
@@ -182,7 +184,9 @@ class TextRenderer:
         self._totals()
 
     def _on_completed(self, e: Any) -> None:
-        self._line(self._style("✔ completed", "32") + (f": {e.summary}" if e.summary else ""))
+        # A run that ends on plain text has that text as its summary: printed once is enough.
+        summary = e.summary if e.summary and e.summary.strip() != self._last_text.strip() else ""
+        self._line(self._style("✔ completed", "32") + (f": {summary}" if summary else ""))
         self._totals()
 
     def _on_error(self, e: Any) -> None:

@@ -78,3 +78,16 @@ def test_renderer_prints_a_readable_run():
     assert "? q?" in text and "• Yes [y] (default)" in text
     assert "■ stopped (manual_stop)" in text
     assert "✗ error: boom" in text
+
+
+def test_a_run_ending_on_its_answer_prints_the_answer_once():
+    out = io.StringIO()
+    r = TextRenderer(out, color=False)
+    answer = "The table has 12 duplicated rows."
+    for e in (ev.TextDelta(text=answer), ev.TextDone(text=answer), ev.Completed(summary=answer)):
+        r(e)
+    assert out.getvalue().count(answer) == 1
+    assert out.getvalue().endswith("✔ completed\n")
+    # A summary that says something the text did not is still printed.
+    r(ev.Completed(summary="Removed them."))
+    assert out.getvalue().endswith("✔ completed: Removed them.\n")
