@@ -207,6 +207,67 @@ async def test_stop_while_a_subprocess_runs_kills_it(workspace):
     assert ends[-1].is_error
 
 
+@tool
+async def slow_cleanup() -> str:
+    """Wait; when stopped, take a moment to clean up."""
+    try:
+        await asyncio.sleep(30)
+    finally:
+        CLEANUP.append("started")
+        await asyncio.sleep(0.2)
+        CLEANUP.append("finished")
+    return "done"
+
+
+@tool
+async def deaf() -> str:
+    """Ignore the first cancel (as careless code does), then wait again."""
+    try:
+        await asyncio.sleep(30)
+    except asyncio.CancelledError:
+        CLEANUP.append("ignored a cancel")
+    await asyncio.sleep(30)
+    return "done"
+
+
+CLEANUP: list[str] = []
+
+
+async def test_a_second_stop_does_not_cut_a_tools_cleanup_short(workspace):
+    """Two Stop clicks in a row: the first starts the tool's cleanup, the second must not
+    cancel it halfway (a process left unkilled, a file half written)."""
+    CLEANUP.clear()
+    model = ScriptedModel([{"tool_calls": [{"name": "slow_cleanup", "input": {}}]}])
+    agent = Agent("actor", model, workspace=workspace, tools=[slow_cleanup])
+    handle = agent.start("go")
+    await until(lambda: any(e.kind == "tool_start" for e in handle.events_so_far))
+    handle.stop()
+    await until(lambda: CLEANUP)
+    handle.stop()
+    await asyncio.wait_for(handle.wait(), 5)
+    assert CLEANUP == ["started", "finished"]
+    assert handle.stop_reason == "manual_stop"
+    assert_valid(agent.history)
+
+
+async def test_a_later_stop_still_ends_a_tool_that_ignored_the_first(workspace, monkeypatch):
+    import jupyter_agent.agent._run as run_module
+
+    monkeypatch.setattr(run_module, "CANCEL_GRACE", 0.05)
+    CLEANUP.clear()
+    model = ScriptedModel([{"tool_calls": [{"name": "deaf", "input": {}}]}])
+    agent = Agent("actor", model, workspace=workspace, tools=[deaf])
+    handle = agent.start("go")
+    await until(lambda: any(e.kind == "tool_start" for e in handle.events_so_far))
+    handle.stop()
+    await until(lambda: CLEANUP)
+    await asyncio.sleep(0.1)  # past the grace: the next Stop cancels again
+    handle.stop()
+    await asyncio.wait_for(handle.wait(), 5)
+    assert handle.stop_reason == "manual_stop"
+    assert_valid(agent.history)
+
+
 async def test_stop_before_the_task_ever_ran(workspace):
     agent = Agent("actor", ScriptedModel([{"text": "never"}]), workspace=workspace)
     handle = agent.start("go")

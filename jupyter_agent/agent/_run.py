@@ -82,6 +82,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+CANCEL_GRACE = 2.0
+"""Seconds a stopping run has to clean up (a tool's ``finally``) before another Stop
+cancels it again: a second click must not cut short the cleanup the first one started."""
+
 TRUNCATED_CALL = (
     "Not run: your reply hit the output token limit while writing this call's input, "
     "so the input was cut off. Make a smaller step (for example, write the content "
@@ -170,6 +174,7 @@ class Run:
         self.done_callbacks: list[Callable[[], None]] = []
         self._end: tuple[StopReason, str] | None = None
         self._cancel_reason: StopReason | None = None
+        self._cancelled_at = 0.0
         self._cancel_message = ""
         self._pause_requested = False
         self._resume = asyncio.Event()
@@ -273,6 +278,9 @@ class Run:
         if self._cancel_reason is None:
             self._cancel_reason = reason
             self._cancel_message = message
+        elif time.monotonic() - self._cancelled_at < CANCEL_GRACE:
+            return  # already stopping: let the cleanup finish
+        self._cancelled_at = time.monotonic()
         self._task.cancel()
 
     async def wait(self) -> None:
