@@ -847,3 +847,27 @@ def test_terminal_ipython_prints_the_run_and_asks_at_the_prompt(tmp_path: Path) 
     assert "? Which column?" in out
     assert "→ Price" in out
     assert "STATE completed Used price." in out
+
+
+def test_a_long_sessions_log_stays_within_its_budget_and_says_what_it_left_out(
+    monkeypatch,
+) -> None:
+    import jupyter_agent.jupyter.panel as panel
+
+    monkeypatch.setattr(panel, "LOG_BUDGET", 200_000)
+    monkeypatch.setattr(panel, "LOG_KEEP_RECENT", 10)
+    t = panel.Transcript()
+    for step in range(300):
+        t.add({"kind": "turn_start", "step": step})
+        t.add({"kind": "tool_end", "tool_use_id": f"t{step}", "result": f"{step}:" + "x" * 5_000})
+    size = sum(len(json.dumps(e)) for e in t.snapshot())
+    assert size <= 200_000
+    entries = t.snapshot()
+    # The newest entries are whole; older long results keep head and tail; the oldest are
+    # gone, and a note at the top says so.
+    assert entries[-1]["result"] == "299:" + "x" * 5_000
+    trimmed = [e for e in entries if "of this earlier entry trimmed" in e.get("result", "")]
+    assert trimmed and all(len(e["result"]) < 2_200 for e in trimmed)
+    assert entries[0]["kind"] == "note"
+    assert entries[0]["text"].endswith("earlier entries of this session are not shown.")
+    assert sum(e["kind"] == "note" for e in entries) == 1

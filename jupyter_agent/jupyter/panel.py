@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
 import logging
 import time
 import uuid
@@ -81,6 +82,13 @@ TEXT_FALLBACK_LIMIT = 20_000
 TEXT_GRACE = 2.0
 """Seconds a new display has to say hello (be a widget) before its text is refreshed."""
 
+LOG_BUDGET = 2_000_000
+"""Characters of transcript the kernel keeps for views that connect later (a reload).
+Past it, old long fields shrink to head and tail, then the oldest entries go."""
+LOG_KEEP_RECENT = 20
+"""The newest entries are never trimmed."""
+FIELD_KEEP = 2_000
+
 _MERGEABLE = frozenset({"text_delta", "thinking_delta", "tool_progress"})
 # Kinds that change only traits: the status line and the usage line show them.
 _STATE_ONLY = frozenset({"state", "usage"})
@@ -98,6 +106,10 @@ def wire(event: Event) -> dict[str, Any]:
     for key in _DROP:
         data.pop(key, None)
     return data
+
+
+def _size(entry: dict[str, Any]) -> int:
+    return len(json.dumps(entry, default=str))
 
 
 def _stream_key(entry: dict[str, Any]) -> str:
@@ -133,6 +145,8 @@ class Transcript:
         self._parts: list[str] = []
         self._block: list[str] = []  # the text block being streamed, for its end
         self._last_text = ""
+        self._chars = 0  # about the size of entries, for LOG_BUDGET
+        self._dropped = 0
 
     def add(self, entry: dict[str, Any], *, live: bool = True) -> None:
         self.n += 1
@@ -164,14 +178,54 @@ class Transcript:
     def _log(self, entry: dict[str, Any]) -> None:
         open_ = self._open
         if open_ is not None and self.entries[-1] is open_ and _same_stream(open_, entry):
-            self._parts.append(entry[_stream_key(entry)])
+            part = entry[_stream_key(entry)]
+            self._parts.append(part)
             open_["n"] = entry["n"]
+            self._grow(len(part))
             return
         self._close()
         copy = dict(entry)
         self.entries.append(copy)
         if entry["kind"] in _MERGEABLE:
             self._open, self._parts = copy, [entry[_stream_key(entry)]]
+        self._grow(_size(copy))
+
+    def _grow(self, chars: int) -> None:
+        self._chars += chars
+        if self._chars > LOG_BUDGET:
+            self._trim()
+
+    def _trim(self) -> None:
+        """Bring the log to half its budget: long fields of old entries first, then the
+        oldest entries, leaving a note that says how many are not shown."""
+        target = LOG_BUDGET // 2
+        old = self.entries[: max(len(self.entries) - LOG_KEEP_RECENT, 0)]
+        for entry in old:
+            if self._chars <= target:
+                return
+            for key, value in list(entry.items()):
+                if entry is not self._open and isinstance(value, str) and len(value) > FIELD_KEEP:
+                    cut = (
+                        f"{value[: FIELD_KEEP // 2]}\n… {len(value) - FIELD_KEEP:,} characters "
+                        f"of this earlier entry trimmed …\n{value[-FIELD_KEEP // 2 :]}"
+                    )
+                    self._chars -= len(value) - len(cut)
+                    entry[key] = cut
+        first = 1 if self.entries and self.entries[0].get("trimmed") else 0
+        while self._chars > target and len(self.entries) - first > LOG_KEEP_RECENT:
+            gone = self.entries.pop(first)
+            self._chars -= _size(gone)
+            self._dropped += 1
+        if self._dropped:
+            note = {
+                "kind": "note",
+                "trimmed": True,
+                "text": f"{self._dropped:,} earlier entries of this session are not shown.",
+            }
+            if first:
+                self.entries[0] = note
+            else:
+                self.entries.insert(0, note)
 
     def _close(self) -> None:
         if self._open is not None:
