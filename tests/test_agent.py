@@ -77,6 +77,24 @@ async def test_actor_tracks_plan_steps_and_completes_with_a_summary(workspace):
     assert_valid(agent.history)
 
 
+async def test_execute_plan_hands_the_last_plan_to_the_actor(workspace):
+    agent = agent_for(
+        workspace,
+        call("submit_plan", **PLAN),
+        call("update_plan_step", step_number=1, status="done"),
+        call("task_complete", summary="Loaded it"),
+        role="planner",
+    )
+    with pytest.raises(ValueError, match="no plan to execute yet"):
+        agent.execute_plan()
+    await agent.run("plan it")
+    handle = await agent.execute_plan()
+    assert (handle.role, handle.state, handle.summary) == ("actor", AgentState.completed, "Loaded it")
+    task = agent.model.requests[1].messages[-1]["content"]
+    assert "update_plan_step" in str(task) and "Drop duplicate rows" in str(task)
+    assert [p.status for p in handle.plan_progress] == ["done", "pending"]
+
+
 async def test_update_plan_step_without_a_plan_is_an_error_the_model_reads(workspace):
     agent = agent_for(workspace, call("update_plan_step", step_number=1, status="done"))
     await agent.run("go")

@@ -31,6 +31,10 @@ from ._run import Limits, Run
 from ._session import Session, SessionMetadata
 
 STOPPED_NOTE = "[The user stopped the previous run before it finished.]"
+EXECUTE_PLAN = (
+    "Execute the approved plan. Work through its steps in order and mark each one with "
+    "update_plan_step as you start and finish it."
+)
 
 
 class Agent:
@@ -270,6 +274,14 @@ class Agent:
     async def run(self, task: str, *, role: str | Role | None = None) -> RunHandle:
         """Start a run and wait for it to end."""
         return await self.start(task, role=role).wait()
+
+    def execute_plan(self, *, role: str | Role = "actor") -> RunHandle:
+        """The panel's **Execute plan**: start ``role`` (the Actor) on the session's last
+        plan, marking its steps as it goes. Raises ValueError when there is no plan yet."""
+        plan = self.session.metadata.plan
+        if plan is None:
+            raise ValueError("There is no plan to execute yet.")
+        return self.start(f"{EXECUTE_PLAN}\n\n{plan.to_markdown()}", role=role)
 
     def stop(self) -> None:
         if self._run is not None:

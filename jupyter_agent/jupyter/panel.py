@@ -66,10 +66,6 @@ FLUSH_INTERVAL = 1 / 30
 TEXT_BATCH = 32
 TEXT_HOLD = 0.1
 """Streamed text shorter than TEXT_BATCH characters waits up to TEXT_HOLD seconds for more."""
-EXECUTE_PLAN = (
-    "Execute the approved plan. Work through its steps in order and mark each one with "
-    "update_plan_step as you start and finish it."
-)
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 TEXT_REFRESH_KINDS = frozenset(
     {"plan", "question", "permission_request", "completed", "stopped", "error"}
@@ -619,10 +615,7 @@ class AgentPanel(anywidget.AnyWidget):
             assert handle is not None
             handle.approve(bool(args.get("allow")), remember=bool(args.get("remember")))
         elif name == "execute_plan":
-            plan = agent.session.metadata.plan
-            if plan is None:
-                raise ValueError("There is no plan to execute yet.")
-            agent.start(f"{EXECUTE_PLAN}\n\n{plan.to_markdown()}", role="actor")
+            agent.execute_plan()
         elif name == "set_role":
             agent.set_role(str(args.get("role", "")))
             self.role = agent.role
