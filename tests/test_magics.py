@@ -407,6 +407,21 @@ def test_the_magic_value_is_the_handle(kernel: Kernel) -> None:
     assert "planner" in out.result
 
 
+def test_a_task_ending_in_a_question_mark_is_a_task_not_a_help_request(kernel: Kernel) -> None:
+    scripted(kernel, "m", plan_turns())
+    out = kernel.ok("h = %agent plan --model $m Why is February low?\nprint(h.task)")
+    assert out.stdout.strip() == "Why is February low?"
+    assert not out.page
+    assert "Object" not in out.stdout + out.stderr
+    kernel.ok("await h.wait()")
+    # Without an assignment, indented in a block, and the magic's own help still works.
+    kernel.ok("%agent plan What now?")
+    assert kernel.ok("await _.wait()\nprint(_.task)").stdout.strip() == "What now?"
+    out = kernel.ok("if True:\n    g = %agent plan And then?\nprint(g.task)")
+    assert out.stdout.strip() == "And then?"
+    assert "%agent plan TASK" in kernel.ok("%agent?").page
+
+
 def test_a_scripted_model_from_a_file(kernel: Kernel) -> None:
     (kernel.folder / "turns.json").write_text(json.dumps({"turns": plan_turns()}))
     kernel.ok("h = %agent plan --model scripted:turns.json Clean the sales data")

@@ -10,9 +10,12 @@ from typing import Any
 
 def load_ipython_extension(ipython: Any) -> None:
     """``%load_ext jupyter_agent``: register ``%agent`` and ``%%agent``."""
-    from .magic import AgentMagics
+    from .magic import AgentMagics, keep_question_marks
 
     ipython.register_magics(AgentMagics)
+    cleanup = ipython.input_transformers_cleanup
+    if keep_question_marks not in cleanup:
+        cleanup.append(keep_question_marks)
 
 
 def sidebar_panel(shell: Any = None) -> str:

@@ -21,6 +21,9 @@ from .kernel_agent import KernelAgent, in_kernel, kernel_agent
 SUBCOMMANDS = ("plan", "act", "stop", "role", "help")
 LOOPS = ("tool_use", "roa")
 _SESSION_ID = re.compile(r"[0-9a-f]{12}")
+# A line magic whose text ends with "?" (an assignment before it allowed), e.g.
+# `h = %agent plan Why is February low?`
+_QUESTION_LINE = re.compile(r"^(?P<lead>\s*(?:[\w.]+\s*=\s*)?)%agent\b(?P<text>.*\?)\s*$")
 _TOKEN = re.compile(r"\s*(\S+)")
 
 # name → takes a value: True (required), False (a flag), None (optional: --resume [ID])
@@ -167,6 +170,22 @@ def resolve_model(spec: str, namespace: dict[str, Any]) -> str | Model:
         except (OSError, ValueError) as exc:
             raise UsageError(f"--model {spec}: not a script of turns ({exc})") from None
     return spec
+
+
+def keep_question_marks(lines: list[str]) -> list[str]:
+    """An input transformer: ``%agent plan Why is February low?`` is a task, not a help
+    request. IPython reads a line ending in ``?`` as "show help for the last word", so
+    such a line is turned into the magic's call before IPython looks (``%agent?`` alone
+    still shows the help)."""
+    out = []
+    for line in lines:
+        match = _QUESTION_LINE.match(line)
+        text = match.group("text").strip() if match else ""
+        if match and text not in ("?", "??"):
+            end = "\n" if line.endswith("\n") else ""
+            line = f"{match.group('lead')}get_ipython().run_line_magic('agent', {text!r}){end}"
+        out.append(line)
+    return out
 
 
 @magics_class
