@@ -138,8 +138,13 @@ class Session:
         folder = self.path
         assert folder is not None
         folder.mkdir(parents=True, exist_ok=True)
+        # Atomic, so a crash never leaves half a file; not fsynced, like history.jsonl:
+        # it is rewritten at every run's start and end, and an fsync there would cost
+        # each run milliseconds to guard against a power cut, not a crash.
         atomic_write_bytes(
-            folder / "metadata.json", self.metadata.model_dump_json(indent=1).encode()
+            folder / "metadata.json",
+            self.metadata.model_dump_json(indent=1).encode(),
+            durable=False,
         )
 
     def close(self) -> None:
