@@ -1,0 +1,91 @@
+"""The tutorials on the real-model path: with ANTHROPIC_API_KEY set they use Claude.
+
+No real API is reachable here, so each tutorial runs (headless, with nbclient) against
+the loopback Messages API server, which answers with the turns of the tutorial's own
+replay script, in order. That is the path a user with a key takes: the real
+``anthropic`` client, streaming, Stop closing a stream mid-way, and kernels the
+tutorial starts itself inheriting the key. nbval checks the offline replays output for
+output; this checks that the same cells run top to bottom on a real client.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from jupyter_agent.testing import MessagesServer, Reply, text, tool_use
+
+NOTEBOOKS = Path(__file__).parent.parent / "notebooks"
+TUTORIALS = sorted(p.name for p in NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+
+
+def replies(script: Path) -> list[Reply]:
+    """Every part of a replay script, in file order, as Messages API replies."""
+    data = json.loads(script.read_text(encoding="utf-8"))
+    parts = [v for v in data.values() if isinstance(v, list)] if isinstance(data, dict) else [data]
+    out = []
+    for turn in (turn for part in parts for turn in part):
+        blocks = [text(turn["text"])] if turn.get("text") else []
+        blocks += [tool_use(c["name"], c.get("input", {})) for c in turn.get("tool_calls", ())]
+        long = len(turn.get("text", "")) > 500  # streamed slowly, so a Stop lands mid-way
+        out.append(
+            Reply(
+                blocks,
+                "tool_use" if turn.get("tool_calls") else "end_turn",
+                chunk_size=8 if long else 16,
+                delay=0.01 if long else 0.0,
+            )
+        )
+    return out
+
+
+def outputs_text(nb: Any) -> str:
+    parts = []
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            parts.append(output.get("text", ""))
+            parts.append(output.get("data", {}).get("text/plain", ""))
+    return "\n".join(parts)
+
+
+def test_every_tutorial_has_a_replay_script_beside_it() -> None:
+    assert len(TUTORIALS) >= 5
+    for name in TUTORIALS:
+        assert (NOTEBOOKS / name.replace(".ipynb", ".replay.json")).is_file(), name
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("name", TUTORIALS)
+def test_a_tutorial_runs_top_to_bottom_on_the_real_client(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    script = name.replace(".ipynb", ".replay.json")
+    shutil.copy(NOTEBOOKS / name, tmp_path / name)
+    shutil.copy(NOTEBOOKS / script, tmp_path / script)
+    answers = replies(tmp_path / script)
+    with MessagesServer() as server:
+        server.script(answers)
+        # The kernels (and any the tutorial starts) inherit these: the real-model path.
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-tutorial-test")
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+        monkeypatch.delenv("JUPYTER_AGENT_MODEL", raising=False)
+        nb = nbformat.read(tmp_path / name, as_version=4)
+        client = NotebookClient(
+            nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+        )
+        client.execute()  # raises CellExecutionError, naming the cell, if any cell fails
+        server.wait_idle()
+        served = list(server.requests)
+        assert not server.errors
+    # Every turn of the script was asked for, and no more: the tutorial went all the way
+    # through, and the one run it stops (the quickstart's) closed its stream mid-way.
+    assert len(served) == len(answers)
+    assert [r.outcome for r in served].count("disconnected") == (name == "01_quickstart.ipynb")
+    assert all(r.body["model"].startswith("claude") for r in served)
+    assert "Scripted replay" not in outputs_text(nb)
