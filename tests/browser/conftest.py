@@ -498,13 +498,17 @@ def _open_in_page(
 
 @pytest.fixture
 def open_notebook(page: Any, lab: LabServer) -> Callable[..., NotebookUI]:
-    """``open_notebook(path, sources=None, ui="lab")``: write the notebook under the server
-    root, open it in JupyterLab (a fresh workspace) or, with ``ui="notebook"``, in Jupyter
-    Notebook 7, and wait for its kernel to be idle."""
+    """``open_notebook(path, sources=None, ui="lab", write=True)``: write the notebook under
+    the server root (``write=False``: open the one there), open it in JupyterLab (a fresh
+    workspace) or, with ``ui="notebook"``, in Jupyter Notebook 7, and wait for its kernel
+    to be idle."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-    def open_(path: str, sources: list[str] | None = None, *, ui: str = "lab") -> NotebookUI:
-        lab.write_notebook(path, sources)
+    def open_(
+        path: str, sources: list[str] | None = None, *, ui: str = "lab", write: bool = True
+    ) -> NotebookUI:
+        if write:
+            lab.write_notebook(path, sources)
         if ui == "notebook":  # Jupyter Notebook 7's page for one notebook
             page.goto(f"{lab.url}/notebooks/{quote(path)}")
         else:
