@@ -182,6 +182,40 @@ def to_api_messages(history: Iterable[Message]) -> list[dict[str, Any]]:
     return merged
 
 
+class ApiView:
+    """:func:`to_api_messages` of a history that only grows, kept up to date: each call
+    converts only the records added since the last one (the whole history is re-sent at
+    every step). Turns handed out are never changed afterwards; a history that did not
+    grow from the one seen before is converted again from the start."""
+
+    def __init__(self) -> None:
+        self._turns: list[dict[str, Any]] = []
+        self._count = 0
+        self._last: Message | None = None
+
+    def __call__(self, history: Sequence[Message]) -> list[dict[str, Any]]:
+        if len(history) < self._count or (
+            self._count and history[self._count - 1] is not self._last
+        ):
+            self._turns, self._count = [], 0
+        turns = self._turns
+        for message in history[self._count :]:
+            blocks = message.api_blocks()
+            if not blocks:
+                continue
+            if turns and turns[-1]["role"] == message.role:
+                content = [*turns[-1]["content"], *blocks]
+                turns[-1] = {"role": message.role, "content": content}  # a new turn, not an edit
+            else:
+                content = list(blocks)
+                turns.append({"role": message.role, "content": content})
+            if message.role == "user":
+                content.sort(key=lambda b: b["type"] != "tool_result")
+        self._count = len(history)
+        self._last = history[-1] if history else None
+        return list(turns)
+
+
 def _is_empty_text(block: BaseModel) -> bool:
     return isinstance(block, TextBlock) and not block.text.strip()
 

@@ -1,6 +1,10 @@
 from __future__ import annotations
 
+import copy
+import random
+
 from jupyter_agent.messages import (
+    ApiView,
     Message,
     MessageAdapter,
     TextBlock,
@@ -63,6 +67,32 @@ def test_api_view_merges_neighbours_and_puts_tool_results_first():
 def test_api_view_drops_empty_text():
     api = to_api_messages([Message.user("task"), Message.assistant("   ")])
     assert len(api) == 1
+
+
+def test_the_growing_api_view_equals_a_fresh_one_and_never_changes_what_it_gave():
+    rng = random.Random(7)
+    makers = [
+        lambda i: Message.user(f"user {i}"),
+        lambda i: Message.user("   "),
+        lambda i: Message.assistant(f"assistant {i}"),
+        lambda i: Message(role="assistant", content=[TextBlock(text=f"cut {i}")], interrupted=True),
+        lambda i: Message(role="assistant", content=[use(f"t{i}")]),
+        lambda i: Message(role="user", content=[tool_result(f"t{i}", "ok")]),
+    ]
+    for _ in range(50):
+        view, history, given = ApiView(), [], []
+        for i in range(rng.randint(1, 30)):
+            history += [rng.choice(makers)(i) for _ in range(rng.randint(1, 3))]
+            api = view(history)
+            assert api == to_api_messages(history)
+            given.append((api, copy.deepcopy(api)))
+        for api, snapshot in given:
+            assert api == snapshot  # later growth edited nothing already handed out
+    # A history that did not grow from the last one is converted from the start.
+    view = ApiView()
+    view([Message.user("a"), Message.assistant("b")])
+    other = [Message.user("c")]
+    assert view(other) == to_api_messages(other)
 
 
 def test_problems_found_for_each_broken_rule():

@@ -59,7 +59,6 @@ from ..messages import (
     ToolUseBlock,
     classify,
     open_tool_uses,
-    to_api_messages,
     tool_result,
 )
 from ..models import (
@@ -377,7 +376,7 @@ class Run:
         """Stream one model call over the current history and record its reply."""
         request = ModelRequest(
             system=self.system_prompt,
-            messages=to_api_messages(self.session.history),
+            messages=self.session.api_messages(),
             tools=self.tool_specs,
             tool_choice=tool_choice,  # type: ignore[arg-type]
             max_tokens=max_tokens,

@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError
 
 from ..errors import SessionError
-from ..messages import Message, MessageAdapter
+from ..messages import ApiView, Message, MessageAdapter
 from ..models import Usage
 from ..plans import Plan, StepProgress
 from ..sandbox import atomic_write_bytes
@@ -60,6 +60,7 @@ class Session:
         self.root = root
         """The sessions folder; None for a session kept in memory only."""
         self._log: Any = None
+        self._api_view = ApiView()
 
     # --- creation and lookup ----------------------------------------------------
 
@@ -119,6 +120,10 @@ class Session:
     @property
     def usage(self) -> Usage:
         return self.metadata.usage
+
+    def api_messages(self) -> list[dict[str, Any]]:
+        """The history as the Messages API takes it (see :func:`to_api_messages`)."""
+        return self._api_view(self.history)
 
     def append(self, message: Message) -> None:
         """Add a message to the history and to ``history.jsonl`` (flushed)."""
