@@ -89,7 +89,11 @@ async def test_execute_plan_hands_the_last_plan_to_the_actor(workspace):
         agent.execute_plan()
     await agent.run("plan it")
     handle = await agent.execute_plan()
-    assert (handle.role, handle.state, handle.summary) == ("actor", AgentState.completed, "Loaded it")
+    assert (handle.role, handle.state, handle.summary) == (
+        "actor",
+        AgentState.completed,
+        "Loaded it",
+    )
     task = agent.model.requests[1].messages[-1]["content"]
     assert "update_plan_step" in str(task) and "Drop duplicate rows" in str(task)
     assert [p.status for p in handle.plan_progress] == ["done", "pending"]
