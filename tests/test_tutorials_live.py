@@ -54,10 +54,13 @@ def outputs_text(nb: Any) -> str:
     return "\n".join(parts)
 
 
-def test_every_tutorial_has_a_replay_script_beside_it() -> None:
+def test_every_tutorial_has_a_replay_script_beside_it_and_no_saved_widget_state() -> None:
     assert len(TUTORIALS) >= 5
     for name in TUTORIALS:
         assert (NOTEBOOKS / name.replace(".ipynb", ".replay.json")).is_file(), name
+        # Saved widget state would bring back an old panel's code and CSS when the
+        # notebook opens, and its CSS would replace the current panel's.
+        assert "widgets" not in nbformat.read(NOTEBOOKS / name, as_version=4).metadata, name
 
 
 @pytest.mark.timeout(300)

@@ -21,6 +21,7 @@ from playwright.sync_api import expect
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
+SHOTS = ROOT / "test-artifacts" / "screenshots"
 TUTORIALS = sorted(p.name for p in NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
 CHECK = "# NBVAL_CHECK_OUTPUT"
 
@@ -92,3 +93,12 @@ def test_a_tutorial_runs_top_to_bottom_in_jupyterlab(name, open_notebook, lab, p
             ["■ Stopped (manual stop): Stopped by the user."]
         )
         expect(panel.locator(".ja-notebook")).to_contain_text("live in JupyterLab")
+        # A long transcript scrolls; it never squeezes a card (or any entry) shut.
+        squeezed = panel.locator(".ja-transcript").evaluate(
+            """log => Array.from(log.children)
+                 .filter(entry => entry.scrollHeight > entry.clientHeight + 1)
+                 .map(entry => entry.className + ': ' + entry.textContent.slice(0, 40))"""
+        )
+        assert squeezed == []
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        panel.screenshot(path=str(SHOTS / "quickstart.png"))
