@@ -379,6 +379,83 @@ def test_an_approval_cards_allow_and_deny(open_notebook, lab):
     assert out.startswith("The user declined this call.")
 
 
+# The lowest contrast between any text in the panel and what is behind it (WCAG's ratio:
+# 21 is black on white, 1 is invisible). Backgrounds are composited up the tree, since
+# the panel's tints are translucent; colours are read back through a canvas, which
+# resolves every CSS colour syntax to RGBA.
+_LOWEST_CONTRAST = """panel => {
+  const canvas = document.createElement('canvas');
+  canvas.width = canvas.height = 1;
+  const ctx = canvas.getContext('2d', { willReadFrequently: true });
+  const rgba = css => {
+    ctx.clearRect(0, 0, 1, 1);
+    ctx.fillStyle = css;
+    ctx.fillRect(0, 0, 1, 1);
+    const [r, g, b, a] = ctx.getImageData(0, 0, 1, 1).data;
+    return [r, g, b, a / 255];
+  };
+  const over = ([r, g, b, a], [R, G, B]) => [r * a + R * (1 - a), g * a + G * (1 - a), b * a + B * (1 - a)];
+  const behind = el => {
+    const layers = [];
+    for (let e = el; e; e = e.parentElement) {
+      const c = rgba(getComputedStyle(e).backgroundColor);
+      if (c[3] > 0) layers.push(c);
+      if (c[3] >= 1) break;
+    }
+    return layers.reverse().reduce((bg, layer) => over(layer, bg), [255, 255, 255]);
+  };
+  const lum = rgb => {
+    const f = v => (v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+    return 0.2126 * f(rgb[0]) + 0.7152 * f(rgb[1]) + 0.0722 * f(rgb[2]);
+  };
+  let worst = [99, ''];
+  for (const el of panel.querySelectorAll('*')) {
+    const own = Array.from(el.childNodes).some(n => n.nodeType === 3 && n.textContent.trim());
+    if (!own || !el.getClientRects().length) continue;
+    const bg = behind(el);
+    const fg = over(rgba(getComputedStyle(el).color), bg);
+    const [hi, lo] = [lum(fg), lum(bg)].sort((a, b) => b - a);
+    const ratio = (hi + 0.05) / (lo + 0.05);
+    if (ratio < worst[0]) worst = [ratio, `${el.className || el.tagName}: ${el.textContent.trim().slice(0, 40)}`];
+  }
+  return worst;
+}"""
+
+
+@pytest.mark.parametrize("theme", ["JupyterLab Light", "JupyterLab Dark"])
+def test_every_text_in_the_panel_is_readable_in_light_and_dark_themes(
+    open_notebook, lab, page, theme
+):
+    notebook = agent_notebook(
+        open_notebook,
+        lab,
+        "themes",
+        [
+            call("submit_plan", "Here is my **plan**.", **PLAN),
+            {"tool_calls": [step(1, "in_progress")]},
+            call("execute_command", "Counting.", command="echo hi"),
+        ],
+    )
+    page.emulate_media(reduced_motion="reduce")  # judge the cards at rest, not mid-flash
+    page.evaluate(
+        f"() => window.jupyterapp.commands.execute('apputils:change-theme', {{theme: '{theme}'}})"
+    )
+    try:
+        expect(page.locator("body")).to_have_attribute("data-jp-theme-name", theme)
+        panel = start(notebook, "h = %agent plan --model $m Clean the sales data")
+        expect(status(panel)).to_have_text("completed")
+        panel.get_by_role("button", name="Execute plan").click()
+        expect(panel.get_by_role("region", name="Approval")).to_be_visible()
+        ratio, where = panel.evaluate(_LOWEST_CONTRAST)
+        # 3:1 is WCAG's floor for large text and controls; dim captions stay above it.
+        assert ratio >= 3, f"{theme}: contrast {ratio:.2f} at {where}"
+    finally:
+        page.evaluate(
+            "() => window.jupyterapp.commands.execute('apputils:change-theme', "
+            "{theme: 'JupyterLab Light'})"
+        )
+
+
 # --- Stop ------------------------------------------------------------------------------------
 
 
