@@ -39,7 +39,7 @@ def replies(script: Path) -> list[Reply]:
                 blocks,
                 "tool_use" if turn.get("tool_calls") else "end_turn",
                 chunk_size=8 if long else 16,
-                delay=0.01 if long else 0.0,
+                delay=0.02 if long else 0.0,
             )
         )
     return out
