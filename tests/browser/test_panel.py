@@ -456,6 +456,41 @@ def test_every_text_in_the_panel_is_readable_in_light_and_dark_themes(
         )
 
 
+def test_a_click_while_a_cell_runs_waits_for_it_and_says_so(open_notebook, lab, page):
+    notebook = agent_notebook(
+        open_notebook,
+        lab,
+        "busy",
+        [call("execute_command", command="echo later"), call("task_complete", summary="Done.")],
+    )
+    panel = start(notebook, "h = %agent act --model $m Look around")
+    card = panel.get_by_role("region", name="Approval").first
+    expect(card.get_by_role("button", name="Allow", exact=True)).to_be_enabled()
+    # The user runs a 5-second cell, then clicks Allow while it runs.
+    page.evaluate(
+        """path => Array.from(window.jupyterapp.shell.widgets('main'))
+          .find(w => w.context?.path === path && w.content?.widgets !== undefined)
+          .sessionContext.session.kernel.requestExecute({ code: 'import time; time.sleep(5)' })""",
+        notebook.path,
+    )
+    page.wait_for_function(
+        """path => Array.from(window.jupyterapp.shell.widgets('main'))
+          .find(w => w.context?.path === path && w.content?.widgets !== undefined)
+          .sessionContext.session.kernel.status === 'busy'""",
+        arg=notebook.path,
+    )
+    card.get_by_role("button", name="Allow", exact=True).click()
+    note = panel.locator(".ja-wait")
+    expect(note).to_have_text(
+        "Sent. The kernel is running a cell; it reads this when the cell ends."
+    )
+    expect(card.locator(".ja-answered")).to_be_hidden()  # not taken yet, and not lost
+    # When the cell ends, the kernel reads the click: allowed, and the note goes.
+    expect(card.locator(".ja-answered")).to_have_text("Allowed", timeout=15_000)
+    expect(note).to_be_hidden()
+    expect(status(panel)).to_have_text("completed")
+
+
 # --- Stop ------------------------------------------------------------------------------------
 
 

@@ -12,7 +12,9 @@ const CONTROL_TOOLS = new Set([
   "send_update",
   "task_complete",
 ]);
-const COMMAND_TIMEOUT = 15000; // ms without a reply before a command is reported as lost
+// A click reaches the kernel only between cells: a command still unanswered after this
+// long is waiting for the running cell, and the panel says so (it is not lost).
+const SLOW_REPLY = 1500; // ms
 const MAX_PRE = 20000; // characters of a tool's input or result shown in its card
 
 // --- small DOM helpers -------------------------------------------------------------
@@ -972,14 +974,24 @@ function render({ model, el }) {
   // Commands and replies
   let nextId = 1;
   const waitingReplies = new Map();
+  const waitNote = h("div", {
+    class: "ja-line ja-note ja-wait",
+    hidden: true,
+    text: "Sent. The kernel is running a cell; it reads this when the cell ends.",
+  });
+  errors.before(waitNote);
+  const showWaitNote = () => {
+    waitNote.hidden = ![...waitingReplies.values()].some((pending) => pending.slow);
+  };
   const command = (name, args = {}) =>
     new Promise((resolve, reject) => {
       const id = `${viewId}:${nextId++}`;
-      const timer = setTimeout(() => {
-        waitingReplies.delete(id);
-        reject(new Error("The kernel did not answer: it may be busy running a cell."));
-      }, COMMAND_TIMEOUT);
-      waitingReplies.set(id, { resolve, reject, timer });
+      const pending = { resolve, reject, slow: false };
+      pending.timer = setTimeout(() => {
+        pending.slow = true;
+        showWaitNote();
+      }, SLOW_REPLY);
+      waitingReplies.set(id, pending);
       model.send({ type: "command", id, name, ...args });
     });
   const showError = (text) => {
@@ -998,6 +1010,7 @@ function render({ model, el }) {
       if (!pending) return;
       waitingReplies.delete(msg.id);
       clearTimeout(pending.timer);
+      showWaitNote();
       if (msg.ok) pending.resolve(msg);
       else pending.reject(new Error(msg.error || "The command failed."));
     } else if (msg.type === "snapshot") {
