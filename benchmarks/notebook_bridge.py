@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import struct
 import sys
 import tempfile
@@ -223,53 +222,15 @@ def live_read(cells: int, rounds: int) -> dict[str, Any]:
         root = base / "root"
         root.mkdir()
         write_big_notebook(root / "big.ipynb", cells, TIMING_CELL.format(rounds=rounds))
-        settings = base / "settings"
-        for name, values in harness.LAB_SETTINGS.items():
-            target = settings / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(json.dumps(values))
-        env = {
-            **os.environ,
-            "JUPYTER_CONFIG_DIR": str(base / "config"),
-            "JUPYTER_RUNTIME_DIR": str(base / "runtime"),
-            "JUPYTERLAB_SETTINGS_DIR": str(settings),
-            "JUPYTERLAB_WORKSPACES_DIR": str(base / "workspaces"),
-            "JUPYTER_PLATFORM_DIRS": "1",
-            "PYDEVD_DISABLE_FILE_VALIDATION": "1",
-        }
-        extension = harness._serve_the_built_extension(base)
-        if extension is not None:
-            env["JUPYTER_PATH"] = os.pathsep.join(
-                filter(None, [extension, env.get("JUPYTER_PATH")])
-            )
-        port = harness._free_port()
-        url = f"http://127.0.0.1:{port}"
-        command = [
-            sys.executable, "-m", "jupyterlab", "--no-browser", "--expose-app-in-browser",
-            "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
-            "--IdentityProvider.token=", "--ServerApp.password=", f"--ServerApp.root_dir={root}",
-            "--LabApp.news_url=None",
-            "--LabApp.check_for_updates_class=jupyterlab.handlers.announcements.NeverCheckForUpdate",
-        ]  # fmt: skip
-        if hasattr(os, "geteuid") and os.geteuid() == 0:
-            command.append("--allow-root")
-        import subprocess
-
-        log = base / "server.log"
-        with log.open("wb") as sink:
-            process = subprocess.Popen(
-                command, cwd=root, env=env, stdout=sink, stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )  # fmt: skip
+        server = harness.start_lab_server(base)
         try:
-            harness._wait_until_serving(url, process, log)
             with sync_playwright() as playwright:
                 browser = playwright.chromium.launch(
                     executable_path=str(harness.CHROMIUM), args=harness.CHROMIUM_ARGS
                 )
                 page = browser.new_page(viewport={"width": 1400, "height": 900})
                 page.set_default_timeout(120_000)
-                page.goto(f"{url}/lab/tree/big.ipynb?reset")
+                page.goto(f"{server.url}/lab/tree/big.ipynb?reset")
                 handle = page.wait_for_function(harness._PANEL_ID, arg="big.ipynb", timeout=120_000)
                 notebook = harness.NotebookUI(
                     page=page, path="big.ipynb", panel_id=str(handle.json_value())
@@ -297,7 +258,7 @@ def live_read(cells: int, rounds: int) -> dict[str, Any]:
                 shown = str(done.json_value())
                 browser.close()
         finally:
-            harness._stop(process)
+            harness.stop_lab_server(server)
     return json.loads(shown)
 
 

@@ -25,15 +25,11 @@ import json
 import os
 import queue
 import shutil
-import signal
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
 import time
-import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -214,79 +210,17 @@ def _finished(kernel: Kernel, comm: str, since: int) -> bool:
 # --- the browser side ----------------------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def start_lab(base: Path) -> tuple[subprocess.Popen[bytes], str]:
-    root = base / "root"
-    root.mkdir()
-    settings = base / "settings" / "@jupyterlab" / "apputils-extension"
-    settings.mkdir(parents=True)
-    (settings / "notification.jupyterlab-settings").write_text(
-        json.dumps({"fetchNews": "false", "checkForUpdates": False})
-    )
-    env = {
-        **{k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")},
-        "JUPYTER_CONFIG_DIR": str(base / "config"),
-        "JUPYTER_RUNTIME_DIR": str(base / "runtime"),
-        "JUPYTERLAB_SETTINGS_DIR": str(base / "settings"),
-        "JUPYTERLAB_WORKSPACES_DIR": str(base / "workspaces"),
-        "JUPYTER_PLATFORM_DIRS": "1",
-    }
-    port = _free_port()
-    url = f"http://127.0.0.1:{port}"
-    command = [
-        sys.executable,
-        "-m",
-        "jupyterlab",
-        "--no-browser",
-        "--expose-app-in-browser",
-        "--ServerApp.ip=127.0.0.1",
-        f"--ServerApp.port={port}",
-        "--IdentityProvider.token=",
-        "--ServerApp.password=",
-        f"--ServerApp.root_dir={root}",
-        "--LabApp.news_url=None",
-    ]
-    if hasattr(os, "geteuid") and os.geteuid() == 0:
-        command.append("--allow-root")
-    log = (base / "server.log").open("wb")
-    process = subprocess.Popen(
-        command, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-    )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"{url}/api/status", timeout=2):
-                return process, url
-        except OSError:
-            time.sleep(0.2)
-    process.kill()
-    raise RuntimeError("JupyterLab did not start")
-
-
-CLOCK = """panel => {
-  const status = panel.querySelector('.ja-status');
-  const clock = window.__jaStop = { clicked: 0, stopped: 0 };
-  panel.querySelector('button.ja-stop').addEventListener(
-    'click', () => { clock.clicked = performance.now(); }, { capture: true, once: true });
-  new MutationObserver((_, observer) => {
-    if (status.textContent.startsWith('stopped')) {
-      clock.stopped = performance.now();
-      observer.disconnect();
-    }
-  }).observe(status, { childList: true, characterData: true, subtree: true });
-}"""
-
-
 def stop_clicks(samples: int) -> dict[str, list[float]]:
     from playwright.sync_api import expect, sync_playwright
 
+    sys.path.insert(0, str(ROOT / "tests" / "browser"))
+    import conftest as harness  # the browser tests' JupyterLab, extension and browser flags
+    from test_panel import stop_and_time
+
     base = Path(tempfile.mkdtemp(prefix="ja-bench-"))
-    process, url = start_lab(base)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    server = harness.start_lab_server(base, env)
+    url = server.url
     turns: list[dict[str, Any]] = []
     for _ in range(samples):
         turns.append({"text": answer_text(3000)})
@@ -316,7 +250,7 @@ def stop_clicks(samples: int) -> dict[str, list[float]]:
     try:
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(
-                executable_path="/usr/bin/chromium", args=["--headless", "--no-sandbox"]
+                executable_path=str(harness.CHROMIUM), args=harness.CHROMIUM_ARGS
             )
             page = browser.new_page(viewport={"width": 1400, "height": 900})
             page.set_default_timeout(30_000)
@@ -331,12 +265,7 @@ def stop_clicks(samples: int) -> dict[str, list[float]]:
             message = panel.get_by_role("textbox", name="Message")
 
             def measure(name: str) -> None:
-                panel.evaluate(CLOCK)
-                panel.get_by_role("button", name="Stop").click()
-                page.wait_for_function("() => window.__jaStop.stopped > 0")
-                times[name].append(
-                    page.evaluate("() => window.__jaStop.stopped - window.__jaStop.clicked")
-                )
+                times[name].append(stop_and_time(page, panel))
 
             # The first run ("Begin") streams the first answer.
             for i in range(samples):
@@ -358,11 +287,7 @@ def stop_clicks(samples: int) -> dict[str, list[float]]:
                 measure("while a command runs")
             browser.close()
     finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
+        harness.stop_lab_server(server)
         shutil.rmtree(base, ignore_errors=True)
     return times
 

@@ -174,18 +174,20 @@ def _serve_the_built_extension(base: Path) -> str | None:
     return str(path)
 
 
-@pytest.fixture(scope="session")
-def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
-    base = tmp_path_factory.mktemp("lab")
+def start_lab_server(base: Path, env: dict[str, str] | None = None) -> LabServer:
+    """Start JupyterLab as the browser tests use it (the benchmarks too): rooted in
+    ``base / "root"`` (created if missing), isolated from the user's config, settings and
+    workspaces under ``base``, serving the extension built in this tree; returns once it
+    answers. ``env``: the environment to start from (default: this process's)."""
     root = base / "root"
-    root.mkdir()
+    root.mkdir(exist_ok=True)
     settings = base / "settings"
     for name, values in LAB_SETTINGS.items():
         target = settings / name
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(json.dumps(values))
     env = {
-        **os.environ,
+        **(os.environ if env is None else env),
         "JUPYTER_CONFIG_DIR": str(base / "config"),
         "JUPYTER_RUNTIME_DIR": str(base / "runtime"),
         "JUPYTERLAB_SETTINGS_DIR": str(settings),
@@ -227,12 +229,25 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-    server = LabServer(url=url, root=root, log=log, process=process)
     try:
         _wait_until_serving(url, process, log)
+    except BaseException:
+        _stop(process)
+        raise
+    return LabServer(url=url, root=root, log=log, process=process)
+
+
+def stop_lab_server(server: LabServer) -> None:
+    _stop(server.process)
+
+
+@pytest.fixture(scope="session")
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
+    server = start_lab_server(tmp_path_factory.mktemp("lab"))
+    try:
         yield server
     finally:
-        _stop(process)
+        stop_lab_server(server)
 
 
 # --- the browser -----------------------------------------------------------------------
