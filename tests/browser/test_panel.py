@@ -279,6 +279,11 @@ def test_a_tool_card_shows_its_input_result_and_a_coloured_diff(open_notebook, l
     expect(card.locator(".ja-diff-del")).to_have_text(["-rate = 0.02\n"])
     expect(card.locator(".ja-diff-add")).to_have_text(["+rate = 0.2\n"])
     expect(card.locator(".ja-tool-body pre").first).to_contain_text('"source": "rate = 0.2"')
+    # The result says what was done; the diff shows once, coloured, not again as text.
+    expect(card.locator(".ja-tool-result pre").first).to_have_text(
+        "Updated the source of cell cell-0."
+    )
+    expect(card.get_by_text("+++ b/cell cell-0")).to_have_count(1)
     # The edit reached the open notebook.
     expect(notebook.cells.first.locator(".cm-content")).to_have_text("rate = 0.2")
 

@@ -537,9 +537,15 @@ class Transcript {
     card.dataset.state = e.is_error ? "error" : "done";
     const took = e.duration ? ` · ${e.duration < 1 ? `${Math.round(e.duration * 1000)} ms` : `${e.duration.toFixed(1)} s`}` : "";
     status.textContent = `${e.is_error ? "failed" : "done"}${took}`;
+    // An edit's result is its message and then its diff, for the model; the card shows the
+    // message, and the diff once, coloured, below it.
+    let shown = e.result;
+    const diffHead = e.diff ? e.diff.split("\n", 1)[0] : "";
+    const at = diffHead ? shown.indexOf(diffHead) : -1;
+    if (at > 0) shown = shown.slice(0, at).trimEnd();
     result.replaceChildren(
       h("div", { class: "ja-label", text: e.is_error ? "Error" : "Result" }),
-      h("pre", { class: "ja-pre", text: clip(e.result) }),
+      h("pre", { class: "ja-pre", text: clip(shown) }),
     );
     if (e.diff) {
       result.append(h("div", { class: "ja-label", text: "Diff" }), renderDiff(e.diff));
