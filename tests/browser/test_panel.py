@@ -288,6 +288,35 @@ def test_a_tool_card_shows_its_input_result_and_a_coloured_diff(open_notebook, l
     expect(notebook.cells.first.locator(".cm-content")).to_have_text("rate = 0.2")
 
 
+def test_the_transcript_follows_output_that_grows_in_place_until_the_reader_scrolls_up(
+    open_notebook, lab, page
+):
+    edits = [
+        call("update_cell", cell_id="cell-0", source=f"rate = 0.{i}\n" + "x = 1\n" * 30)
+        for i in range(1, 4)
+    ]
+    notebook = agent_notebook(
+        open_notebook,
+        lab,
+        "follow",
+        [*edits, call("task_complete", summary="Edited three times.")],
+        sources=["rate = 0.02", ""],
+    )
+    panel = start(notebook, "%agent act --model $m Edit it")
+    expect(status(panel)).to_have_text("completed")
+    log = panel.locator(".ja-transcript")
+    gap = "t => t.scrollHeight - t.scrollTop - t.clientHeight"
+    # Each edit's card opens on its diff after it was added: still at the bottom.
+    assert log.evaluate("t => t.scrollHeight > 2 * t.clientHeight")
+    assert log.evaluate(gap) < 2
+    # A reader who scrolled up is left where they are while more comes in.
+    log.evaluate("t => { t.scrollTop = 0; }")
+    page.wait_for_timeout(100)
+    notebook.run_cell("h = _.send('Once more')")
+    expect(status(panel)).to_have_text("completed")
+    assert log.evaluate("t => t.scrollTop") == 0
+
+
 # --- questions and approvals -----------------------------------------------------------------
 
 

@@ -298,11 +298,26 @@ class Transcript {
   constructor(root, actions) {
     this.root = root;
     this.actions = actions; // { command(name, args) -> Promise, busy() -> bool, error(text) }
+    // The transcript follows the newest output while the reader is at the bottom, whatever
+    // grows it: a new entry, streamed text, or an entry that grows in place (a tool's result
+    // and diff, an answered card). Scrolling up stops following; back at the bottom resumes.
+    this.follow = true;
+    root.addEventListener("scroll", () => (this.follow = this.atBottom()), { passive: true });
+    if (typeof MutationObserver === "function") {
+      new MutationObserver(() => this.follow && this.scrollDown()).observe(root, {
+        childList: true,
+        subtree: true,
+        characterData: true,
+        attributes: true,
+        attributeFilter: ["open", "hidden"],
+      });
+    }
     this.reset();
   }
 
   reset() {
     this.root.replaceChildren();
+    this.follow = true;
     this.lastN = 0;
     this.text = null; // the text block being streamed
     this.thinking = null;
@@ -324,9 +339,8 @@ class Transcript {
   }
 
   add(node) {
-    const stick = this.atBottom();
     this.root.append(node);
-    if (stick) this.scrollDown();
+    if (this.follow) this.scrollDown();
     return node;
   }
 
@@ -435,10 +449,9 @@ class Transcript {
   }
 
   renderDirty() {
-    const stick = this.atBottom();
     for (const block of this.dirty) this.renderStreaming(block);
     this.dirty.clear();
-    if (stick) this.scrollDown();
+    if (this.follow) this.scrollDown();
   }
 
   // Streaming text: everything before the last blank line outside a code fence is final
