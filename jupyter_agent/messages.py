@@ -166,20 +166,7 @@ def to_api_messages(history: Iterable[Message]) -> list[dict[str, Any]]:
     Merging keeps storage append-only (an interrupted turn followed by a new user
     message are two records, one API turn) and the API view strictly alternating.
     """
-    merged: list[dict[str, Any]] = []
-    for message in history:
-        blocks = message.api_blocks()
-        if not blocks:
-            continue
-        if merged and merged[-1]["role"] == message.role:
-            merged[-1]["content"].extend(blocks)
-        else:
-            merged.append({"role": message.role, "content": list(blocks)})
-    for turn in merged:
-        if turn["role"] == "user":
-            # The API wants a user turn's tool results before anything else in it.
-            turn["content"].sort(key=lambda b: b["type"] != "tool_result")
-    return merged
+    return ApiView()(list(history))
 
 
 class ApiView:
@@ -210,6 +197,7 @@ class ApiView:
                 content = list(blocks)
                 turns.append({"role": message.role, "content": content})
             if message.role == "user":
+                # The API wants a user turn's tool results before anything else in it.
                 content.sort(key=lambda b: b["type"] != "tool_result")
         self._count = len(history)
         self._last = history[-1] if history else None

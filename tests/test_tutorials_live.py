@@ -19,20 +19,20 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from jupyter_agent.testing import MessagesServer, Reply, text, tool_use
+from jupyter_agent.models.scripted import turn_content
+from jupyter_agent.testing import MessagesServer, Reply
 
 NOTEBOOKS = Path(__file__).parent.parent / "notebooks"
 TUTORIALS = sorted(p.name for p in NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
 
 
 def replies(script: Path) -> list[Reply]:
-    """Every part of a replay script, in file order, as Messages API replies."""
-    data = json.loads(script.read_text(encoding="utf-8"))
-    parts = [v for v in data.values() if isinstance(v, list)] if isinstance(data, dict) else [data]
+    """Every part of a replay script, in file order, as Messages API replies: the same
+    content blocks the scripted model would stream."""
     out = []
-    for turn in (turn for part in parts for turn in part):
-        blocks = [text(turn["text"])] if turn.get("text") else []
-        blocks += [tool_use(c["name"], c.get("input", {})) for c in turn.get("tool_calls", ())]
+    data = json.loads(script.read_text(encoding="utf-8"))
+    for turn in (t for part in data.values() if isinstance(part, list) for t in part):
+        blocks = [block.to_api() for block in turn_content(turn)]
         long = len(turn.get("text", "")) > 500  # streamed slowly, so a Stop lands mid-way
         out.append(
             Reply(

@@ -95,7 +95,7 @@ class ScriptedModel:
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamPart]:
         self.requests.append(request)
         turn = self._take(request)
-        content = _content(turn)
+        content = turn_content(turn)
         for block in content:
             if isinstance(block, TextBlock):
                 for piece in _pieces(block.text, self.chunk_size):
@@ -132,7 +132,8 @@ class ScriptedModel:
         return turn(request) if callable(turn) else turn
 
 
-def _content(turn: Mapping[str, Any]) -> list[ContentBlock]:
+def turn_content(turn: Mapping[str, Any]) -> list[ContentBlock]:
+    """The content blocks of one scripted turn (as the model streams them)."""
     if "content" in turn:
         return _BLOCKS.validate_python(turn["content"])
     blocks: list[dict[str, Any]] = []

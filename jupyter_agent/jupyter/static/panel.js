@@ -301,7 +301,7 @@ class Transcript {
     // The transcript follows the newest output while the reader is at the bottom, whatever
     // grows it: a new entry, streamed text, or an entry that grows in place (a tool's result
     // and diff, an answered card). Scrolling up stops following; back at the bottom resumes.
-    this.follow = true;
+    // (reset() starts a transcript following.)
     root.addEventListener("scroll", () => (this.follow = this.atBottom()), { passive: true });
     if (typeof MutationObserver === "function") {
       new MutationObserver(() => this.follow && this.scrollDown()).observe(root, {
