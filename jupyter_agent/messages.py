@@ -9,12 +9,20 @@ list the API wants (merging neighbours of the same role), and
 
 from __future__ import annotations
 
+import os
 import time
-import uuid
 from collections.abc import Iterable, Sequence
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, PrivateAttr, TypeAdapter
+
+
+def new_id() -> str:
+    """A random id of 12 hex digits (for messages, runs, sessions, questions).
+    ``uuid.uuid4()`` would give the same randomness at ten times the cost, paid on
+    every message of every step."""
+    return os.urandom(6).hex()
+
 
 MessageType = Literal["text", "plan", "question", "tool_call", "tool_result"]
 INTERRUPTED_RESULT = "Interrupted by the user before this tool finished."
@@ -30,6 +38,9 @@ class _Block(BaseModel):
 class TextBlock(_Block):
     type: Literal["text"] = "text"
     text: str
+
+    def to_api(self) -> dict[str, Any]:
+        return {"type": "text", "text": self.text}
 
 
 class ImageSource(BaseModel):
@@ -59,6 +70,9 @@ class ToolUseBlock(_Block):
     id: str
     name: str
     input: dict[str, Any] = Field(default_factory=dict)
+
+    def to_api(self) -> dict[str, Any]:
+        return {"type": "tool_use", "id": self.id, "name": self.name, "input": self.input}
 
 
 ToolResultContent = Annotated[TextBlock | ImageBlock, Discriminator("type")]
@@ -97,7 +111,7 @@ class Message(BaseModel):
     content: list[ContentBlock]
     message_type: MessageType = "text"
     """How a frontend should render it; records without it are plain text."""
-    id: str = Field(default_factory=lambda: uuid.uuid4().hex[:12])
+    id: str = Field(default_factory=new_id)
     created_at: float = Field(default_factory=time.time)
     interrupted: bool = False
     """The user stopped the run while this message was being produced."""

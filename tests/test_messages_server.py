@@ -460,3 +460,24 @@ def test_other_paths_get_a_404_json_error(server: MessagesServer) -> None:
 
     assert caught.value.body["error"]["type"] == "not_found_error"
     assert server.requests[0].method == "GET"
+
+
+def test_a_request_cut_off_while_sending_uses_up_no_reply(
+    server: MessagesServer, client: anthropic.Anthropic
+) -> None:
+    """A Stop while the request body is on the wire: the half-sent request is recorded as
+    disconnected, and the scripted reply is left for the request that follows."""
+    server.push(Reply([text("for the next request")]))
+    host, port = server.url.removeprefix("http://").split(":")
+    connection = http.client.HTTPConnection(host, int(port), timeout=5)
+    connection.putrequest("POST", "/v1/messages")
+    connection.putheader("content-type", "application/json")
+    connection.putheader("content-length", "5000")
+    connection.endheaders()  # then the client goes away before sending the body
+    connection.close()
+    server.wait_for_requests(1)
+    server.wait_idle(timeout=2)
+    assert server.requests[0].outcome == "disconnected"
+
+    reply = client.messages.create(model=MODEL, max_tokens=10, messages=HI)
+    assert reply.content[0].text == "for the next request"

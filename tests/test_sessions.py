@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 import os
 
 import pytest
@@ -91,6 +93,68 @@ def test_metadata_is_rewritten_atomically(workspace, monkeypatch):
         session.save()
     assert json.loads(path.read_text())["title"] == "before"  # the old file is intact
     assert [p.name for p in path.parent.iterdir()] == ["metadata.json"]  # no temp file left
+
+
+def _records(workspace, sid):
+    log = workspace / SESSIONS_DIR / sid / "history.jsonl"
+    return [json.loads(line)["content"][0]["text"] for line in log.read_text().splitlines()]
+
+
+async def test_in_a_running_loop_records_reach_the_disk_at_the_next_turn(workspace):
+    session = Session.create(workspace, session_id="s4")
+    session.append(Message.user("one"))
+    session.append(Message.assistant("two"))
+    await asyncio.sleep(0)  # the loop turns: the request a run just sent is on the wire
+    assert _records(workspace, "s4") == ["one", "two"]
+    session.metadata.title = "renamed"
+    session.save()
+    await asyncio.sleep(0)
+    assert Session.load(workspace, "s4").metadata.title == "renamed"
+
+
+async def test_a_refused_write_is_kept_and_retried_in_order(workspace, monkeypatch, caplog):
+    from jupyter_agent.agent import _session
+
+    session = Session.create(workspace, session_id="s5")
+    real_open = _session._open_log
+    failures = iter([OSError("disk full")])
+
+    def open_log(folder):
+        for exc in failures:
+            raise exc
+        return real_open(folder)
+
+    monkeypatch.setattr(_session, "_open_log", open_log)
+    session.append(Message.user("one"))
+    with caplog.at_level(logging.WARNING):
+        await asyncio.sleep(0)
+    assert "could not write session s5: disk full" in caplog.text
+    session.append(Message.assistant("two"))
+    await asyncio.sleep(0)
+    assert _records(workspace, "s5") == ["one", "two"]
+
+
+async def test_a_run_ends_with_its_session_on_disk_even_when_the_disk_refuses(
+    workspace, monkeypatch, caplog
+):
+    agent = Agent("planner", ScriptedModel([{"text": "done"}]), workspace=workspace)
+    agent.session.flush()
+    folder = agent.session.path
+    handle = await agent.run("first")
+    # on disk when wait() returns, without another turn of the loop
+    assert Session.load(workspace, agent.session.id).metadata.state == "completed"
+    assert len(Session.load(workspace, agent.session.id).history) == len(agent.history)
+
+    def refuse(*args, **kwargs):
+        raise OSError("read-only file system")
+
+    monkeypatch.setattr("jupyter_agent.agent._session.atomic_write_bytes", refuse)
+    agent.model = ScriptedModel([{"text": "again"}])
+    with caplog.at_level(logging.WARNING):
+        handle = await asyncio.wait_for(agent.run("second"), 5)
+    assert handle.state.value == "completed"  # the run ends; the failure is reported
+    assert "read-only file system" in caplog.text
+    assert folder is not None and (folder / "metadata.json").exists()
 
 
 async def test_in_memory_sessions_write_nothing(workspace):

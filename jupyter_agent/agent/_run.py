@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass
@@ -58,6 +57,7 @@ from ..messages import (
     ToolResultBlock,
     ToolUseBlock,
     classify,
+    new_id,
     open_tool_uses,
     tool_result,
 )
@@ -145,7 +145,7 @@ class Run:
     """The state of one run and the operations a loop performs."""
 
     def __init__(self, agent: Agent, task: str, role: Role, limits: Limits) -> None:
-        self.id = uuid.uuid4().hex[:12]
+        self.id = new_id()
         self.agent = agent
         self.session = agent.session
         self.model = agent.model
@@ -263,6 +263,12 @@ class Run:
         meta.stop_reason = reason
         meta.runs += 1
         self.session.save()
+        try:
+            self.session.flush()  # on disk before anyone waiting for the run reads it
+        except OSError as exc:
+            log.warning(
+                "could not write session %s at the end of run %s: %s", self.session.id, self.id, exc
+            )
         self._done.set()
         for callback in self.done_callbacks:
             try:
@@ -581,7 +587,7 @@ class Run:
 
     async def ask(self, question: Question) -> tuple[str, QuestionOption | None]:
         """Show ``question`` and wait for the user's answer (value, chosen option)."""
-        qid = uuid.uuid4().hex[:12]
+        qid = new_id()
         future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         self.pending_question = (qid, question, future)
         self.needs_user.set()
@@ -606,7 +612,7 @@ class Run:
         return value, option
 
     async def _approval(self, call: ToolCall, tool_use_id: str, reason: str) -> bool:
-        rid = uuid.uuid4().hex[:12]
+        rid = new_id()
         future: asyncio.Future[tuple[bool, bool]] = asyncio.get_running_loop().create_future()
         self.pending_permission = (rid, call, future)
         self.needs_user.set()

@@ -4,24 +4,31 @@
 the old or the new version, never half of one. ``history.jsonl`` is append-only,
 one message per line, flushed per record; a torn last line (a crash mid-write) is
 skipped on load. Nothing secret is ever written: messages and metadata only.
+
+Inside an event loop the writes happen at the loop's next turn rather than inline:
+a run records a step and then sends its next request, so the records reach the disk
+while that request is on the wire instead of delaying it. A run's end writes at once.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 import os
 import time
-import uuid
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
 from ..errors import SessionError
-from ..messages import ApiView, Message, MessageAdapter
+from ..messages import ApiView, Message, MessageAdapter, new_id
 from ..models import Usage
 from ..plans import Plan, StepProgress
 from ..sandbox import atomic_write_bytes
+
+log = logging.getLogger(__name__)
 
 SESSIONS_DIR = Path(".jupyter_agent") / "sessions"
 FORMAT_VERSION = "1.0"
@@ -61,6 +68,9 @@ class Session:
         """The sessions folder; None for a session kept in memory only."""
         self._log: Any = None
         self._api_view = ApiView()
+        self._unwritten: list[Message] = []
+        self._metadata_changed = False
+        self._write_scheduled = False
 
     # --- creation and lookup ----------------------------------------------------
 
@@ -73,7 +83,7 @@ class Session:
         session_id: str | None = None,
         **fields: Any,
     ) -> Session:
-        sid = session_id or uuid.uuid4().hex[:12]
+        sid = session_id or new_id()
         root = (workspace / SESSIONS_DIR) if (persist and workspace is not None) else None
         session = cls(SessionMetadata(session_id=sid, **fields), [], root)
         if root is not None:
@@ -126,33 +136,66 @@ class Session:
         return self._api_view(self.history)
 
     def append(self, message: Message) -> None:
-        """Add a message to the history and to ``history.jsonl`` (flushed)."""
+        """Add a message to the history, and soon to ``history.jsonl`` (see :meth:`flush`)."""
         self.history.append(message)
-        if self.root is None:
-            return
-        if self._log is None:
-            self._log = _open_log(self.path)  # type: ignore[arg-type]
-        self._log.write(MessageAdapter.dump_json(message) + b"\n")
-        self._log.flush()
+        if self.root is not None:
+            self._unwritten.append(message)
+            self._write_soon()
 
     def save(self) -> None:
-        """Rewrite ``metadata.json`` atomically."""
+        """Mark the metadata changed: ``metadata.json`` is rewritten soon (see :meth:`flush`)."""
         self.metadata.updated_at = time.time()
+        if self.root is not None:
+            self._metadata_changed = True
+            self._write_soon()
+
+    def _write_soon(self) -> None:
+        if self._write_scheduled:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self.flush()  # no loop: nothing to overlap with
+            return
+        self._write_scheduled = True
+        loop.call_soon(self._flush_later)
+
+    def _flush_later(self) -> None:
+        try:
+            self.flush()
+        except OSError as exc:  # kept, and tried again at the next write or the run's end
+            log.warning("could not write session %s: %s", self.id, exc)
+
+    def flush(self) -> None:
+        """Write what changed now: new records to ``history.jsonl`` (appended in order and
+        flushed), then ``metadata.json`` (atomically). Raises ``OSError`` if the disk
+        refuses; the unwritten part is kept for the next try."""
+        self._write_scheduled = False
         if self.root is None:
             return
         folder = self.path
         assert folder is not None
-        folder.mkdir(parents=True, exist_ok=True)
-        # Atomic, so a crash never leaves half a file; not fsynced, like history.jsonl:
-        # it is rewritten at every run's start and end, and an fsync there would cost
-        # each run milliseconds to guard against a power cut, not a crash.
-        atomic_write_bytes(
-            folder / "metadata.json",
-            self.metadata.model_dump_json(indent=1).encode(),
-            durable=False,
-        )
+        if self._unwritten:
+            if self._log is None:
+                self._log = _open_log(folder)
+            records = b"".join(MessageAdapter.dump_json(m) + b"\n" for m in self._unwritten)
+            self._log.write(records)
+            self._log.flush()
+            self._unwritten.clear()
+        if self._metadata_changed:
+            folder.mkdir(parents=True, exist_ok=True)
+            # Atomic, so a crash never leaves half a file; not fsynced, like history.jsonl:
+            # it is rewritten at every run's start and end, and an fsync there would cost
+            # each run milliseconds to guard against a power cut, not a crash.
+            atomic_write_bytes(
+                folder / "metadata.json",
+                self.metadata.model_dump_json(indent=1).encode(),
+                durable=False,
+            )
+            self._metadata_changed = False
 
     def close(self) -> None:
+        self.flush()
         if self._log is not None:
             self._log.close()
             self._log = None

@@ -164,7 +164,8 @@ class AnthropicModel:
             try:
                 try:
                     async for event in stream:
-                        for part in turn.feed(event):
+                        part = turn.feed(event)
+                        if part is not None:
                             yield part
                 finally:
                     await stream.close()  # also on Stop: the connection is released at once
@@ -270,6 +271,16 @@ def _model_error(exc: Exception) -> ModelError:
     return ModelError(f"The model call failed: {type(exc).__name__}: {exc}")
 
 
+def _start_block(block: Any) -> dict[str, Any]:
+    """A block as it starts streaming, as an API dict (the common kinds read directly:
+    a serializer call per block costs more than the rest of a step's bookkeeping)."""
+    if block.type == "text":
+        return {"type": "text", "text": block.text}
+    if block.type == "tool_use":
+        return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
+    return block.model_dump(mode="json", exclude_none=True)
+
+
 class _Turn:
     """Accumulates raw stream events into content blocks, yielding deltas as it goes."""
 
@@ -280,37 +291,38 @@ class _Turn:
         self.model = ""
         self.usage: dict[str, int] = {}
 
-    def feed(self, event: Any) -> list[StreamPart]:
+    def feed(self, event: Any) -> StreamPart | None:
+        """Take in one stream event; what the consumer should see of it, if anything."""
         kind = event.type
         if kind == "content_block_delta":
             delta = event.delta
             block = self.blocks[event.index]
             if delta.type == "text_delta":
                 block["text"] += delta.text
-                return [StreamText(delta.text)]
+                return StreamText(delta.text)
             if delta.type == "input_json_delta":
                 self.json[event.index].append(delta.partial_json)
-                return [StreamToolInput(block["id"], delta.partial_json)]
+                return StreamToolInput(block["id"], delta.partial_json)
             if delta.type == "thinking_delta":
                 block["thinking"] += delta.thinking
-                return [StreamThinking(delta.thinking)]
+                return StreamThinking(delta.thinking)
             if delta.type == "signature_delta":
                 block["signature"] += delta.signature
-            return []
+            return None
         if kind == "content_block_start":
-            block = event.content_block.model_dump(mode="json", exclude_none=True)
+            block = _start_block(event.content_block)
             self.blocks[event.index] = block
             if block["type"] in ("tool_use", "server_tool_use"):
                 self.json[event.index] = []
-                return [StreamToolStart(block["id"], block["name"])]
-            return []
+                return StreamToolStart(block["id"], block["name"])
+            return None
         if kind == "message_start":
             self.model = event.message.model
             self._merge_usage(event.message.usage)
         elif kind == "message_delta":
             self.stop_reason = event.delta.stop_reason or self.stop_reason
             self._merge_usage(event.usage)
-        return []
+        return None
 
     def _merge_usage(self, usage: Any) -> None:
         if usage is None:

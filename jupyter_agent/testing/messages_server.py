@@ -356,7 +356,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _serve(self) -> None:
         owner = self.server.owner
-        raw = self.rfile.read(int(self.headers.get("content-length") or 0))
+        length = int(self.headers.get("content-length") or 0)
+        raw = self.rfile.read(length)
         try:
             body = json.loads(raw) if raw else {}
         except ValueError:
@@ -370,6 +371,12 @@ class _Handler(BaseHTTPRequestHandler):
             method=self.command,
         )
         seen_releases = owner._record(request)
+        if len(raw) < length:
+            # The client went away while sending (a Stop mid-request): nothing to answer,
+            # and no scripted reply may be used up by it.
+            self.close_connection = True
+            owner._finish(request, "disconnected")
+            return
         try:
             outcome = self._answer(request, body, seen_releases)
         except (BrokenPipeError, ConnectionResetError, ConnectionAbortedError):
