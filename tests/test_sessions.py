@@ -134,6 +134,34 @@ async def test_a_refused_write_is_kept_and_retried_in_order(workspace, monkeypat
     assert _records(workspace, "s5") == ["one", "two"]
 
 
+def test_a_write_refused_half_way_leaves_no_torn_record(workspace, monkeypatch):
+    from jupyter_agent.agent import _session
+
+    real_open = _session._open_log
+    refusals = iter([True])
+
+    class HalfFull:  # the disk fills up in the middle of a write
+        def __init__(self, log):
+            self.log = log
+
+        def write(self, data):
+            if next(refusals, False):
+                self.log.write(bytes(data[: len(data) // 2]))
+                raise OSError("No space left on device")
+            return self.log.write(data)
+
+        def __getattr__(self, name):
+            return getattr(self.log, name)
+
+    monkeypatch.setattr(_session, "_open_log", lambda folder: HalfFull(real_open(folder)))
+    session = Session.create(workspace, session_id="s6")
+    with pytest.raises(OSError, match="No space left"):
+        session.append(Message.user("one"))  # no loop running: written at once
+    session.append(Message.assistant("two"))  # the retry writes both, whole
+    session.close()
+    assert [m.text for m in Session.load(workspace, "s6").history] == ["one", "two"]
+
+
 async def test_a_run_ends_with_its_session_on_disk_even_when_the_disk_refuses(
     workspace, monkeypatch, caplog
 ):

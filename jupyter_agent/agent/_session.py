@@ -13,6 +13,7 @@ while that request is on the wire instead of delaying it. A run's end writes at 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import os
@@ -179,8 +180,7 @@ class Session:
             if self._log is None:
                 self._log = _open_log(folder)
             records = b"".join(MessageAdapter.dump_json(m) + b"\n" for m in self._unwritten)
-            self._log.write(records)
-            self._log.flush()
+            _append_whole(self._log, records)
             self._unwritten.clear()
         if self._metadata_changed:
             folder.mkdir(parents=True, exist_ok=True)
@@ -204,13 +204,28 @@ class Session:
 def _open_log(folder: Path) -> Any:
     """Open history.jsonl for appending, first cutting off a torn last line."""
     folder.mkdir(parents=True, exist_ok=True)
-    log = open(folder / "history.jsonl", "ab+")  # noqa: SIM115 - kept open for the session
+    # Unbuffered: each write goes straight to the file, so a failed one can be undone.
+    log = open(folder / "history.jsonl", "ab+", buffering=0)  # noqa: SIM115 - kept open
     log.seek(0)
     data = log.read()
     if data and not data.endswith(b"\n"):
         log.truncate(data.rfind(b"\n") + 1)
     log.seek(0, os.SEEK_END)
     return log
+
+
+def _append_whole(log: Any, data: bytes) -> None:
+    """Append ``data`` entirely or not at all: a write the disk refuses half-way is cut
+    off again, so a retry cannot leave a torn record in the middle of the history."""
+    start = log.seek(0, os.SEEK_END)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[log.write(view) :]
+    except BaseException:
+        with contextlib.suppress(OSError):
+            log.truncate(start)
+        raise
 
 
 def _read_history(path: Path) -> list[Message]:
