@@ -210,4 +210,4 @@ def event_kinds() -> list[str]:
     from . import events
 
     union = get_args(get_args(events.Event)[0])
-    return [cls.model_fields["kind"].default for cls in union]
+    return [cls.__dataclass_fields__["kind"].default for cls in union]

@@ -42,7 +42,7 @@ class EventBus:
 
     def publish(self, event: Event) -> Event:
         self._seq += 1
-        event.__dict__["seq"] = self._seq
+        event.seq = self._seq
         for callback in tuple(self._callbacks):
             try:
                 callback(event)

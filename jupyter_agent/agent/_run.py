@@ -306,9 +306,8 @@ class Run:
     # --- events and state --------------------------------------------------------
 
     def emit(self, event: Event) -> Event:
-        # Plain dict writes: pydantic's validated __setattr__ costs more than the event.
-        event.__dict__["session_id"] = self.session.id
-        event.__dict__["run_id"] = self.id
+        event.session_id = self.session.id
+        event.run_id = self.id
         self.agent.bus.publish(event)
         self.events.append(event)
         return event
