@@ -4,6 +4,7 @@ import io
 from typing import get_args
 
 import pytest
+from pydantic import ValidationError
 
 from jupyter_agent import events as ev
 from jupyter_agent.events import EventAdapter
@@ -59,6 +60,23 @@ def test_every_event_round_trips_through_the_adapter(event):
     back = EventAdapter.validate_json(data)
     assert type(back) is type(event)
     assert back == event
+
+
+def test_events_from_outside_are_validated_and_typed_by_the_adapter():
+    """Events skip validation when the run makes them; what comes back in (a log, the
+    panel, another process) goes through EventAdapter, which checks and types it."""
+    event = EventAdapter.validate_python(
+        {"kind": "state", "state": "thinking", "previous": "running", "seq": "7"}
+    )
+    assert event == ev.StateChanged(
+        state=AgentState.thinking, previous=AgentState.running, seq=7, time=event.time
+    )
+    with pytest.raises(ValidationError, match=r"tool_end\.is_error"):
+        EventAdapter.validate_python(
+            {"kind": "tool_end", "tool_use_id": "t", "name": "n", "result": "r", "is_error": "?"}
+        )
+    with pytest.raises(ValidationError, match="does not match any of the expected tags"):
+        EventAdapter.validate_python({"kind": "no_such_event"})
 
 
 @pytest.mark.parametrize("event", SAMPLES, ids=lambda e: e.kind)
