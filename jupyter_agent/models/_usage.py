@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pydantic import BaseModel
+from pydantic import TypeAdapter
 
 
-class Usage(BaseModel):
-    """Tokens of one call or a sum of calls, and what they cost."""
+@dataclass(kw_only=True, slots=True)
+class Usage:
+    """Tokens of one call or a sum of calls, and what they cost.
+
+    A plain dataclass: a run adds usages up at every step. :data:`UsageAdapter` checks
+    one that comes from outside (a replay file, a saved session)."""
 
     input_tokens: int = 0
     """Uncached input tokens."""
@@ -38,6 +42,9 @@ class Usage(BaseModel):
         """Share of input tokens read from the prompt cache."""
         total = self.total_input_tokens
         return self.cache_read_input_tokens / total if total else 0.0
+
+
+UsageAdapter: TypeAdapter[Usage] = TypeAdapter(Usage)
 
 
 @dataclass(frozen=True)

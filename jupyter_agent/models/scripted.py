@@ -34,7 +34,7 @@ from ._base import (
     StreamToolInput,
     StreamToolStart,
 )
-from ._usage import Pricing, Usage
+from ._usage import Pricing, UsageAdapter
 
 Turn = Mapping[str, Any] | Callable[[ModelRequest], Mapping[str, Any]]
 _BLOCKS: TypeAdapter[list[ContentBlock]] = TypeAdapter(list[ContentBlock])
@@ -110,7 +110,7 @@ class ScriptedModel:
                 yield StreamThinking(block.thinking)
         has_tools = any(isinstance(b, ToolUseBlock) for b in content)
         stop = turn.get("stop_reason") or ("tool_use" if has_tools else "end_turn")
-        usage = Usage(**turn.get("usage", {}))
+        usage = UsageAdapter.validate_python(turn.get("usage", {}))
         usage.calls = 1
         if not usage.input_tokens and not usage.output_tokens:
             usage.input_tokens = len(json.dumps(request.messages)) // 4
