@@ -102,6 +102,7 @@ def _records(workspace, sid):
 
 async def test_in_a_running_loop_records_reach_the_disk_at_the_next_turn(workspace):
     session = Session.create(workspace, session_id="s4")
+    assert [m.session_id for m in Session.list(workspace)] == ["s4"]  # listed at once
     session.append(Message.user("one"))
     session.append(Message.assistant("two"))
     await asyncio.sleep(0)  # the loop turns: the request a run just sent is on the wire

@@ -2,8 +2,8 @@
 
 ``metadata.json`` is rewritten atomically (temp file + rename) so a crash leaves
 the old or the new version, never half of one. ``history.jsonl`` is append-only,
-one message per line, flushed per record; a torn last line (a crash mid-write) is
-skipped on load. Nothing secret is ever written: messages and metadata only.
+one message per line, each batch of records appended whole; a torn last line (a crash
+mid-write) is skipped on load. Nothing secret is ever written: messages and metadata only.
 
 Inside an event loop the writes happen at the loop's next turn rather than inline:
 a run records a step and then sends its next request, so the records reach the disk
@@ -91,6 +91,7 @@ class Session:
             if session.path.exists():
                 raise SessionError(f"session {sid} already exists in {root}")
             session.save()
+            session.flush()  # listed and loadable from the moment it exists
         return session
 
     @classmethod
