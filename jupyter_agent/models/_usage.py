@@ -11,8 +11,9 @@ from pydantic import TypeAdapter
 class Usage:
     """Tokens of one call or a sum of calls, and what they cost.
 
-    A plain dataclass: a run adds usages up at every step. :data:`UsageAdapter` checks
-    one that comes from outside (a replay file, a saved session)."""
+    A plain dataclass: a run adds usages up at every step. One from outside is checked
+    on the way in: by :data:`UsageAdapter` (a replay file) or by the model that holds it
+    (a saved session's metadata)."""
 
     input_tokens: int = 0
     """Uncached input tokens."""

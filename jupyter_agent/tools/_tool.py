@@ -350,12 +350,7 @@ def _explain(exc: ValidationError) -> str:
 
 
 def _short(value: Any, limit: int = 40) -> str:
-    if isinstance(value, str):
-        text = value
-    elif value is None or isinstance(value, (bool, int, float)):
-        text = json.dumps(value)  # true, null, 3; no `default=`: the cached fast encoder
-    else:
-        text = json.dumps(value, default=str)
+    text = value if isinstance(value, str) else json.dumps(value, default=str)
     text = text.replace("\n", "⏎")
     return repr(text[: limit - 1] + "…") if len(text) > limit else repr(text)
 
