@@ -105,7 +105,7 @@ async def test_in_a_running_loop_records_reach_the_disk_at_the_next_turn(workspa
     assert [m.session_id for m in Session.list(workspace)] == ["s4"]  # listed at once
     session.append(Message.user("one"))
     session.append(Message.assistant("two"))
-    await asyncio.sleep(0)  # the loop turns: the request a run just sent is on the wire
+    await asyncio.sleep(0)  # the loop turns, as when a run goes on to its next request
     assert _records(workspace, "s4") == ["one", "two"]
     session.metadata.title = "renamed"
     session.save()

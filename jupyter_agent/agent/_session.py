@@ -5,9 +5,10 @@ the old or the new version, never half of one. ``history.jsonl`` is append-only,
 one message per line, each batch of records appended whole; a torn last line (a crash
 mid-write) is skipped on load. Nothing secret is ever written: messages and metadata only.
 
-Inside an event loop the writes happen at the loop's next turn rather than inline:
-a run records a step and then sends its next request, so the records reach the disk
-while that request is on the wire instead of delaying it. A run's end writes at once.
+Inside an event loop the writes wait for the loop's next turn: what a step records (the
+reply, the tool results, the metadata) goes to disk in one batch when the run next yields,
+which is as the SDK starts sending the next request (its HTTP stack yields once before
+writing to the socket). A run's end writes at once.
 """
 
 from __future__ import annotations
