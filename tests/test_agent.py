@@ -99,6 +99,32 @@ async def test_execute_plan_hands_the_last_plan_to_the_actor(workspace):
     assert [p.status for p in handle.plan_progress] == ["done", "pending"]
 
 
+async def test_execute_plan_while_that_plan_runs_follows_the_running_run(workspace):
+    agent = agent_for(
+        workspace,
+        call("submit_plan", **PLAN),
+        call("execute_command", command="echo cleaning"),  # asks first: the run waits
+        call("task_complete", summary="Cleaned"),
+        role="planner",
+    )
+    await agent.run("plan it")
+    clicked = agent.execute_plan()  # the panel's button
+    assert await clicked.wait_for_user() is not None
+    followed = agent.execute_plan()  # a cell asking for the same, meanwhile
+    assert followed.id == clicked.id
+    with pytest.raises(AgentBusy, match="still running"):
+        agent.execute_plan(role="planner")  # another role: another run, refused
+    with pytest.raises(AgentBusy, match="still running"):
+        agent.start("something else")
+    followed.approve(True)
+    assert (await followed.wait()).summary == "Cleaned"
+    assert len([m for m in agent.history if m.role == "user" and "approved plan" in m.text]) == 1
+    handle = agent.execute_plan()  # once it has ended, executing again starts a new run
+    assert handle.id != clicked.id
+    handle.stop()
+    await handle.wait()
+
+
 async def test_update_plan_step_without_a_plan_is_an_error_the_model_reads(workspace):
     agent = agent_for(workspace, call("update_plan_step", step_number=1, status="done"))
     await agent.run("go")

@@ -277,11 +277,25 @@ class Agent:
 
     def execute_plan(self, *, role: str | Role = "actor") -> RunHandle:
         """The panel's **Execute plan**: start ``role`` (the Actor) on the session's last
-        plan, marking its steps as it goes. Raises ValueError when there is no plan yet."""
+        plan, marking its steps as it goes. Raises ValueError when there is no plan yet.
+
+        While that plan is already being executed as ``role``, this returns the running
+        run's handle instead of refusing: the button and a cell asking for the same thing
+        (say, a tutorial's next cell after a click) mean the same run.
+        """
         plan = self.session.metadata.plan
         if plan is None:
             raise ValueError("There is no plan to execute yet.")
-        return self.start(f"{EXECUTE_PLAN}\n\n{plan.to_markdown()}", role=role)
+        task = f"{EXECUTE_PLAN}\n\n{plan.to_markdown()}"
+        run = self._run
+        if (
+            run is not None
+            and not run.state.terminal
+            and run.task == task
+            and run.role.name == self._lookup_role(role).name
+        ):
+            return RunHandle(run)
+        return self.start(task, role=role)
 
     def stop(self) -> None:
         if self._run is not None:

@@ -38,6 +38,11 @@ _ALL_RAN = f"""path => {{
 }}"""
 
 
+_RAN_OR_RAISED = f"""path => ({_ALL_RAN})(path) || ({_CELLS})(path).some(
+  cell => cell.model.type === 'code'
+    && cell.model.toJSON().outputs.some(output => output.output_type === 'error'))"""
+
+
 def _sanitisers() -> list[tuple[re.Pattern[str], str]]:
     config = configparser.ConfigParser()
     config.read(ROOT / "tests" / "nbval_sanitize.cfg")
@@ -56,19 +61,8 @@ def stdout(outputs: list[Any]) -> str:
     return text
 
 
-@pytest.mark.parametrize("name", TUTORIALS)
-def test_a_tutorial_runs_top_to_bottom_in_jupyterlab(name, open_notebook, lab, page):
-    script = name.replace(".ipynb", ".replay.json")
-    for file in (name, script):
-        shutil.copy(NOTEBOOKS / file, lab.root / file)
-    stored = nbformat.read(NOTEBOOKS / name, as_version=4)
-    notebook = open_notebook(name, write=False)
-
-    # Edit → Clear Outputs of All Cells, then Run → Run All Cells, as a reader would.
-    page.evaluate("() => window.jupyterapp.commands.execute('notebook:clear-all-cell-outputs')")
-    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
-    page.wait_for_function(_ALL_RAN, arg=notebook.path, timeout=180_000)
-
+def assert_outputs_as_stored(page: Any, name: str, stored: Any) -> None:
+    """No cell of the open notebook raised, and each checked output is the stored one."""
     ran = page.evaluate(f"path => ({_CELLS})(path).map(cell => cell.model.toJSON())", name)
     assert len(ran) == len(stored.cells)
     errors = [o for cell in ran for o in cell.get("outputs", []) if o["output_type"] == "error"]
@@ -79,6 +73,27 @@ def test_a_tutorial_runs_top_to_bottom_in_jupyterlab(name, open_notebook, lab, p
             assert stdout(now["outputs"]) == stdout(before.outputs), before.source
             checked += 1
     assert checked == sum(c.source.startswith(CHECK) for c in stored.cells) >= 3
+
+
+def open_tutorial(name: str, open_notebook: Any, lab: Any, page: Any) -> tuple[Any, Any]:
+    """A fresh copy of tutorial ``name`` open in JupyterLab, its outputs cleared."""
+    script = name.replace(".ipynb", ".replay.json")
+    for file in (name, script):
+        shutil.copy(NOTEBOOKS / file, lab.root / file)
+    stored = nbformat.read(NOTEBOOKS / name, as_version=4)
+    notebook = open_notebook(name, write=False)
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:clear-all-cell-outputs')")
+    return notebook, stored
+
+
+@pytest.mark.parametrize("name", TUTORIALS)
+def test_a_tutorial_runs_top_to_bottom_in_jupyterlab(name, open_notebook, lab, page):
+    # Edit → Clear Outputs of All Cells, then Run → Run All Cells, as a reader would.
+    notebook, stored = open_tutorial(name, open_notebook, lab, page)
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    page.wait_for_function(_ALL_RAN, arg=notebook.path, timeout=180_000)
+
+    assert_outputs_as_stored(page, name, stored)
 
     if name == "01_quickstart.ipynb":
         # The panel rendered as a widget: the plan as a table, both steps done, the run
@@ -102,3 +117,37 @@ def test_a_tutorial_runs_top_to_bottom_in_jupyterlab(name, open_notebook, lab, p
         assert squeezed == []
         SHOTS.mkdir(parents=True, exist_ok=True)
         panel.screenshot(path=str(SHOTS / "quickstart.png"))
+
+
+def test_the_quickstart_follows_a_click_on_execute_plan(open_notebook, lab, page):
+    """A reader who clicks the panel's Execute plan and then runs the next cells: the cell
+    that executes the plan follows the run the click started, and the tutorial ends as
+    stored (one execution of the plan, no "still running" error)."""
+    name = "01_quickstart.ipynb"
+    notebook, stored = open_tutorial(name, open_notebook, lab, page)
+    execute = next(i for i, c in enumerate(stored.cells) if "execute_plan()" in c.source)
+
+    def run_from(index: int, command: str) -> None:
+        page.evaluate(
+            f"""([path, index]) => {{
+                const panel = Array.from(window.jupyterapp.shell.widgets('main'))
+                  .find(w => w.context?.path === path && w.content?.widgets !== undefined);
+                panel.content.activeCellIndex = index;
+                return window.jupyterapp.commands.execute('{command}');
+            }}""",
+            [name, index],
+        )
+
+    run_from(execute, "notebook:run-all-above")  # up to the plan
+    panel = notebook.panel.locator(".ja-panel").first
+    rows = panel.get_by_role("table").first.locator("tbody tr")
+    expect(rows).to_have_count(2, timeout=60_000)
+    notebook.wait_for_kernel_idle()
+    panel.get_by_role("button", name="Execute plan").click()
+    # The Actor's run has begun: it asks before its shell command.
+    expect(panel.get_by_role("button", name="Allow", exact=True)).to_be_visible()
+
+    run_from(execute, "notebook:run-all-below")  # the cell that executes the plan, and on
+    page.wait_for_function(_RAN_OR_RAISED, arg=notebook.path, timeout=90_000)
+    assert_outputs_as_stored(page, name, stored)
+    expect(panel.locator(".ja-user", has_text="Execute the approved plan.")).to_have_count(1)
