@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import itertools
 import json
 import multiprocessing
@@ -268,6 +269,10 @@ async def loop_overhead(workspace: Path, rounds: int, pace: float = 0.0) -> dict
             await run()
         for _ in range(rounds):  # interleaved, so all see the same machine load
             for name, run in loops.items():
+                # Each loop starts from a collected heap: the garbage earlier loops left
+                # (an agent's run leaves reference cycles) is not collected on its clock,
+                # nor is a full collection, which takes longer than a whole task here.
+                gc.collect()
                 times[name].append(await run())
         return times
     finally:
