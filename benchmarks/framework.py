@@ -126,31 +126,49 @@ def scripted_step(body: dict[str, Any], pace: float = 0.0) -> Reply:
     return Reply([text("All steps are done.")], chunk_size=4, delay=pace)
 
 
+def bare_request(
+    tools: list[dict[str, Any]], system: str, messages: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """One request of a bare loop, with the prompt-caching breakpoints the agent sends
+    (tools, system, newest message): the loops send requests of the same shape, so only
+    the loops differ."""
+    cache = {"type": "ephemeral"}
+    last = messages[-1]
+    marked = [*last["content"][:-1], {**last["content"][-1], "cache_control": cache}]
+    return {
+        "model": "claude-sonnet-4-6",
+        "max_tokens": 8192,
+        "system": [{"type": "text", "text": system, "cache_control": cache}],
+        "tools": [*tools[:-1], {**tools[-1], "cache_control": cache}],
+        "tool_choice": {"type": "auto"},
+        "messages": [*messages[:-1], {**last, "content": marked}],
+    }
+
+
+def run_tools(uses: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
+    """A bare loop's next user turn: the results of the reply's (id, input) tool uses."""
+    results = [
+        {
+            "type": "tool_result",
+            "tool_use_id": use_id,
+            "content": [{"type": "text", "text": step.fn(**args)}],
+        }
+        for use_id, args in uses
+    ]
+    return {"role": "user", "content": results}
+
+
+TASK = {"role": "user", "content": [{"type": "text", "text": "Do the task in steps."}]}
+
+
 async def bare_loop(
     client: anthropic.AsyncAnthropic, tools: list[dict[str, Any]], system: str
 ) -> float:
-    """What a programmer would write with the SDK alone: stream, run the tool, repeat —
-    with the same prompt-caching breakpoints (tools, system, newest message) the agent
-    sends, so the two loops send requests of the same shape and only the loops differ."""
-    cache = {"type": "ephemeral"}
-    cached_tools = [*tools[:-1], {**tools[-1], "cache_control": cache}]
-    cached_system = [{"type": "text", "text": system, "cache_control": cache}]
+    """What a programmer would write with the SDK alone: stream, run the tool, repeat."""
     started = time.perf_counter()
-    messages: list[dict[str, Any]] = [
-        {"role": "user", "content": [{"type": "text", "text": "Do the task in steps."}]}
-    ]
+    messages: list[dict[str, Any]] = [TASK]
     while True:
-        last = messages[-1]
-        marked = [*last["content"][:-1], {**last["content"][-1], "cache_control": cache}]
-        stream = await client.messages.create(
-            model="claude-sonnet-4-6",
-            max_tokens=8192,
-            system=cached_system,
-            tools=cached_tools,
-            tool_choice={"type": "auto"},
-            messages=[*messages[:-1], {**last, "content": marked}],
-            stream=True,
-        )
+        stream = await client.messages.create(**bare_request(tools, system, messages), stream=True)
         blocks: dict[int, dict[str, Any]] = {}
         partial: dict[int, list[str]] = {}
         stop_reason = None
@@ -174,41 +192,19 @@ async def bare_loop(
         messages.append({"role": "assistant", "content": content})
         if stop_reason != "tool_use":
             return time.perf_counter() - started
-        results = [
-            {
-                "type": "tool_result",
-                "tool_use_id": b["id"],
-                "content": [{"type": "text", "text": step.fn(**b["input"])}],
-            }
-            for b in content
-            if b["type"] == "tool_use"
-        ]
-        messages.append({"role": "user", "content": results})
+        uses = [(b["id"], b["input"]) for b in content if b["type"] == "tool_use"]
+        messages.append(run_tools(uses))
 
 
 async def helper_loop(
     client: anthropic.AsyncAnthropic, tools: list[dict[str, Any]], system: str
 ) -> float:
     """The same loop as the SDK's documentation writes it: ``messages.stream()``, whose
-    helper gathers the reply, then its final message (same requests as :func:`bare_loop`)."""
-    cache = {"type": "ephemeral"}
-    cached_tools = [*tools[:-1], {**tools[-1], "cache_control": cache}]
-    cached_system = [{"type": "text", "text": system, "cache_control": cache}]
+    helper gathers the reply, then its final message."""
     started = time.perf_counter()
-    messages: list[dict[str, Any]] = [
-        {"role": "user", "content": [{"type": "text", "text": "Do the task in steps."}]}
-    ]
+    messages: list[dict[str, Any]] = [TASK]
     while True:
-        last = messages[-1]
-        marked = [*last["content"][:-1], {**last["content"][-1], "cache_control": cache}]
-        async with client.messages.stream(
-            model="claude-sonnet-4-6",
-            max_tokens=8192,
-            system=cached_system,
-            tools=cached_tools,
-            tool_choice={"type": "auto"},
-            messages=[*messages[:-1], {**last, "content": marked}],
-        ) as stream:
+        async with client.messages.stream(**bare_request(tools, system, messages)) as stream:
             async for _event in stream:
                 pass  # where a program would show the text as it comes
             reply = await stream.get_final_message()
@@ -217,16 +213,7 @@ async def helper_loop(
         messages.append({"role": "assistant", "content": content})
         if reply.stop_reason != "tool_use":
             return time.perf_counter() - started
-        results = [
-            {
-                "type": "tool_result",
-                "tool_use_id": b.id,
-                "content": [{"type": "text", "text": step.fn(**b.input)}],
-            }
-            for b in reply.content
-            if b.type == "tool_use"
-        ]
-        messages.append({"role": "user", "content": results})
+        messages.append(run_tools([(b.id, b.input) for b in reply.content if b.type == "tool_use"]))
 
 
 async def agent_loop(url: str, workspace: Path) -> float:
