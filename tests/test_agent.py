@@ -43,7 +43,16 @@ async def test_planner_submits_a_plan_and_the_run_completes(workspace):
     assert [p.status for p in handle.plan_progress] == ["pending", "pending"]
     assert "plan" in kinds(handle)
     assert agent.history[1].message_type == "plan"
+    assert tool_results(agent) == [
+        ("The plan (2 steps) is shown to the user for review. Stop here.", False)
+    ]
     assert_valid(agent.history)
+
+    one_step = {**PLAN, "steps": PLAN["steps"][:1]}
+    agent.model = ScriptedModel([call("submit_plan", **one_step)])
+    await agent.run("Only load it")
+    assert tool_results(agent)[-1][0].startswith("The plan (1 step) is shown")
+    assert agent.handle.stop_message == "Submitted a plan with 1 step for review."
 
 
 async def test_actor_tracks_plan_steps_and_completes_with_a_summary(workspace):

@@ -45,10 +45,11 @@ def submit_plan(
         raise ToolError(f"The plan is not valid: {exc.errors()[0]['msg']}") from None
     run = ctx.require_run()
     run.submit_plan(plan)
-    run.end("completed", f"Submitted a plan with {len(plan.steps)} steps for review.")
+    count = f"{len(plan.steps)} step{'' if len(plan.steps) == 1 else 's'}"
+    run.end("completed", f"Submitted a plan with {count} for review.")
     run.summary = f"Plan: {plan.goal}"
     return ToolOutput(
-        f"The plan ({len(plan.steps)} steps) is shown to the user for review. Stop here.",
+        f"The plan ({count}) is shown to the user for review. Stop here.",
         data={"plan": plan.model_dump(mode="json")},
     )
 
