@@ -106,7 +106,8 @@ class TextRenderer:
 
     def _on_tool_end(self, e: Any) -> None:
         lines = e.result.splitlines() or [""]
-        more = f" (+{len(lines) - 1} lines)" if len(lines) > 1 else ""
+        hidden = len(lines) - 1
+        more = f" (+{hidden} line{'s' if hidden > 1 else ''})" if hidden else ""
         mark = self._style("✗", "31") if e.is_error else self._style("✓", "32")
         self._line(f"  {mark} {lines[0][:200]}{more}")
         if e.diff:

@@ -96,6 +96,15 @@ def test_renderer_prints_a_readable_run():
     assert "? q?" in text and "• Yes [y] (default)" in text
     assert "■ stopped (manual_stop)" in text
     assert "✗ error: boom" in text
+    assert "✗ x (+1 line)\n" in text  # the rest of a long result is counted, not printed
+
+
+def test_a_tool_result_shows_its_first_line_and_how_many_more():
+    out = io.StringIO()
+    r = TextRenderer(out, color=False)
+    for result in ("one", "one\ntwo\nthree"):
+        r(ev.ToolEnded(tool_use_id="t", name="read_file", result=result, is_error=False))
+    assert out.getvalue() == "  ✓ one\n  ✓ one (+2 lines)\n"
 
 
 def test_a_run_ending_on_its_answer_prints_the_answer_once():
