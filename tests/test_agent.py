@@ -127,11 +127,31 @@ async def test_execute_plan_while_that_plan_runs_follows_the_running_run(workspa
         agent.start("something else")
     followed.approve(True)
     assert (await followed.wait()).summary == "Cleaned"
+    assert agent.execute_plan().id == clicked.id  # executed: not run a second time
     assert len([m for m in agent.history if m.role == "user" and "approved plan" in m.text]) == 1
-    handle = agent.execute_plan()  # once it has ended, executing again starts a new run
-    assert handle.id != clicked.id
-    handle.stop()
-    await handle.wait()
+
+
+async def test_execute_plan_after_a_stopped_execution_carries_on(workspace):
+    agent = agent_for(
+        workspace,
+        call("submit_plan", **PLAN),
+        call("execute_command", command="echo cleaning"),
+        call("task_complete", summary="Cleaned"),
+        role="planner",
+    )
+    await agent.run("plan it")
+    first = agent.execute_plan()
+    assert await first.wait_for_user() is not None
+    first.stop()
+    await first.wait()
+    again = agent.execute_plan()
+    assert again.id != first.id
+    assert (await again.wait()).summary == "Cleaned"
+    assert_valid(agent.history)
+    agent.model = ScriptedModel([{"text": "Noted."}])
+    await agent.run("thanks")  # a later run: executing the plan now is a new request
+    assert agent.execute_plan().id not in (first.id, again.id)
+    await agent.handle.wait()
 
 
 async def test_update_plan_step_without_a_plan_is_an_error_the_model_reads(workspace):

@@ -279,9 +279,10 @@ class Agent:
         """The panel's **Execute plan**: start ``role`` (the Actor) on the session's last
         plan, marking its steps as it goes. Raises ValueError when there is no plan yet.
 
-        While that plan is already being executed as ``role``, this returns the running
-        run's handle instead of refusing: the button and a cell asking for the same thing
-        (say, a tutorial's next cell after a click) mean the same run.
+        A plan is executed once: while the last run is that plan's execution as ``role``,
+        running or completed, this returns its handle rather than starting another (the
+        button and a cell asking for the same thing mean the same run). After a Stop or
+        an error, it starts again and carries on from where that run ended.
         """
         plan = self.session.metadata.plan
         if plan is None:
@@ -290,9 +291,9 @@ class Agent:
         run = self._run
         if (
             run is not None
-            and not run.state.terminal
             and run.task == task
             and run.role.name == self._lookup_role(role).name
+            and (not run.state.terminal or run.stop_reason == "completed")
         ):
             return RunHandle(run)
         return self.start(task, role=role)

@@ -119,10 +119,11 @@ def test_a_tutorial_runs_top_to_bottom_in_jupyterlab(name, open_notebook, lab, p
         panel.screenshot(path=str(SHOTS / "quickstart.png"))
 
 
-def test_the_quickstart_follows_a_click_on_execute_plan(open_notebook, lab, page):
-    """A reader who clicks the panel's Execute plan and then runs the next cells: the cell
-    that executes the plan follows the run the click started, and the tutorial ends as
-    stored (one execution of the plan, no "still running" error)."""
+@pytest.mark.parametrize("allow_in_panel", [False, True], ids=["running", "completed"])
+def test_the_quickstart_follows_a_click_on_execute_plan(allow_in_panel, open_notebook, lab, page):
+    """A reader who clicks the panel's Execute plan (and perhaps Allow too) and then runs
+    the next cells: the cell that executes the plan follows the run the click started,
+    and the tutorial ends as stored (one execution of the plan, no "still running")."""
     name = "01_quickstart.ipynb"
     notebook, stored = open_tutorial(name, open_notebook, lab, page)
     execute = next(i for i, c in enumerate(stored.cells) if "execute_plan()" in c.source)
@@ -145,7 +146,12 @@ def test_the_quickstart_follows_a_click_on_execute_plan(open_notebook, lab, page
     notebook.wait_for_kernel_idle()
     panel.get_by_role("button", name="Execute plan").click()
     # The Actor's run has begun: it asks before its shell command.
-    expect(panel.get_by_role("button", name="Allow", exact=True)).to_be_visible()
+    allow = panel.get_by_role("button", name="Allow", exact=True)
+    expect(allow).to_be_visible()
+    if allow_in_panel:
+        allow.click()
+        expect(panel.locator(".ja-completed").last).to_contain_text("South brings the most")
+        notebook.wait_for_kernel_idle()
 
     run_from(execute, "notebook:run-all-below")  # the cell that executes the plan, and on
     page.wait_for_function(_RAN_OR_RAISED, arg=notebook.path, timeout=90_000)
