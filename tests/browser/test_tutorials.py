@@ -103,6 +103,8 @@ def test_a_tutorial_runs_top_to_bottom_in_jupyterlab(name, open_notebook, lab, p
         expect(rows).to_have_count(2)
         expect(rows.nth(0).locator(".ja-step-status")).to_have_text("done")
         expect(rows.nth(1).locator(".ja-step-status")).to_have_text("done")
+        # Executed from code: the button says so too (a click would change nothing).
+        expect(panel.get_by_role("button", name="Execute plan")).to_be_disabled()
         expect(panel).to_contain_text("South leads: 216.00 in revenue.")
         expect(panel.locator(".ja-stopped")).to_have_text(
             ["■ Stopped (manual stop): Stopped by the user."]

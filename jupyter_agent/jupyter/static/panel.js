@@ -627,6 +627,9 @@ class Transcript {
     step.status.textContent = STEP_LABELS[e.status] ?? e.status;
     step.status.title = e.note || "";
     step.row.dataset.status = e.status;
+    // Steps being marked: the plan is being executed, from this button or from code.
+    this.plan.executed = true;
+    this.refreshControls();
   }
 
   refreshControls() {
