@@ -444,6 +444,17 @@ class NotebookUI:
             )
         return text
 
+    def run_from(self, index: int, command: str) -> None:
+        """Select cell ``index`` and run a notebook command on it, as a reader does with
+        Run → Run Selected Cell and All Below (``notebook:run-all-below``) and the like."""
+        self.page.evaluate(
+            f"""async ([path, index, command]) => {{ {_PANEL_OF}
+                panelOf(path).content.activeCellIndex = index;
+                await window.jupyterapp.commands.execute(command);
+            }}""",
+            [self.path, index, command],
+        )
+
     def save(self) -> None:
         """Save the notebook (File → Save), so a reloaded page shows what it shows now."""
         self.page.evaluate(

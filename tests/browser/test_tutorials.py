@@ -130,18 +130,7 @@ def test_the_quickstart_follows_a_click_on_execute_plan(allow_in_panel, open_not
     notebook, stored = open_tutorial(name, open_notebook, lab, page)
     execute = next(i for i, c in enumerate(stored.cells) if "execute_plan()" in c.source)
 
-    def run_from(index: int, command: str) -> None:
-        page.evaluate(
-            f"""([path, index]) => {{
-                const panel = Array.from(window.jupyterapp.shell.widgets('main'))
-                  .find(w => w.context?.path === path && w.content?.widgets !== undefined);
-                panel.content.activeCellIndex = index;
-                return window.jupyterapp.commands.execute('{command}');
-            }}""",
-            [name, index],
-        )
-
-    run_from(execute, "notebook:run-all-above")  # up to the plan
+    notebook.run_from(execute, "notebook:run-all-above")  # up to the plan
     panel = notebook.panel.locator(".ja-panel").first
     rows = panel.get_by_role("table").first.locator("tbody tr")
     expect(rows).to_have_count(2, timeout=60_000)
@@ -155,7 +144,7 @@ def test_the_quickstart_follows_a_click_on_execute_plan(allow_in_panel, open_not
         expect(panel.locator(".ja-completed").last).to_contain_text("South brings the most")
         notebook.wait_for_kernel_idle()
 
-    run_from(execute, "notebook:run-all-below")  # the cell that executes the plan, and on
+    notebook.run_from(execute, "notebook:run-all-below")  # the cell that executes the plan, and on
     page.wait_for_function(_RAN_OR_RAISED, arg=notebook.path, timeout=90_000)
     assert_outputs_as_stored(page, name, stored)
     expect(panel.locator(".ja-user", has_text="Execute the approved plan.")).to_have_count(1)
