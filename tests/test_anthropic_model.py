@@ -254,6 +254,49 @@ async def test_tool_choice_none_is_sent_for_plain_phases(model, messages_server)
     assert messages_server.requests[0].body["tool_choice"] == {"type": "none"}
 
 
+async def test_on_sent_comes_once_the_request_is_out_before_the_answer(model, messages_server):
+    """A run writes its session at this moment, so it must be after the request went out
+    (it never delays the request) and before the answer (it overlaps with the wait)."""
+    messages_server.push(Reply([text("answer")], hold_after=0))
+    calls: list[int] = []
+
+    def on_sent() -> None:
+        # Blocks the loop: a callback made before the request was written would wait in vain.
+        calls.append(len(messages_server.wait_for_requests(1, timeout=5)))
+
+    request = ModelRequest(
+        system="s",
+        messages=[{"role": "user", "content": [{"type": "text", "text": "hi"}]}],
+        on_sent=on_sent,
+    )
+    parts = model.stream(request)
+    first = asyncio.ensure_future(parts.__anext__())
+    await until(lambda: calls)
+    await asyncio.sleep(0.05)
+    assert not first.done()  # the server holds the answer back: nothing has come yet
+    messages_server.release()
+    rest = [await first] + [p async for p in parts]
+    assert isinstance(rest[-1], StreamDone)
+    assert calls == [1]
+
+
+async def test_with_a_client_of_the_callers_on_sent_comes_before_the_request(messages_server):
+    import anthropic
+
+    client = anthropic.AsyncAnthropic(api_key="test-key", base_url=messages_server.url)
+    model = AnthropicModel(client=client)
+    messages_server.push(Reply([text("answer")]))
+    calls: list[int] = []
+    request = ModelRequest(
+        system="s",
+        messages=[{"role": "user", "content": [{"type": "text", "text": "hi"}]}],
+        on_sent=lambda: calls.append(len(messages_server.requests)),
+    )
+    parts = [p async for p in model.stream(request)]
+    assert isinstance(parts[-1], StreamDone)
+    assert calls == [0]  # it cannot tell when that client sends, so the caller goes first
+
+
 def test_a_tool_call_cut_off_by_max_tokens_is_flagged_not_parsed():
     from anthropic import types as t
 

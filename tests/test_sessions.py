@@ -100,6 +100,11 @@ def _records(workspace, sid):
     return [json.loads(line)["content"][0]["text"] for line in log.read_text().splitlines()]
 
 
+def _lines(workspace, sid):
+    log = workspace / SESSIONS_DIR / sid / "history.jsonl"
+    return len(log.read_bytes().splitlines()) if log.exists() else 0
+
+
 async def test_in_a_running_loop_records_reach_the_disk_at_the_next_turn(workspace):
     session = Session.create(workspace, session_id="s4")
     assert [m.session_id for m in Session.list(workspace)] == ["s4"]  # listed at once
@@ -111,6 +116,63 @@ async def test_in_a_running_loop_records_reach_the_disk_at_the_next_turn(workspa
     session.save()
     await asyncio.sleep(0)
     assert Session.load(workspace, "s4").metadata.title == "renamed"
+
+
+async def test_held_writes_wait_for_their_release(workspace):
+    session = Session.create(workspace, session_id="s7")
+    session.append(Message.user("one"))  # due at the next turn...
+    release = session.hold_writes()  # ...but a request is about to go out
+    session.append(Message.assistant("two"))
+    await asyncio.sleep(0)
+    await asyncio.sleep(0)
+    assert _lines(workspace, "s7") == 0  # held, however often the loop turns
+    release()
+    assert _records(workspace, "s7") == ["one", "two"]  # written at once, in order
+    session.append(Message.user("three"))
+    await asyncio.sleep(0)
+    assert _records(workspace, "s7") == ["one", "two", "three"]  # back to the next turn
+
+    stale = session.hold_writes()
+    current = session.hold_writes()  # a later hold replaces the earlier one
+    session.append(Message.assistant("four"))
+    stale()
+    await asyncio.sleep(0)
+    assert _lines(workspace, "s7") == 3
+    current()
+    current()  # a second release does nothing
+    assert _records(workspace, "s7") == ["one", "two", "three", "four"]
+
+    session.hold_writes()
+    session.append(Message.user("five"))
+    session.flush()  # writes now and ends the hold
+    session.append(Message.assistant("six"))
+    await asyncio.sleep(0)
+    assert _records(workspace, "s7")[-2:] == ["five", "six"]
+
+
+async def test_a_step_is_written_once_its_next_request_is_out(workspace):
+    """A run holds what it records while it sends the next request, and writes it once
+    the request is out: the disk work overlaps with the model's answer."""
+    on_disk: list[tuple[int, int]] = []
+
+    class Probe(ScriptedModel):
+        async def stream(self, request):
+            before = _lines(workspace, agent.session.id)
+            request.on_sent()
+            on_disk.append((before, _lines(workspace, agent.session.id)))
+            async for part in super().stream(request):
+                yield part
+
+    agent = Agent(
+        "planner",
+        Probe([call("send_update", message="looking"), {"text": "done"}]),
+        workspace=workspace,
+    )
+    await agent.run("look around")
+    # step 1: the task is written as its request goes out; step 2: the reply and its
+    # tool result join it only then, not ahead of the request
+    assert on_disk == [(0, 1), (1, 3)]
+    assert _lines(workspace, agent.session.id) == 4
 
 
 async def test_a_refused_write_is_kept_and_retried_in_order(workspace, monkeypatch, caplog):

@@ -182,10 +182,14 @@ class Run:
         self._task: asyncio.Task[None] | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self._started = time.monotonic()
+        self._release_writes: Callable[[], None] = lambda: None
 
     # --- lifecycle (driven by the Agent) ------------------------------------------
 
     def launch(self, loop_fn: Callable[[Run], Awaitable[None]], loop_name: str) -> None:
+        # The task and the metadata of the start go to disk with the first request (see
+        # call_model), or as soon as the run waits on a tool or the user, or ends.
+        self._release_writes = self.session.hold_writes()
         loop = asyncio.get_running_loop()
         self.loop = loop
         self._task = loop.create_task(
@@ -379,12 +383,16 @@ class Run:
         max_tokens: int | None = None,
     ) -> Turn:
         """Stream one model call over the current history and record its reply."""
+        # What the last step recorded is written once the request is out, while the
+        # model works on its answer, rather than ahead of the request.
+        release_writes = self._release_writes = self.session.hold_writes()
         request = ModelRequest(
             system=self.system_prompt,
             messages=self.session.api_messages(),
             tools=self.tool_specs,
             tool_choice=tool_choice,  # type: ignore[arg-type]
             max_tokens=max_tokens,
+            on_sent=release_writes,
         )
         self.set_state(AgentState.thinking)
         streamed: list[str] = []
@@ -392,6 +400,7 @@ class Run:
         try:
             async with aclosing(self.model.stream(request)) as parts:
                 async for part in parts:
+                    release_writes()  # in case the model could not tell when it was sent
                     if isinstance(part, StreamText):
                         streamed.append(part.text)
                         self.emit(TextDelta(text=part.text, phase=phase))
@@ -405,6 +414,7 @@ class Run:
                     elif isinstance(part, StreamDone):
                         response = part.response
         except BaseException:
+            release_writes()
             partial = "".join(streamed)
             if partial.strip():
                 self.append(
@@ -454,6 +464,7 @@ class Run:
         self, tool_uses: Sequence[ToolUseBlock], truncated: Sequence[str] = ()
     ) -> list[ToolResultBlock]:
         """Run the calls of one assistant turn in order and record their results."""
+        self._release_writes()
         results: dict[str, ToolResultBlock] = {}
         current: ToolUseBlock | None = None
         try:
@@ -573,6 +584,7 @@ class Run:
     # --- the user ------------------------------------------------------------------
 
     async def _wait_user(self, future: asyncio.Future[Any], what: str) -> Any:
+        self._release_writes()
         previous = self.state
         self.set_state(AgentState.waiting_user, detail=what)
         timeout = self.limits.question_timeout

@@ -5,10 +5,11 @@ the old or the new version, never half of one. ``history.jsonl`` is append-only,
 one message per line, each batch of records appended whole; a torn last line (a crash
 mid-write) is skipped on load. Nothing secret is ever written: messages and metadata only.
 
-Inside an event loop the writes wait for the loop's next turn: what a step records (the
-reply, the tool results, the metadata) goes to disk in one batch when the run next yields,
-which is as the SDK starts sending the next request (its HTTP stack yields once before
-writing to the socket). A run's end writes at once.
+Inside an event loop the writes wait for the loop's next turn, so what a step records
+(the reply, the tool results, the metadata) goes to disk in one batch when the run next
+waits. A run also holds the writes while it sends a request (:meth:`Session.hold_writes`)
+and lets them go once the request is out: the disk work then overlaps with the model
+composing its answer instead of delaying the question. A run's end writes at once.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import json
 import logging
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +75,7 @@ class Session:
         self._unwritten: list[Message] = []
         self._metadata_changed = False
         self._write_scheduled = False
+        self._hold: object | None = None
 
     # --- creation and lookup ----------------------------------------------------
 
@@ -152,8 +155,22 @@ class Session:
             self._metadata_changed = True
             self._write_soon()
 
+    def hold_writes(self) -> Callable[[], None]:
+        """Keep what is recorded in memory, unwritten, until the returned function is
+        called (then it is written at once; calling it again does nothing). A run holds
+        the writes while a request goes out and releases them once it is sent. A later
+        hold, or a :meth:`flush`, ends this one."""
+        hold = self._hold = object()
+
+        def release() -> None:
+            if self._hold is hold:
+                self._hold = None
+                self._flush_later()
+
+        return release
+
     def _write_soon(self) -> None:
-        if self._write_scheduled:
+        if self._write_scheduled or self._hold is not None:
             return
         try:
             loop = asyncio.get_running_loop()
@@ -164,6 +181,9 @@ class Session:
         loop.call_soon(self._flush_later)
 
     def _flush_later(self) -> None:
+        if self._hold is not None:  # whoever holds the writes lets them go
+            self._write_scheduled = False
+            return
         try:
             self.flush()
         except OSError as exc:  # kept, and tried again at the next write or the run's end
@@ -174,6 +194,7 @@ class Session:
         flushed), then ``metadata.json`` (atomically). Raises ``OSError`` if the disk
         refuses; the unwritten part is kept for the next try."""
         self._write_scheduled = False
+        self._hold = None
         if self.root is None:
             return
         folder = self.path

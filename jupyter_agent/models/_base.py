@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -20,6 +20,10 @@ class ModelRequest:
     tool_choice: Literal["auto", "any", "none"] = "auto"
     max_tokens: int | None = None
     """Overrides the model's default output limit for this call."""
+    on_sent: Callable[[], None] | None = None
+    """For a model that can tell: call it once the request is out, so the caller's
+    bookkeeping overlaps with the wait for the answer (the caller also goes on at the
+    first streamed part). Quick, never raises, and may be called more than once."""
 
 
 # --- what a model streams back -------------------------------------------------------

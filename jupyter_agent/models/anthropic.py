@@ -9,11 +9,15 @@ re-running the whole turn and telling the consumer to discard the partial one.
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import functools
+import importlib
 import json
+import logging
 import os
 import random
 import weakref
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from pydantic import TypeAdapter
@@ -37,6 +41,7 @@ DEFAULT_MODEL = "claude-sonnet-4-6"
 _CACHE = {"type": "ephemeral"}
 _RETRYABLE_TYPES = frozenset({"overloaded_error", "api_error", "rate_limit_error", "timeout_error"})
 _BLOCKS: TypeAdapter[list[ContentBlock]] = TypeAdapter(list[ContentBlock])
+log = logging.getLogger(__name__)
 
 NO_KEY = (
     "No Anthropic API key found: set the ANTHROPIC_API_KEY environment variable "
@@ -119,6 +124,11 @@ class AnthropicModel:
             options["base_url"] = self._base_url
         return _shared_client(options)
 
+    @property
+    def _tells_when_sent(self) -> bool:
+        """Whether requests go through a client of our own, which reports them sent."""
+        return self._client is None and "http_client" not in self._sdk_options
+
     def params(self, request: ModelRequest) -> dict[str, Any]:
         """The keyword arguments for ``messages.create`` (cache breakpoints included)."""
         params: dict[str, Any] = {
@@ -150,8 +160,11 @@ class AnthropicModel:
         import anthropic
 
         params = self.params(request)
+        if request.on_sent is not None and not self._tells_when_sent:
+            request.on_sent()  # a client of the caller's: we cannot tell, so go first
         attempt = 0
         while True:
+            watching = _ON_SENT.set(request.on_sent)
             try:
                 stream = await self.client.messages.create(**params, stream=True)
             except anthropic.APIStatusError as exc:
@@ -160,6 +173,8 @@ class AnthropicModel:
                 raise ModelError(
                     f"Could not reach the Anthropic API: {exc}", retryable=True
                 ) from exc
+            finally:
+                _ON_SENT.reset(watching)
             turn = _Turn()
             try:
                 try:
@@ -204,8 +219,57 @@ def _shared_client(options: dict[str, Any]) -> Any:
     per_loop = _CLIENTS.setdefault(asyncio.get_running_loop(), {})
     client = per_loop.get(key)
     if client is None:
+        if "http_client" not in options:
+            options = {**options, "http_client": _http_client(anthropic)}
         client = per_loop[key] = anthropic.AsyncAnthropic(**options)
     return client
+
+
+# --- knowing when a request is out ---------------------------------------------------------
+
+_ON_SENT: contextvars.ContextVar[Callable[[], None] | None] = contextvars.ContextVar(
+    "jupyter_agent_on_sent", default=None
+)
+"""The ``on_sent`` of the request the current task is sending (see ModelRequest)."""
+
+
+def _http_client(anthropic: Any) -> Any:
+    """The SDK's default HTTP client, plus a hook that tells a request's ``on_sent``
+    when its body has been written to the connection."""
+    return anthropic.DefaultAsyncHttpxClient(event_hooks={"request": [_watch_sending]})
+
+
+async def _watch_sending(request: Any) -> None:
+    on_sent = _ON_SENT.get()
+    if on_sent is not None:
+        request.stream = _signalling_stream(type(request))(request.stream, on_sent)
+
+
+@functools.cache
+def _signalling_stream(request_type: type) -> type:
+    # The SDK's HTTP package (httpx, or httpx2 in newer SDKs) checks the body's base class.
+    http = importlib.import_module(request_type.__module__.partition(".")[0])
+
+    class SignallingStream(http.AsyncByteStream):  # type: ignore[misc,name-defined]
+        """A request body that calls ``on_sent`` once all of it went to the connection
+        (the HTTP stack asks for more only after writing the last chunk)."""
+
+        def __init__(self, body: Any, on_sent: Callable[[], None]) -> None:
+            self.body = body
+            self.on_sent = on_sent
+
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            async for chunk in self.body:
+                yield chunk
+            try:
+                self.on_sent()
+            except Exception:  # bookkeeping must never break the request
+                log.exception("a request's on_sent callback failed")
+
+        async def aclose(self) -> None:
+            await self.body.aclose()
+
+    return SignallingStream
 
 
 def _with_breakpoint_on_last(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:

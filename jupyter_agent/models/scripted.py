@@ -94,6 +94,8 @@ class ScriptedModel:
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamPart]:
         self.requests.append(request)
+        if request.on_sent is not None:
+            request.on_sent()  # nothing goes over a network: the request is out at once
         turn = self._take(request)
         content = turn_content(turn)
         for block in content:
