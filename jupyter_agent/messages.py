@@ -12,9 +12,10 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, PrivateAttr, TypeAdapter
+from pydantic import Discriminator, TypeAdapter
 
 
 def new_id() -> str:
@@ -28,14 +29,14 @@ MessageType = Literal["text", "plan", "question", "tool_call", "tool_result"]
 INTERRUPTED_RESULT = "Interrupted by the user before this tool finished."
 
 
-class _Block(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+_block = dataclass(kw_only=True, slots=True)
+"""Blocks are slotted dataclasses, validated by pydantic where data comes in (a session
+file, a scripted turn, the API's reply) through :data:`BlocksAdapter`: a step makes a
+few and the history keeps them all, and a pydantic model costs several times more."""
 
-    def to_api(self) -> dict[str, Any]:
-        return self.model_dump(mode="json", exclude_none=True)
 
-
-class TextBlock(_Block):
+@_block
+class TextBlock:
     type: Literal["text"] = "text"
     text: str
 
@@ -43,33 +44,51 @@ class TextBlock(_Block):
         return {"type": "text", "text": self.text}
 
 
-class ImageSource(BaseModel):
+@_block
+class ImageSource:
     type: Literal["base64"] = "base64"
     media_type: str
     data: str
 
 
-class ImageBlock(_Block):
+@_block
+class ImageBlock:
     type: Literal["image"] = "image"
     source: ImageSource
 
+    def to_api(self) -> dict[str, Any]:
+        source = self.source
+        return {
+            "type": "image",
+            "source": {"type": source.type, "media_type": source.media_type, "data": source.data},
+        }
 
-class ThinkingBlock(_Block):
+
+@_block
+class ThinkingBlock:
     type: Literal["thinking"] = "thinking"
     thinking: str
     signature: str
 
+    def to_api(self) -> dict[str, Any]:
+        return {"type": "thinking", "thinking": self.thinking, "signature": self.signature}
 
-class RedactedThinkingBlock(_Block):
+
+@_block
+class RedactedThinkingBlock:
     type: Literal["redacted_thinking"] = "redacted_thinking"
     data: str
 
+    def to_api(self) -> dict[str, Any]:
+        return {"type": "redacted_thinking", "data": self.data}
 
-class ToolUseBlock(_Block):
+
+@_block
+class ToolUseBlock:
     type: Literal["tool_use"] = "tool_use"
     id: str
     name: str
-    input: dict[str, Any] = Field(default_factory=dict)
+    input: dict[str, Any] = field(default_factory=dict)
 
     def to_api(self) -> dict[str, Any]:
         return {"type": "tool_use", "id": self.id, "name": self.name, "input": self.input}
@@ -78,10 +97,11 @@ class ToolUseBlock(_Block):
 ToolResultContent = Annotated[TextBlock | ImageBlock, Discriminator("type")]
 
 
-class ToolResultBlock(_Block):
+@_block
+class ToolResultBlock:
     type: Literal["tool_result"] = "tool_result"
     tool_use_id: str
-    content: list[ToolResultContent] = Field(default_factory=list)
+    content: list[ToolResultContent] = field(default_factory=list)
     is_error: bool = False
 
     @property
@@ -100,32 +120,48 @@ ContentBlock = Annotated[
     TextBlock | ImageBlock | ThinkingBlock | RedactedThinkingBlock | ToolUseBlock | ToolResultBlock,
     Discriminator("type"),
 ]
+BlocksAdapter: TypeAdapter[list[ContentBlock]] = TypeAdapter(list[ContentBlock])
+"""Validates content blocks given as API dicts (or JSON) into block objects."""
+_BLOCK_TYPES = (
+    TextBlock,
+    ImageBlock,
+    ThinkingBlock,
+    RedactedThinkingBlock,
+    ToolUseBlock,
+    ToolResultBlock,
+)
 
 
-class Message(BaseModel):
-    """One record of a conversation."""
-
-    model_config = ConfigDict(extra="ignore")
+@dataclass(kw_only=True)
+class Message:
+    """One record of a conversation. ``content`` may be given as API dicts: they are
+    validated into blocks. Stored and loaded through :data:`MessageAdapter`."""
 
     role: Literal["user", "assistant"]
     content: list[ContentBlock]
     message_type: MessageType = "text"
     """How a frontend should render it; records without it are plain text."""
-    id: str = Field(default_factory=new_id)
-    created_at: float = Field(default_factory=time.time)
+    id: str = field(default_factory=new_id)
+    created_at: float = field(default_factory=time.time)
     interrupted: bool = False
     """The user stopped the run while this message was being produced."""
     phase: str | None = None
     """For the reason → act → observe loop: which phase produced or prompted it."""
-    _api: list[dict[str, Any]] | None = PrivateAttr(default=None)
+
+    def __post_init__(self) -> None:
+        if self.role not in ("user", "assistant"):
+            raise ValueError(f"a message's role is 'user' or 'assistant', not {self.role!r}")
+        if not all(isinstance(b, _BLOCK_TYPES) for b in self.content):
+            self.content = BlocksAdapter.validate_python(self.content)
 
     def api_blocks(self) -> list[dict[str, Any]]:
-        """The content as API dicts, computed once: the history is re-sent every step."""
-        private = self.__pydantic_private__  # direct: pydantic's __getattr__ is slow here
-        cached = private.get("_api") if private else None
+        """The content as API dicts, computed once: the history is re-sent every step.
+        (Kept as a plain attribute, not a field: never stored, compared or copied.)"""
+        cached: list[dict[str, Any]] | None = self.__dict__.get("_api")
         if cached is None:
-            cached = [b.to_api() for b in self.content if not _is_empty_text(b)]
-            self._api = cached
+            cached = self.__dict__["_api"] = [
+                b.to_api() for b in self.content if not _is_empty_text(b)
+            ]
         return cached
 
     @classmethod
@@ -218,7 +254,7 @@ class ApiView:
         return list(turns)
 
 
-def _is_empty_text(block: BaseModel) -> bool:
+def _is_empty_text(block: object) -> bool:
     return isinstance(block, TextBlock) and not block.text.strip()
 
 

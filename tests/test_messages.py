@@ -3,6 +3,9 @@ from __future__ import annotations
 import copy
 import random
 
+import pytest
+from pydantic import ValidationError
+
 from jupyter_agent.messages import (
     ApiView,
     Message,
@@ -36,6 +39,17 @@ def test_message_round_trips_with_every_block_kind():
         ],
     )
     assert MessageAdapter.validate_json(MessageAdapter.dump_json(msg)) == msg
+
+
+def test_a_message_checks_what_it_is_given():
+    given_as_dicts = Message(role="user", content=[{"type": "text", "text": "hi"}])
+    assert given_as_dicts.content == [TextBlock(text="hi")]
+    with pytest.raises(ValueError, match="'user' or 'assistant', not 'system'"):
+        Message(role="system", content=[TextBlock(text="hi")])  # type: ignore[arg-type]
+    with pytest.raises(ValidationError, match="tool_use_id"):
+        Message(role="user", content=[{"type": "tool_result", "content": []}])
+    with pytest.raises(ValidationError):
+        MessageAdapter.validate_json('{"role": "user", "content": [{"type": "video"}]}')
 
 
 def test_classify_gives_the_frontend_its_card():

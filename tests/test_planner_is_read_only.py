@@ -18,6 +18,7 @@ import pytest
 from helpers import assert_valid, call
 
 from jupyter_agent import Agent, ScriptedModel
+from jupyter_agent.messages import MessageAdapter
 from jupyter_agent.permissions import PLANNER, Permission
 
 ATTEMPTS: list[tuple[str, dict]] = [
@@ -127,7 +128,7 @@ async def test_a_hostile_planner_changes_nothing_and_every_attempt_is_refused(ta
         assert result.text.startswith(("Refused", "Unknown tool", "Invalid arguments")), result.text
     for (name, args, refused), result in zip(READS, results[len(ATTEMPTS) :], strict=True):
         assert result.is_error is refused, f"{name}({args}): {result.text}"
-    assert "sk-ant-do-not-leak" not in str([m.model_dump() for m in agent.history])
+    assert b"sk-ant-do-not-leak" not in b"".join(MessageAdapter.dump_json(m) for m in agent.history)
 
     # the offered tools were read-only ones only
     offered = {t["name"] for t in model.requests[0].tools}

@@ -31,7 +31,7 @@ async def test_a_session_is_saved_beside_the_workspace_and_resumes(workspace):
         agent.session.id, workspace=workspace, model=ScriptedModel([{"text": "Back."}])
     )
     assert resumed.role == "planner"
-    assert [m.model_dump() for m in resumed.history] == [m.model_dump() for m in agent.history]
+    assert resumed.history == agent.history
     assert resumed.session.metadata.plan == agent.session.metadata.plan
     handle = await resumed.run("continue", role="actor")
     assert handle.state.value == "completed"

@@ -20,10 +20,8 @@ import weakref
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from pydantic import TypeAdapter
-
 from ..errors import MissingAPIKey, ModelError
-from ..messages import ContentBlock
+from ..messages import BlocksAdapter
 from ._base import (
     ModelRequest,
     ModelResponse,
@@ -40,7 +38,6 @@ from ._usage import Pricing, Usage, pricing_for
 DEFAULT_MODEL = "claude-sonnet-4-6"
 _CACHE = {"type": "ephemeral"}
 _RETRYABLE_TYPES = frozenset({"overloaded_error", "api_error", "rate_limit_error", "timeout_error"})
-_BLOCKS: TypeAdapter[list[ContentBlock]] = TypeAdapter(list[ContentBlock])
 log = logging.getLogger(__name__)
 
 NO_KEY = (
@@ -419,5 +416,5 @@ class _Turn:
         usage = Usage(**self.usage, calls=1)
         usage.cost_usd = pricing.cost(usage)
         return ModelResponse(
-            _BLOCKS.validate_python(content), self.stop_reason, usage, self.model, truncated
+            BlocksAdapter.validate_python(content), self.stop_reason, usage, self.model, truncated
         )

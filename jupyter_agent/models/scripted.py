@@ -20,10 +20,8 @@ from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import TypeAdapter
-
 from ..errors import ModelError
-from ..messages import ContentBlock, TextBlock, ToolUseBlock
+from ..messages import BlocksAdapter, ContentBlock, TextBlock, ToolUseBlock
 from ._base import (
     ModelRequest,
     ModelResponse,
@@ -37,7 +35,6 @@ from ._base import (
 from ._usage import Pricing, UsageAdapter
 
 Turn = Mapping[str, Any] | Callable[[ModelRequest], Mapping[str, Any]]
-_BLOCKS: TypeAdapter[list[ContentBlock]] = TypeAdapter(list[ContentBlock])
 
 LABEL = "Scripted replay — no real model is called"
 
@@ -137,7 +134,7 @@ class ScriptedModel:
 def turn_content(turn: Mapping[str, Any]) -> list[ContentBlock]:
     """The content blocks of one scripted turn (as the model streams them)."""
     if "content" in turn:
-        return _BLOCKS.validate_python(turn["content"])
+        return BlocksAdapter.validate_python(turn["content"])
     blocks: list[dict[str, Any]] = []
     if turn.get("thinking"):
         blocks.append({"type": "thinking", "thinking": turn["thinking"], "signature": "scripted"})
@@ -152,7 +149,7 @@ def turn_content(turn: Mapping[str, Any]) -> list[ContentBlock]:
                 "input": call.get("input", {}),
             }
         )
-    return _BLOCKS.validate_python(blocks)
+    return BlocksAdapter.validate_python(blocks)
 
 
 def _pieces(text: str, size: int) -> Iterable[str]:
