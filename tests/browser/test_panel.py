@@ -207,6 +207,45 @@ def test_step_status_updates_live_while_the_actor_works(open_notebook, lab):
     expect(rows.nth(1).locator(".ja-step-status")).to_have_text("done")
 
 
+def test_a_stopped_execution_carries_on_from_the_plan(open_notebook, lab):
+    ask = call(
+        "ask_user", question="Go on with step 2?", options=[{"label": "Yes", "value": "yes"}]
+    )
+    notebook = agent_notebook(
+        open_notebook,
+        lab,
+        "carry_on",
+        [
+            call("submit_plan", **PLAN),
+            {"tool_calls": [step(1, "done"), step(2, "in_progress")]},
+            ask,
+            {"tool_calls": [step(2, "done")]},
+            call("task_complete", summary="Carried on to the end."),
+        ],
+    )
+    panel = start(notebook, "%agent plan --model $m Clean the sales data")
+    panel.get_by_role("button", name="Execute plan").click()
+    expect(panel.get_by_role("button", name="Yes")).to_be_visible()
+    panel.get_by_role("button", name="Stop").click()
+    expect(panel.locator(".ja-stopped")).to_contain_text("Stopped (manual stop)")
+    # The plan was cut short: its button offers to carry on, as execute_plan() would.
+    carry_on = panel.get_by_role("button", name="Continue plan")
+    expect(carry_on).to_be_enabled()
+    carry_on.click()
+    expect(panel.locator(".ja-completed").last).to_have_text("✔ Completed: Carried on to the end.")
+    rows = panel.locator(".ja-plan-table tbody tr")
+    expect(rows.nth(0).locator(".ja-step-status")).to_have_text("done")
+    expect(rows.nth(1).locator(".ja-step-status")).to_have_text("done")
+    expect(carry_on).to_be_disabled()  # executed to the end: once is enough
+    out = notebook.run_cell(
+        "from jupyter_agent.jupyter.kernel_agent import kernel_agent\n"
+        "a = kernel_agent().agent\n"
+        "print(a.handle.summary, a.role, sum('Execute the approved plan' in m.text\n"
+        "      for m in a.history if m.role == 'user'))"
+    )
+    assert out == "Carried on to the end. actor 2"  # the first execution, then its sequel
+
+
 # --- the transcript ------------------------------------------------------------------------
 
 MARKDOWN = """## Findings

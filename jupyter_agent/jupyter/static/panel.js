@@ -387,6 +387,10 @@ class Transcript {
 
   on_agent_start(e) {
     this.closeStreams();
+    if (this.plan?.starting) {
+      this.plan.starting = false;
+      this.plan.runId = e.run_id ?? null;
+    }
     this.on_user({ text: e.task });
     const label = e.model_label ? ` — ${e.model_label}` : "";
     this.line("run", `${e.role} · ${e.model}${label}`);
@@ -605,12 +609,17 @@ class Transcript {
       listSection("Prerequisites", plan.prerequisites, "ja-prerequisites"),
       h("div", { class: "ja-actions" }, button),
     );
-    const entry = { card, button, steps: new Map(rows), executed: false };
+    // executed: the plan's execution is running or done. runId: that run, once known
+    // (from the run the button started, or the first step it marks), so a Stop or an
+    // error of that run offers to carry on, as execute_plan() does.
+    const entry = { card, button, steps: new Map(rows), executed: false, runId: null, starting: false };
     button.addEventListener("click", () => {
       button.disabled = true;
       entry.executed = true;
+      entry.starting = true;
       this.actions.command("execute_plan").catch((error) => {
         entry.executed = false;
+        entry.starting = false;
         this.refreshControls();
         this.actions.error(error.message);
       });
@@ -629,7 +638,19 @@ class Transcript {
     step.row.dataset.status = e.status;
     // Steps being marked: the plan is being executed, from this button or from code.
     this.plan.executed = true;
+    if (e.run_id) this.plan.runId = e.run_id;
     this.refreshControls();
+  }
+
+  planRunEnded(e, cutShort) {
+    const plan = this.plan;
+    if (!plan) return;
+    plan.starting = false; // a click that joined a running execution started no run
+    // The plan's execution was stopped or failed: it can carry on from where it ended.
+    if (!cutShort || !plan.executed || !e.run_id || plan.runId !== e.run_id) return;
+    plan.executed = false;
+    plan.runId = null;
+    plan.button.textContent = "Continue plan";
   }
 
   refreshControls() {
@@ -787,6 +808,7 @@ class Transcript {
     this.closeOpenCards("Not answered: the run stopped.");
     for (const tool of this.tools.values()) if (tool.card.dataset.state === "running") tool.card.dataset.state = "error";
     this.line("stopped", `■ Stopped (${e.reason.replace(/_/g, " ")})${e.message ? `: ${e.message}` : ""}`);
+    this.planRunEnded(e, true);
     this.refreshControls();
   }
 
@@ -799,6 +821,7 @@ class Transcript {
       renderInline(e.summary, line);
     }
     this.add(line);
+    this.planRunEnded(e, false);
     this.refreshControls();
   }
 
@@ -806,6 +829,7 @@ class Transcript {
     this.closeStreams();
     this.closeOpenCards("Not answered: the run failed.");
     this.line("error", `✗ Error${e.error_type ? ` (${e.error_type})` : ""}: ${e.message}`);
+    this.planRunEnded(e, true);
     this.refreshControls();
   }
 
