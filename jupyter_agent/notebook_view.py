@@ -212,5 +212,5 @@ def render_notebook(
     flags = provenance(cells, history)
     images: list[ImageBlock] = []
     body = [render_cell(c, i + 1, flags.get(c.id, ""), limits, images) for i, c in enumerate(cells)]
-    header = f"{title}\n{len(cells)} cells"
+    header = f"{title}\n{len(cells)} cell{'' if len(cells) == 1 else 's'}"
     return View("\n\n".join([header, *body]), images)

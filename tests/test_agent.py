@@ -366,6 +366,9 @@ async def test_iteration_limit_stops_the_run(workspace):
     assert handle.state is AgentState.cancelled
     assert handle.step == 3
     assert "Reached the limit of 3 steps." in handle.stop_message
+    one = agent_for(workspace, call("send_update", message="a"), call("send_update", message="b"))
+    one.limits.max_steps = 1
+    assert (await one.run("loop")).stop_message == "Reached the limit of 1 step."
     assert_valid(agent.history)
 
 

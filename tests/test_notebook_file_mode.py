@@ -99,6 +99,8 @@ async def test_the_view_is_compact_and_marks_provenance(notebook):
     cells = await FileBridge(notebook).read()
     view = render_notebook(cells, "Notebook analysis.ipynb", History())
     text = view.text
+    assert text.startswith(f"Notebook analysis.ipynb\n{len(cells)} cells\n")
+    assert render_notebook(cells[:1], "one.ipynb").text.startswith("one.ipynb\n1 cell\n")
     assert "── cell 2 · id load · code · [1] · edited since it ran" in text
     assert "── cell 5 · id boom · code · [3] · ran out of order" in text
     assert "… 65 lines omitted …" in text  # trimmed head and tail

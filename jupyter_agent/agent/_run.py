@@ -346,7 +346,10 @@ class Run:
         """Honour pause and limits, then count a new step."""
         await self.checkpoint()
         if self.step >= self.limits.max_steps:
-            raise StopRun("iteration_limit", f"Reached the limit of {self.limits.max_steps} steps.")
+            limit = self.limits.max_steps
+            raise StopRun(
+                "iteration_limit", f"Reached the limit of {limit} step{'' if limit == 1 else 's'}."
+            )
         budget = self.limits.budget_usd
         if budget is not None and self.usage.cost_usd >= budget:
             raise StopRun(
