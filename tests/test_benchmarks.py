@@ -10,14 +10,19 @@ from pathlib import Path
 BENCHMARK = Path(__file__).resolve().parent.parent / "benchmarks" / "framework.py"
 
 
-async def test_the_framework_benchmark_reports_each_measurement(monkeypatch, capsys):
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "benchmark-key")
+def load_benchmark():
     spec = importlib.util.spec_from_file_location("framework_benchmark", BENCHMARK)
     assert spec is not None and spec.loader is not None
     benchmark = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(benchmark)
+    return benchmark
 
-    await benchmark.main(samples=2, rounds=1, paces=(0.0,))
+
+async def test_the_framework_benchmark_reports_each_measurement(monkeypatch, capsys):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "benchmark-key")
+    benchmark = load_benchmark()
+
+    await benchmark.main(samples=2, rounds=2, paced_rounds=1, paces=(0.0,))
 
     out = capsys.readouterr().out
     for situation in ("while streaming", "while a tool awaits", "while waiting for an answer"):
@@ -25,5 +30,19 @@ async def test_the_framework_benchmark_reports_each_measurement(monkeypatch, cap
     for label in ("raw stream events", "SDK stream helper", "jupyter_agent loop"):
         assert re.search(rf"{label} +median +[\d.]+ ms", out), out
     assert len(re.findall(r"ratio of medians [\d.]+×", out)) == 2, out
+    intervals = re.findall(r"95% interval ([\d.]+)–([\d.]+)×", out)
+    assert len(intervals) == 2 and all(float(a) <= float(b) for a, b in intervals), out
+    assert len(re.findall(r"— (within|above|not told apart from) 1.05×", out)) == 2, out
     shares = [float(s) for s in re.findall(r"s\d+:([\d.]+)", out)]
     assert len(shares) == 9 and all(0 < s <= 1 for s in shares), out
+
+
+def test_the_verdict_on_the_target_comes_from_the_interval_not_a_single_figure(monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "benchmark-key")
+    benchmark = load_benchmark()
+    steady = [1.02, 1.03, 1.03, 1.04, 1.03] * 8
+    low, high = benchmark.median_interval(steady)
+    assert 1.02 <= low <= 1.03 <= high <= 1.04
+    assert benchmark.verdict(low, high, 1.05) == "within 1.05×"
+    assert benchmark.verdict(1.06, 1.09, 1.05) == "above 1.05×"
+    assert benchmark.verdict(1.03, 1.07, 1.05).startswith("not told apart from 1.05×")
