@@ -12,7 +12,7 @@ from jupyter_agent.errors import MissingAPIKey
 from jupyter_agent.messages import ThinkingBlock
 from jupyter_agent.models import ModelRequest, StreamDone, StreamRestart, pricing_for
 from jupyter_agent.states import AgentState
-from jupyter_agent.testing import Fault, Reply, text, thinking, tool_use
+from jupyter_agent.testing import Fault, MessagesServer, Reply, text, thinking, tool_use
 from jupyter_agent.tools import tool
 
 
@@ -172,6 +172,13 @@ async def test_a_missing_key_is_one_clear_sentence_at_start(workspace):
     assert agent.state is AgentState.idle
 
 
+def sent_key(request) -> str:
+    """The API key a request carried (as x-api-key, or as a bearer token)."""
+    return request.headers.get("x-api-key") or request.headers["authorization"].removeprefix(
+        "Bearer "
+    )
+
+
 async def test_the_environment_chooses_key_url_and_model(workspace, messages_server, monkeypatch):
     monkeypatch.setenv("ANTHROPIC_API_KEY", "env-key")
     monkeypatch.setenv("ANTHROPIC_BASE_URL", messages_server.url)
@@ -180,12 +187,18 @@ async def test_the_environment_chooses_key_url_and_model(workspace, messages_ser
     agent = Agent("planner", workspace=workspace)
     await agent.run("go")
     request = messages_server.requests[0]
-    sent = request.headers.get("x-api-key") or request.headers["authorization"].removeprefix(
-        "Bearer "
-    )
-    assert sent == "env-key"
+    assert sent_key(request) == "env-key"
     assert request.body["model"] == "claude-haiku-4-5"
     assert agent.session.metadata.model == "claude-haiku-4-5"
+
+    # A key or an address set later (say with %env in the next cell) is used from then on.
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "new-key")
+    with MessagesServer() as other:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", other.url)
+        other.push(Reply([text("again")]))
+        await agent.run("go on")
+        assert sent_key(other.requests[0]) == "new-key"
+    assert len(messages_server.requests) == 1
 
 
 async def test_extended_thinking_streams_and_is_sent_back_unchanged(

@@ -21,7 +21,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from ..errors import MissingAPIKey, ModelError
-from ..messages import BlocksAdapter
+from ..messages import BlocksAdapter, ContentBlock, TextBlock, ToolUseBlock
 from ._base import (
     ModelRequest,
     ModelResponse,
@@ -97,6 +97,7 @@ class AnthropicModel:
         self._api_key = api_key
         self._base_url = base_url
         self._sdk_options = sdk_options or {}
+        self._last_client: tuple[Any, tuple[str | None, ...], Any] | None = None
 
     def __repr__(self) -> str:
         return f"AnthropicModel({self.name!r})"
@@ -113,13 +114,22 @@ class AnthropicModel:
     def client(self) -> Any:
         if self._client is not None:
             return self._client
+        # Asked at every request: the shared client is looked up again only when the
+        # event loop, or the environment the SDK reads, has changed since the last time.
+        loop = asyncio.get_running_loop()
+        env = tuple(map(os.environ.get, _SDK_ENVIRONMENT))
+        last = self._last_client
+        if last is not None and last[0]() is loop and last[1] == env:
+            return last[2]
         self.check()
         options: dict[str, Any] = dict(self._sdk_options)
         if self._api_key:
             options["api_key"] = self._api_key
         if self._base_url:
             options["base_url"] = self._base_url
-        return _shared_client(options)
+        client = _shared_client(options)
+        self._last_client = (weakref.ref(loop), env, client)
+        return client
 
     @property
     def _tells_when_sent(self) -> bool:
@@ -208,11 +218,13 @@ _CLIENTS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, Any]] =
 )
 
 
+_SDK_ENVIRONMENT = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL")
+
+
 def _shared_client(options: dict[str, Any]) -> Any:
     import anthropic
 
-    key = repr(sorted(options.items())) + "|" + os.environ.get("ANTHROPIC_API_KEY", "")
-    key += "|" + os.environ.get("ANTHROPIC_BASE_URL", "")
+    key = repr(sorted(options.items())) + "|" + repr([os.environ.get(v) for v in _SDK_ENVIRONMENT])
     per_loop = _CLIENTS.setdefault(asyncio.get_running_loop(), {})
     client = per_loop.get(key)
     if client is None:
@@ -400,7 +412,7 @@ class _Turn:
 
     def response(self, pricing: Pricing) -> ModelResponse:
         truncated: list[str] = []
-        content: list[dict[str, Any]] = []
+        content: list[ContentBlock] = []
         for index in sorted(self.blocks):
             block = self.blocks[index]
             if index in self.json:
@@ -410,11 +422,17 @@ class _Turn:
                 except json.JSONDecodeError:
                     block["input"] = {}
                     truncated.append(block["id"])
-            if block["type"] in ("text", "thinking", "redacted_thinking", "tool_use"):
-                block.pop("citations", None)
-                content.append(block)
+            kind = block["type"]
+            # The two kinds of every step are built directly from what the SDK checked;
+            # the rest (and any surprise) go through validation.
+            if kind == "text":
+                content.append(TextBlock(text=block["text"]))
+            elif kind == "tool_use" and isinstance(block["input"], dict):
+                content.append(
+                    ToolUseBlock(id=block["id"], name=block["name"], input=block["input"])
+                )
+            elif kind in ("thinking", "redacted_thinking", "tool_use"):
+                content.extend(BlocksAdapter.validate_python([block]))
         usage = Usage(**self.usage, calls=1)
         usage.cost_usd = pricing.cost(usage)
-        return ModelResponse(
-            BlocksAdapter.validate_python(content), self.stop_reason, usage, self.model, truncated
-        )
+        return ModelResponse(content, self.stop_reason, usage, self.model, truncated)
