@@ -180,22 +180,22 @@ def test_a_plan_shows_as_a_table_and_execute_plan_runs_it_step_by_step(open_note
     assert out == "1"
 
 
-def test_step_status_updates_live_while_the_actor_works(open_notebook, lab):
+def held_at_a_question(summary: str) -> list[dict[str, Any]]:
+    """A plan, then an execution that marks step 1 done and asks before step 2."""
     ask = call(
         "ask_user", question="Go on with step 2?", options=[{"label": "Yes", "value": "yes"}]
     )
-    notebook = agent_notebook(
-        open_notebook,
-        lab,
-        "steps",
-        [
-            call("submit_plan", **PLAN),
-            {"tool_calls": [step(1, "done"), step(2, "in_progress")]},
-            ask,
-            {"tool_calls": [step(2, "done")]},
-            call("task_complete", summary="Done."),
-        ],
-    )
+    return [
+        call("submit_plan", **PLAN),
+        {"tool_calls": [step(1, "done"), step(2, "in_progress")]},
+        ask,
+        {"tool_calls": [step(2, "done")]},
+        call("task_complete", summary=summary),
+    ]
+
+
+def test_step_status_updates_live_while_the_actor_works(open_notebook, lab):
+    notebook = agent_notebook(open_notebook, lab, "steps", held_at_a_question("Done."))
     panel = start(notebook, "%agent plan --model $m Clean the sales data")
     panel.get_by_role("button", name="Execute plan").click()
     rows = panel.locator(".ja-plan-table tbody tr")
@@ -208,21 +208,8 @@ def test_step_status_updates_live_while_the_actor_works(open_notebook, lab):
 
 
 def test_a_stopped_execution_carries_on_from_the_plan(open_notebook, lab):
-    ask = call(
-        "ask_user", question="Go on with step 2?", options=[{"label": "Yes", "value": "yes"}]
-    )
-    notebook = agent_notebook(
-        open_notebook,
-        lab,
-        "carry_on",
-        [
-            call("submit_plan", **PLAN),
-            {"tool_calls": [step(1, "done"), step(2, "in_progress")]},
-            ask,
-            {"tool_calls": [step(2, "done")]},
-            call("task_complete", summary="Carried on to the end."),
-        ],
-    )
+    turns = held_at_a_question("Carried on to the end.")
+    notebook = agent_notebook(open_notebook, lab, "carry_on", turns)
     panel = start(notebook, "%agent plan --model $m Clean the sales data")
     panel.get_by_role("button", name="Execute plan").click()
     expect(panel.get_by_role("button", name="Yes")).to_be_visible()
