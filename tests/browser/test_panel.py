@@ -218,9 +218,12 @@ def test_a_stopped_execution_carries_on_from_the_plan(open_notebook, lab):
     # The plan was cut short: its button offers to carry on, as execute_plan() would.
     carry_on = panel.get_by_role("button", name="Continue plan")
     expect(carry_on).to_be_enabled()
+    rows = panel.locator(".ja-plan-table tbody tr")
+    expect(rows.nth(0).locator(".ja-step-status")).to_have_text("done")
+    expect(rows.nth(1).locator(".ja-step-status")).to_have_text("stopped")  # not in progress
+    shoot(panel.get_by_role("region", name="Plan"), "continue-plan.png")
     carry_on.click()
     expect(panel.locator(".ja-completed").last).to_have_text("✔ Completed: Carried on to the end.")
-    rows = panel.locator(".ja-plan-table tbody tr")
     expect(rows.nth(0).locator(".ja-step-status")).to_have_text("done")
     expect(rows.nth(1).locator(".ja-step-status")).to_have_text("done")
     expect(carry_on).to_be_disabled()  # executed to the end: once is enough

@@ -651,6 +651,11 @@ class Transcript {
     plan.executed = false;
     plan.runId = null;
     plan.button.textContent = "Continue plan";
+    for (const step of plan.steps.values()) {
+      if (step.status.dataset.status !== "in_progress") continue;
+      step.status.dataset.status = step.row.dataset.status = "stopped";
+      step.status.textContent = "stopped";
+    }
   }
 
   refreshControls() {
