@@ -121,6 +121,7 @@ class Tool:
         self.input_schema = _inline_refs(self.input_model.model_json_schema())
         self.is_async = inspect.iscoroutinefunction(fn)
         fields = self.input_model.model_fields
+        self._field_names = tuple(fields)
         self.path_args = (
             paths if paths is not None else tuple(a for a in PATH_ARGUMENTS if a in fields)
         )
@@ -170,7 +171,7 @@ class Tool:
             parsed = self.input_model.model_validate(dict(raw))
         except ValidationError as exc:
             raise ToolError(f"Invalid arguments for {self.name}: {_explain(exc)}") from None
-        return {name: getattr(parsed, name) for name in type(parsed).model_fields}
+        return {name: getattr(parsed, name) for name in self._field_names}
 
     async def call(self, ctx: ToolContext, raw: Mapping[str, Any]) -> ToolOutput:
         """Validate the model's arguments and run the tool."""
