@@ -9,6 +9,7 @@ import pytest
 from helpers import PLAN, assert_valid, call, calls, until
 
 from jupyter_agent import Agent, ScriptedModel, tool
+from jupyter_agent.agent import Session
 from jupyter_agent.errors import AgentBusy, IllegalTransition
 from jupyter_agent.events import EventAdapter
 from jupyter_agent.models import Pricing
@@ -434,6 +435,8 @@ async def test_pause_holds_before_the_next_step_and_resume_continues(workspace):
     steps_while_paused = handle.step
     await asyncio.sleep(0.05)
     assert handle.step == steps_while_paused
+    # a pause may last: what the run has recorded is on disk meanwhile
+    assert Session.load(workspace, agent.session.id).history == agent.history
     handle.resume()
     await handle.wait()
     assert handle.state is AgentState.completed

@@ -363,6 +363,7 @@ class Run:
         """Wait here while the user has paused the run."""
         if not self._pause_requested:
             return
+        self._release_writes()  # a pause may be long: what the run recorded goes to disk
         self.set_state(AgentState.paused, detail="paused by the user")
         while self._pause_requested:
             await self._resume.wait()
