@@ -35,6 +35,9 @@ from ..sandbox import atomic_write_bytes
 log = logging.getLogger(__name__)
 
 SESSIONS_DIR = Path(".jupyter_agent") / "sessions"
+HOLD_LIMIT = 0.5
+"""Seconds writes are held at most: a request that cannot go out (no connection yet, the
+SDK backing off before a retry) does not keep the records in memory for longer."""
 FORMAT_VERSION = "1.0"
 
 
@@ -155,11 +158,11 @@ class Session:
             self._metadata_changed = True
             self._write_soon()
 
-    def hold_writes(self) -> Callable[[], None]:
+    def hold_writes(self, limit: float = HOLD_LIMIT) -> Callable[[], None]:
         """Keep what is recorded in memory, unwritten, until the returned function is
-        called (then it is written at once; calling it again does nothing). A run holds
-        the writes while a request goes out and releases them once it is sent. A later
-        hold, or a :meth:`flush`, ends this one."""
+        called (then it is written at once; calling it again does nothing) or ``limit``
+        seconds have passed. A run holds the writes while a request goes out and releases
+        them once it is sent. A later hold, or a :meth:`flush`, ends this one."""
         hold = self._hold = object()
 
         def release() -> None:
@@ -167,6 +170,8 @@ class Session:
                 self._hold = None
                 self._flush_later()
 
+        with contextlib.suppress(RuntimeError):  # no loop: only an explicit release
+            asyncio.get_running_loop().call_later(limit, release)
         return release
 
     def _write_soon(self) -> None:
