@@ -266,9 +266,8 @@ class Run:
         meta.state = self.state.value
         meta.stop_reason = reason
         meta.runs += 1
-        self.session.save()
         try:
-            self.session.flush()  # on disk before anyone waiting for the run reads it
+            self.session.save(now=True)  # on disk before anyone waiting for the run reads it
         except OSError as exc:
             log.warning(
                 "could not write session %s at the end of run %s: %s", self.session.id, self.id, exc

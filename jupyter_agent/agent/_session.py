@@ -97,8 +97,7 @@ class Session:
         if root is not None:
             if session.path.exists():
                 raise SessionError(f"session {sid} already exists in {root}")
-            session.save()
-            session.flush()  # listed and loadable from the moment it exists
+            session.save(now=True)  # listed and loadable from the moment it exists
         return session
 
     @classmethod
@@ -151,12 +150,16 @@ class Session:
             self._unwritten.append(message)
             self._write_soon()
 
-    def save(self) -> None:
-        """Mark the metadata changed: ``metadata.json`` is rewritten soon (see :meth:`flush`)."""
+    def save(self, *, now: bool = False) -> None:
+        """Mark the metadata changed: ``metadata.json`` is rewritten soon (see :meth:`flush`),
+        or at once with everything unwritten if ``now`` (raising ``OSError`` as flush does)."""
         self.metadata.updated_at = time.time()
         if self.root is not None:
             self._metadata_changed = True
-            self._write_soon()
+            if now:
+                self.flush()
+            else:
+                self._write_soon()
 
     def hold_writes(self, limit: float = HOLD_LIMIT) -> Callable[[], None]:
         """Keep what is recorded in memory, unwritten, until the returned function is
