@@ -506,6 +506,45 @@ def test_resume_continues_a_saved_session(kernel: Kernel) -> None:
 # --- the panel's protocol over the comm ------------------------------------------------------
 
 
+async def test_a_resumed_session_offers_to_carry_on_a_plan_whose_execution_stopped(
+    tmp_path: Path,
+) -> None:
+    from helpers import until
+
+    from jupyter_agent import Agent, ScriptedModel
+    from jupyter_agent.jupyter.panel import history_entries
+
+    def mark(number: int, status: str) -> dict[str, Any]:
+        return {"name": "update_plan_step", "input": {"step_number": number, "status": status}}
+
+    ask = {"name": "ask_user", "input": {"question": "Go on with step 2?"}}
+    model = ScriptedModel(
+        [
+            *plan_turns(),
+            {"tool_calls": [mark(1, "done"), mark(2, "in_progress")]},
+            {"tool_calls": [ask]},
+        ]
+    )
+    agent = Agent("planner", model, workspace=tmp_path)
+    await agent.run("Clean the sales data")
+    handle = agent.execute_plan()
+    await until(lambda: handle.pending_question is not None)
+    handle.stop()
+    await handle.wait()
+
+    resumed = Agent.resume(agent.session.id, workspace=tmp_path, model=ScriptedModel([]))
+    kinds = [e["kind"] for e in history_entries(resumed.history, resumed)]
+    assert kinds[-5:] == ["plan", "plan_step", "plan_step", "plan_stopped", "note"]
+    # Not offered for a plan whose steps are all settled, nor after a run that completed.
+    meta = resumed.session.metadata
+    meta.stop_reason = "completed"
+    assert "plan_stopped" not in [e["kind"] for e in history_entries(resumed.history, resumed)]
+    meta.stop_reason = "manual_stop"
+    for progress in meta.plan_progress:
+        progress.status = "done"
+    assert "plan_stopped" not in [e["kind"] for e in history_entries(resumed.history, resumed)]
+
+
 def test_the_transcript_merges_streams_and_a_finished_block_keeps_its_text() -> None:
     from jupyter_agent.jupyter.panel import Transcript
 

@@ -313,11 +313,15 @@ def history_entries(history: list[Message], agent: Agent) -> list[dict[str, Any]
                 )
     if meta.plan is not None:
         entries.append({"kind": "plan", "plan": meta.plan.model_dump(mode="json")})
+        marked = [p for p in meta.plan_progress if p.status != "pending"]
         entries.extend(
             {"kind": "plan_step", "step_number": p.step_number, "status": p.status, "note": p.note}
-            for p in meta.plan_progress
-            if p.status != "pending"
+            for p in marked
         )
+        unfinished = any(p.status in ("pending", "in_progress") for p in meta.plan_progress)
+        if marked and unfinished and meta.stop_reason not in (None, "completed"):
+            # Its execution was cut short: the panel offers to carry on (execute_plan does).
+            entries.append({"kind": "plan_stopped"})
     if history:
         entries.append({"kind": "note", "text": f"Resumed session {agent.session.id}."})
     return entries

@@ -236,6 +236,34 @@ def test_a_stopped_execution_carries_on_from_the_plan(open_notebook, lab):
     assert out == "Carried on to the end. actor 2"  # the first execution, then its sequel
 
 
+def test_a_resumed_session_offers_to_continue_its_stopped_plan(open_notebook, lab):
+    turns = held_at_a_question("Finished after resuming.")
+    notebook = agent_notebook(open_notebook, lab, "resume_plan", turns)
+    panel = start(notebook, "%agent plan --model $m Clean the sales data")
+    panel.get_by_role("button", name="Execute plan").click()
+    expect(panel.get_by_role("button", name="Yes")).to_be_visible()
+    panel.get_by_role("button", name="Stop").click()
+    expect(panel.locator(".ja-stopped")).to_contain_text("Stopped (manual stop)")
+    session_id = notebook.run_cell(
+        "from jupyter_agent.jupyter.kernel_agent import kernel_agent\n"
+        "print(kernel_agent().agent.session.id)"
+    )
+    # The panel rebuilt from the saved session shows where the plan's execution stopped.
+    panel = start(notebook, f"%agent --resume {session_id} --model $m")
+    expect(panel.get_by_text(f"Resumed session {session_id}.")).to_be_visible()
+    rows = panel.locator(".ja-plan-table tbody tr")
+    expect(rows.nth(0).locator(".ja-step-status")).to_have_text("done")
+    expect(rows.nth(1).locator(".ja-step-status")).to_have_text("stopped")
+    carry_on = panel.get_by_role("button", name="Continue plan")
+    expect(carry_on).to_be_enabled()
+    carry_on.click()
+    expect(panel.locator(".ja-completed").last).to_have_text(
+        "✔ Completed: Finished after resuming."
+    )
+    expect(rows.nth(1).locator(".ja-step-status")).to_have_text("done")
+    expect(carry_on).to_be_disabled()
+
+
 # --- the transcript ------------------------------------------------------------------------
 
 MARKDOWN = """## Findings

@@ -646,8 +646,14 @@ class Transcript {
     const plan = this.plan;
     if (!plan) return;
     plan.starting = false; // a click that joined a running execution started no run
-    // The plan's execution was stopped or failed: it can carry on from where it ended.
-    if (!cutShort || !plan.executed || !e.run_id || plan.runId !== e.run_id) return;
+    if (cutShort && plan.executed && e.run_id && plan.runId === e.run_id) this.on_plan_stopped();
+  }
+
+  on_plan_stopped() {
+    // The plan's execution was stopped or failed (live, or in a resumed session): it
+    // can carry on from where it ended.
+    const plan = this.plan;
+    if (!plan) return;
     plan.executed = false;
     plan.runId = null;
     plan.button.textContent = "Continue plan";
@@ -656,6 +662,7 @@ class Transcript {
       step.status.dataset.status = step.row.dataset.status = "stopped";
       step.status.textContent = "stopped";
     }
+    this.refreshControls();
   }
 
   refreshControls() {
