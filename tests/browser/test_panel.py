@@ -207,14 +207,22 @@ def test_step_status_updates_live_while_the_actor_works(open_notebook, lab):
     expect(rows.nth(1).locator(".ja-step-status")).to_have_text("done")
 
 
-def test_a_stopped_execution_carries_on_from_the_plan(open_notebook, lab):
-    turns = held_at_a_question("Carried on to the end.")
-    notebook = agent_notebook(open_notebook, lab, "carry_on", turns)
+def stop_the_execution_at_its_question(open_notebook: Any, lab: Any, name: str, summary: str):
+    """A notebook whose panel executed the plan and was stopped at the question;
+    the scripted model then finishes with ``summary``."""
+    notebook = agent_notebook(open_notebook, lab, name, held_at_a_question(summary))
     panel = start(notebook, "%agent plan --model $m Clean the sales data")
     panel.get_by_role("button", name="Execute plan").click()
     expect(panel.get_by_role("button", name="Yes")).to_be_visible()
     panel.get_by_role("button", name="Stop").click()
     expect(panel.locator(".ja-stopped")).to_contain_text("Stopped (manual stop)")
+    return notebook, panel
+
+
+def test_a_stopped_execution_carries_on_from_the_plan(open_notebook, lab):
+    notebook, panel = stop_the_execution_at_its_question(
+        open_notebook, lab, "carry_on", "Carried on to the end."
+    )
     # The plan was cut short: its button offers to carry on, as execute_plan() would.
     carry_on = panel.get_by_role("button", name="Continue plan")
     expect(carry_on).to_be_enabled()
@@ -237,13 +245,9 @@ def test_a_stopped_execution_carries_on_from_the_plan(open_notebook, lab):
 
 
 def test_a_resumed_session_offers_to_continue_its_stopped_plan(open_notebook, lab):
-    turns = held_at_a_question("Finished after resuming.")
-    notebook = agent_notebook(open_notebook, lab, "resume_plan", turns)
-    panel = start(notebook, "%agent plan --model $m Clean the sales data")
-    panel.get_by_role("button", name="Execute plan").click()
-    expect(panel.get_by_role("button", name="Yes")).to_be_visible()
-    panel.get_by_role("button", name="Stop").click()
-    expect(panel.locator(".ja-stopped")).to_contain_text("Stopped (manual stop)")
+    notebook, _ = stop_the_execution_at_its_question(
+        open_notebook, lab, "resume_plan", "Finished after resuming."
+    )
     session_id = notebook.run_cell(
         "from jupyter_agent.jupyter.kernel_agent import kernel_agent\n"
         "print(kernel_agent().agent.session.id)"
