@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ._wording import plural
 from .messages import ImageBlock, ImageSource
 from .notebook import Cell
 from .secrets import mask_secrets
@@ -212,5 +213,5 @@ def render_notebook(
     flags = provenance(cells, history)
     images: list[ImageBlock] = []
     body = [render_cell(c, i + 1, flags.get(c.id, ""), limits, images) for i, c in enumerate(cells)]
-    header = f"{title}\n{len(cells)} cell{'' if len(cells) == 1 else 's'}"
+    header = f"{title}\n{plural(len(cells), 'cell')}"
     return View("\n\n".join([header, *body]), images)

@@ -6,6 +6,7 @@ import sys
 from collections.abc import Callable
 from typing import IO, Any, get_args
 
+from ._wording import plural
 from .events import Event
 from .plans import Plan
 
@@ -107,7 +108,7 @@ class TextRenderer:
     def _on_tool_end(self, e: Any) -> None:
         lines = e.result.splitlines() or [""]
         hidden = len(lines) - 1
-        more = f" (+{hidden} line{'s' if hidden > 1 else ''})" if hidden else ""
+        more = f" (+{plural(hidden, 'line')})" if hidden else ""
         mark = self._style("✗", "31") if e.is_error else self._style("✓", "32")
         self._line(f"  {mark} {lines[0][:200]}{more}")
         if e.diff:

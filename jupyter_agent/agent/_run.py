@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._wording import plural
 from ..errors import AgentError, ModelError, ToolDenied, ToolError
 from ..events import (
     AgentStarted,
@@ -345,10 +346,8 @@ class Run:
         """Honour pause and limits, then count a new step."""
         await self.checkpoint()
         if self.step >= self.limits.max_steps:
-            limit = self.limits.max_steps
-            raise StopRun(
-                "iteration_limit", f"Reached the limit of {limit} step{'' if limit == 1 else 's'}."
-            )
+            limit = plural(self.limits.max_steps, "step")
+            raise StopRun("iteration_limit", f"Reached the limit of {limit}.")
         budget = self.limits.budget_usd
         if budget is not None and self.usage.cost_usd >= budget:
             raise StopRun(

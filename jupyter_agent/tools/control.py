@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pydantic import ValidationError
 
+from .._wording import plural
 from ..errors import ToolError
 from ..plans import Plan, PlanStep, Question, QuestionOption, Severity, StepStatus
 from ._tool import ToolContext, ToolOutput, tool
@@ -45,11 +46,11 @@ def submit_plan(
         raise ToolError(f"The plan is not valid: {exc.errors()[0]['msg']}") from None
     run = ctx.require_run()
     run.submit_plan(plan)
-    count = f"{len(plan.steps)} step{'' if len(plan.steps) == 1 else 's'}"
-    run.end("completed", f"Submitted a plan with {count} for review.")
+    steps = plural(len(plan.steps), "step")
+    run.end("completed", f"Submitted a plan with {steps} for review.")
     run.summary = f"Plan: {plan.goal}"
     return ToolOutput(
-        f"The plan ({count}) is shown to the user for review. Stop here.",
+        f"The plan ({steps}) is shown to the user for review. Stop here.",
         data={"plan": plan.model_dump(mode="json")},
     )
 
