@@ -13,7 +13,7 @@ import os
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import Discriminator, TypeAdapter
 
@@ -122,14 +122,7 @@ ContentBlock = Annotated[
 ]
 BlocksAdapter: TypeAdapter[list[ContentBlock]] = TypeAdapter(list[ContentBlock])
 """Validates content blocks given as API dicts (or JSON) into block objects."""
-_BLOCK_TYPES = (
-    TextBlock,
-    ImageBlock,
-    ThinkingBlock,
-    RedactedThinkingBlock,
-    ToolUseBlock,
-    ToolResultBlock,
-)
+_BLOCK_TYPES = get_args(get_args(ContentBlock)[0])  # the union's classes
 
 
 @dataclass(kw_only=True)

@@ -127,7 +127,7 @@ class AnthropicModel:
             options["api_key"] = self._api_key
         if self._base_url:
             options["base_url"] = self._base_url
-        client = _shared_client(options)
+        client = _shared_client(options, env)
         self._last_client = (weakref.ref(loop), env, client)
         return client
 
@@ -221,10 +221,11 @@ _CLIENTS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, Any]] =
 _SDK_ENVIRONMENT = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL")
 
 
-def _shared_client(options: dict[str, Any]) -> Any:
+def _shared_client(options: dict[str, Any], env: tuple[str | None, ...]) -> Any:
+    """The client for ``options`` under the SDK environment ``env`` on this loop."""
     import anthropic
 
-    key = repr(sorted(options.items())) + "|" + repr([os.environ.get(v) for v in _SDK_ENVIRONMENT])
+    key = repr(sorted(options.items())) + "|" + repr(env)
     per_loop = _CLIENTS.setdefault(asyncio.get_running_loop(), {})
     client = per_loop.get(key)
     if client is None:
