@@ -212,11 +212,19 @@ def to_api_messages(history: Iterable[Message]) -> list[dict[str, Any]]:
     return ApiView()(list(history))
 
 
+class ApiTurn(dict):  # type: ignore[type-arg]
+    """One turn of the API view: a dict that is never changed once handed out, so a
+    model may keep on it what it derives from it (``encoded``: its request bytes), and
+    a long history is not encoded again at every step."""
+
+    __slots__ = ("encoded",)
+
+
 class ApiView:
     """:func:`to_api_messages` of a history that only grows, kept up to date: each call
     converts only the records added since the last one (the whole history is re-sent at
-    every step). Turns handed out are never changed afterwards; a history that did not
-    grow from the one seen before is converted again from the start."""
+    every step). Turns handed out (:class:`ApiTurn`) are never changed afterwards; a
+    history that did not grow from the one seen before is converted again from the start."""
 
     def __init__(self) -> None:
         self._turns: list[dict[str, Any]] = []
@@ -235,10 +243,10 @@ class ApiView:
                 continue
             if turns and turns[-1]["role"] == message.role:
                 content = [*turns[-1]["content"], *blocks]
-                turns[-1] = {"role": message.role, "content": content}  # a new turn, not an edit
+                turns[-1] = ApiTurn(role=message.role, content=content)  # new, not an edit
             else:
                 content = list(blocks)
-                turns.append({"role": message.role, "content": content})
+                turns.append(ApiTurn(role=message.role, content=content))
             if message.role == "user":
                 # The API wants a user turn's tool results before anything else in it.
                 content.sort(key=lambda b: b["type"] != "tool_result")

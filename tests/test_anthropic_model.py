@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import http.server
+import itertools
+import json
+import threading
 
 import pytest
 from helpers import assert_valid, until
 
 from jupyter_agent import Agent, AnthropicModel
 from jupyter_agent.errors import MissingAPIKey
-from jupyter_agent.messages import ThinkingBlock
+from jupyter_agent.messages import ThinkingBlock, to_api_messages
 from jupyter_agent.models import ModelRequest, StreamDone, StreamRestart, pricing_for
 from jupyter_agent.states import AgentState
 from jupyter_agent.testing import Fault, MessagesServer, Reply, text, thinking, tool_use
@@ -60,10 +64,11 @@ async def test_requests_carry_cache_breakpoints_on_tools_system_and_newest_messa
     workspace, model, messages_server
 ):
     messages_server.script(
-        [Reply([tool_use("lookup", {"key": "a"})], "tool_use"), Reply([text("ok")])]
+        [Reply([tool_use("lookup", {"key": k})], "tool_use") for k in "abc"] + [Reply([text("ok")])]
     )
     agent = Agent("actor", model, workspace=workspace, tools=[lookup])
     await agent.run("go")
+    assert len(messages_server.requests) == 4
     for request in messages_server.requests:
         body = request.body
         marked = [t["name"] for t in body["tools"] if "cache_control" in t]
@@ -71,11 +76,34 @@ async def test_requests_carry_cache_breakpoints_on_tools_system_and_newest_messa
         assert body["system"][-1]["cache_control"] == {"type": "ephemeral"}
         last = body["messages"][-1]["content"][-1]
         assert last["cache_control"] == {"type": "ephemeral"}
+        # Only the newest turn is marked: the API takes at most four breakpoints, and an
+        # older turn sent once as the newest must not keep its mark.
         assert str(body).count("cache_control") == 3
-    first, second = (r.body for r in messages_server.requests)
+    first, second = (r.body for r in messages_server.requests[:2])
     # the second request repeats the first one's prefix: tools, system, the first turn
     assert first["tools"] == second["tools"]
     assert first["system"] == second["system"]
+
+
+async def test_each_request_sends_the_history_as_it_stood(workspace, model, messages_server):
+    messages_server.script(
+        [
+            Reply(
+                [text("Looking — naïve 日本語 “quotes”."), tool_use("lookup", {"key": "ä"})],
+                "tool_use",
+            ),
+            Reply([tool_use("lookup", {"key": "b"})], "tool_use"),
+            Reply([text("Done: ✓")]),
+        ]
+    )
+    agent = Agent("actor", model, workspace=workspace, tools=[lookup])
+    await agent.run("Find ä and b")
+    replies = [i for i, m in enumerate(agent.history) if m.role == "assistant"]
+    for request, end in zip(messages_server.requests, replies, strict=True):
+        sent = request.body["messages"]
+        del sent[-1]["content"][-1]["cache_control"]
+        assert sent == to_api_messages(agent.history[:end])
+    assert agent.history[-1].text == "Done: ✓"
 
 
 async def test_usage_and_cost_are_counted_per_call_and_per_run(workspace, model, messages_server):
@@ -122,6 +150,106 @@ async def test_a_dropped_connection_mid_stream_retries_the_turn(workspace, model
     handle = await Agent("actor", model, workspace=workspace).run("go")
     assert handle.summary == "Made it."
     assert [e.kind for e in handle.events_so_far].count("retry") == 1
+
+
+async def test_a_stream_that_ends_before_its_reply_did_retries_the_turn(
+    workspace, model, messages_server
+):
+    messages_server.script([Fault.cut(after_events=5), Reply([text("Whole this time.")])])
+    agent = Agent("actor", model, workspace=workspace)
+    handle = await agent.run("go")
+    assert handle.summary == "Whole this time."
+    retries = [e for e in handle.events_so_far if e.kind == "retry"]
+    assert [r.reason for r in retries] == ["the stream ended before the reply did"]
+    assert [m.text for m in agent.history if m.role == "assistant"] == ["Whole this time."]
+
+
+async def test_an_error_event_not_worth_retrying_ends_the_run_with_its_message(
+    workspace, model, messages_server
+):
+    messages_server.script(
+        [Fault.midstream_error(after_events=4, error_type="invalid_request_error")]
+    )
+    agent = Agent("actor", model, workspace=workspace)
+    handle = await agent.run("go")
+    assert handle.state is AgentState.error
+    assert handle.stop_message == (
+        "The Anthropic API reported an error mid-stream (invalid_request_error): Invalid request"
+    )
+    assert len(messages_server.requests) == 1
+    assert_valid(agent.history)
+
+
+async def test_an_answer_that_is_no_event_stream_says_to_check_the_address(workspace, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+
+    class Page(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers["content-length"]))
+            page = b"<html>Welcome</html>"
+            self.send_response(200)
+            self.send_header("content-type", "text/html")
+            self.send_header("content-length", str(len(page)))
+            self.end_headers()
+            self.wfile.write(page)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), Page) as site:
+        threading.Thread(target=site.serve_forever, daemon=True).start()
+        url = f"http://127.0.0.1:{site.server_port}"
+        handle = await Agent("actor", AnthropicModel(base_url=url), workspace=workspace).run("go")
+        site.shutdown()
+    assert handle.state is AgentState.error
+    assert handle.stop_message == (
+        f"The Anthropic API at {url} answered with text/html instead of an event stream:"
+        " check ANTHROPIC_BASE_URL."
+    )
+
+
+async def test_a_callers_messages_are_sent_as_they_are_at_each_call(model, messages_server):
+    messages_server.script([Reply([text("one")]), Reply([text("two")])])
+    turn = {"role": "user", "content": [{"type": "text", "text": "first"}]}
+    request = ModelRequest(system="s", messages=[turn])
+    [p async for p in model.stream(request)]
+    turn["content"][0]["text"] = "changed since"  # a caller's own dicts: nothing is kept
+    [p async for p in model.stream(request)]
+    sent = [r.body["messages"][0]["content"][0]["text"] for r in messages_server.requests]
+    assert sent == ["first", "changed since"]
+
+
+async def test_events_are_read_whole_however_the_bytes_arrive():
+    from jupyter_agent.models.anthropic import _EventStream, _http_package
+
+    events = [
+        {"type": "message_start", "message": {"model": "m", "usage": {"input_tokens": 3}}},
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "text_delta", "text": "é\n✓"},
+        },
+        {"type": "message_stop"},
+    ]
+    wire = (
+        b": a comment\r\n"
+        + b"".join(
+            b"event: %s\r\ndata: %s\r\n\r\n" % (e["type"].encode(), json.dumps(e).encode())
+            for e in events[:2]
+        )
+        # one event's data over two lines, no space after the colon
+        + b'event: message_stop\ndata:{"type":\ndata: "message_stop"}\n\n'
+    )
+    http = _http_package()
+
+    async def arriving(cuts: list[int]):
+        for start, end in itertools.pairwise([0, *cuts, len(wire)]):
+            yield wire[start:end]
+
+    splits = [[cut] for cut in range(1, len(wire))] + [list(range(1, len(wire)))]
+    for cuts in splits:  # in two pieces at every place, and byte by byte
+        response = http.Response(200, content=arriving(cuts))
+        assert [e async for e in _EventStream(response)] == events, cuts
 
 
 async def test_retries_give_up_with_a_clear_error(workspace, messages_server, monkeypatch):
@@ -310,41 +438,66 @@ async def test_with_a_client_of_the_callers_on_sent_comes_before_the_request(mes
     assert calls == [0]  # it cannot tell when that client sends, so the caller goes first
 
 
-def test_a_tool_call_cut_off_by_max_tokens_is_flagged_not_parsed():
-    from anthropic import types as t
+async def test_a_callers_client_is_called_through_its_messages_create(workspace, messages_server):
+    import anthropic
 
+    client = anthropic.AsyncAnthropic(api_key="test-key", base_url=messages_server.url)
+    create = client.messages.create
+    traced: list[str] = []
+
+    async def traced_create(**params):  # as a tracing library wraps a client
+        traced.append(params["messages"][-1]["role"])
+        return await create(**params)
+
+    client.messages.create = traced_create
+    messages_server.script(
+        [
+            Reply([text("Let me see."), tool_use("lookup", {"key": "k"})], "tool_use"),
+            Reply([text("Seen.")]),
+        ]
+    )
+    agent = Agent("actor", AnthropicModel(client=client), workspace=workspace, tools=[lookup])
+    handle = await agent.run("go")
+    assert handle.summary == "Seen."
+    assert traced == ["user", "user"]
+    assert agent.history[1].text == "Let me see."
+    assert agent.history[2].tool_results[0].text == "value of k"
+    assert handle.usage.calls == 2
+
+
+def test_a_tool_call_cut_off_by_max_tokens_is_flagged_not_parsed():
     from jupyter_agent.models.anthropic import _Turn
 
     turn = _Turn()
-    events = [
-        t.RawMessageStartEvent(
-            type="message_start",
-            message=t.Message(
-                id="m",
-                type="message",
-                role="assistant",
-                model="claude-x",
-                content=[],
-                stop_reason=None,
-                stop_sequence=None,
-                usage=t.Usage(input_tokens=10, output_tokens=1),
-            ),
-        ),
-        t.RawContentBlockStartEvent(
-            type="content_block_start",
-            index=0,
-            content_block=t.ToolUseBlock(type="tool_use", id="toolu_1", name="lookup", input={}),
-        ),
-        t.RawContentBlockDeltaEvent(
-            type="content_block_delta",
-            index=0,
-            delta=t.InputJSONDelta(type="input_json_delta", partial_json='{"key": "a very long va'),
-        ),
-        t.RawMessageDeltaEvent(
-            type="message_delta",
-            delta={"stop_reason": "max_tokens", "stop_sequence": None},
-            usage=t.MessageDeltaUsage(output_tokens=4096),
-        ),
+    events = [  # as the API streams them
+        {
+            "type": "message_start",
+            "message": {
+                "id": "m",
+                "type": "message",
+                "role": "assistant",
+                "model": "claude-x",
+                "content": [],
+                "stop_reason": None,
+                "usage": {"input_tokens": 10, "output_tokens": 1},
+            },
+        },
+        {
+            "type": "content_block_start",
+            "index": 0,
+            "content_block": {"type": "tool_use", "id": "toolu_1", "name": "lookup", "input": {}},
+        },
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "input_json_delta", "partial_json": '{"key": "a very long va'},
+        },
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "max_tokens", "stop_sequence": None},
+            "usage": {"output_tokens": 4096},
+        },
+        {"type": "message_stop"},
     ]
     for event in events:
         turn.feed(event)

@@ -2,8 +2,12 @@
 
 The SDK already retries failed HTTP requests (429, 5xx, connection errors before
 the response starts). It does not retry a stream that breaks after it began (an
-``error`` event mid-stream, or a dropped connection): that is done here, by
+``error`` event mid-stream, a dropped connection, an early end): that is done here, by
 re-running the whole turn and telling the consumer to discard the partial one.
+
+On a client of our own, the request body is encoded here and the reply's events are
+read as JSON (see "the request and its stream"); a client of the caller's is used
+through its ``messages.create()``.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from ..errors import MissingAPIKey, ModelError
-from ..messages import BlocksAdapter, ContentBlock, TextBlock, ToolUseBlock
+from ..messages import ApiTurn, BlocksAdapter, ContentBlock, TextBlock, ToolUseBlock
 from ._base import (
     ModelRequest,
     ModelResponse,
@@ -169,11 +173,14 @@ class AnthropicModel:
         params = self.params(request)
         if request.on_sent is not None and not self._tells_when_sent:
             request.on_sent()  # a client of the caller's: we cannot tell, so go first
+        # A client of the caller's goes through its messages.create(), whatever it may
+        # be wrapped in (tracing, another cloud); our own sends the request as we encode it.
+        open_events = _open_sdk_stream if self._client is not None else _open_event_stream
         attempt = 0
         while True:
             watching = _ON_SENT.set(request.on_sent)
             try:
-                stream = await self.client.messages.create(**params, stream=True)
+                events = await open_events(self.client, params)
             except anthropic.APIStatusError as exc:
                 raise _model_error(exc) from exc
             except anthropic.APIError as exc:
@@ -185,12 +192,12 @@ class AnthropicModel:
             turn = _Turn()
             try:
                 try:
-                    async for event in stream:
+                    async for event in events:
                         part = turn.feed(event)
                         if part is not None:
                             yield part
                 finally:
-                    await stream.close()  # also on Stop: the connection is released at once
+                    await events.aclose()  # also on Stop: the connection is released at once
                 response = turn.response(self.pricing)
             except Exception as exc:
                 reason = _mid_stream_reason(exc)
@@ -235,6 +242,128 @@ def _shared_client(options: dict[str, Any], env: tuple[str | None, ...]) -> Any:
     return client
 
 
+# --- the request and its stream, on our own client -------------------------------------------
+#
+# messages.create() walks and copies the whole request, then encodes it, at every step:
+# the cost grows with the history, which is re-sent each time. And it builds a typed object
+# for every event it streams back. Our own client posts the body we encode, each turn of the
+# history encoded once (ApiTurn), and reads the events as the JSON they are. The SDK still
+# does the rest: authentication, headers, retries of failed requests, status errors.
+
+
+class _StreamFault(Exception):
+    """The reply's stream went wrong after it began: an ``error`` event, or an early end."""
+
+    def __init__(self, message: str, error_type: str | None = None) -> None:
+        super().__init__(message)
+        self.error_type = error_type
+
+
+async def _open_event_stream(client: Any, params: dict[str, Any]) -> _EventStream:
+    response = await client.post(
+        "/v1/messages",
+        cast_to=_http_package().Response,
+        content=_request_body(params),
+        stream=True,
+    )
+    kind = response.headers.get("content-type", "")
+    if not kind.startswith("text/event-stream"):
+        await response.aclose()
+        raise ModelError(
+            f"The Anthropic API at {client.base_url} answered with {kind or 'no content type'}"
+            " instead of an event stream: check ANTHROPIC_BASE_URL."
+        )
+    return _EventStream(response)
+
+
+class _EventStream:
+    """The data of each server-sent event of a response, decoded: the API names each
+    event's kind in its data, so the ``event:`` lines (and comments, ids) are not read."""
+
+    def __init__(self, response: Any) -> None:
+        self.response = response
+
+    async def __aiter__(self) -> AsyncIterator[dict[str, Any]]:
+        loads = json.loads
+        rest = b""
+        data: list[bytes] = []
+        async for chunk in self.response.aiter_bytes():
+            lines = (rest + chunk if rest else chunk).split(b"\n")
+            rest = lines.pop()  # the start of a line still to come
+            for line in lines:
+                if line[-1:] == b"\r":
+                    line = line[:-1]
+                if line.startswith(b"data:"):
+                    data.append(line[6:] if line[5:6] == b" " else line[5:])
+                elif not line and data:  # a blank line ends an event
+                    event = loads(data[0] if len(data) == 1 else b"\n".join(data))
+                    data = []
+                    yield event
+
+    async def aclose(self) -> None:
+        await self.response.aclose()
+
+
+async def _open_sdk_stream(client: Any, params: dict[str, Any]) -> _SDKEvents:
+    return _SDKEvents(await client.messages.create(**params, stream=True))
+
+
+class _SDKEvents:
+    """The events of ``messages.create(stream=True)``, as the same dicts."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+
+    async def __aiter__(self) -> AsyncIterator[dict[str, Any]]:
+        async for event in self.stream:
+            yield event.model_dump()
+
+    async def aclose(self) -> None:
+        await self.stream.close()
+
+
+def _jsonable(value: Any) -> Any:
+    if hasattr(value, "model_dump"):  # an SDK or pydantic object among the messages
+        return value.model_dump(mode="json", exclude_none=True)
+    if hasattr(value, "to_api"):  # one of our content blocks
+        return value.to_api()
+    raise TypeError(f"a {type(value).__name__} cannot be sent to the model")
+
+
+_encode = json.JSONEncoder(
+    ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=_jsonable
+).encode
+"""JSON as the SDK writes it."""
+
+
+def _encoded_turn(turn: dict[str, Any]) -> str:
+    if type(turn) is ApiTurn:
+        try:
+            return turn.encoded  # type: ignore[no-any-return]
+        except AttributeError:
+            encoded = turn.encoded = _encode(turn)
+            return encoded
+    return _encode(turn)
+
+
+def _request_body(params: dict[str, Any]) -> bytes:
+    """The streaming request for ``params``, with each turn of a history (ApiTurn)
+    encoded only the first time it is sent."""
+    rest = {key: value for key, value in params.items() if key != "messages"}
+    rest["stream"] = True
+    turns = ",".join(map(_encoded_turn, params["messages"]))
+    return f'{{"messages":[{turns}],{_encode(rest)[1:]}'.encode()
+
+
+@functools.cache
+def _http_package() -> Any:
+    """The HTTP package the SDK is built on (httpx, or httpx2 in newer SDKs)."""
+    import anthropic
+
+    base = next(c for c in anthropic.DefaultAsyncHttpxClient.__mro__ if c.__module__ != "anthropic")
+    return importlib.import_module(base.__module__.partition(".")[0])
+
+
 # --- knowing when a request is out ---------------------------------------------------------
 
 _ON_SENT: contextvars.ContextVar[Callable[[], None] | None] = contextvars.ContextVar(
@@ -252,15 +381,13 @@ def _http_client(anthropic: Any) -> Any:
 async def _watch_sending(request: Any) -> None:
     on_sent = _ON_SENT.get()
     if on_sent is not None:
-        request.stream = _signalling_stream(type(request))(request.stream, on_sent)
+        request.stream = _signalling_stream()(request.stream, on_sent)
 
 
 @functools.cache
-def _signalling_stream(request_type: type) -> type:
-    # The SDK's HTTP package (httpx, or httpx2 in newer SDKs) checks the body's base class.
-    http = importlib.import_module(request_type.__module__.partition(".")[0])
-
-    class SignallingStream(http.AsyncByteStream):  # type: ignore[misc,name-defined]
+def _signalling_stream() -> type:
+    # The SDK's HTTP package checks the body's base class.
+    class SignallingStream(_http_package().AsyncByteStream):  # type: ignore[misc,name-defined]
         """A request body that calls ``on_sent`` once all of it went to the connection
         (the HTTP stack asks for more only after writing the last chunk)."""
 
@@ -297,6 +424,10 @@ def _mid_stream_reason(exc: Exception) -> str | None:
     """Why a started stream broke, if it is worth another try; None if it is not."""
     import anthropic
 
+    if isinstance(exc, _StreamFault):
+        if exc.error_type is None:
+            return str(exc)  # it ended early
+        return exc.error_type if exc.error_type in _RETRYABLE_TYPES else None
     if isinstance(exc, anthropic.APIStatusError):
         kind = _error_type(exc)
         if kind in _RETRYABLE_TYPES or exc.status_code in (429, 500, 502, 503, 504, 529):
@@ -324,6 +455,13 @@ def _error_type(exc: Any) -> str | None:
 def _model_error(exc: Exception) -> ModelError:
     import anthropic
 
+    if isinstance(exc, _StreamFault):
+        return ModelError(
+            f"The Anthropic API reported an error mid-stream ({exc.error_type}): {exc}",
+            error_type=exc.error_type,
+        )
+    if isinstance(exc, (KeyError, TypeError, ValueError)):  # an event not as documented
+        return ModelError(f"The model's reply could not be read: {type(exc).__name__}: {exc}")
     if isinstance(exc, anthropic.AuthenticationError):
         return ModelError(
             "The Anthropic API rejected the API key (401): check ANTHROPIC_API_KEY.",
@@ -345,18 +483,9 @@ def _model_error(exc: Exception) -> ModelError:
     return ModelError(f"The model call failed: {type(exc).__name__}: {exc}")
 
 
-def _start_block(block: Any) -> dict[str, Any]:
-    """A block as it starts streaming, as an API dict (the common kinds read directly:
-    a serializer call per block costs more than the rest of a step's bookkeeping)."""
-    if block.type == "text":
-        return {"type": "text", "text": block.text}
-    if block.type == "tool_use":
-        return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
-    return block.model_dump(mode="json", exclude_none=True)
-
-
 class _Turn:
-    """Accumulates raw stream events into content blocks, yielding deltas as it goes."""
+    """Accumulates a reply's stream events (as their JSON dicts) into content blocks,
+    yielding deltas as it goes."""
 
     def __init__(self) -> None:
         self.blocks: dict[int, dict[str, Any]] = {}
@@ -364,42 +493,49 @@ class _Turn:
         self.stop_reason = "end_turn"
         self.model = ""
         self.usage: dict[str, int] = {}
+        self.complete = False
 
-    def feed(self, event: Any) -> StreamPart | None:
+    def feed(self, event: dict[str, Any]) -> StreamPart | None:
         """Take in one stream event; what the consumer should see of it, if anything."""
-        kind = event.type
+        kind = event["type"]
         if kind == "content_block_delta":
-            delta = event.delta
-            block = self.blocks[event.index]
-            if delta.type == "text_delta":
-                block["text"] += delta.text
-                return StreamText(delta.text)
-            if delta.type == "input_json_delta":
-                self.json[event.index].append(delta.partial_json)
-                return StreamToolInput(block["id"], delta.partial_json)
-            if delta.type == "thinking_delta":
-                block["thinking"] += delta.thinking
-                return StreamThinking(delta.thinking)
-            if delta.type == "signature_delta":
-                block["signature"] += delta.signature
+            delta = event["delta"]
+            index = event["index"]
+            block = self.blocks[index]
+            delta_kind = delta["type"]
+            if delta_kind == "text_delta":
+                block["text"] += delta["text"]
+                return StreamText(delta["text"])
+            if delta_kind == "input_json_delta":
+                self.json[index].append(delta["partial_json"])
+                return StreamToolInput(block["id"], delta["partial_json"])
+            if delta_kind == "thinking_delta":
+                block["thinking"] += delta["thinking"]
+                return StreamThinking(delta["thinking"])
+            if delta_kind == "signature_delta":
+                block["signature"] += delta["signature"]
             return None
         if kind == "content_block_start":
-            block = _start_block(event.content_block)
-            self.blocks[event.index] = block
+            block = self.blocks[event["index"]] = dict(event["content_block"])
             if block["type"] in ("tool_use", "server_tool_use"):
-                self.json[event.index] = []
+                self.json[event["index"]] = []
                 return StreamToolStart(block["id"], block["name"])
             return None
         if kind == "message_start":
-            self.model = event.message.model
-            self._merge_usage(event.message.usage)
+            self.model = event["message"]["model"]
+            self._merge_usage(event["message"].get("usage"))
         elif kind == "message_delta":
-            self.stop_reason = event.delta.stop_reason or self.stop_reason
-            self._merge_usage(event.usage)
+            self.stop_reason = event["delta"].get("stop_reason") or self.stop_reason
+            self._merge_usage(event.get("usage"))
+        elif kind == "message_stop":
+            self.complete = True
+        elif kind == "error":
+            error = event.get("error") or {}
+            raise _StreamFault(str(error.get("message", "")), error.get("type"))
         return None
 
-    def _merge_usage(self, usage: Any) -> None:
-        if usage is None:
+    def _merge_usage(self, usage: dict[str, Any] | None) -> None:
+        if not usage:
             return
         for key in (
             "input_tokens",
@@ -407,11 +543,13 @@ class _Turn:
             "cache_creation_input_tokens",
             "cache_read_input_tokens",
         ):
-            value = getattr(usage, key, None)
+            value = usage.get(key)
             if value is not None:
                 self.usage[key] = value
 
     def response(self, pricing: Pricing) -> ModelResponse:
+        if not self.complete:
+            raise _StreamFault("the stream ended before the reply did")
         truncated: list[str] = []
         content: list[ContentBlock] = []
         for index in sorted(self.blocks):
@@ -424,8 +562,8 @@ class _Turn:
                     block["input"] = {}
                     truncated.append(block["id"])
             kind = block["type"]
-            # The two kinds of every step are built directly from what the SDK checked;
-            # the rest (and any surprise) go through validation.
+            # The two kinds of every step are built directly; the rest (and any surprise)
+            # go through validation.
             if kind == "text":
                 content.append(TextBlock(text=block["text"]))
             elif kind == "tool_use" and isinstance(block["input"], dict):

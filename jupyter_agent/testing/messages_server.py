@@ -120,7 +120,7 @@ def _partial_reply() -> Reply:
 class Fault:
     """A failure to serve instead of a reply. Build it with the classmethods."""
 
-    kind: Literal["status", "midstream_error", "drop"]
+    kind: Literal["status", "midstream_error", "drop", "cut"]
     status_code: int = 500
     error_type: str = "api_error"
     message: str = ""
@@ -168,12 +168,18 @@ class Fault:
         """A 200 stream that sends ``after_events`` events, then closes the socket mid-body."""
         return cls("drop", 200, after_events=after_events, reply=reply or _partial_reply())
 
+    @classmethod
+    def cut(cls, after_events: int = 3, *, reply: Reply | None = None) -> Fault:
+        """A 200 stream that sends ``after_events`` events, then ends the body as if it
+        were whole: no error, but no ``message_stop`` either (a proxy giving up)."""
+        return cls("cut", 200, after_events=after_events, reply=reply or _partial_reply())
+
 
 @dataclass
 class RecordedRequest:
     """A request as the server received it. ``outcome`` is set once it has been answered:
-    "complete", "disconnected" (the client went away), "dropped" (a ``Fault.drop``) or
-    "aborted" (the server closed)."""
+    "complete", "disconnected" (the client went away), "dropped" (a ``Fault.drop``),
+    "cut" (a ``Fault.cut``) or "aborted" (the server closed)."""
 
     path: str
     headers: dict[str, str]
@@ -420,6 +426,11 @@ class _Handler(BaseHTTPRequestHandler):
                 return self._error(answer.status_code, answer.error_type, answer.message)
             error = _error_body(answer.error_type, answer.message)
             return self._stream(answer.reply, [*events, ("error", error)], seen, hold=False)
+        if answer.kind == "cut":
+            if not stream:
+                return self._drop_json(answer.reply, request)
+            self._stream(answer.reply, events, seen, hold=False)
+            return "cut"
         # drop
         if not stream:
             return self._drop_json(answer.reply, request)
