@@ -27,12 +27,18 @@ async def test_the_framework_benchmark_reports_each_measurement(monkeypatch, cap
     out = capsys.readouterr().out
     for situation in ("while streaming", "while a tool awaits", "while waiting for an answer"):
         assert re.search(rf"{situation} +p50 +[\d.]+ ms +p95 +[\d.]+ ms", out), out
-    for label in ("raw stream events", "SDK stream helper", "jupyter_agent loop"):
+    for label in (
+        "raw stream events",
+        "SDK stream helper",
+        "jupyter_agent model layer",
+        "jupyter_agent loop",
+    ):
         assert re.search(rf"{label} +median +[\d.]+ ms", out), out
-    assert len(re.findall(r"ratio of medians [\d.]+×", out)) == 2, out
+    assert len(re.findall(r"ratio of medians [\d.]+×", out)) == 3, out
     intervals = re.findall(r"95% interval ([\d.]+)–([\d.]+)×", out)
-    assert len(intervals) == 2 and all(float(a) <= float(b) for a, b in intervals), out
+    assert len(intervals) == 3 and all(float(a) <= float(b) for a, b in intervals), out
     assert len(re.findall(r"— (within|above|not told apart from) 1.05×", out)) == 2, out
+    assert "— the agent's bookkeeping" in out, out
     shares = [float(s) for s in re.findall(r"s\d+:([\d.]+)", out)]
     assert len(shares) == 9 and all(0 < s <= 1 for s in shares), out
 
