@@ -308,7 +308,7 @@ LOOP_NAMES = {
 def report_overhead(times: dict[str, list[float]]) -> None:
     for name, label in LOOP_NAMES.items():
         print(
-            f"    {label:<30} median {statistics.median(times[name]) * 1000:7.1f} ms   "
+            f"    {label:<37} median {statistics.median(times[name]) * 1000:7.1f} ms   "
             f"best {min(times[name]) * 1000:7.1f} ms"
         )
     ours = times["agent"]
