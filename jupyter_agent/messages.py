@@ -10,6 +10,7 @@ list the API wants (merging neighbours of the same role), and
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -210,6 +211,16 @@ def to_api_messages(history: Iterable[Message]) -> list[dict[str, Any]]:
     message are two records, one API turn) and the API view strictly alternating.
     """
     return ApiView()(list(history))
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def encodable(text: str) -> str:
+    """``text`` with each lone surrogate (what a byte that is not UTF-8 in a file name
+    becomes in Python) replaced by U+FFFD: as is, it can be neither sent as JSON nor
+    written to a file."""
+    return text if text.isascii() else _LONE_SURROGATE.sub("\ufffd", text)
 
 
 class ApiTurn(dict):  # type: ignore[type-arg]

@@ -6,6 +6,7 @@ import asyncio
 import http.server
 import itertools
 import json
+import os
 import threading
 
 import pytest
@@ -506,3 +507,47 @@ def test_a_tool_call_cut_off_by_max_tokens_is_flagged_not_parsed():
     assert response.truncated_tool_ids == ["toolu_1"]
     assert response.content[0].input == {}
     assert response.usage.output_tokens == 4096
+
+
+async def test_text_that_is_not_valid_unicode_is_sent_and_stored_as_replacement_characters(
+    workspace, model, messages_server
+):
+    # On Linux a file name with a byte that is not UTF-8 becomes a lone surrogate in
+    # Python; as is, it can be neither sent as JSON nor written to the session.
+    (workspace / os.fsdecode(b"caf\xe9.csv")).write_text("a,b\n")
+    messages_server.script(
+        [
+            Reply([tool_use("list_directory", {"path": "."})], "tool_use"),
+            Reply([text("There is one file.")]),
+        ]
+    )
+    agent = Agent("planner", model, workspace=workspace)
+    handle = await agent.run("What is in here? \udce9")
+    assert handle.state is AgentState.completed, handle.stop_message
+    first, second = (r.body["messages"] for r in messages_server.requests)
+    assert first[0]["content"][0]["text"] == "What is in here? \ufffd"
+    assert "caf\ufffd.csv" in second[-1]["content"][0]["content"][0]["text"]
+    assert "caf\ufffd.csv" in agent.history[2].tool_results[0].text
+    resumed = Agent.resume(agent.session.id, workspace=workspace)
+    assert [m.text for m in resumed.history] == [m.text for m in agent.history]
+    assert resumed.history[0].text == "What is in here? \ufffd"
+
+
+async def test_a_reply_with_a_lone_surrogate_is_kept_and_sent_back_as_a_replacement_character(
+    workspace, model, messages_server
+):
+    # JSON may escape a lone surrogate ("\\udce9"); decoded, it is text no file takes.
+    messages_server.script(
+        [
+            Reply([text("Reading caf\udce9.csv"), tool_use("lookup", {"key": "k"})], "tool_use"),
+            Reply([text("Done.")]),
+        ]
+    )
+    agent = Agent("actor", model, workspace=workspace, tools=[lookup])
+    handle = await agent.run("go")
+    assert handle.state is AgentState.completed, handle.stop_message
+    sent = messages_server.requests[1].body["messages"][1]["content"][0]["text"]
+    assert sent == "Reading caf\ufffd.csv"
+    resumed = Agent.resume(agent.session.id, workspace=workspace)
+    assert resumed.history[1].text == "Reading caf\ufffd.csv"
+    assert len(resumed.history) == len(agent.history)

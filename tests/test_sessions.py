@@ -255,6 +255,20 @@ async def test_a_run_ends_with_its_session_on_disk_even_when_the_disk_refuses(
     assert folder is not None and (folder / "metadata.json").exists()
 
 
+async def test_a_run_ends_even_when_writing_its_session_fails_unexpectedly(
+    workspace, monkeypatch, caplog
+):
+    def broken(*args, **kwargs):
+        raise RuntimeError("the writer broke")
+
+    agent = Agent("planner", ScriptedModel([{"text": "done"}]), workspace=workspace)
+    monkeypatch.setattr("jupyter_agent.agent._session.atomic_write_bytes", broken)
+    with caplog.at_level(logging.ERROR):
+        handle = await asyncio.wait_for(agent.run("go"), 5)  # it used to wait forever
+    assert handle.state.value == "completed"
+    assert "the writer broke" in caplog.text
+
+
 async def test_in_memory_sessions_write_nothing(workspace):
     agent = Agent("planner", ScriptedModel([{"text": "a"}]), workspace=workspace, persist=False)
     await agent.run("x")

@@ -11,7 +11,7 @@ from typing import Any
 from .._prompts import load_prompt
 from ..errors import AgentBusy
 from ..events import AgentWarning, Event
-from ..messages import Message
+from ..messages import Message, encodable
 from ..models import Model, resolve_model
 from ..notebook import ChangeLog, FileBridge, NotebookBridge
 from ..permissions import BUILTIN_ROLES, PermissionPolicy, Role
@@ -254,6 +254,7 @@ class Agent:
         if role is not None:
             self.set_role(role)
         self.model.check()
+        task = encodable(task)  # e.g. a file name pasted in, that is not UTF-8
         text = task.strip()
         meta = self.session.metadata
         if meta.stop_reason not in (None, "completed"):

@@ -58,6 +58,7 @@ from ..messages import (
     ToolResultBlock,
     ToolUseBlock,
     classify,
+    encodable,
     new_id,
     open_tool_uses,
     tool_result,
@@ -272,6 +273,10 @@ class Run:
         except OSError as exc:
             log.warning(
                 "could not write session %s at the end of run %s: %s", self.session.id, self.id, exc
+            )
+        except Exception:  # whatever went wrong, the run still ends and its waiters wake
+            log.exception(
+                "could not write session %s at the end of run %s", self.session.id, self.id
             )
         self._done.set()
         for callback in self.done_callbacks:
@@ -565,20 +570,21 @@ class Run:
         except Exception as exc:
             log.debug("tool %s raised", block.name, exc_info=True)
             output = ToolOutput(f"{block.name} failed: {type(exc).__name__}: {exc}", is_error=True)
+        text = encodable(output.text)  # e.g. a file name that is not UTF-8
         self.emit(
             ToolEnded(
                 tool_use_id=block.id,
                 name=block.name,
-                result=output.text,
+                result=text,
                 is_error=output.is_error,
                 duration=time.monotonic() - started,
-                diff=output.diff,
+                diff=output.diff and encodable(output.diff),
                 data=output.data,
             )
         )
         if not self.state.terminal:
             self.set_state(AgentState.running)
-        return tool_result(block.id, output.text, is_error=output.is_error, images=output.images)
+        return tool_result(block.id, text, is_error=output.is_error, images=output.images)
 
     def tool_progress(self, tool_use_id: str, output: str) -> None:
         self.emit(ToolProgress(tool_use_id=tool_use_id, output=output))

@@ -27,7 +27,7 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError
 
 from ..errors import SessionError
-from ..messages import ApiView, Message, MessageAdapter, new_id
+from ..messages import ApiView, Message, MessageAdapter, encodable, new_id
 from ..models import Usage
 from ..plans import Plan, StepProgress
 from ..sandbox import atomic_write_bytes
@@ -196,6 +196,8 @@ class Session:
             self.flush()
         except OSError as exc:  # kept, and tried again at the next write or the run's end
             log.warning("could not write session %s: %s", self.id, exc)
+        except Exception:  # the same, for a fault of ours: it must not end the run
+            log.exception("could not write session %s", self.id)
 
     def flush(self) -> None:
         """Write what changed now: new records to ``history.jsonl`` (appended in order and
@@ -210,7 +212,7 @@ class Session:
         if self._unwritten:
             if self._log is None:
                 self._log = _open_log(folder)
-            records = b"".join(MessageAdapter.dump_json(m) + b"\n" for m in self._unwritten)
+            records = b"".join(map(_record, self._unwritten))
             _append_whole(self._log, records)
             self._unwritten.clear()
         if self._metadata_changed:
@@ -230,6 +232,15 @@ class Session:
         if self._log is not None:
             self._log.close()
             self._log = None
+
+
+def _record(message: Message) -> bytes:
+    """A line of history.jsonl."""
+    try:
+        return MessageAdapter.dump_json(message) + b"\n"
+    except ValueError:  # a lone surrogate in its text: stored as U+FFFD (see encodable)
+        data = MessageAdapter.dump_python(message, mode="json")
+        return encodable(json.dumps(data, ensure_ascii=False)).encode() + b"\n"
 
 
 def _open_log(folder: Path) -> Any:

@@ -25,7 +25,14 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from ..errors import MissingAPIKey, ModelError
-from ..messages import ApiTurn, BlocksAdapter, ContentBlock, TextBlock, ToolUseBlock
+from ..messages import (
+    ApiTurn,
+    BlocksAdapter,
+    ContentBlock,
+    TextBlock,
+    ToolUseBlock,
+    encodable,
+)
 from ._base import (
     ModelRequest,
     ModelResponse,
@@ -352,7 +359,11 @@ def _request_body(params: dict[str, Any]) -> bytes:
     rest = {key: value for key, value in params.items() if key != "messages"}
     rest["stream"] = True
     turns = ",".join(map(_encoded_turn, params["messages"]))
-    return f'{{"messages":[{turns}],{_encode(rest)[1:]}'.encode()
+    body = f'{{"messages":[{turns}],{_encode(rest)[1:]}'
+    try:
+        return body.encode()
+    except UnicodeEncodeError:  # a lone surrogate somewhere: sent as U+FFFD
+        return encodable(body).encode()
 
 
 @functools.cache
