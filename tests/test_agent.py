@@ -720,3 +720,13 @@ async def test_wait_for_user_returns_each_new_request_once(workspace):
     handle.approve(False)
     assert await handle.wait_for_user() is None  # the run ended
     assert handle.state is AgentState.completed
+
+
+async def test_a_fault_while_a_run_ends_still_wakes_whoever_waits_for_it(workspace, monkeypatch):
+    def broken(self, note=""):
+        raise RuntimeError("a bug while closing the history")
+
+    monkeypatch.setattr("jupyter_agent.agent._run.Run.close_history", broken)
+    agent = Agent("planner", ScriptedModel([{"text": "done"}]), workspace=workspace)
+    handle = agent.start("go")
+    await asyncio.wait_for(handle.wait(), 5)  # it used to wait forever

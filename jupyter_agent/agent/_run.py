@@ -240,8 +240,13 @@ class Run:
 
     def _on_task_done(self, task: asyncio.Task[None]) -> None:
         # A task cancelled before it ever ran never enters _drive: finish it here.
-        if not self.state.terminal:
-            self._finish(self._cancel_reason or "manual_stop", self._cancel_message or "Stopped.")
+        try:
+            if not self.state.terminal:
+                self._finish(
+                    self._cancel_reason or "manual_stop", self._cancel_message or "Stopped."
+                )
+        finally:
+            self._done.set()  # should a fault of ours break off _finish, none waits forever
 
     def _finish(self, reason: StopReason, message: str) -> None:
         """End the run: close the history, settle the state, tell everyone. Synchronous."""
