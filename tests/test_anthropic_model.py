@@ -240,6 +240,7 @@ async def test_events_are_read_whole_however_the_bytes_arrive():
         )
         # one event's data over two lines, no space after the colon
         + b'event: message_stop\ndata:{"type":\ndata: "message_stop"}\n\n'
+        + b"data: [DONE]\n\n"  # a proxy's unnamed end marker: not an event of the API
     )
     http = _http_package()
 

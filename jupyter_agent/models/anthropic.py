@@ -284,8 +284,9 @@ async def _open_event_stream(client: Any, params: dict[str, Any]) -> _EventStrea
 
 
 class _EventStream:
-    """The data of each server-sent event of a response, decoded: the API names each
-    event's kind in its data, so the ``event:`` lines (and comments, ids) are not read."""
+    """The data of each named server-sent event of a response, decoded. The API names
+    each event's kind in its data too, so the name itself is not read; an event without
+    one (such as a proxy's ``data: [DONE]``) is skipped, as the SDK skips it."""
 
     def __init__(self, response: Any) -> None:
         self.response = response
@@ -294,6 +295,7 @@ class _EventStream:
         loads = json.loads
         rest = b""
         data: list[bytes] = []
+        named = False
         async for chunk in self.response.aiter_bytes():
             lines = (rest + chunk if rest else chunk).split(b"\n")
             rest = lines.pop()  # the start of a line still to come
@@ -302,10 +304,12 @@ class _EventStream:
                     line = line[:-1]
                 if line.startswith(b"data:"):
                     data.append(line[6:] if line[5:6] == b" " else line[5:])
-                elif not line and data:  # a blank line ends an event
-                    event = loads(data[0] if len(data) == 1 else b"\n".join(data))
-                    data = []
-                    yield event
+                elif line.startswith(b"event:"):
+                    named = True
+                elif not line:  # a blank line ends an event
+                    if data and named:
+                        yield loads(data[0] if len(data) == 1 else b"\n".join(data))
+                    data, named = [], False
 
     async def aclose(self) -> None:
         await self.response.aclose()
