@@ -221,7 +221,7 @@ async def test_a_callers_messages_are_sent_as_they_are_at_each_call(model, messa
 
 
 async def test_events_are_read_whole_however_the_bytes_arrive():
-    from jupyter_agent.models.anthropic import _EventStream, _http_package
+    from jupyter_agent.models.anthropic import _http_package, _server_sent_events
 
     events = [
         {"type": "message_start", "message": {"model": "m", "usage": {"input_tokens": 3}}},
@@ -251,7 +251,7 @@ async def test_events_are_read_whole_however_the_bytes_arrive():
     splits = [[cut] for cut in range(1, len(wire))] + [list(range(1, len(wire)))]
     for cuts in splits:  # in two pieces at every place, and byte by byte
         response = http.Response(200, content=arriving(cuts))
-        assert [e async for e in _EventStream(response)] == events, cuts
+        assert [e async for e in _server_sent_events(response)] == events, cuts
 
 
 async def test_retries_give_up_with_a_clear_error(workspace, messages_server, monkeypatch):

@@ -21,7 +21,7 @@ import logging
 import os
 import random
 import weakref
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from ..errors import MissingAPIKey, ModelError
@@ -266,7 +266,7 @@ class _StreamFault(Exception):
         self.error_type = error_type
 
 
-async def _open_event_stream(client: Any, params: dict[str, Any]) -> _EventStream:
+async def _open_event_stream(client: Any, params: dict[str, Any]) -> _Events:
     response = await client.post(
         "/v1/messages",
         cast_to=_http_package().Response,
@@ -280,57 +280,62 @@ async def _open_event_stream(client: Any, params: dict[str, Any]) -> _EventStrea
             f"The Anthropic API at {client.base_url} answered with {kind or 'no content type'}"
             " instead of an event stream: check ANTHROPIC_BASE_URL."
         )
-    return _EventStream(response)
+    return _Events(_server_sent_events(response), response.aclose)
 
 
-class _EventStream:
+class _Events:
+    """A reply's stream events, as the API's JSON dicts; ``aclose()`` releases the
+    connection at once."""
+
+    def __init__(
+        self, events: AsyncGenerator[dict[str, Any], None], release: Callable[[], Awaitable[None]]
+    ) -> None:
+        self._events = events
+        self._release = release
+
+    def __aiter__(self) -> AsyncIterator[dict[str, Any]]:
+        return self._events
+
+    async def aclose(self) -> None:
+        try:
+            await self._events.aclose()  # now, not whenever the garbage collector gets to it
+        finally:
+            await self._release()
+
+
+async def _server_sent_events(response: Any) -> AsyncGenerator[dict[str, Any], None]:
     """The data of each named server-sent event of a response, decoded. The API names
     each event's kind in its data too, so the name itself is not read; an event without
     one (such as a proxy's ``data: [DONE]``) is skipped, as the SDK skips it."""
-
-    def __init__(self, response: Any) -> None:
-        self.response = response
-
-    async def __aiter__(self) -> AsyncIterator[dict[str, Any]]:
-        loads = json.loads
-        rest = b""
-        data: list[bytes] = []
-        named = False
-        async for chunk in self.response.aiter_bytes():
-            lines = (rest + chunk if rest else chunk).split(b"\n")
-            rest = lines.pop()  # the start of a line still to come
-            for line in lines:
-                if line[-1:] == b"\r":
-                    line = line[:-1]
-                if line.startswith(b"data:"):
-                    data.append(line[6:] if line[5:6] == b" " else line[5:])
-                elif line.startswith(b"event:"):
-                    named = True
-                elif not line:  # a blank line ends an event
-                    if data and named:
-                        yield loads(data[0] if len(data) == 1 else b"\n".join(data))
-                    data, named = [], False
-
-    async def aclose(self) -> None:
-        await self.response.aclose()
+    loads = json.loads
+    rest = b""
+    data: list[bytes] = []
+    named = False
+    async for chunk in response.aiter_bytes():
+        lines = (rest + chunk if rest else chunk).split(b"\n")
+        rest = lines.pop()  # the start of a line still to come
+        for line in lines:
+            if line[-1:] == b"\r":
+                line = line[:-1]
+            if line.startswith(b"data:"):
+                data.append(line[6:] if line[5:6] == b" " else line[5:])
+            elif line.startswith(b"event:"):
+                named = True
+            elif not line:  # a blank line ends an event
+                if data and named:
+                    yield loads(data[0] if len(data) == 1 else b"\n".join(data))
+                data, named = [], False
 
 
-async def _open_sdk_stream(client: Any, params: dict[str, Any]) -> _SDKEvents:
-    return _SDKEvents(await client.messages.create(**params, stream=True))
+async def _open_sdk_stream(client: Any, params: dict[str, Any]) -> _Events:
+    stream = await client.messages.create(**params, stream=True)
+    return _Events(_sdk_events(stream), stream.close)
 
 
-class _SDKEvents:
+async def _sdk_events(stream: Any) -> AsyncGenerator[dict[str, Any], None]:
     """The events of ``messages.create(stream=True)``, as the same dicts."""
-
-    def __init__(self, stream: Any) -> None:
-        self.stream = stream
-
-    async def __aiter__(self) -> AsyncIterator[dict[str, Any]]:
-        async for event in self.stream:
-            yield event.model_dump()
-
-    async def aclose(self) -> None:
-        await self.stream.close()
+    async for event in stream:
+        yield event.model_dump()
 
 
 def _jsonable(value: Any) -> Any:
