@@ -331,11 +331,18 @@ async def test_the_environment_chooses_key_url_and_model(workspace, messages_ser
     assert len(messages_server.requests) == 1
 
 
+@pytest.mark.parametrize("client", ["ours", "the caller's"])
 async def test_extended_thinking_streams_and_is_sent_back_unchanged(
-    workspace, messages_server, monkeypatch
+    workspace, messages_server, monkeypatch, client
 ):
+    import anthropic
+
     monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
-    model = AnthropicModel(base_url=messages_server.url, thinking=2048)
+    if client == "ours":
+        model = AnthropicModel(base_url=messages_server.url, thinking=2048)
+    else:  # read through the SDK's own events
+        own = anthropic.AsyncAnthropic(base_url=messages_server.url)
+        model = AnthropicModel(client=own, thinking=2048)
     messages_server.script(
         [
             Reply(
