@@ -47,7 +47,7 @@ from typing import Any
 import anthropic
 
 from jupyter_agent import Agent, AnthropicModel, tool
-from jupyter_agent.messages import ApiTurn, ToolUseBlock
+from jupyter_agent.messages import ApiTools, ApiTurn, ToolUseBlock
 from jupyter_agent.models import ModelRequest, StreamDone
 from jupyter_agent.testing import MessagesServer, Reply, text, tool_use
 
@@ -232,6 +232,7 @@ async def model_layer_loop(
     bookkeeping costs (events, states, permissions, validation, records)."""
     started = time.perf_counter()
     history: list[dict[str, Any]] = [ApiTurn(TASK)]
+    tools = ApiTools(tools)  # as a run offers them: encoded once
     while True:
         request = ModelRequest(system=system, messages=history, tools=tools)
         async for part in model.stream(request):

@@ -231,6 +231,13 @@ class ApiTurn(dict):  # type: ignore[type-arg]
     __slots__ = ("encoded",)
 
 
+class ApiTools(list):  # type: ignore[type-arg]
+    """The tools offered to a model, as API dicts, never changed once handed out: as on an
+    :class:`ApiTurn`, a model may keep its encoding of them on it (``encoded``)."""
+
+    __slots__ = ("encoded",)
+
+
 class ApiView:
     """:func:`to_api_messages` of a history that only grows, kept up to date: each call
     converts only the records added since the last one (the whole history is re-sent at

@@ -53,6 +53,7 @@ from ..events import (
 )
 from ..messages import (
     INTERRUPTED_RESULT,
+    ApiTools,
     Message,
     TextBlock,
     ToolResultBlock,
@@ -164,7 +165,7 @@ class Run:
         self.events: list[Event] = []
         self.system_prompt = agent.system_prompt(role)
         self.tools = agent.tools.allowed(role.permissions)
-        self.tool_specs = [t.spec() for t in self.tools]
+        self.tool_specs = ApiTools(t.spec() for t in self.tools)
         self.pending_question: tuple[str, Question, asyncio.Future[str]] | None = None
         self.pending_permission: tuple[str, ToolCall, asyncio.Future[tuple[bool, bool]]] | None = (
             None
@@ -239,6 +240,8 @@ class Run:
             raise asyncio.CancelledError
 
     def _on_task_done(self, task: asyncio.Task[None]) -> None:
+        if not task.cancelled() and (error := task.exception()) is not None:
+            log.error("agent run %s broke off", self.id, exc_info=error)  # a fault of ours
         # A task cancelled before it ever ran never enters _drive: finish it here.
         try:
             if not self.state.terminal:

@@ -21,11 +21,12 @@ import logging
 import os
 import random
 import weakref
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 
 from ..errors import MissingAPIKey, ModelError
 from ..messages import (
+    ApiTools,
     ApiTurn,
     BlocksAdapter,
     ContentBlock,
@@ -187,7 +188,7 @@ class AnthropicModel:
         while True:
             watching = _ON_SENT.set(request.on_sent)
             try:
-                events = await open_events(self.client, params)
+                events = await open_events(self.client, request, params)
             except anthropic.APIStatusError as exc:
                 raise _model_error(exc) from exc
             except anthropic.APIError as exc:
@@ -266,11 +267,11 @@ class _StreamFault(Exception):
         self.error_type = error_type
 
 
-async def _open_event_stream(client: Any, params: dict[str, Any]) -> _Events:
+async def _open_event_stream(client: Any, request: ModelRequest, params: dict[str, Any]) -> _Events:
     response = await client.post(
         "/v1/messages",
         cast_to=_http_package().Response,
-        content=_request_body(params),
+        content=_request_body(params, request.tools),
         stream=True,
     )
     kind = response.headers.get("content-type", "")
@@ -327,7 +328,7 @@ async def _server_sent_events(response: Any) -> AsyncGenerator[dict[str, Any], N
                 data, named = [], False
 
 
-async def _open_sdk_stream(client: Any, params: dict[str, Any]) -> _Events:
+async def _open_sdk_stream(client: Any, request: ModelRequest, params: dict[str, Any]) -> _Events:
     stream = await client.messages.create(**params, stream=True)
     return _Events(_sdk_events(stream), stream.close)
 
@@ -362,13 +363,27 @@ def _encoded_turn(turn: dict[str, Any]) -> str:
     return _encode(turn)
 
 
-def _request_body(params: dict[str, Any]) -> bytes:
-    """The streaming request for ``params``, with each turn of a history (ApiTurn)
-    encoded only the first time it is sent."""
-    rest = {key: value for key, value in params.items() if key != "messages"}
+def _encoded_tools(sent: list[dict[str, Any]], given: Sequence[dict[str, Any]]) -> str:
+    """``sent`` (``given`` with a cache breakpoint, or not), encoded once per ApiTools."""
+    if type(given) is not ApiTools:
+        return _encode(sent)
+    marked = "cache_control" in sent[-1]
+    kept: tuple[bool, str] | None = getattr(given, "encoded", None)
+    if kept is None or kept[0] != marked:
+        kept = given.encoded = (marked, _encode(sent))
+    return kept[1]
+
+
+def _request_body(params: dict[str, Any], given_tools: Sequence[dict[str, Any]] = ()) -> bytes:
+    """The streaming request for ``params``, with each turn of a history (ApiTurn), and
+    the tools if they were given as ApiTools, encoded only the first time they are sent."""
+    rest = {key: value for key, value in params.items() if key not in ("messages", "tools")}
     rest["stream"] = True
     turns = ",".join(map(_encoded_turn, params["messages"]))
-    body = f'{{"messages":[{turns}],{_encode(rest)[1:]}'
+    tools = ""
+    if "tools" in params:
+        tools = f',"tools":{_encoded_tools(params["tools"], given_tools)}'
+    body = f'{{"messages":[{turns}]{tools},{_encode(rest)[1:]}'
     try:
         return body.encode()
     except UnicodeEncodeError:  # a lone surrogate somewhere: sent as U+FFFD
