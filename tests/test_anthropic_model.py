@@ -541,9 +541,14 @@ async def test_text_that_is_not_valid_unicode_is_sent_and_stored_as_replacement_
     assert resumed.history[0].text == "What is in here? \ufffd"
 
 
+@pytest.mark.parametrize("client", ["ours", "the caller's"])
 async def test_a_reply_with_a_lone_surrogate_is_kept_and_sent_back_as_a_replacement_character(
-    workspace, model, messages_server
+    workspace, model, messages_server, client
 ):
+    import anthropic
+
+    if client != "ours":  # the SDK's own encoder meets it
+        model = AnthropicModel(client=anthropic.AsyncAnthropic(base_url=messages_server.url))
     # JSON may escape a lone surrogate ("\\udce9"); decoded, it is text no file takes.
     messages_server.script(
         [

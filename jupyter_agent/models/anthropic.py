@@ -255,8 +255,9 @@ def _shared_client(options: dict[str, Any], env: tuple[str | None, ...]) -> Any:
 # messages.create() walks and copies the whole request, then encodes it, at every step:
 # the cost grows with the history, which is re-sent each time. And it builds a typed object
 # for every event it streams back. Our own client posts the body we encode, each turn of the
-# history encoded once (ApiTurn), and reads the events as the JSON they are. The SDK still
-# does the rest: authentication, headers, retries of failed requests, status errors.
+# history (ApiTurn) and a run's tools (ApiTools) encoded once, and reads the events as the
+# JSON they are. The SDK still does the rest: authentication, headers, retries of failed
+# requests, status errors.
 
 
 class _StreamFault(Exception):
@@ -329,7 +330,11 @@ async def _server_sent_events(response: Any) -> AsyncGenerator[dict[str, Any], N
 
 
 async def _open_sdk_stream(client: Any, request: ModelRequest, params: dict[str, Any]) -> _Events:
-    stream = await client.messages.create(**params, stream=True)
+    try:
+        stream = await client.messages.create(**params, stream=True)
+    except UnicodeEncodeError:  # a lone surrogate somewhere: sent as U+FFFD
+        params = json.loads(encodable(_encode(params)))
+        stream = await client.messages.create(**params, stream=True)
     return _Events(_sdk_events(stream), stream.close)
 
 
