@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from playwright.sync_api import expect
-from test_panel import PLAN, shoot, start, status
+from test_panel import PLAN, STOP_LIMIT_MS, shoot, start, status, stop_and_time
 
 from jupyter_agent.testing import MessagesServer, Reply, text, tool_use
 
@@ -21,7 +21,7 @@ def step(number: int, state: str) -> dict[str, Any]:
     return tool_use("update_plan_step", {"step_number": number, "status": state})
 
 
-def test_a_plan_executed_and_stopped_mid_stream_on_the_real_client(open_notebook, lab):
+def test_a_plan_executed_and_stopped_mid_stream_on_the_real_client(open_notebook, lab, page):
     with MessagesServer() as server:
         server.script(
             [
@@ -57,7 +57,8 @@ def test_a_plan_executed_and_stopped_mid_stream_on_the_real_client(open_notebook
         expect(rows.nth(0).locator(".ja-step-status")).to_have_text("in progress")
         expect(panel.locator(".ja-text strong", has_text="writing").first).to_be_visible()
         expect(status(panel)).to_have_text("thinking…")
-        panel.get_by_role("button", name="Stop").click()
+        took = stop_and_time(page, panel)
+        assert took < STOP_LIMIT_MS, f"stopped after {took:.0f} ms"
         expect(status(panel)).to_have_text("stopped: Stopped by the user.")
         expect(panel.locator(".ja-interrupted")).to_have_text(" [interrupted]")
         server.wait_idle()
