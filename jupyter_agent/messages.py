@@ -225,8 +225,8 @@ def encodable(text: str) -> str:
 
 class ApiTurn(dict):  # type: ignore[type-arg]
     """One turn of the API view: a dict that is never changed once handed out, so a
-    model may keep on it what it derives from it (``encoded``: its request bytes), and
-    a long history is not encoded again at every step."""
+    model may keep on it what it derives from it (``encoded``: its JSON), and a long
+    history is not encoded again at every step."""
 
     __slots__ = ("encoded",)
 

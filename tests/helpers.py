@@ -18,6 +18,13 @@ async def until(predicate: Any, timeout: float = 5.0, interval: float = 0.002) -
         await asyncio.sleep(interval)
 
 
+def sent_key(request: Any) -> str:
+    """The API key a request to the loopback server carried (as x-api-key, or as a bearer
+    token: SDK versions differ)."""
+    headers = request.headers
+    return headers.get("x-api-key") or headers["authorization"].removeprefix("Bearer ")
+
+
 def assert_valid(history: list[Message]) -> None:
     problems = conversation_problems(to_api_messages(history))
     assert not problems, problems

@@ -10,7 +10,7 @@ import os
 import threading
 
 import pytest
-from helpers import assert_valid, until
+from helpers import assert_valid, sent_key, until
 
 from jupyter_agent import Agent, AnthropicModel
 from jupyter_agent.errors import MissingAPIKey
@@ -31,6 +31,23 @@ def lookup(key: str) -> str:
 def model(messages_server, monkeypatch):
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
     return AnthropicModel("claude-sonnet-4-6", base_url=messages_server.url, retry_delay=0.001)
+
+
+@pytest.fixture(params=["our client", "the caller's client"])
+def each_client(request, messages_server, monkeypatch):
+    """Makes the model on a client of its own, then (a second run of the test) on a client
+    of the caller's, which it reads through the SDK's own ``messages.create()``."""
+    import anthropic
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+
+    def make(**options):
+        if request.param == "our client":
+            return AnthropicModel(base_url=messages_server.url, **options)
+        client = anthropic.AsyncAnthropic(base_url=messages_server.url)
+        return AnthropicModel(client=client, **options)
+
+    return make
 
 
 async def test_a_run_streams_text_and_tool_calls_through_the_real_client(
@@ -302,13 +319,6 @@ async def test_a_missing_key_is_one_clear_sentence_at_start(workspace):
     assert agent.state is AgentState.idle
 
 
-def sent_key(request) -> str:
-    """The API key a request carried (as x-api-key, or as a bearer token)."""
-    return request.headers.get("x-api-key") or request.headers["authorization"].removeprefix(
-        "Bearer "
-    )
-
-
 async def test_the_environment_chooses_key_url_and_model(workspace, messages_server, monkeypatch):
     monkeypatch.setenv("ANTHROPIC_API_KEY", "env-key")
     monkeypatch.setenv("ANTHROPIC_BASE_URL", messages_server.url)
@@ -331,18 +341,10 @@ async def test_the_environment_chooses_key_url_and_model(workspace, messages_ser
     assert len(messages_server.requests) == 1
 
 
-@pytest.mark.parametrize("client", ["ours", "the caller's"])
 async def test_extended_thinking_streams_and_is_sent_back_unchanged(
-    workspace, messages_server, monkeypatch, client
+    workspace, messages_server, each_client
 ):
-    import anthropic
-
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
-    if client == "ours":
-        model = AnthropicModel(base_url=messages_server.url, thinking=2048)
-    else:  # read through the SDK's own events
-        own = anthropic.AsyncAnthropic(base_url=messages_server.url)
-        model = AnthropicModel(client=own, thinking=2048)
+    model = each_client(thinking=2048)
     messages_server.script(
         [
             Reply(
@@ -541,14 +543,10 @@ async def test_text_that_is_not_valid_unicode_is_sent_and_stored_as_replacement_
     assert resumed.history[0].text == "What is in here? \ufffd"
 
 
-@pytest.mark.parametrize("client", ["ours", "the caller's"])
 async def test_a_reply_with_a_lone_surrogate_is_kept_and_sent_back_as_a_replacement_character(
-    workspace, model, messages_server, client
+    workspace, messages_server, each_client
 ):
-    import anthropic
-
-    if client != "ours":  # the SDK's own encoder meets it
-        model = AnthropicModel(client=anthropic.AsyncAnthropic(base_url=messages_server.url))
+    model = each_client()
     # JSON may escape a lone surrogate ("\\udce9"); decoded, it is text no file takes.
     messages_server.script(
         [

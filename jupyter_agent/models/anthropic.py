@@ -379,7 +379,7 @@ def _encoded_tools(sent: list[dict[str, Any]], given: Sequence[dict[str, Any]]) 
     return kept[1]
 
 
-def _request_body(params: dict[str, Any], given_tools: Sequence[dict[str, Any]] = ()) -> bytes:
+def _request_body(params: dict[str, Any], given_tools: Sequence[dict[str, Any]]) -> bytes:
     """The streaming request for ``params``, with each turn of a history (ApiTurn), and
     the tools if they were given as ApiTools, encoded only the first time they are sent."""
     rest = {key: value for key, value in params.items() if key not in ("messages", "tools")}

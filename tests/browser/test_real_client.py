@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from helpers import sent_key
 from playwright.sync_api import expect
 from test_panel import PLAN, STOP_LIMIT_MS, shoot, start, status, stop_and_time
 
@@ -77,8 +78,7 @@ def test_a_plan_executed_and_stopped_mid_stream_on_the_real_client(open_notebook
         assert not server.errors
     assert len(requests) == 6
     assert all(r.body["model"] == "claude-sonnet-4-6" for r in requests)
-    # the key set with %env, in whichever header this SDK version sends it
-    assert all("sk-ant-browser-test" in " ".join(r.headers.values()) for r in requests)
+    assert all(sent_key(r) == "sk-ant-browser-test" for r in requests)  # set with %env
     # What was streamed before the Stop is sent back, marked as cut off, and every
     # tool use of the conversation is answered: a valid conversation to carry on from.
     carried = requests[3].body["messages"]
