@@ -1,12 +1,12 @@
 # The two commands the README promises. Each installs what it needs on a fresh
 # machine: a virtual environment with the package (and its lab extension, which
-# needs Node.js and npm), and for the tests Debian's chromium.
+# needs Node.js and npm), and for the tests Debian's chromium and bubblewrap.
 VENV ?= .venv
 PYTHON ?= python3
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: lab test install chromium
+.PHONY: lab test install system-packages
 
 # Containers often run as root, which Jupyter refuses without --allow-root.
 ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
@@ -15,7 +15,7 @@ lab: $(STAMP)
 	@[ -n "$$ANTHROPIC_API_KEY" ] || echo "No ANTHROPIC_API_KEY: the tutorials run on their offline scripted replays."
 	$(BIN)/jupyter lab --notebook-dir=notebooks $(ROOT_FLAG) $(LAB_ARGS)
 
-test: $(STAMP) chromium
+test: $(STAMP) system-packages
 	$(BIN)/python -m ruff check jupyter_agent tests benchmarks
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
@@ -27,5 +27,5 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e ".[test]"
 	touch $(STAMP)
 
-chromium:
-	./scripts/ensure-chromium
+system-packages:
+	./scripts/ensure-system-packages

@@ -171,6 +171,12 @@ class PermissionRequested(_Event):
     summary: str
     reason: str = ""
     input: dict[str, Any] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    """Why this call asks even where a rule would allow it (it writes a git hook, runs a
+    script changed during the session…): shown prominently on the card."""
+    remember: str | None = None
+    """What "Always allow" would remember, said before the click; ``None``: nothing would
+    be (the card does not offer it)."""
 
 
 @_event

@@ -89,6 +89,16 @@ class ToolCall:
 
 
 @dataclass(frozen=True)
+class Hazard:
+    """Something about one call that no rule may decide: it is refused, or the user is
+    asked with ``reason`` as a warning, whatever the policy says (e.g. a write outside
+    the workspace, a command that runs a script the agent just rewrote)."""
+
+    action: Literal["refuse", "ask"]
+    reason: str
+
+
+@dataclass(frozen=True)
 class Allow:
     reason: str = ""
     decision: Literal["allow"] = "allow"
@@ -118,6 +128,11 @@ class PermissionPolicy(Protocol):
         """Add a session rule allowing calls like ``call``; return its description."""
         ...
 
+    def preview_remember(self, call: ToolCall) -> str | None:
+        """What :meth:`remember` would add, said before the user clicks; ``None`` when it
+        would add nothing (the approval card then offers no "Always allow")."""
+        ...
+
 
 class AllowAll:
     """A policy that allows every call the role permits."""
@@ -126,4 +141,7 @@ class AllowAll:
         return Allow("no rules configured")
 
     def remember(self, call: ToolCall) -> str | None:
+        return None
+
+    def preview_remember(self, call: ToolCall) -> str | None:
         return None

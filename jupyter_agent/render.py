@@ -146,7 +146,18 @@ class TextRenderer:
     def _on_permission_request(self, e: Any) -> None:
         reason = f" ({e.reason})" if e.reason else ""
         self._line(self._style(f"⚠ approval needed: {e.summary}{reason}", "33"))
-        self._line(self._style("  handle.approve(True | False, remember=False)", "2"))
+        for warning in e.warnings:
+            self._line(self._style(f"  ! {warning}", "1;33"))
+        if e.remember is None:
+            self._line(self._style("  handle.approve(True | False)", "2"))
+        else:
+            self._line(
+                self._style(
+                    f"  handle.approve(True | False, remember=False); "
+                    f"remember=True remembers: {e.remember}",
+                    "2",
+                )
+            )
 
     def _on_permission_response(self, e: Any) -> None:
         verdict = "allowed" if e.allowed else "denied"

@@ -5,24 +5,29 @@ evaluates them in a fixed order — scope first (user > session > role > global)
 then higher priority, then at equal priority deny before ask before allow — and the
 first rule that matches decides. No match means ask.
 
-Shell commands are judged part by part: ``a && b`` runs only if both ``a`` and ``b``
-would, so an allowed prefix cannot smuggle in another command after ``;``, ``|``,
-``&&``, ``||``, a newline, ``$(…)`` or backticks. Prefixes match whole words:
-``git status`` does not match ``git statusx``.
+Shell commands are parsed with tree-sitter-bash (:mod:`jupyter_agent.commands`) and
+judged part by part: every program the line runs, at any depth (lists, pipelines,
+subshells, ``$(…)``, functions, here-documents), and every redirection as a file write.
+The line runs without asking only if every part would; a line the parser does not fully
+understand always asks. Prefixes match whole words: ``git status`` does not match
+``git statusx``.
 """
 
 from __future__ import annotations
 
 import json
+import posixpath
 import re
 import shlex
 import uuid
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from pathlib import Path, PurePosixPath
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, TypeAdapter
 
+from .commands.analysis import Invocation, Word, analyze, harmless_variable, program_name
 from .permissions import Allow, Ask, Decision, Deny, Permission, ToolCall
 from .sandbox import atomic_write_text, glob_matches
 
@@ -95,21 +100,57 @@ class NoPermission(_Matcher):
 
 
 class CommandPrefix(_Matcher):
-    """A shell command starting with these words (whole words only)."""
+    """A shell command whose program runs with these first words (whole words only).
+
+    Wrappers do not count (``timeout 60 pytest`` starts with ``pytest``), and a rule
+    never covers a redirection or a variable set for the program (``PATH=. ls``): those
+    are judged on their own. ``exact`` and ``read_only`` make it narrower still, as
+    "Always allow" remembers commands.
+    """
 
     kind: Literal["command"] = "command"
     prefix: str
+    exact: bool = False
+    """Only these words, all of them, known before running (``rm a.tmp``, nothing more)."""
+    read_only: bool = False
+    """Only uses of this program (and subcommand) that read: ``git log`` covers ``git log
+    -3`` but not ``git log --output=x``."""
 
     def matches(self, call: ToolCall) -> bool:
         command = call.input.get("command")
         if call.name not in _COMMAND_TOOLS or not isinstance(command, str):
             return False
-        want = _words(self.prefix)
-        have = _words(command)
-        return bool(want) and have[: len(want)] == want
+        line = analyze(command)
+        if len(line.invocations) != 1 or line.redirects or line.problems:
+            return False
+        return self.covers(line.invocations[0])
+
+    def covers(self, invocation: Invocation) -> bool:
+        want = tuple(_words(self.prefix))
+        if not want or any(not harmless_variable(a.name) for a in invocation.assignments):
+            return False
+        if self.read_only:
+            return invocation.kind == "reads" and invocation.effect.key == want
+        argv = invocation.argv
+        if self.exact:
+            return argv is not None and _named(argv) == _named(want)
+        head = invocation.words[: len(want)]
+        if len(head) < len(want) or not all(w.static for w in head):
+            return False
+        return _named(tuple(w.value or "" for w in head)) == _named(want)
 
     def describe(self) -> str:
+        if self.exact:
+            return f"exactly `{self.prefix}`"
+        if self.read_only:
+            return f"`{self.prefix}` when it only reads"
         return f"commands starting with `{self.prefix}`"
+
+
+def _named(argv: tuple[str, ...]) -> tuple[str, ...]:
+    """argv with its program as a name (``/usr/bin/git`` is ``git``)."""
+    name = program_name(Word(argv[0], argv[0])) if argv else None
+    return ((name or argv[0]), *argv[1:]) if argv else argv
 
 
 class PathGlob(_Matcher):
@@ -259,8 +300,19 @@ class Rules:
 
     def decide(self, call: ToolCall) -> Decision:
         parts = command_parts(call)
-        if len(parts) > 1:
-            return _combine([self.decide(part) for part in parts])
+        if parts is None:
+            return self._decide_one(call)
+        problems = analyze(str(call.input.get("command", ""))).problems
+        whole = self.first_match(call)
+        if whole is not None and whole.decision == "deny":
+            return Deny(whole.explain())  # a deny rule about the whole line holds
+        decisions = [self._decide_one(part) for part in parts]
+        decisions.extend(Ask(p) for p in problems)
+        if not decisions:
+            return self._decide_one(call)
+        return _combine(decisions)
+
+    def _decide_one(self, call: ToolCall) -> Decision:
         rule = self.first_match(call)
         if rule is None:
             return Ask("no rule covers this call")
@@ -268,19 +320,46 @@ class Rules:
         return {"allow": Allow, "deny": Deny, "ask": Ask}[rule.decision](reason)
 
     def remember(self, call: ToolCall) -> str | None:
-        """After "Always allow": a narrow session rule allowing calls like this one."""
-        added = []
-        for part in command_parts(call) if call.name in _COMMAND_TOOLS else [call]:
-            if part.name in _COMMAND_TOOLS:
-                prefix = remembered_prefix(str(part.input.get("command", "")))
-                matcher: _Matcher = CommandPrefix(prefix=prefix)
-            else:
-                matcher = ToolName(name=part.name)
-            rule = Rule.allow(matcher, scope="session", target=call.session_id or None)
-            if not any(r.matcher == rule.matcher and r.scope == "session" for r in self.rules):
-                self.rules.append(rule)
-                added.append(rule.explain())
-        return "; ".join(added) if added else None
+        """After "Always allow": narrow session rules allowing calls like this one.
+
+        A command is remembered program by program: one that only reads by its program
+        (and subcommand), as a read-only rule (``git log``); any other by its exact words
+        (``rm a.tmp``); one whose words are only known at run time not at all. A
+        redirection is never remembered. Other tools are remembered by name.
+        """
+        added = self._new_rules(call)
+        self.rules.extend(added)
+        return "; ".join(r.explain() for r in added) if added else None
+
+    def preview_remember(self, call: ToolCall) -> str | None:
+        """What :meth:`remember` would add for ``call``, before the user clicks."""
+        added = self._new_rules(call)
+        return "; ".join(r.explain() for r in added) if added else None
+
+    def _new_rules(self, call: ToolCall) -> list[Rule]:
+        target = call.session_id or None
+        if call.name in _COMMAND_TOOLS and isinstance(call.input.get("command"), str):
+            matchers: list[_Matcher] = []
+            for invocation in analyze(str(call.input["command"])).invocations:
+                if invocation.effect.problem:
+                    continue
+                if invocation.kind == "reads" and invocation.effect.key:
+                    matchers.append(
+                        CommandPrefix(prefix=shlex.join(invocation.effect.key), read_only=True)
+                    )
+                elif invocation.argv is not None:
+                    matchers.append(
+                        CommandPrefix(prefix=shlex.join(_named(invocation.argv)), exact=True)
+                    )
+        else:
+            matchers = [ToolName(name=call.name)]
+        added: list[Rule] = []
+        for matcher in matchers:
+            rule = Rule.allow(matcher, scope="session", target=target)
+            known = [*self.rules, *added]
+            if not any(r.matcher == rule.matcher and r.scope == "session" for r in known):
+                added.append(rule)
+        return added
 
     # --- files ---------------------------------------------------------------------
 
@@ -358,76 +437,48 @@ def _combine(decisions: Sequence[Decision]) -> Decision:
 
 # --- shell commands ----------------------------------------------------------------
 
-_SEPARATORS = re.compile(r"\|\||&&|[;|&\n]")
 
-
-def split_command(command: str) -> list[str]:
-    """The simple commands inside a shell line: split on ; && || | & newlines, and
-    including what runs inside $(…) and backticks."""
-    parts: list[str] = []
-    outer = command
-    for inner in re.findall(r"\$\(([^()]*)\)|`([^`]*)`", command):
-        sub = inner[0] or inner[1]
-        parts.extend(split_command(sub))
-    outer = re.sub(r"\$\([^()]*\)|`[^`]*`", " SUBST ", outer)
-    parts.extend(p.strip() for p in _split_outside_quotes(outer))
-    return [p for p in parts if p]
-
-
-def _split_outside_quotes(command: str) -> list[str]:
-    pieces: list[str] = []
-    current: list[str] = []
-    quote: str | None = None
-    i = 0
-    while i < len(command):
-        ch = command[i]
-        if quote:
-            current.append(ch)
-            if ch == quote:
-                quote = None
-            elif ch == "\\" and quote == '"' and i + 1 < len(command):
-                current.append(command[i + 1])
-                i += 1
-        elif ch in "'\"":
-            quote = ch
-            current.append(ch)
-        elif ch == "\\" and i + 1 < len(command):
-            current.append(command[i : i + 2])
-            i += 1
-        else:
-            m = _SEPARATORS.match(command, i)
-            if m:
-                pieces.append("".join(current))
-                current = []
-                i = m.end()
-                continue
-            current.append(ch)
-        i += 1
-    pieces.append("".join(current))
-    return pieces
-
-
-def command_parts(call: ToolCall) -> list[ToolCall]:
-    """One call per simple command of a shell call; other calls come back as they are."""
+def command_parts(call: ToolCall) -> list[ToolCall] | None:
+    """The parts a shell call is judged by: one call per program it runs (wrappers
+    removed), and one file write per redirection. ``None`` for any other call."""
     command = call.input.get("command")
     if call.name not in _COMMAND_TOOLS or not isinstance(command, str):
-        return [call]
-    parts = split_command(command)
-    if len(parts) <= 1:
-        return [call]
-    return [
-        ToolCall(
-            name=call.name,
-            category=call.category,
-            input={**call.input, "command": part},
-            summary=part,
-            role=call.role,
-            session_id=call.session_id,
-            permissions=call.permissions,
-            paths=call.paths,
-        )
-        for part in parts
+        return None
+    line = analyze(command)
+    folder = str(call.input.get("working_dir", ".") or ".")
+    parts = [
+        replace(call, input={"command": invocation.text}, summary=invocation.text)
+        for invocation in line.invocations
     ]
+    for redirect in line.redirects:
+        if not redirect.writes:
+            continue
+        target = redirect.target.value if redirect.target.static else None
+        paths = (
+            tuple(_relative_path(folder, cwd, target) for cwd in redirect.cwds)
+            if target is not None
+            else ()
+        )
+        parts.append(
+            replace(
+                call,
+                category="write",
+                input={"redirect": redirect.text, "path": target},
+                summary=f"{redirect.text} (writes {target or 'a path known at run time'})",
+                permissions=call.permissions | {Permission.WRITE_FILES},
+                paths=paths,
+            )
+        )
+    return parts
+
+
+def _relative_path(folder: str, cwd: str | None, target: str) -> str:
+    """A redirection's target as path rules see it: relative to the workspace when the
+    words say so (lexically), else as written."""
+    if target.startswith(("/", "~")) or cwd is None or cwd.startswith(("/", "~")):
+        return target
+    joined = posixpath.normpath(posixpath.join(folder, cwd, target))
+    return joined if not joined.startswith("..") else target
 
 
 def _words(command: str) -> list[str]:
@@ -435,46 +486,3 @@ def _words(command: str) -> list[str]:
         return shlex.split(command)
     except ValueError:  # unbalanced quotes: fall back to whitespace
         return command.split()
-
-
-# Commands whose first word alone would allow far too much: remember them whole.
-_BROAD = frozenset(
-    {
-        "rm",
-        "mv",
-        "cp",
-        "dd",
-        "chmod",
-        "chown",
-        "sudo",
-        "su",
-        "curl",
-        "wget",
-        "kill",
-        "pkill",
-        "bash",
-        "sh",
-        "zsh",
-        "eval",
-        "exec",
-        "xargs",
-        "find",
-        "ssh",
-        "scp",
-        "rsync",
-        "truncate",
-    }
-)
-
-
-def remembered_prefix(command: str) -> str:
-    """The prefix words "Always allow" remembers: ``git commit -m x`` → ``git commit``."""
-    words = _words(command)
-    if not words:
-        return command.strip()
-    if words[0] in _BROAD:
-        return shlex.join(words)
-    prefix = [words[0]]
-    if len(words) > 1 and re.fullmatch(r"[A-Za-z0-9][\w:.-]*", words[1]):
-        prefix.append(words[1])
-    return shlex.join(prefix)

@@ -192,6 +192,22 @@ class Sandbox:
                 return f"it matches the deny rule {pattern!r} (Sandbox.deny_globs)"
         return None
 
+    def read_refusal(self, path: Path | str) -> str | None:
+        """Why reading ``path`` (absolute, or relative to the root) would leak a secret: a
+        sensitive place or a deny glob. ``None`` otherwise, even outside the workspace:
+        commands may read there."""
+        joined = os.path.join(self.root, os.fspath(path))
+        for candidate in (Path(os.path.normpath(joined)), Path(os.path.realpath(joined))):
+            place = self._sensitive_place(candidate)
+            if place is not None and place not in ("/etc", "/sys"):  # readable system files
+                return f"{place} is a sensitive location (credentials or process data)."
+            parts = _rel_parts(candidate, self.root)
+            if parts is not None:
+                reason = self.deny_reason(parts)
+                if reason is not None:
+                    return f"{reason}."
+        return None
+
     def allows(self, path: Path) -> bool:
         """Whether a path met while walking a folder may be read (no error, just yes/no)."""
         real = Path(os.path.realpath(path)) if os.path.islink(path) else Path(path)

@@ -1,7 +1,9 @@
-"""A settings file for roles and rules (JSON or TOML).
+"""Settings files for roles, rules and the sandbox (JSON or TOML).
 
-By default an agent reads ``<workspace>/.jupyter_agent/settings.toml`` (or ``.json``)
-when it exists. Example::
+An agent reads the user's settings, ``~/.jupyter_agent/settings.toml`` (or ``.json``),
+then the workspace's, ``<workspace>/.jupyter_agent/settings.toml`` (or ``.json``), when
+they exist. The ``[sandbox]`` table is read from the user's file only: a folder must not
+be able to turn off the sandbox its own commands run in. Example::
 
     [roles.reviewer]
     description = "Reads the code and runs the tests; changes nothing."
@@ -13,6 +15,12 @@ when it exists. Example::
     scope = "role"
     target = "reviewer"
     matcher = { kind = "command", prefix = "pytest" }
+
+    [sandbox]            # user settings only
+    enabled = true       # false: commands run unconfined (the panel says so)
+    network = true       # false: commands get no network
+    writable = ["~/.cache/pip"]   # folders outside the workspace commands may write
+    unix_sockets = false # true: commands may use Unix sockets (D-Bus, docker.sock…)
 """
 
 from __future__ import annotations
@@ -24,6 +32,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from .commands import SandboxSettings
 from .errors import AgentError
 from .permissions import Role
 from .rules import Rule, Rules
@@ -53,6 +62,20 @@ class RoleSettings(BaseModel):
     """A markdown file, relative to the settings file, holding the role's prompt."""
 
 
+class SandboxTable(BaseModel):
+    """The ``[sandbox]`` table (see :class:`~jupyter_agent.commands.SandboxSettings`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = True
+    network: bool = True
+    writable: list[str] = Field(default_factory=list)
+    unix_sockets: bool = False
+
+    def make(self) -> SandboxSettings:
+        return SandboxSettings(self.enabled, self.network, tuple(self.writable), self.unix_sockets)
+
+
 class Settings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -60,6 +83,8 @@ class Settings(BaseModel):
     rules: list[Rule] = Field(default_factory=list)
     default_rules: bool = True
     """Start from :meth:`Rules.defaults` and add the file's rules; false to use only the file's."""
+    sandbox: SandboxTable | None = None
+    """Read from the user's settings only."""
     source: Path | None = Field(default=None, exclude=True)
 
     def make_roles(self) -> list[Role]:
@@ -97,8 +122,14 @@ def load_settings(path: str | Path) -> Settings:
 
 
 def find_settings(workspace: Path) -> Settings | None:
+    """The workspace's settings file, if it has one."""
     for relative in SETTINGS_FILES:
         candidate = workspace / relative
         if candidate.is_file():
             return load_settings(candidate)
     return None
+
+
+def user_settings() -> Settings | None:
+    """The user's own settings (``~/.jupyter_agent/settings.toml`` or ``.json``), if any."""
+    return find_settings(Path.home())

@@ -71,7 +71,7 @@ async def test_deleting_asks_and_waits_then_follows_the_answer(workspace):
     assert_valid(agent.history)
 
 
-async def test_always_allow_remembers_the_command_prefix_only(workspace):
+async def test_always_allow_says_what_it_will_remember_and_stays_narrow(workspace):
     model = ScriptedModel(
         [
             call("execute_command", command="echo hello first"),
@@ -95,7 +95,14 @@ async def test_always_allow_remembers_the_command_prefix_only(workspace):
     remembered = [
         e.rule for e in handle.events_so_far if e.kind == "permission_response" and e.rule
     ]
-    assert remembered == ["allow commands starting with `echo hello`"]
+    assert remembered == ["allow `echo` when it only reads"]
+    offered = [e.remember for e in handle.events_so_far if e.kind == "permission_request"]
+    # what the card said before each click: the first, exactly what was then remembered
+    assert offered == [
+        "allow `echo` when it only reads",
+        "allow exactly `touch sneaky`",
+        "allow exactly `touch other`",
+    ]
     assert not (workspace / "sneaky").exists()
     assert not (workspace / "other").exists()
 

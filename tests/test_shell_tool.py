@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import random
 import signal
 import sys
 import time
@@ -14,6 +15,7 @@ import pytest
 from helpers import assert_valid, until
 
 from jupyter_agent import Agent, ScriptedModel
+from jupyter_agent.commands import OsSandbox, SandboxSettings
 from jupyter_agent.errors import ToolError
 from jupyter_agent.messages import INTERRUPTED_RESULT
 from jupyter_agent.permissions import AllowAll
@@ -68,7 +70,44 @@ def kill_if_alive(pid: int | None) -> None:
         os.kill(pid, signal.SIGKILL)
 
 
-BACKGROUND_CHILD = "sh -c 'sleep 30 & echo $! > child.pid; wait'"
+def marker() -> str:
+    """A sleep duration no other process has: it finds the process in the host's /proc
+    (pids printed inside the sandbox are its PID namespace's, not the host's)."""
+    return f"{3000 + random.random() * 1000:.6f}"
+
+
+def running(mark: str) -> list[int]:
+    """Host pids of the live processes whose command line holds ``mark``."""
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/cmdline", "rb") as f:
+                cmdline = f.read()
+        except OSError:
+            continue
+        if mark.encode() in cmdline and alive(int(name)):
+            found.append(int(name))
+    return found
+
+
+def kill_all(mark: str) -> None:
+    for pid in running(mark):
+        kill_if_alive(pid)
+
+
+def background_child(mark: str) -> str:
+    return f"sh -c 'sleep {mark} & echo started > child.pid; wait'"
+
+
+UNCONFINED = SandboxSettings(enabled=False)
+
+
+async def run_unconfined(ws: Path, **args) -> ToolOutput:
+    ctx = ToolContext(workspace=ws)
+    ctx.resources.insert(OsSandbox(ws, UNCONFINED), OsSandbox)
+    return await execute_command.call(ctx, args)
 
 
 def test_the_contract():
@@ -176,111 +215,136 @@ async def test_output_streams_as_batched_progress(workspace):
 
 
 async def test_timeout_kills_the_whole_process_group(workspace):
+    mark = marker()
     started = time.monotonic()
-    out = await run(workspace, command=BACKGROUND_CHILD, timeout=0.5)
-    child = read_pid(workspace / "child.pid")
+    out = await run(workspace, command=background_child(mark), timeout=0.5)
     try:
-        assert child is not None
+        assert (workspace / "child.pid").exists()
         assert time.monotonic() - started < 3
         assert out.is_error
         assert out.text.endswith(
             "[timed out after 0.5 s: the command and all its child processes were killed]"
         )
         assert out.data["timed_out"]
-        await until(lambda: not alive(child), timeout=1.0)
+        await until(lambda: not running(mark), timeout=1.0)
     finally:
-        kill_if_alive(child)
+        kill_all(mark)
+
+
+@pytest.mark.parametrize(
+    "start",
+    [
+        "setsid sleep {mark} & ",
+        "(sleep {mark} &) & ",
+        "nohup sleep {mark} > /dev/null 2>&1 & ",
+        "sleep {mark} & disown; ",
+        "sh -c 'setsid sh -c \"sleep {mark} &\" &' ; ",
+    ],
+)
+async def test_what_a_command_starts_ends_on_timeout_however_it_detached(workspace, start):
+    mark = marker()
+    command = start.format(mark=mark) + "sleep 0.3; echo up > up.txt; sleep 30"
+    await run(workspace, command=command, timeout=1.0)
+    try:
+        assert (workspace / "up.txt").exists()
+        await until(lambda: not running(mark), timeout=1.0)
+    finally:
+        kill_all(mark)
 
 
 async def test_all_background_children_are_killed_on_timeout(workspace):
-    command = "sleep 30 & echo $! > a.pid; sleep 30 & echo $! > b.pid; wait"
+    a, b = marker(), marker()
+    command = f"sleep {a} & sleep {b} & echo up > up.txt; wait"
     await run(workspace, command=command, timeout=0.5)
-    pids = [read_pid(workspace / "a.pid"), read_pid(workspace / "b.pid")]
     try:
-        assert None not in pids
-        await until(lambda: not any(alive(p) for p in pids), timeout=1.0)
+        assert (workspace / "up.txt").exists()
+        await until(lambda: not running(a) and not running(b), timeout=1.0)
     finally:
-        for p in pids:
-            kill_if_alive(p)
+        kill_all(a)
+        kill_all(b)
 
 
 async def test_a_process_that_ignores_sigterm_gets_sigkill(workspace, monkeypatch):
     monkeypatch.setattr(shell, "KILL_GRACE", 0.2)
-    command = "trap '' TERM; echo $$ > shell.pid; while :; do sleep 0.05; done"
+    mark = marker()
+    command = f"trap '' TERM; echo up > up.txt; while :; do sleep {mark}; done"
     started = time.monotonic()
     await run(workspace, command=command, timeout=0.3)
-    pid = read_pid(workspace / "shell.pid")
     try:
-        assert pid is not None
         assert time.monotonic() - started < 2
-        await until(lambda: not alive(pid), timeout=1.0)
+        await until(lambda: not running(mark), timeout=1.0)
     finally:
-        kill_if_alive(pid)
+        kill_all(mark)
 
 
 async def test_cancelling_kills_the_process_group_and_reraises(workspace):
-    task = asyncio.create_task(run(workspace, command=BACKGROUND_CHILD, timeout=60))
-    pid_file = workspace / "child.pid"
-    await until(lambda: read_pid(pid_file) is not None, timeout=5.0)
-    child = read_pid(pid_file)
-    assert child is not None
+    mark = marker()
+    task = asyncio.create_task(run(workspace, command=background_child(mark), timeout=60))
+    await until(lambda: (workspace / "child.pid").exists() and running(mark), timeout=5.0)
     try:
-        assert alive(child)
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await asyncio.wait_for(task, 3)
-        await until(lambda: not alive(child), timeout=1.0)
+        await until(lambda: not running(mark), timeout=1.0)
     finally:
-        kill_if_alive(child)
+        kill_all(mark)
 
 
 async def test_a_second_cancel_during_cleanup_still_leaves_nothing_running(workspace, monkeypatch):
     monkeypatch.setattr(shell, "KILL_GRACE", 0.3)
-    command = "trap '' TERM; echo $$ > shell.pid; while :; do sleep 0.05; done"
+    mark = marker()
+    command = f"trap '' TERM; echo up > up.txt; while :; do sleep {mark}; done"
     task = asyncio.create_task(run(workspace, command=command))
-    await until(lambda: read_pid(workspace / "shell.pid") is not None, timeout=5.0)
-    pid = read_pid(workspace / "shell.pid")
+    await until(lambda: (workspace / "up.txt").exists(), timeout=5.0)
     try:
         task.cancel()
         await asyncio.sleep(0.05)  # inside the SIGTERM grace now
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await asyncio.wait_for(task, 3)
-        assert not alive(pid)
+        assert not running(mark)
     finally:
-        kill_if_alive(pid)
+        kill_all(mark)
 
 
-async def test_background_children_holding_the_output_are_killed_after_exit(workspace, monkeypatch):
-    monkeypatch.setattr(shell, "EXIT_GRACE", 0.2)
+async def test_background_children_end_when_the_command_ends(workspace):
+    mark = marker()
     started = time.monotonic()
-    out = await run(workspace, command="sleep 30 & echo $! > child.pid; echo started")
-    child = read_pid(workspace / "child.pid")
+    out = await run(workspace, command=f"sleep {mark} > /dev/null 2>&1 & echo started")
     try:
         assert time.monotonic() - started < 3
         assert out.text.startswith("started\n[exit code 0 after ")
-        assert out.text.endswith("; background processes it left holding its output were killed]")
-        await until(lambda: not alive(child), timeout=1.0)
+        assert out.data["sandboxed"]
+        await until(lambda: not running(mark), timeout=1.0)
     finally:
-        kill_if_alive(child)
+        kill_all(mark)
 
 
-async def test_a_detached_background_process_is_left_running(workspace):
-    out = await run(workspace, command="sleep 30 > /dev/null 2>&1 & echo $! > child.pid")
-    child = read_pid(workspace / "child.pid")
+async def test_without_the_sandbox_children_holding_the_output_are_killed_after_exit(
+    workspace, monkeypatch
+):
+    monkeypatch.setattr(shell, "EXIT_GRACE", 0.2)
+    mark = marker()
+    started = time.monotonic()
+    out = await run_unconfined(workspace, command=f"sleep {mark} & echo started")
     try:
-        assert out.text.startswith("(no output)\n[exit code 0")
-        assert child is not None and alive(child)
+        assert time.monotonic() - started < 3
+        assert not out.data["sandboxed"]
+        assert out.text.startswith("started\n[exit code 0 after ")
+        assert out.text.endswith("; background processes it left holding its output were killed]")
+        await until(lambda: not running(mark), timeout=1.0)
     finally:
-        kill_if_alive(child)
+        kill_all(mark)
 
 
 async def test_stopping_an_agent_while_a_command_runs_kills_it_and_keeps_history_valid(workspace):
+    mark = marker()
+    command = background_child(mark)
     model = ScriptedModel(
         [
             {
                 "text": "Running it.",
-                "tool_calls": [{"name": "execute_command", "input": {"command": BACKGROUND_CHILD}}],
+                "tool_calls": [{"name": "execute_command", "input": {"command": command}}],
             }
         ]
     )
@@ -293,15 +357,13 @@ async def test_stopping_an_agent_while_a_command_runs_kills_it_and_keeps_history
         persist=False,
     )
     handle = agent.start("run the command")
-    pid_file = workspace / "child.pid"
-    await until(lambda: read_pid(pid_file) is not None, timeout=5.0)
-    child = read_pid(pid_file)
+    await until(lambda: (workspace / "child.pid").exists() and running(mark), timeout=5.0)
     try:
         handle.stop()
         await asyncio.wait_for(handle.wait(), 3)
-        await until(lambda: not alive(child), timeout=1.0)
+        await until(lambda: not running(mark), timeout=1.0)
         assert_valid(agent.history)
         results = [r for m in agent.history for r in m.tool_results]
         assert [r.text for r in results] == [INTERRUPTED_RESULT]
     finally:
-        kill_if_alive(child)
+        kill_all(mark)

@@ -9,21 +9,24 @@ from pathlib import Path
 from typing import Any
 
 from .._prompts import load_prompt
+from ..commands import OsSandbox, SandboxSettings
 from ..errors import AgentBusy
 from ..events import AgentWarning, Event
 from ..messages import Message, encodable
 from ..models import Model, resolve_model
 from ..notebook import ChangeLog, FileBridge, NotebookBridge
-from ..permissions import BUILTIN_ROLES, PermissionPolicy, Role
+from ..permissions import BUILTIN_ROLES, Permission, PermissionPolicy, Role
+from ..provenance import WrittenFiles
 from ..rules import Rules
 from ..sandbox import Sandbox
-from ..settings import Settings, find_settings, load_settings
+from ..settings import Settings, find_settings, load_settings, user_settings
 from ..states import AgentState
 from ..tools import ResourceMap, Tool, ToolRegistry
 from ..tools.control import CONTROL_TOOLS
 from ..tools.files import WORKSPACE_TOOLS as FILE_TOOLS
 from ..tools.notebook import NOTEBOOK_TOOLS
 from ..tools.shell import WORKSPACE_TOOLS as SHELL_TOOLS
+from ..tools.shell import workspace_os_sandbox
 from ._bus import EventBus
 from ._handle import RunHandle
 from ._loops import LOOPS, Loop
@@ -65,6 +68,7 @@ class Agent:
         persist: bool = True,
         settings: str | Path | Settings | None = None,
         sandbox: Sandbox | None = None,
+        command_sandbox: SandboxSettings | OsSandbox | None = None,
         builtin_tools: bool = True,
         notebook: str | Path | NotebookBridge | None = None,
     ) -> None:
@@ -90,6 +94,9 @@ class Agent:
             settings: A settings file (or :class:`Settings`) with roles and rules; by
                 default ``<workspace>/.jupyter_agent/settings.toml`` or ``.json`` if present.
             sandbox: Where file tools may go (default: the workspace, minus secrets).
+            command_sandbox: How the OS confines shell commands: settings, or a ready
+                :class:`OsSandbox`; by default the ``[sandbox]`` table of the user's
+                settings (on, with network).
             builtin_tools: Offer the workspace tools (files, search, shell) besides the
                 control tools; roles and rules still decide what may run.
             notebook: The notebook to work on: a bridge, or a path (edited as a file).
@@ -99,7 +106,15 @@ class Agent:
         if isinstance(settings, (str, Path)):
             settings = load_settings(settings)
         self.settings = settings if settings is not None else find_settings(self.workspace)
-        file_roles = self.settings.make_roles() if self.settings else []
+        user = user_settings()
+        if user is not None and self.settings is not None and user.source == self.settings.source:
+            user = None  # the workspace is the home folder: one file, read once
+        self._notices: list[str] = []
+        """Said once, at the next run that may run commands."""
+        file_roles = [
+            *(user.make_roles() if user else []),
+            *(self.settings.make_roles() if self.settings else []),
+        ]
         self.roles: dict[str, Role] = {
             **BUILTIN_ROLES,
             **{r.name: r for r in file_roles},
@@ -117,10 +132,29 @@ class Agent:
         self.loop = loop
         if policy is None:
             policy = self.settings.make_rules() if self.settings else Rules.defaults()
+            if user is not None:
+                policy.add(*user.rules)
         self.policy: PermissionPolicy = policy
         self.instructions = instructions
         self.resources = ResourceMap()
         self.resources.insert(sandbox or Sandbox(self.workspace), Sandbox)
+        if self.settings is not None and self.settings.sandbox is not None and user is not None:
+            self._notices.append(
+                f"The [sandbox] table in {self.settings.source} was ignored: sandbox settings "
+                "are read from your own settings only (~/.jupyter_agent/settings.toml)."
+            )
+        if not isinstance(command_sandbox, OsSandbox):
+            chosen = command_sandbox or (
+                user.sandbox.make()
+                if user is not None and user.sandbox is not None
+                else SandboxSettings()
+            )
+            command_sandbox = workspace_os_sandbox(self.workspace, settings=chosen)
+        self.command_sandbox = command_sandbox
+        """The OS sandbox shell commands run in; ``.status()`` says what it confines."""
+        self.resources.insert(command_sandbox, OsSandbox)
+        self.resources.insert(WrittenFiles())
+        self._sandbox_noted = False
         self.changes = ChangeLog()
         """The notebook edits of every run, so each run's edits can be undone."""
         self.resources.insert(self.changes)
@@ -189,6 +223,22 @@ class Agent:
             environment += f"\nYour notebook: {bridge.describe()}"
         parts.append(environment)
         return "\n\n".join(parts)
+
+    def notices_for(self, role: Role) -> list[str]:
+        """What a run as ``role`` should say once, as it starts: settings that were
+        ignored, and, the first time commands may run, that no OS sandbox confines them."""
+        notices, self._notices = self._notices, []
+        tool = self.tools.get("execute_command")
+        if (
+            not self._sandbox_noted
+            and tool is not None
+            and Permission.EXECUTE_COMMANDS in role.permissions
+        ):
+            self._sandbox_noted = True
+            status = self.command_sandbox.status()
+            if not status.active:
+                notices.append(status.detail)
+        return notices
 
     # --- the notebook ----------------------------------------------------------------
 
@@ -368,6 +418,8 @@ class Agent:
         child = Agent(role=role, workspace=self.workspace, session=child_session, **options)
         child.tools = self.tools.copy()
         child.resources = self.resources
+        child.command_sandbox = self.command_sandbox
+        child._sandbox_noted = True
         self.session.metadata.child_session_ids.append(child_session.id)
         self.session.save()
         return child

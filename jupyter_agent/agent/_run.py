@@ -25,6 +25,7 @@ from .._wording import plural
 from ..errors import AgentError, ModelError, ToolDenied, ToolError
 from ..events import (
     AgentStarted,
+    AgentWarning,
     Completed,
     ErrorOccurred,
     Event,
@@ -73,7 +74,7 @@ from ..models import (
     StreamThinking,
     Usage,
 )
-from ..permissions import Allow, Ask, Deny, Role, ToolCall
+from ..permissions import Allow, Ask, Deny, Hazard, Role, ToolCall
 from ..plans import Plan, Question, QuestionOption, StepProgress, StepStatus
 from ..states import TERMINAL_FOR, AgentState, StopReason, check_transition
 from ..tools import ToolContext, ToolOutput
@@ -221,6 +222,8 @@ class Run:
                     model_label=self.model.label,
                 )
             )
+            for notice in self.agent.notices_for(self.role):
+                self.emit(AgentWarning(message=notice))
             await loop_fn(self)
             reason, message = self._end or ("completed", "")
         except asyncio.CancelledError:
@@ -539,27 +542,6 @@ class Run:
                     missing=missing,
                 )
             kwargs = tool.validate(block.input)
-            call = ToolCall(
-                name=tool.name,
-                category=tool.category,
-                input=block.input,
-                summary=summary,
-                role=self.role.name,
-                session_id=self.session.id,
-                permissions=tool.permissions,
-                paths=tuple(_relative(p, self.agent.workspace) for p in tool.paths(block.input)),
-            )
-            decision = self.agent.policy.decide(call)
-            if isinstance(decision, Deny):
-                raise ToolDenied(f"Refused by a permission rule: {decision.reason or 'denied'}.")
-            if isinstance(decision, Ask) and not await self._approval(
-                call, block.id, decision.reason
-            ):
-                raise ToolDenied(
-                    "The user declined this call. Do not repeat it; take another approach "
-                    "or ask the user what they want."
-                )
-            assert isinstance(decision, (Allow, Ask))
             ctx = ToolContext(
                 session_id=self.session.id,
                 role=self.role.name,
@@ -570,6 +552,17 @@ class Run:
                 metadata=self.agent.metadata,
                 run=self,
             )
+            call = ToolCall(
+                name=tool.name,
+                category=tool.category,
+                input=block.input,
+                summary=summary,
+                role=self.role.name,
+                session_id=self.session.id,
+                permissions=tool.permissions,
+                paths=tuple(_relative(p, self.agent.workspace) for p in tool.paths(block.input)),
+            )
+            await self._permit(tool.assess(ctx, kwargs), call, block.id)
             output = await tool.invoke(ctx, kwargs)
         except StopRun:
             raise
@@ -593,6 +586,26 @@ class Run:
         if not self.state.terminal:
             self.set_state(AgentState.running)
         return tool_result(block.id, text, is_error=output.is_error, images=output.images)
+
+    async def _permit(self, hazards: list[Hazard], call: ToolCall, tool_use_id: str) -> None:
+        """Refuse the call, ask the user, or let it run. A hazard (a write outside the
+        workspace, a changed script about to run) is beyond any policy: refused, or asked
+        about with a warning even when a rule allows the call."""
+        refused = [h.reason for h in hazards if h.action == "refuse"]
+        if refused:
+            raise ToolDenied("\n".join(dict.fromkeys(refused)))
+        decision = self.agent.policy.decide(call)
+        if isinstance(decision, Deny):
+            raise ToolDenied(f"Refused by a permission rule: {decision.reason or 'denied'}.")
+        warnings = list(dict.fromkeys(h.reason for h in hazards if h.action == "ask"))
+        if isinstance(decision, Allow) and not warnings:
+            return
+        reason = decision.reason if isinstance(decision, Ask) else ""
+        if not await self._approval(call, tool_use_id, reason, warnings):
+            raise ToolDenied(
+                "The user declined this call. Do not repeat it; take another approach "
+                "or ask the user what they want."
+            )
 
     def tool_progress(self, tool_use_id: str, output: str) -> None:
         self.emit(ToolProgress(tool_use_id=tool_use_id, output=output))
@@ -638,8 +651,12 @@ class Run:
         )
         return value, option
 
-    async def _approval(self, call: ToolCall, tool_use_id: str, reason: str) -> bool:
+    async def _approval(
+        self, call: ToolCall, tool_use_id: str, reason: str, warnings: list[str]
+    ) -> bool:
         rid = new_id()
+        preview = getattr(self.agent.policy, "preview_remember", None)
+        remember = preview(call) if callable(preview) else "calls like this one"
         future: asyncio.Future[tuple[bool, bool]] = asyncio.get_running_loop().create_future()
         self.pending_permission = (rid, call, future)
         self.needs_user.set()
@@ -651,6 +668,8 @@ class Run:
                 summary=call.summary,
                 reason=reason,
                 input=dict(call.input),
+                warnings=warnings,
+                remember=remember,
             )
         )
         try:

@@ -197,6 +197,11 @@ class KernelAgent:
 
     def _equip(self, agent: Agent) -> Agent:
         attach_kernel(agent, self.shell)
+        connection = _connection_file()
+        if connection is not None:
+            # The kernel's key is in it: a command that read it could ask this kernel to
+            # run code outside the sandbox.
+            agent.command_sandbox.hide(connection.parent)
         if self.notebook_path is not None:
             agent.attach_notebook(self._notebook_bridge())
         return agent
@@ -247,6 +252,15 @@ class KernelAgent:
                 agent, kernel_id=kernel_id(self.shell), resume=lambda sid: self.resume(sid)
             )
         return self.panel
+
+
+def _connection_file() -> Path | None:
+    try:
+        from ipykernel.connect import get_connection_file
+
+        return Path(get_connection_file()).resolve()
+    except Exception:  # not in a kernel, or no connection file
+        return None
 
 
 def _connect_notebook() -> Any:

@@ -363,6 +363,10 @@ class AgentPanel(anywidget.AnyWidget):
     """Where the user asked for the panel: inline, or side (the lab extension docks it)."""
     widget_id = t.Unicode("").tag(sync=True)
     """This widget's model id, for the lab extension to make a view of it in the sidebar."""
+    sandbox = t.Unicode("").tag(sync=True)
+    """What confines the agent's shell commands, in a few words for the header."""
+    sandbox_detail = t.Unicode("").tag(sync=True)
+    sandboxed = t.Bool(False).tag(sync=True)
 
     def __init__(
         self,
@@ -438,6 +442,10 @@ class AgentPanel(anywidget.AnyWidget):
         self.model_label = agent.model.label or ""
         self.session_id = agent.session.id
         self.max_steps = agent.limits.max_steps
+        confinement = agent.command_sandbox.status()
+        self.sandbox = confinement.summary
+        self.sandbox_detail = confinement.detail
+        self.sandboxed = confinement.active
 
     def refresh_notebook(self) -> None:
         """Show how the agent reaches its notebook (after the bridge connected)."""

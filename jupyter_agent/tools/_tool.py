@@ -9,7 +9,7 @@ from __future__ import annotations
 import inspect
 import json
 import re
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, get_type_hints, overload
@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from ..errors import ToolError
 from ..messages import ImageBlock
+from ..permissions import Hazard
 
 if TYPE_CHECKING:
     from ..agent._run import Run
@@ -89,6 +90,8 @@ class ToolOutput:
 
 
 Summary = str | Callable[[Mapping[str, Any]], str] | None
+Assess = Callable[["ToolContext", Mapping[str, Any]], Sequence[Hazard]]
+"""Checks of one call that no rule may override (see :class:`Hazard`)."""
 
 # Arguments treated as paths (for path rules) when a tool does not say.
 PATH_ARGUMENTS = ("path", "paths", "working_dir", "source", "destination")
@@ -107,8 +110,10 @@ class Tool:
         permissions: frozenset[str] | set[str] | tuple[str, ...] = frozenset(),
         summary: Summary = None,
         paths: tuple[str, ...] | None = None,
+        assess: Assess | None = None,
     ) -> None:
         self.fn = fn
+        self._assess = assess
         self.name = name or fn.__name__
         if not re.fullmatch(r"[a-zA-Z0-9_-]{1,64}", self.name):
             raise ValueError(f"tool name {self.name!r} must match [a-zA-Z0-9_-]{{1,64}}")
@@ -148,6 +153,16 @@ class Tool:
             elif isinstance(value, list):
                 found.extend(v for v in value if isinstance(v, str))
         return tuple(found)
+
+    def assess(self, ctx: ToolContext, kwargs: Mapping[str, Any]) -> list[Hazard]:
+        """What about this call no rule may decide: refusals, and warnings that make it ask
+        (checked arguments in; a check that fails says so as a warning)."""
+        if self._assess is None:
+            return []
+        try:
+            return list(self._assess(ctx, kwargs))
+        except ToolError as exc:
+            return [Hazard("refuse", str(exc))]
 
     def summary(self, args: Mapping[str, Any]) -> str:
         """One line a human reads in a tool card or an approval prompt."""
@@ -214,6 +229,7 @@ def tool(
     permissions: frozenset[str] | set[str] | tuple[str, ...] = frozenset(),
     summary: Summary = None,
     paths: tuple[str, ...] | None = None,
+    assess: Assess | None = None,
 ) -> Callable[[Callable[..., Any]], Tool]: ...
 
 
@@ -227,6 +243,7 @@ def tool(
     permissions: frozenset[str] | set[str] | tuple[str, ...] = frozenset(),
     summary: Summary = None,
     paths: tuple[str, ...] | None = None,
+    assess: Assess | None = None,
 ) -> Tool | Callable[[Callable[..., Any]], Tool]:
     """Make a :class:`Tool` from a typed function (usable bare or with options).
 
@@ -249,6 +266,7 @@ def tool(
             permissions=permissions,
             summary=summary,
             paths=paths,
+            assess=assess,
         )
 
     return wrap(fn) if fn is not None else wrap

@@ -19,8 +19,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
+from ..autorun import autorun_for
 from ..errors import ToolError
-from ..permissions import Permission
+from ..permissions import Hazard, Permission
+from ..provenance import WrittenFiles
 from ..sandbox import SKIP_DIRS, Sandbox, atomic_write_text, glob_to_regex, sandbox_for
 from ._tool import ToolContext, ToolOutput, tool
 
@@ -500,10 +502,27 @@ def _describe_text(path: Path, stop: threading.Event) -> tuple[str, int | None]:
 # --- update_file -------------------------------------------------------------------------
 
 
+def _assess_write(ctx: ToolContext, args: Mapping[str, Any]) -> list[Hazard]:
+    """A write to a path that makes code run later (a git hook, .bashrc…) always asks."""
+    sandbox = sandbox_for(ctx)
+    real = sandbox.resolve(str(args["path"]), for_write=True, follow_symlinks=False)
+    why = autorun_for(sandbox.root).reason(real)
+    if why is None:
+        return []
+    return [Hazard("ask", f"{sandbox.relative(real)}: {why}.")]
+
+
+def _wrote(ctx: ToolContext, real: Path) -> None:
+    written = ctx.resources.get(WrittenFiles)
+    if written is not None:
+        written.add(real)
+
+
 @tool(
     category="write",
     permissions={Permission.READ_FILES, Permission.WRITE_FILES},
     summary="Edit {path}",
+    assess=_assess_write,
 )
 def update_file(
     ctx: ToolContext, path: str, old_text: str, new_text: str, replace_all: bool = False
@@ -549,6 +568,7 @@ def update_file(
         )
     updated = content.replace(old_text, new_text, -1 if replace_all else 1)
     _write(real, updated, path)
+    _wrote(ctx, real)
     diff = unified_diff(content, updated, rel)
     what = f"{count} occurrence{'s' if count != 1 else ''}" if replace_all else "1 occurrence"
     text = f"Updated {rel}: replaced {what}.\n\n{_cap_lines(diff, DIFF_TEXT_LINES)}"
@@ -632,6 +652,7 @@ def _occurrence_lines(content: str, needle: str, limit: int = 10) -> str:
 
 @tool(
     category="write",
+    assess=_assess_write,
     permissions={Permission.WRITE_FILES, Permission.CREATE_FILES},
     summary=lambda a: f"{'Overwrite' if a.get('overwrite') else 'Create'} {a.get('path', '?')}",
 )
@@ -671,6 +692,7 @@ def create_file(ctx: ToolContext, path: str, content: str, overwrite: bool = Fal
     except OSError as exc:
         raise ToolError(f"Cannot create the folders for {path!r}: {exc.strerror or exc}.") from None
     _write(real, content, path)
+    _wrote(ctx, real)
     n = _line_count(content)
     size = _human_size(len(content.encode()))
     diff: str | None
@@ -696,6 +718,7 @@ def create_file(ctx: ToolContext, path: str, content: str, overwrite: bool = Fal
 
 @tool(
     category="delete",
+    assess=_assess_write,
     permissions={Permission.READ_FILES, Permission.DELETE_FILES},
     summary="Delete {path}",
 )

@@ -1,9 +1,17 @@
 """The shell tool: run a command in the workspace, streaming its output.
 
-A command runs in a process group of its own, with no stdin and without the
-environment variables that look like secrets. Whatever ends it early — its timeout, or
-the user's Stop (a cancel of the agent's task) — ends the whole group: SIGTERM, then
-SIGKILL two seconds later, and the process is awaited, so nothing is left running.
+Before a command runs, its line is parsed (:mod:`jupyter_agent.commands`): the rules
+judge each program in it, and :func:`_assess` refuses writes outside the workspace and
+asks about anything the rules may not decide (see :mod:`jupyter_agent.commands.hazards`).
+
+A command runs in bash (``/bin/sh`` where there is none: the line was parsed as bash),
+inside the OS sandbox (:class:`~jupyter_agent.commands.OsSandbox`) when the machine has
+one, in a process group of its own, with no stdin and without the environment variables
+that look like secrets. Whatever ends it early — its timeout, or the user's Stop (a
+cancel of the agent's task) — ends the whole group: SIGTERM, then SIGKILL two seconds
+later, and the process is awaited. In the sandbox's PID namespace that also ends what
+the command started in the background, ``setsid`` and double forks included; so does
+the command's own end.
 """
 
 from __future__ import annotations
@@ -20,9 +28,12 @@ from collections.abc import Awaitable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
+from ..autorun import autorun_for
+from ..commands import OsSandbox, analyze, command_hazards
 from ..errors import ToolError
-from ..permissions import Permission
-from ..sandbox import sandbox_for
+from ..permissions import Hazard, Permission
+from ..provenance import WrittenFiles
+from ..sandbox import Sandbox, sandbox_for
 from ._tool import ToolContext, ToolOutput, tool
 
 MAX_OUTPUT_LINES = 200
@@ -55,7 +66,10 @@ def command_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
         if not any(part in name.upper() for part in SECRET_NAME_PARTS)
     }
     # No pager and no prompt can wait for input that never comes.
+    # No pager and no prompt can wait for input that never comes; no start file runs.
     env.update(PAGER="cat", GIT_PAGER="cat", GIT_TERMINAL_PROMPT="0", PYTHONUNBUFFERED="1")
+    for name in ("BASH_ENV", "ENV"):
+        env.pop(name, None)
     return env
 
 
@@ -64,18 +78,61 @@ def _summary(a: Mapping[str, Any]) -> str:
     return f"Run: {a.get('command', '')}" + (f" (in {where})" if where not in (".", "") else "")
 
 
-@tool(category="execute", permissions={Permission.EXECUTE_COMMANDS}, summary=_summary)
+_SHELL = next((s for s in ("/bin/bash", "/usr/bin/bash") if os.path.exists(s)), None)
+
+
+def os_sandbox_for(ctx: ToolContext) -> OsSandbox:
+    """The agent's OS sandbox (an :class:`OsSandbox` resource), or a default one for the
+    workspace (kept, so its private /tmp lasts from one command to the next)."""
+    found = ctx.resources.get(OsSandbox)
+    if found is not None:
+        return found
+    key = os.path.realpath(ctx.workspace)
+    if key not in _DEFAULT_SANDBOXES:
+        _DEFAULT_SANDBOXES[key] = workspace_os_sandbox(Path(key))
+    return _DEFAULT_SANDBOXES[key]
+
+
+_DEFAULT_SANDBOXES: dict[str, OsSandbox] = {}
+
+
+def workspace_os_sandbox(workspace: Path, **options: Any) -> OsSandbox:
+    """An OS sandbox for ``workspace`` that keeps its autorun places read-only."""
+    return OsSandbox(workspace, protected=lambda: autorun_for(workspace).protected(), **options)
+
+
+def _assess(ctx: ToolContext, args: Mapping[str, Any]) -> list[Hazard]:
+    """What no rule may decide about this command (see :mod:`jupyter_agent.commands.hazards`)."""
+    sandbox = sandbox_for(ctx)
+    cwd = sandbox.resolve(str(args.get("working_dir", ".")), must_exist=True)
+    return command_hazards(
+        analyze(str(args["command"])),
+        cwd=cwd,
+        sandbox=sandbox,
+        written=ctx.resources.get(WrittenFiles),
+        scratch=os_sandbox_for(ctx).scratch(),
+        path_env=command_env().get("PATH"),
+    )
+
+
+@tool(
+    category="execute",
+    permissions={Permission.EXECUTE_COMMANDS},
+    summary=_summary,
+    assess=_assess,
+)
 async def execute_command(
     ctx: ToolContext, command: str, working_dir: str = ".", timeout: float = 60
 ) -> ToolOutput:
-    """Run a shell command (/bin/sh) in the workspace and return its exit code and output
+    """Run a shell command (bash) in the workspace and return its exit code and output
     (stdout and stderr together, in order). Long output keeps its first and last parts
     (200 lines / 30 KB in all). The command gets no input (stdin is empty): use
     non-interactive flags (e.g. `-y`). Secret-looking environment variables (names with
-    KEY, TOKEN, SECRET, PASSWORD, CREDENTIAL) are removed. On timeout the command and
-    every process it started are killed. To leave a process running in the background,
-    redirect its output (`cmd > log.txt 2>&1 &`); otherwise it is killed when the command
-    ends.
+    KEY, TOKEN, SECRET, PASSWORD, CREDENTIAL) are removed. Where the machine allows it,
+    commands run in a sandbox: they can write only inside the workspace (not into .git/
+    internals or .jupyter_agent/) and in a private /tmp that lasts for the session. When
+    the command ends, or on timeout, every process it started ends too: start a
+    long-lived server from a notebook cell instead.
 
     Args:
         command: The shell command line.
@@ -90,12 +147,21 @@ async def execute_command(
     cwd = sandbox.resolve(working_dir, must_exist=True)
     if not cwd.is_dir():
         raise ToolError(f"working_dir {working_dir!r} is a file, not a folder.")
+    os_sandbox = os_sandbox_for(ctx)
+    confined = os_sandbox.status().active
+    if confined:
+        autorun_for(sandbox.root).prepare()
+    argv = (
+        [_SHELL, "--noprofile", "--norc", "-c", command] if _SHELL else ["/bin/sh", "-c", command]
+    )
+    launch = os_sandbox.launch(argv, cwd)
 
     output = _Output()
     started = time.monotonic()
     try:
-        proc = await _spawn(command, cwd)
+        proc = await _spawn(launch.argv, cwd, launch.pass_fds)
     except OSError as exc:
+        launch.close()
         raise ToolError(f"Could not start the command: {exc.strerror or exc}.") from None
 
     streamer = asyncio.create_task(_stream_progress(ctx, output))
@@ -109,6 +175,8 @@ async def execute_command(
         raise
     finally:
         _close_pipes(proc)
+        launch.close()
+        _record_writes(ctx, command, cwd, sandbox)
         streamer.cancel()
         await asyncio.wait([streamer])
     output.close()
@@ -136,6 +204,7 @@ async def execute_command(
             "duration": round(duration, 3),
             "timed_out": outcome == "timeout",
             "omitted_lines": output.omitted,
+            "sandboxed": confined,
         },
         is_error=outcome == "timeout",
     )
@@ -269,7 +338,27 @@ async def _shielded(aw: Awaitable[T]) -> tuple[T, bool]:
     return task.result(), cancelled
 
 
-async def _spawn(command: str, cwd: Path) -> asyncio.subprocess.Process:
+def _record_writes(ctx: ToolContext, command: str, cwd: Path, sandbox: Sandbox) -> None:
+    """Remember the workspace files the line wrote by name, so running one asks again."""
+    written = ctx.resources.get(WrittenFiles)
+    if written is None:
+        return
+    for use in analyze(command).writes():
+        if not use.target.static or use.target.value is None:
+            continue
+        for folder in use.cwds:
+            if folder is None:
+                continue
+            base = os.path.expanduser(folder) if folder.startswith("~") else folder
+            target = os.path.expanduser(use.target.value)
+            path = os.path.normpath(os.path.join(cwd, base, target))
+            if sandbox.relative(path) != path:  # inside the workspace
+                written.add(path)
+
+
+async def _spawn(
+    argv: list[str], cwd: Path, pass_fds: tuple[int, ...] = ()
+) -> asyncio.subprocess.Process:
     """Start the command in a process group of its own.
 
     A cancel can land after the fork but before the process object exists; asyncio then
@@ -277,14 +366,15 @@ async def _spawn(command: str, cwd: Path) -> asyncio.subprocess.Process:
     then, and the whole group ended, before the cancel goes on.
     """
     spawn = asyncio.ensure_future(
-        asyncio.create_subprocess_shell(
-            command,
+        asyncio.create_subprocess_exec(
+            *argv,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,
             cwd=cwd,
             env=command_env(),
             start_new_session=True,  # its own process group: killed as one
+            pass_fds=pass_fds,
         )
     )
     try:

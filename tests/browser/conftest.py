@@ -263,7 +263,7 @@ def browser() -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
     if not CHROMIUM.exists():
-        subprocess.run([str(ROOT / "scripts" / "ensure-chromium")], check=True)
+        subprocess.run([str(ROOT / "scripts" / "ensure-system-packages")], check=True)
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:

@@ -750,21 +750,29 @@ class Transcript {
 
   on_permission_request(e) {
     this.closeStreams();
+    const remember = e.remember ?? null;
     const allow = h("button", { type: "button", class: "ja-primary", text: "Allow" });
-    const always = h("button", { type: "button", text: "Always allow", title: "Allow calls like this one for the rest of the session" });
+    const always = h("button", { type: "button", text: "Always allow", hidden: remember === null });
     const deny = h("button", { type: "button", class: "ja-danger", text: "Deny" });
     const buttons = [allow, always, deny];
     const answered = h("p", { class: "ja-answered", hidden: true });
+    const warnings = (e.warnings || []).map((text) => h("li", { text }));
     const card = h(
       "section",
       { class: "ja-card ja-approval ja-flash", "aria-label": "Approval" },
       h("div", { class: "ja-card-head" }, h("h3", { text: "Approval needed" }), h("span", { class: "ja-badge", text: e.tool_name })),
       h("p", { class: "ja-approval-summary", text: e.summary }),
+      warnings.length ? h("ul", { class: "ja-warnings", role: "alert", "aria-label": "Warnings" }, warnings) : null,
       e.reason ? h("p", { class: "ja-context", text: e.reason }) : null,
+      h("p", {
+        class: "ja-remember",
+        text: remember === null ? "“Always allow” is not offered: nothing about this call can be remembered safely." : `“Always allow” remembers: ${remember}.`,
+      }),
       h("details", {}, h("summary", { text: "Input" }), h("pre", { class: "ja-pre", text: clip(pretty(e.input)) })),
       h("div", { class: "ja-actions" }, buttons),
       answered,
     );
+    if (remember !== null) always.title = `Remembers for this session: ${remember}`;
     const decide = (allowed, remember) => {
       buttons.forEach((b) => (b.disabled = true));
       this.actions.command("approve", { request_id: e.request_id, allow: allowed, remember }).catch((error) => {
@@ -976,6 +984,7 @@ function render({ model, el }) {
   const roleBadge = h("span", { class: "ja-badge ja-role-badge" });
   const modelName = h("span", { class: "ja-model" });
   const replay = h("span", { class: "ja-replay", hidden: true });
+  const sandbox = h("span", { class: "ja-sandbox", hidden: true });
   const notebook = h("div", { class: "ja-notebook", hidden: true });
   const dockNote = h("div", { class: "ja-note", hidden: true });
   const errors = h("div", { class: "ja-errors", "aria-live": "assertive" });
@@ -1017,6 +1026,7 @@ function render({ model, el }) {
       roleBadge,
       modelName,
       replay,
+      sandbox,
       status,
     ),
     notebook,
@@ -1098,6 +1108,11 @@ function render({ model, el }) {
     const label = model.get("model_label");
     replay.hidden = !label;
     replay.textContent = label || "";
+    const confinement = model.get("sandbox") || "";
+    sandbox.hidden = !confinement;
+    sandbox.textContent = confinement;
+    sandbox.title = model.get("sandbox_detail") || "";
+    sandbox.dataset.active = model.get("sandboxed") ? "true" : "false";
     stopButton.disabled = !busy;
     sendButton.disabled = busy;
     sendButton.title = busy ? "The agent is working: wait, or Stop it first" : "";
@@ -1168,7 +1183,7 @@ function render({ model, el }) {
     root.classList.toggle("ja-docked-away", taken);
   }
 
-  for (const name of ["status", "detail", "stop_reason", "busy", "role", "model_name", "model_label"]) on(`change:${name}`, refresh);
+  for (const name of ["status", "detail", "stop_reason", "busy", "role", "model_name", "model_label", "sandbox", "sandboxed"]) on(`change:${name}`, refresh);
   on("change:roles", refreshRoles);
   on("change:role", refreshRoles);
   on("change:sessions", refreshSessions);

@@ -1,0 +1,248 @@
+"""What no rule may decide about a command line: refusals, and warnings that make it ask.
+
+The permission rules judge programs; these checks judge *paths*, with the same
+workspace rules as the file tools:
+
+- a write (a redirection, or an operand of ``cp``, ``rm``, ``tee``, ``git config``…) outside
+  the workspace, into ``.git/`` or ``.jupyter_agent/``, or to a secret file is refused;
+- a write to a path that makes code run later (a git hook, ``.bashrc``, an IPython
+  startup file) asks, with a warning;
+- a write to a path only known at run time asks;
+- running a workspace file (a script, a Makefile, the tests) that changed during the
+  session asks again, whatever rule allowed the command before;
+- anything the parser did not fully understand asks.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..autorun import autorun_for
+from ..errors import ToolError
+from ..permissions import Hazard
+from ..provenance import WrittenFiles
+from ..sandbox import Sandbox
+from .analysis import CommandLine, PathUse, Word
+
+HARMLESS_TARGETS = ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/fd/")
+
+
+def command_hazards(
+    line: CommandLine,
+    *,
+    cwd: Path,
+    sandbox: Sandbox,
+    written: WrittenFiles | None = None,
+    scratch: Sequence[Path] = (),
+    path_env: str | None = None,
+) -> list[Hazard]:
+    """The refusals and warnings for ``line`` run in ``cwd``. ``scratch``: folders outside
+    the workspace that commands may write (the sandbox's private /tmp, extra writable
+    folders); ``path_env``: the PATH the command gets."""
+    hazards = [Hazard("ask", _sentence(p)) for p in line.problems]
+    autorun = autorun_for(sandbox.root)
+    for use in line.writes():
+        for path in _places(use, cwd, hazards, "writes to"):
+            if _harmless(path) or any(_inside(path, s) for s in scratch):
+                continue
+            try:
+                real = sandbox.resolve(str(path), for_write=True)
+            except ToolError as exc:
+                hazards.append(Hazard("refuse", f"`{_short(use.source)}`: {exc}"))
+                continue
+            why = autorun.reason(real)
+            if why:
+                rel = sandbox.relative(real)
+                hazards.append(Hazard("ask", f"`{_short(use.source)}` writes {rel}, and {why}."))
+    for use in line.reads():
+        for path in _places(use, cwd, [], "reads"):
+            reason = sandbox.read_refusal(path)
+            if reason:
+                hazards.append(Hazard("refuse", f"`{_short(use.source)}`: {reason}"))
+    if written is not None:
+        hazards.extend(_changed_code(line, cwd, sandbox, written, path_env))
+    hazards.extend(_foreign_git(line, cwd, sandbox))
+    return list(dict.fromkeys(hazards))
+
+
+def _places(use: PathUse, cwd: Path, hazards: list[Hazard], verb: str) -> list[Path]:
+    """The absolute paths ``use`` may name (one per folder it may run in)."""
+    target = use.target
+    if not target.static or target.value is None:
+        hazards.append(
+            Hazard("ask", f"`{_short(use.source)}` {verb} a path only known at run time.")
+        )
+        return []
+    value = os.path.expanduser(target.value) if target.value.startswith("~") else target.value
+    if os.path.isabs(value):
+        return [Path(os.path.normpath(value))]
+    places: list[Path] = []
+    for folder in sorted(use.cwds, key=lambda c: (c is None, c or "")):
+        if folder is None:
+            hazards.append(
+                Hazard(
+                    "ask",
+                    f"`{_short(use.source)}` {verb} {value} in a folder only known at run time.",
+                )
+            )
+            continue
+        base = os.path.expanduser(folder) if folder.startswith("~") else folder
+        places.append(Path(os.path.normpath(os.path.join(cwd, base, value))))
+    return places
+
+
+def _changed_code(
+    line: CommandLine, cwd: Path, sandbox: Sandbox, written: WrittenFiles, path_env: str | None
+) -> list[Hazard]:
+    found: list[Hazard] = []
+    for use in line.runs():
+        quiet: list[Hazard] = []  # a script named only at run time is asked about already
+        for path in _places(use, cwd, quiet, "runs"):
+            if not _inside(path, sandbox.root) and not _inside(path, sandbox.given_root):
+                continue
+            rel = sandbox.relative(path)
+            if use.folder:
+                changed = written.changed_under(path)
+                if changed == "":
+                    found.append(
+                        Hazard(
+                            "ask",
+                            f"`{_short(use.source)}` runs {use.what} in "
+                            f"{rel}, too many to check for changes.",
+                        )
+                    )
+                elif changed:
+                    found.append(
+                        Hazard(
+                            "ask",
+                            f"`{_short(use.source)}` runs {use.what} in "
+                            f"{rel}; {sandbox.relative(changed)} changed during this "
+                            "session.",
+                        )
+                    )
+            elif os.path.lexists(path) and written.changed(path):
+                found.append(
+                    Hazard(
+                        "ask",
+                        f"`{_short(use.source)}` runs {rel}, which changed during this session.",
+                    )
+                )
+    for inv in line.invocations:
+        name = inv.program
+        if not name or "/" in name:
+            continue
+        found_at = shutil.which(name, path=path_env)
+        if found_at is None:
+            continue
+        real = Path(os.path.realpath(found_at))
+        if _inside(real, sandbox.root) and written.changed(real):
+            rel = sandbox.relative(real)
+            found.append(
+                Hazard(
+                    "ask", f"`{name}` is {rel} in the workspace, which changed during this session."
+                )
+            )
+    return found
+
+
+_GIT_OWN_KEYS = re.compile(
+    r"(core\.(repositoryformatversion|filemode|bare|logallrefupdates|ignorecase|"
+    r"precomposeunicode|symlinks|autocrlf|eol|safecrlf|quotepath|longpaths|"
+    r"sparsecheckout|worktree)|remote\..*\.(url|pushurl|fetch|push|tagopt|prune|mirror)|"
+    r"branch\..*\.(remote|merge|rebase|pushremote|description)|user\.(name|email)|"
+    r"init\.defaultbranch|extensions\.(objectformat|worktreeconfig|refstorage)|"
+    r"gc\..*|pull\.(rebase|ff)|fetch\.prune|submodule\..*\.(url|active|update|branch)|"
+    r"lfs\.repositoryformatversion|maintenance\..*)\Z"
+)
+"""Keys git writes itself (init, clone, remote, branch): none of them runs a command."""
+
+
+def _foreign_git(line: CommandLine, cwd: Path, sandbox: Sandbox) -> list[Hazard]:
+    """git in a repository nested in the workspace reads that repository's configuration,
+    which anyone who could write there may have made run commands (core.fsmonitor runs at
+    every `git status`). Only the workspace's own repository (or one above it) is the
+    user's; a nested one whose configuration says more than git itself writes asks."""
+    found: list[Hazard] = []
+    for inv in line.invocations:
+        if inv.program != "git":
+            continue
+        folders = [
+            nxt.value
+            for flag, nxt in zip(inv.words, inv.words[1:], strict=False)
+            if flag.value == "-C" and nxt.static and nxt.value
+        ]
+        for place in _places(PathUse(Word(".", "."), inv.cwds, inv.text), cwd, [], "runs"):
+            for folder in folders:
+                place = Path(os.path.normpath(os.path.join(place, folder)))
+            repo = _repository_of(place, sandbox.root)
+            if repo is None:
+                continue
+            why = _untrusted_git_config(repo)
+            if why:
+                found.append(
+                    Hazard(
+                        "ask",
+                        f"`{_short(inv.text)}` uses the repository "
+                        f"{sandbox.relative(repo)}, whose {why}",
+                    )
+                )
+    return found
+
+
+def _repository_of(folder: Path, root: Path) -> Path | None:
+    """The nested `.git` (inside the workspace, below its top) that git would use here."""
+    real = Path(os.path.realpath(folder))
+    for candidate in (real, *real.parents):
+        if candidate == root or not _inside(candidate, root):
+            return None  # the workspace's own repository, or none: the user's
+        git = candidate / ".git"
+        if os.path.lexists(git):
+            return git
+    return None
+
+
+def _untrusted_git_config(git: Path) -> str:
+    if git.is_file():
+        return ".git file points git at another folder (its configuration may run commands)."
+    try:
+        text = (git / "config").read_text(encoding="utf-8", errors="replace")[:65536]
+    except OSError:
+        return ""
+    section = ""
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line[0] in "#;":
+            continue
+        if line.startswith("["):
+            header = line.strip("[]").strip()
+            name, _, sub = header.partition(" ")
+            section = name.lower() + (("." + sub.strip('"')) if sub else "")
+            continue
+        key = line.split("=", 1)[0].strip().lower()
+        full = f"{section}.{key}"
+        if not _GIT_OWN_KEYS.match(full):
+            return f"configuration sets {full}, which git may run as a command."
+    return ""
+
+
+def _harmless(path: Path) -> bool:
+    text = str(path)
+    return any(text == t or (t.endswith("/") and text.startswith(t)) for t in HARMLESS_TARGETS)
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def _short(text: str, limit: int = 80) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _sentence(problem: str) -> str:
+    text = problem[0].upper() + problem[1:] if problem else problem
+    return text if text.endswith(".") else text + "."
