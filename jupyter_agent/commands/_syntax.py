@@ -183,12 +183,15 @@ class _Walk:
         if kind == "command":
             self.command(node, scope, depth)
         elif kind == "redirected_statement":
+            # tree-sitter-bash hangs `a && b > f` and `a | b > f` on the whole list or
+            # pipeline, while the shell opens f for b, after a's `cd`: judging the
+            # redirection after the body, in every folder met so far, covers both.
             body = node.child_by_field_name("body")
+            if body is not None:
+                self.statement(body, scope, depth + 1)
             for child in node.children:
                 if child is not body:
                     self.redirect(child, scope, depth)
-            if body is not None:
-                self.statement(body, scope, depth + 1)
         elif kind in ("program", "list", "compound_statement", "do_group", "else_clause"):
             if kind == "compound_statement" and node.child_count and node.children[0].type == "((":
                 self.arithmetic(node, scope, depth)
