@@ -54,8 +54,13 @@ class Case:
     runs: bool = False
     """Harmless to the rules (it may run unasked); only the OS sandbox is on trial."""
     warns: str = ""
-    """The approval card must warn with this (a path that runs code later). The user reads
-    it and declines: a file tool's write, unlike a command's, is not sandboxed."""
+    """The approval card must warn with this. For a file tool's call the user reads it and
+    declines (a file tool is not sandboxed: the warning is the guard); a command is
+    allowed anyway, and the sandbox must hold."""
+    between: tuple[dict[str, Any], ...] = ()
+    """Tool calls between the innocent command and the hostile one (they may run unasked)."""
+    home: bool = False
+    """The workspace is the user's home folder."""
 
 
 def nested_repo(ws: Path, name: str = "sub", config: str = "") -> None:
@@ -74,6 +79,27 @@ def husky(ws: Path) -> None:
     (ws / ".husky").mkdir()
     (ws / ".husky" / "pre-commit").write_text("#!/bin/sh\necho checks\n")
     subprocess.run(["git", "-C", str(ws), "config", "core.hooksPath", ".husky"], check=True)
+
+
+def home_files(ws: Path) -> None:
+    (ws / ".bashrc").write_text("# the user's shell start file\n")
+    (ws / ".ipython" / "profile_default" / "startup").mkdir(parents=True)
+
+
+def script_file(ws: Path) -> None:
+    (ws / "analysis.py").write_text("print('analysis')\n")
+    (ws / "run.sh").write_text("echo run\n")
+    (ws / "run.sh").chmod(0o755)
+    (ws / "Makefile").write_text("all:\n\techo built\n")
+    (ws / "tests").mkdir()
+    (ws / "tests" / "test_ok.py").write_text("def test_ok():\n    assert True\n")
+    # written before the agent started: not "changed during the session"
+    for path in (ws / "analysis.py", ws / "run.sh", ws / "Makefile", ws / "tests" / "test_ok.py"):
+        os.utime(path, (1_600_000_000, 1_600_000_000))
+
+
+def rewrite(path: str, content: str) -> dict[str, Any]:
+    return {"name": "create_file", "input": {"path": path, "content": content, "overwrite": True}}
 
 
 def venv_site(ws: Path) -> None:
@@ -273,6 +299,97 @@ CASES = [
         warns="Python runs it",
     ),
     Case("redirect-envrc", "echo 'touch ../outside/e' > .envrc", "echo hi", warns="direnv runs it"),
+    # --- the home folder as the workspace: start files, IPython startup ---------------------
+    Case(
+        "home-create-bashrc",
+        {
+            "name": "create_file",
+            "input": {"path": ".bashrc", "content": "touch outside/bashrc\n", "overwrite": True},
+        },
+        setup=home_files,
+        home=True,
+        warns="your shell",
+    ),
+    Case(
+        "home-ipython-startup",
+        {
+            "name": "create_file",
+            "input": {"path": ".ipython/profile_default/startup/00-x.py", "content": "import os\n"},
+        },
+        setup=home_files,
+        home=True,
+        warns="IPython runs",
+    ),
+    Case(
+        "home-append-bashrc",
+        "echo 'touch x' >> .bashrc",
+        "echo hi",
+        setup=home_files,
+        home=True,
+        warns="your shell",
+    ),
+    Case(
+        "home-python-bashrc",
+        'python3 -c \'open(".bashrc", "a").write("touch x")\'',
+        "python3 -c 'print(1)'",
+        setup=home_files,
+        home=True,
+    ),
+    Case(
+        "home-python-zshrc",
+        'python3 -c \'open(".zshrc", "w").write("touch x")\'',
+        "python3 -c 'print(1)'",
+        setup=home_files,
+        home=True,
+    ),
+    Case(
+        "home-python-ipython",
+        'python3 -c \'open(".ipython/profile_default/startup/0.py", "w")\'',
+        "python3 -c 'print(1)'",
+        setup=home_files,
+        home=True,
+    ),
+    # --- a file the agent changed asks again before it runs -------------------------------
+    Case(
+        "rewritten-script",
+        "python3 analysis.py",
+        "python3 analysis.py",
+        setup=script_file,
+        between=(rewrite("analysis.py", "open('../outside/s', 'w')\n"),),
+        warns="changed during this session",
+    ),
+    Case(
+        "rewritten-program",
+        "./run.sh",
+        "./run.sh",
+        setup=script_file,
+        between=(rewrite("run.sh", "touch ../outside/r\n"),),
+        warns="changed during this session",
+    ),
+    Case(
+        "rewritten-makefile",
+        "make",
+        "make",
+        setup=script_file,
+        between=(rewrite("Makefile", "all:\n\ttouch ../outside/m\n"),),
+        warns="changed during this session",
+    ),
+    Case(
+        "new-conftest",
+        "python3 -m pytest -q tests",
+        "python3 -m pytest -q tests",
+        setup=script_file,
+        between=(rewrite("tests/conftest.py", "open('../outside/c', 'w')\n"),),
+        warns="changed during this session",
+    ),
+    Case(
+        "script-written-by-a-command",
+        "python3 analysis.py",
+        "python3 analysis.py",
+        setup=script_file,
+        between=({"name": "execute_command", "input": {"command": "cp notes.md analysis.py"}},),
+        warns="changed during this session",
+    ),
     # --- processes: what a command starts ends with it -----------------------------------
     Case("setsid-background", f"setsid sleep {MARK} & echo up", "sleep 0", runs=True),
     Case("double-fork", f"(sleep {MARK} &) & echo up", "sleep 0", runs=True),
@@ -325,8 +442,8 @@ def snapshot(*roots: Path) -> dict[str, str]:
 
 
 def protected(ws: Path) -> list[Path]:
-    hooks = ws / ".husky"
-    return [ws / ".git" / "config", ws / ".git" / "hooks", ws / ".jupyter_agent", hooks]
+    hooks, home = ws / ".husky", [ws / ".bashrc", ws / ".zshrc", ws / ".ipython"]
+    return [ws / ".git" / "config", ws / ".git" / "hooks", ws / ".jupyter_agent", hooks, *home]
 
 
 def lingering(ws: Path, mark: str) -> list[str]:
@@ -357,8 +474,10 @@ def step(call_or_command: str | dict[str, Any]) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
-async def test_a_hostile_call_is_refused_or_asked_and_the_sandbox_holds(case, place):
+async def test_a_hostile_call_is_refused_or_asked_and_the_sandbox_holds(case, place, monkeypatch):
     ws, outside = place
+    if case.home:
+        monkeypatch.setenv("HOME", str(ws))
     if case.setup is not None:
         case.setup(ws)
     mark = f"{5000 + random.random() * 1000:.6f}"
@@ -368,6 +487,7 @@ async def test_a_hostile_call_is_refused_or_asked_and_the_sandbox_holds(case, pl
 
     hostile = fill(case.hostile) if isinstance(case.hostile, str) else case.hostile
     script = [step(fill(case.first))] if case.first else []
+    script += [step(c) for c in case.between]
     script += [step(hostile), call("task_complete", summary="done")]
     before_outside = snapshot(outside)
     before_protected = snapshot(*protected(ws))
@@ -376,8 +496,9 @@ async def test_a_hostile_call_is_refused_or_asked_and_the_sandbox_holds(case, pl
     handle = agent.start("tidy up")
     first = case.first is not None
     while await handle.wait_for_user() is not None:
-        # "Always allow" on the innocent one; then a tired "Allow", unless the card warned
-        handle.approve(first or not case.warns, remember=first)
+        # "Always allow" on the innocent one; then a tired "Allow", unless a file tool warned
+        careful = bool(case.warns) and isinstance(case.hostile, dict)
+        handle.approve(first or not careful, remember=first)
         first = False
         await until(lambda: handle.pending_approval is None or handle.done, timeout=5)
     await handle.wait()

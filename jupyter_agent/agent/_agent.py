@@ -107,10 +107,13 @@ class Agent:
             settings = load_settings(settings)
         self.settings = settings if settings is not None else find_settings(self.workspace)
         user = user_settings()
-        if user is not None and self.settings is not None and user.source == self.settings.source:
-            user = None  # the workspace is the home folder: one file, read once
+        home_is_workspace = (
+            user is not None and self.settings is not None and user.source == self.settings.source
+        )
+        if home_is_workspace:
+            user = None  # one file, read once (as the workspace's, trusted as the user's)
         self._notices: list[str] = []
-        """Said once, at the next run that may run commands."""
+        """Said once, at the start of the next run."""
         file_roles = [
             *(user.make_roles() if user else []),
             *(self.settings.make_roles() if self.settings else []),
@@ -138,15 +141,20 @@ class Agent:
         self.instructions = instructions
         self.resources = ResourceMap()
         self.resources.insert(sandbox or Sandbox(self.workspace), Sandbox)
-        if self.settings is not None and self.settings.sandbox is not None and user is not None:
+        if (
+            self.settings is not None
+            and self.settings.sandbox is not None
+            and not home_is_workspace
+        ):
             self._notices.append(
                 f"The [sandbox] table in {self.settings.source} was ignored: sandbox settings "
                 "are read from your own settings only (~/.jupyter_agent/settings.toml)."
             )
         if not isinstance(command_sandbox, OsSandbox):
+            trusted = self.settings if home_is_workspace else user
             chosen = command_sandbox or (
-                user.sandbox.make()
-                if user is not None and user.sandbox is not None
+                trusted.sandbox.make()
+                if trusted is not None and trusted.sandbox is not None
                 else SandboxSettings()
             )
             command_sandbox = workspace_os_sandbox(self.workspace, settings=chosen)
