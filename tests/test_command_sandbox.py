@@ -216,8 +216,8 @@ async def test_a_planner_is_not_told_about_a_sandbox_it_cannot_use(place):
     assert not [e for e in handle.events_so_far if e.kind == "warning"]
 
 
-async def test_turned_off_in_the_users_settings_the_sandbox_says_so(place, monkeypatch):
-    ws, outside = place
+async def test_turned_off_in_the_users_settings_the_sandbox_says_so(place):
+    ws, _ = place
     agent = Agent(
         "actor",
         ScriptedModel([call("task_complete", summary="")]),

@@ -600,8 +600,10 @@ class Run:
         warnings = list(dict.fromkeys(h.reason for h in hazards if h.action == "ask"))
         if isinstance(decision, Allow) and not warnings:
             return
-        reason = decision.reason if isinstance(decision, Ask) else ""
-        if not await self._approval(call, tool_use_id, reason, warnings):
+        # Asked only for its warnings (a rule allows it): nothing to remember, it asks again.
+        asked = isinstance(decision, Ask)
+        reason = decision.reason if asked else ""
+        if not await self._approval(call, tool_use_id, reason, warnings, rememberable=asked):
             raise ToolDenied(
                 "The user declined this call. Do not repeat it; take another approach "
                 "or ask the user what they want."
@@ -652,11 +654,19 @@ class Run:
         return value, option
 
     async def _approval(
-        self, call: ToolCall, tool_use_id: str, reason: str, warnings: list[str]
+        self,
+        call: ToolCall,
+        tool_use_id: str,
+        reason: str,
+        warnings: list[str],
+        *,
+        rememberable: bool = True,
     ) -> bool:
         rid = new_id()
         preview = getattr(self.agent.policy, "preview_remember", None)
-        remember = preview(call) if callable(preview) else "calls like this one"
+        offered = None  # what "Always allow" would remember; None: not offered
+        if rememberable:
+            offered = preview(call) if callable(preview) else "calls like this one"
         future: asyncio.Future[tuple[bool, bool]] = asyncio.get_running_loop().create_future()
         self.pending_permission = (rid, call, future)
         self.needs_user.set()
@@ -669,7 +679,7 @@ class Run:
                 reason=reason,
                 input=dict(call.input),
                 warnings=warnings,
-                remember=remember,
+                remember=offered,
             )
         )
         try:
@@ -684,7 +694,8 @@ class Run:
             ) from None
         finally:
             self.pending_permission = None
-        rule = self.agent.policy.remember(call) if (allowed and remember) else None
+        remembered = allowed and remember and offered is not None
+        rule = self.agent.policy.remember(call) if remembered else None
         self.emit(
             PermissionResolved(
                 request_id=rid, tool_name=call.name, allowed=allowed, remember=remember, rule=rule

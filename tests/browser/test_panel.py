@@ -474,6 +474,54 @@ def test_an_approval_cards_allow_and_deny(open_notebook, lab):
     assert out.startswith("The user declined this call.")
 
 
+def test_an_approval_says_what_always_allow_remembers_and_warns_before_the_click(
+    open_notebook, lab
+):
+    notebook = agent_notebook(
+        open_notebook,
+        lab,
+        "remember",
+        [
+            call("execute_command", command="echo first"),
+            call("execute_command", command="echo second"),
+            call("execute_command", command="rm *.tmp"),
+            call("create_file", path=".envrc", content="export X=1\n"),
+            call("task_complete", summary="Done."),
+        ],
+    )
+    panel = start(notebook, "h = %agent act --model $m Look around")
+    expect(panel.locator(".ja-sandbox")).to_have_text("commands sandboxed to this folder")
+    expect(panel.locator(".ja-sandbox")).to_have_attribute("data-active", "true")
+
+    card = panel.get_by_role("region", name="Approval").first
+    expect(card.locator(".ja-remember")).to_have_text(
+        "“Always allow” remembers: allow `echo` when it only reads."
+    )
+    card.get_by_role("button", name="Always allow").click()
+    expect(card.locator(".ja-answered")).to_have_text(
+        "Always allowed (allow `echo` when it only reads)"
+    )
+
+    # `echo second` runs unasked; `rm *.tmp` names its files only when it runs
+    globbed = panel.get_by_role("region", name="Approval").nth(1)
+    expect(globbed).to_contain_text("Run: rm *.tmp")
+    expect(globbed.get_by_role("button", name="Always allow")).to_be_hidden()
+    expect(globbed.locator(".ja-remember")).to_contain_text("“Always allow” is not offered")
+    globbed.get_by_role("button", name="Deny").click()
+
+    # a file that runs later warns, prominently, whatever the rules say
+    warned = panel.get_by_role("region", name="Approval").nth(2)
+    expect(warned.get_by_role("alert", name="Warnings")).to_contain_text(
+        ".envrc: direnv runs it when you enter the folder."
+    )
+    expect(warned.get_by_role("button", name="Always allow")).to_be_hidden()  # asks each time
+    shoot(panel, "approval-warning.png")
+    warned.get_by_role("button", name="Deny").click()
+    expect(status(panel)).to_have_text("completed")
+    out = notebook.run_cell("print(sum(e.kind == 'permission_request' for e in h.events_so_far))")
+    assert out == "3"
+
+
 # The lowest contrast between any text in the panel and what is behind it (WCAG's ratio:
 # 21 is black on white, 1 is invisible). Backgrounds are composited up the tree, since
 # the panel's tints are translucent; colours are read back through a canvas, which

@@ -766,7 +766,7 @@ class Transcript {
       e.reason ? h("p", { class: "ja-context", text: e.reason }) : null,
       h("p", {
         class: "ja-remember",
-        text: remember === null ? "“Always allow” is not offered: nothing about this call can be remembered safely." : `“Always allow” remembers: ${remember}.`,
+        text: remember === null ? "“Always allow” is not offered: a call like this asks every time." : `“Always allow” remembers: ${remember}.`,
       }),
       h("details", {}, h("summary", { text: "Input" }), h("pre", { class: "ja-pre", text: clip(pretty(e.input)) })),
       h("div", { class: "ja-actions" }, buttons),
