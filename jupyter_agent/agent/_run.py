@@ -562,7 +562,11 @@ class Run:
                 permissions=tool.permissions,
                 paths=tuple(_relative(p, self.agent.workspace) for p in tool.paths(block.input)),
             )
-            await self._permit(tool.assess(ctx, kwargs), call, block.id)
+            hazards: list[Hazard] = []
+            if tool.assesses:
+                # Off the loop: a long line's parse and its path checks must not delay a Stop.
+                hazards = await asyncio.to_thread(tool.assess, ctx, kwargs)
+            await self._permit(hazards, call, block.id)
             output = await tool.invoke(ctx, kwargs)
         except StopRun:
             raise

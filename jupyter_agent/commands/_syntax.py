@@ -30,6 +30,9 @@ MAX_SOURCE = 100_000
 """Longer command lines are not analysed (they ask)."""
 MAX_DEPTH = 100
 """Deeper nesting is not analysed (it asks): the walk must never exhaust the stack."""
+MAX_PARTS = 300
+"""A line with more simple commands and redirections than this is judged on its first ones
+and asks: the walk (on the kernel's event loop) stays short whatever the model sends."""
 
 _LANGUAGE = Language(tree_sitter_bash.language())
 
@@ -115,6 +118,8 @@ def parse_script(source: str) -> Script:
         walk.statements(tree.root_node, _Scope(frozenset({"."})), 0)
     except RecursionError:
         walk.problem("it is nested too deeply to check")
+    except _TooMany:
+        walk.problem(f"it has more than {MAX_PARTS} commands and redirections to check")
     if tree.root_node.has_error:
         walk.problem("the shell would not parse it as written (a syntax error)")
     return Script(
@@ -124,6 +129,10 @@ def parse_script(source: str) -> Script:
         frozenset(walk.functions),
         tuple(dict.fromkeys(walk.problems)),
     )
+
+
+class _TooMany(Exception):
+    """The line has more parts than :data:`MAX_PARTS`: the walk stops."""
 
 
 @dataclass
@@ -158,6 +167,10 @@ class _Walk:
 
     def problem(self, why: str) -> None:
         self.problems.append(why)
+
+    def count(self) -> None:
+        if len(self.commands) + len(self.redirects) > MAX_PARTS:
+            raise _TooMany
 
     # --- statements ---------------------------------------------------------------
 
@@ -362,6 +375,7 @@ class _Walk:
         if words and words[0].value in _NAVIGATION and not assignments:
             self.navigate(words, scope)
         self.commands.append(SimpleCommand(tuple(words), tuple(assignments), cwds, self.text(node)))
+        self.count()
 
     def navigate(self, words: list[Word], scope: _Scope) -> None:
         """Follow cd / pushd / popd: the folder after it may be the new one or the old one."""
@@ -401,6 +415,7 @@ class _Walk:
         self.redirects.append(
             Redirect(operator, target, writes, reads, scope.cwds, self.text(node))
         )
+        self.count()
 
     # --- words --------------------------------------------------------------------
 

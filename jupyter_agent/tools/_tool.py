@@ -154,6 +154,11 @@ class Tool:
                 found.extend(v for v in value if isinstance(v, str))
         return tuple(found)
 
+    @property
+    def assesses(self) -> bool:
+        """Whether the tool checks its calls beyond the rules (see :meth:`assess`)."""
+        return self._assess is not None
+
     def assess(self, ctx: ToolContext, kwargs: Mapping[str, Any]) -> list[Hazard]:
         """What about this call no rule may decide: refusals, and warnings that make it ask
         (checked arguments in; a check that fails says so as a warning)."""
