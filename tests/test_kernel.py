@@ -357,3 +357,32 @@ def summary(task):
         assert (await k.value("t.result().error['evalue']")).startswith("input() and getpass()")
         assert await k.value("type(sys.stdout).__name__") == "OutStream"
         assert await k.stdout("print('still fine')") == "still fine\n"
+
+
+async def test_a_command_cannot_read_the_kernels_key_or_environment(workspace):
+    """The kernel's connection file holds the key that lets anyone run code in it, outside
+    any sandbox; the kernel's environment holds its secrets. A command sees neither."""
+    async with kernel(workspace) as k:
+        await k.run(SETUP)
+        await k.run(
+            """
+            import os, json
+            from ipykernel.connect import get_connection_file
+            from jupyter_agent.jupyter.kernel_agent import kernel_agent
+            from jupyter_agent.permissions import AllowAll
+            os.environ["ANTHROPIC_API_KEY"] = "sk-ant-api03-kernel-only-secret"
+            connection = get_connection_file()
+            key = json.load(open(connection))["key"]
+            line = f"cat {connection}; cat /proc/{os.getpid()}/environ; env"
+            ka = kernel_agent()
+            agent = ka.ensure(ScriptedModel([call("execute_command", command=line)]))
+            agent.policy = AllowAll()
+            h = agent.start("look", role="actor")
+            """
+        )
+        await k.until("h.done")
+        assert await k.value("agent.command_sandbox.status().active")
+        output = await k.value("results()[0][1]")
+        assert await k.value("key") not in output
+        assert "kernel-only-secret" not in output
+        assert output.count("No such file or directory") == 2
