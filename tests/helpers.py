@@ -62,3 +62,30 @@ PLAN = {
     "risks": ["Rows that look duplicated may be legitimate"],
     "prerequisites": [],
 }
+
+
+def live_processes() -> list[tuple[int, str, str]]:
+    """(pid, command line, working folder) of every live process (zombies excluded), from
+    the host's /proc: a sandboxed command's own pids are its PID namespace's, not these."""
+    import os
+
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                state = f.read().rsplit(b")", 1)[1].split()[0]
+            with open(f"/proc/{name}/cmdline", "rb") as f:
+                cmdline = f.read().replace(b"\0", b" ").decode(errors="replace")
+            cwd = os.readlink(f"/proc/{name}/cwd")
+        except (OSError, IndexError):
+            continue
+        if state not in (b"Z", b"X"):
+            found.append((int(name), cmdline, cwd))
+    return found
+
+
+def running(mark: str) -> list[int]:
+    """Pids of the live processes whose command line holds ``mark`` (a unique sleep time)."""
+    return [pid for pid, cmdline, _ in live_processes() if mark in cmdline]

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import io
-import os
 import random
 import shutil
 import socket
@@ -17,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers import assert_valid, call, until
+from helpers import assert_valid, call, running, until
 
 from jupyter_agent import Agent, ScriptedModel, TextRenderer
 from jupyter_agent.commands import OsSandbox, SandboxSettings
@@ -41,21 +40,6 @@ def place() -> Iterator[tuple[Path, Path]]:
 
 def results(agent: Agent) -> list[str]:
     return [r.text for m in agent.history for r in m.tool_results]
-
-
-def running(mark: str) -> bool:
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/cmdline", "rb") as f:
-                if mark.encode() in f.read():
-                    with open(f"/proc/{name}/stat", "rb") as s:
-                        if s.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X"):
-                            return True
-        except OSError:
-            continue
-    return False
 
 
 async def test_the_os_refuses_a_write_outside_that_every_rule_allowed(place):

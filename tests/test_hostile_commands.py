@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import assert_valid, call, until
+from helpers import assert_valid, call, live_processes, until
 
 from jupyter_agent import Agent, ScriptedModel
 
@@ -448,23 +448,11 @@ def protected(ws: Path) -> list[Path]:
 
 def lingering(ws: Path, mark: str) -> list[str]:
     """Live processes that run in the workspace or carry the case's marker."""
-    found = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit() or int(name) == os.getpid():
-            continue
-        try:
-            cwd = os.readlink(f"/proc/{name}/cwd")
-            with open(f"/proc/{name}/cmdline", "rb") as f:
-                cmdline = f.read().replace(b"\0", b" ").decode(errors="replace")
-            with open(f"/proc/{name}/stat", "rb") as f:
-                state = f.read().rsplit(b")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if state in (b"Z", b"X"):
-            continue
-        if cwd.startswith(str(ws)) or mark in cmdline:
-            found.append(f"{name}: {cmdline}")
-    return found
+    return [
+        f"{pid}: {cmdline}"
+        for pid, cmdline, cwd in live_processes()
+        if pid != os.getpid() and (cwd.startswith(str(ws)) or mark in cmdline)
+    ]
 
 
 def step(call_or_command: str | dict[str, Any]) -> dict[str, Any]:

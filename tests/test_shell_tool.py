@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from helpers import assert_valid, until
+from helpers import assert_valid, running, until
 
 from jupyter_agent import Agent, ScriptedModel
 from jupyter_agent.commands import OsSandbox, SandboxSettings
@@ -57,14 +57,6 @@ def real(path: Path) -> str:
     return os.path.realpath(path)
 
 
-def read_pid(path: Path) -> int | None:
-    try:
-        text = path.read_text().strip()
-    except FileNotFoundError:
-        return None
-    return int(text) if text else None
-
-
 def kill_if_alive(pid: int | None) -> None:
     if pid is not None and alive(pid):
         os.kill(pid, signal.SIGKILL)
@@ -74,22 +66,6 @@ def marker() -> str:
     """A sleep duration no other process has: it finds the process in the host's /proc
     (pids printed inside the sandbox are its PID namespace's, not the host's)."""
     return f"{3000 + random.random() * 1000:.6f}"
-
-
-def running(mark: str) -> list[int]:
-    """Host pids of the live processes whose command line holds ``mark``."""
-    found = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/cmdline", "rb") as f:
-                cmdline = f.read()
-        except OSError:
-            continue
-        if mark.encode() in cmdline and alive(int(name)):
-            found.append(int(name))
-    return found
 
 
 def kill_all(mark: str) -> None:
