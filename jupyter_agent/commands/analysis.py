@@ -16,8 +16,10 @@ import os
 import re
 from dataclasses import dataclass
 
-from ._programs import Effect, Kind, Run, effect_of, program_name, unwrap
+from ._effects import Effect, Kind, Run
+from ._programs import effect_of
 from ._syntax import Assignment, Redirect, Word, parse_script
+from ._wrappers import program_name, unwrap
 
 HARMLESS_VARIABLES = frozenset(
     {

@@ -1,0 +1,39 @@
+"""What one program invocation does: the answer the program table gives."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from ._syntax import Word
+
+Kind = Literal["inert", "reads", "writes", "runs_code", "unknown"]
+
+
+@dataclass(frozen=True)
+class Run:
+    """A file (or the files of a folder) whose code an invocation runs."""
+
+    target: Word
+    what: str
+    """How the approval card names it: "the script", "the Makefile", "the test files"."""
+    folder: bool = False
+
+
+@dataclass(frozen=True)
+class Effect:
+    kind: Kind
+    key: tuple[str, ...] = ()
+    """For ``reads``: the program (and subcommand) a read-only rule names."""
+    writes: tuple[Word, ...] = ()
+    """Files and folders it writes, creates, moves or deletes (those its words name)."""
+    runs: tuple[Run, ...] = ()
+    note: str = ""
+    """Why it is not read-only, in a few words for the approval card."""
+    problem: str = ""
+    """Set when no rule may ever cover it (it asks every time)."""
+
+
+def code(note: str, *runs: Run) -> Effect:
+    """It runs code (given to it, or found in ``runs``)."""
+    return Effect("runs_code", runs=runs, note=note)
