@@ -307,6 +307,11 @@ class Rules:
         if whole is not None and whole.decision == "deny":
             return Deny(whole.explain())  # a deny rule about the whole line holds
         decisions = [self._decide_one(part) for part in parts]
+        if len(parts) > 1:  # say which part: the card shows the whole line
+            decisions = [
+                d if isinstance(d, Allow) else type(d)(f"`{_clip(p.summary)}`: {d.reason}")
+                for p, d in zip(parts, decisions, strict=True)
+            ]
         decisions.extend(Ask(p) for p in problems)
         if not decisions:
             return self._decide_one(call)
@@ -464,7 +469,7 @@ def command_parts(call: ToolCall) -> list[ToolCall] | None:
                 call,
                 category="write",
                 input={"redirect": redirect.text, "path": target},
-                summary=f"{redirect.text} (writes {target or 'a path known at run time'})",
+                summary=redirect.text,
                 permissions=call.permissions | {Permission.WRITE_FILES},
                 paths=paths,
             )
@@ -479,6 +484,11 @@ def _relative_path(folder: str, cwd: str | None, target: str) -> str:
         return target
     joined = posixpath.normpath(posixpath.join(folder, cwd, target))
     return joined if not joined.startswith("..") else target
+
+
+def _clip(text: str, limit: int = 60) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _words(command: str) -> list[str]:

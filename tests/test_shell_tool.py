@@ -343,3 +343,15 @@ async def test_stopping_an_agent_while_a_command_runs_kills_it_and_keeps_history
         assert [r.text for r in results] == [INTERRUPTED_RESULT]
     finally:
         kill_all(mark)
+
+
+async def test_without_the_sandbox_a_timeout_does_not_claim_what_it_cannot_do(workspace):
+    mark = marker()
+    out = await run_unconfined(workspace, command=f"setsid sleep {mark} & sleep 30", timeout=0.5)
+    try:
+        assert out.text.endswith(
+            "[timed out after 0.5 s: the command's process group was killed (a process that "
+            "left it, with setsid, may still run)]"
+        )
+    finally:
+        kill_all(mark)

@@ -130,8 +130,8 @@ async def execute_command(
     non-interactive flags (e.g. `-y`). Secret-looking environment variables (names with
     KEY, TOKEN, SECRET, PASSWORD, CREDENTIAL) are removed. Where the machine allows it,
     commands run in a sandbox: they can write only inside the workspace (not into .git/
-    internals or .jupyter_agent/) and in a private /tmp that lasts for the session. When
-    the command ends, or on timeout, every process it started ends too: start a
+    internals or .jupyter_agent/) and in a private /tmp that lasts for the session, and
+    when the command ends, or times out, every process it started ends too: start a
     long-lived server from a notebook cell instead.
 
     Args:
@@ -186,10 +186,13 @@ async def execute_command(
     code = proc.returncode
     took = _seconds(duration)
     if outcome == "timeout":
-        status = (
-            f"[timed out after {_seconds(timeout)}: the command and all its child processes "
-            "were killed]"
+        killed = (
+            "the command and all its child processes were killed"
+            if confined  # the PID namespace ends with it, detached processes included
+            else "the command's process group was killed (a process that left it, with "
+            "setsid, may still run)"
         )
+        status = f"[timed out after {_seconds(timeout)}: {killed}]"
     elif code is not None and code < 0:
         status = f"[killed by signal {_signal_name(-code)} after {took}]"
     else:
