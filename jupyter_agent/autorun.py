@@ -19,6 +19,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from ._system import system_program
 from .sandbox import glob_matches
 
 ANY_DEPTH: dict[str, str] = {
@@ -166,9 +167,12 @@ def _autorun(ws: Path, config_stamp: int) -> Autorun:
 
 def _git_hooks_path(ws: Path) -> str | None:
     """``core.hooksPath`` as git reads it (includes too); ``None`` without git or a value."""
+    git = system_program("git")  # run by the kernel itself: never a file of the workspace
+    if git is None:
+        return None
     try:
         done = subprocess.run(
-            ["git", "-C", str(ws), "config", "--get", "core.hooksPath"],
+            [git, "-C", str(ws), "config", "--get", "core.hooksPath"],
             capture_output=True,
             text=True,
             timeout=5,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import os
 import random
 import shutil
 import socket
@@ -215,3 +216,30 @@ async def test_turned_off_in_the_users_settings_the_sandbox_says_so(place):
     assert (
         agent.command_sandbox.status().summary == "commands not sandboxed (turned off in settings)"
     )
+
+
+def test_programs_the_kernel_runs_itself_never_come_from_the_workspace(place, monkeypatch):
+    """A PATH that starts with a virtual environment inside the workspace must not make the
+    kernel run a planted `bwrap` (a fake that confines nothing) or `git`."""
+    from jupyter_agent.autorun import autorun_for
+
+    ws, outside = place
+    fake = ws / ".venv" / "bin"
+    fake.mkdir(parents=True)
+    ran = outside / "ran"
+    for name in ("bwrap", "git", "bash"):
+        (fake / name).write_text(f"#!/bin/sh\necho {name} >> {ran}\nexit 0\n")
+        (fake / name).chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake}:{os.environ['PATH']}")
+    (ws / ".git").mkdir()
+    (ws / ".git" / "config").write_text("[core]\n\thooksPath = hooks\n")
+    sandbox = OsSandbox(ws)
+    status = sandbox.status()
+    assert status.active
+    launch = sandbox.launch(["/bin/true"], ws)
+    try:
+        assert launch.argv[0] == shutil.which("bwrap", path="/usr/bin:/bin")
+    finally:
+        launch.close()
+    autorun_for(ws)
+    assert not ran.exists()

@@ -7,11 +7,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .._system import SYSTEM_FOLDERS
 from ._options import Options, literal, names, parse_options
 from ._syntax import Assignment, Word
 
-SYSTEM_BIN = names("/bin /usr/bin /usr/local/bin /sbin /usr/sbin /usr/local/sbin")
-"""A program named by a path in these folders is that program (``/usr/bin/git`` is git)."""
+SYSTEM_BIN = frozenset(SYSTEM_FOLDERS)
 
 
 @dataclass(frozen=True)

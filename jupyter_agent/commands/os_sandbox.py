@@ -64,6 +64,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .._system import system_program
 from ._seccomp import unix_socket_filter
 
 log = logging.getLogger(__name__)
@@ -177,7 +178,7 @@ class OsSandbox:
         )
 
     def _detect_bwrap(self) -> SandboxStatus:
-        bwrap = self._bwrap or shutil.which("bwrap")
+        bwrap = self._bwrap or system_program("bwrap")  # never a file of the workspace
         if not bwrap or not os.access(bwrap, os.X_OK):
             where = f" (not found at {self._bwrap})" if self._bwrap else ""
             return _unavailable(

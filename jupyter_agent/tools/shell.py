@@ -28,6 +28,7 @@ from collections.abc import Awaitable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
+from .._system import system_program
 from ..autorun import autorun_for
 from ..commands import OsSandbox, analyze, command_hazards
 from ..errors import ToolError
@@ -66,9 +67,10 @@ def command_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
         if not any(part in name.upper() for part in SECRET_NAME_PARTS)
     }
     # No pager and no prompt can wait for input that never comes.
-    # No pager and no prompt can wait for input that never comes; no start file runs.
+    # No pager and no prompt can wait for input that never comes.
     env.update(PAGER="cat", GIT_PAGER="cat", GIT_TERMINAL_PROMPT="0", PYTHONUNBUFFERED="1")
-    for name in ("BASH_ENV", "ENV"):
+    # No start file runs, no function comes in from the environment, `cd` means the folder.
+    for name in [n for n in env if n.startswith("BASH_FUNC_")] + ["BASH_ENV", "ENV", "CDPATH"]:
         env.pop(name, None)
     return env
 
@@ -78,7 +80,7 @@ def _summary(a: Mapping[str, Any]) -> str:
     return f"Run: {a.get('command', '')}" + (f" (in {where})" if where not in (".", "") else "")
 
 
-_SHELL = next((s for s in ("/bin/bash", "/usr/bin/bash") if os.path.exists(s)), None)
+_SHELL = system_program("bash")
 
 
 def os_sandbox_for(ctx: ToolContext) -> OsSandbox:
