@@ -96,6 +96,8 @@ class Hazard:
 
     action: Literal["refuse", "ask"]
     reason: str
+    paths: tuple[str, ...] = ()
+    """Files whose code the call would run: allowing it approves them as they are now."""
 
 
 @dataclass(frozen=True)

@@ -390,6 +390,22 @@ CASES = [
         between=({"name": "execute_command", "input": {"command": "cp notes.md analysis.py"}},),
         warns="changed during this session",
     ),
+    Case(
+        "rewritten-import",
+        "python3 analysis.py",
+        "python3 analysis.py",
+        setup=script_file,
+        between=(rewrite("helpers.py", "open('../outside/i', 'w')\n"),),
+        warns="may load files the agent wrote",
+    ),
+    Case(
+        "new-top-conftest",
+        "python3 -m pytest -q tests",
+        "python3 -m pytest -q tests",
+        setup=script_file,
+        between=(rewrite("conftest.py", "open('../outside/t', 'w')\n"),),
+        warns="conftest.py",
+    ),
     # --- processes: what a command starts ends with it -----------------------------------
     Case("setsid-background", f"setsid sleep {MARK} & echo up", "sleep 0", runs=True),
     Case("double-fork", f"(sleep {MARK} &) & echo up", "sleep 0", runs=True),

@@ -76,6 +76,7 @@ from ..models import (
 )
 from ..permissions import Allow, Ask, Deny, Hazard, Role, ToolCall
 from ..plans import Plan, Question, QuestionOption, StepProgress, StepStatus
+from ..provenance import WrittenFiles
 from ..states import TERMINAL_FOR, AgentState, StopReason, check_transition
 from ..tools import ToolContext, ToolOutput
 
@@ -612,6 +613,9 @@ class Run:
                 "The user declined this call. Do not repeat it; take another approach "
                 "or ask the user what they want."
             )
+        written = self.agent.resources.get(WrittenFiles)
+        if written is not None:  # the user has now seen this code run: it asks again if changed
+            written.acknowledge(p for h in hazards for p in h.paths)
 
     def tool_progress(self, tool_use_id: str, output: str) -> None:
         self.emit(ToolProgress(tool_use_id=tool_use_id, output=output))

@@ -95,43 +95,64 @@ def _places(use: PathUse, cwd: Path, hazards: list[Hazard], verb: str) -> list[P
     return places
 
 
+TEST_SET_UP = ("conftest.py", "pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini")
+"""What pytest loads from the folders between the workspace's top and the tests it runs."""
+
+
 def _changed_code(
     line: CommandLine, cwd: Path, sandbox: Sandbox, written: WrittenFiles, path_env: str | None
 ) -> list[Hazard]:
+    """Workspace code the line would run that changed during the session (and that the
+    user has not approved running since)."""
     found: list[Hazard] = []
+    reported: set[str] = set()
+
+    def ask(source: str, what: str, paths: list[str]) -> None:
+        shown = ", ".join(sandbox.relative(p) for p in paths[:5])
+        more = f" and {len(paths) - 5} more" if len(paths) > 5 else ""
+        found.append(
+            Hazard(
+                "ask",
+                f"`{_short(source)}` runs {what}, changed during this session: {shown}{more}.",
+                tuple(paths),
+            )
+        )
+        reported.update(paths)
+
     for use in line.runs():
         quiet: list[Hazard] = []  # a script named only at run time is asked about already
         for path in _places(use, cwd, quiet, "runs"):
             if not _inside(path, sandbox.root) and not _inside(path, sandbox.given_root):
                 continue
-            rel = sandbox.relative(path)
-            if use.folder:
-                changed = written.changed_under(path)
-                if changed == "":
-                    found.append(
-                        Hazard(
-                            "ask",
-                            f"`{_short(use.source)}` runs {use.what} in "
-                            f"{rel}, too many to check for changes.",
-                        )
-                    )
-                elif changed:
-                    found.append(
-                        Hazard(
-                            "ask",
-                            f"`{_short(use.source)}` runs {use.what} in "
-                            f"{rel}; {sandbox.relative(changed)} changed during this "
-                            "session.",
-                        )
-                    )
-            elif os.path.lexists(path) and written.changed(path):
+            if not use.folder:
+                if os.path.lexists(path) and written.changed(path):
+                    ask(use.source, use.what, [str(path)])
+                continue
+            changed = written.changed_under(path)
+            if changed is None:
                 found.append(
                     Hazard(
                         "ask",
-                        f"`{_short(use.source)}` runs {rel}, which changed during this session.",
+                        f"`{_short(use.source)}` runs {use.what} in {sandbox.relative(path)}, "
+                        "too many to check for changes.",
                     )
                 )
+                continue
+            for folder in _between(sandbox.root, path):
+                changed.extend(
+                    str(folder / name)
+                    for name in TEST_SET_UP
+                    if (folder / name).is_file() and written.changed(folder / name)
+                )
+            if changed:
+                ask(use.source, use.what, list(dict.fromkeys(changed)))
     for inv in line.invocations:
+        if inv.kind == "runs_code":
+            # What it runs may import or load other workspace code the agent wrote.
+            unseen = [p for p in written.unseen_code(sandbox.root) if p not in reported]
+            if unseen:
+                ask(inv.text, "code that may load files the agent wrote", unseen)
+            continue
         name = inv.program
         if not name or "/" in name:
             continue
@@ -140,13 +161,16 @@ def _changed_code(
             continue
         real = Path(os.path.realpath(found_at))
         if _inside(real, sandbox.root) and written.changed(real):
-            rel = sandbox.relative(real)
-            found.append(
-                Hazard(
-                    "ask", f"`{name}` is {rel} in the workspace, which changed during this session."
-                )
-            )
+            ask(inv.text, f"`{name}` from the workspace", [str(real)])
     return found
+
+
+def _between(root: Path, path: Path) -> list[Path]:
+    """The folders from ``root`` down to ``path`` (``path`` itself when it is a folder)."""
+    real = Path(os.path.realpath(path))
+    folders = [real] if real.is_dir() else []
+    folders.extend(p for p in real.parents if _inside(p, root))
+    return folders
 
 
 _GIT_OWN_KEYS = re.compile(
