@@ -39,6 +39,17 @@ def parse_options(
     ``--output``) whose value follows them."""
     out = Options()
     i = 0
+
+    def value_after() -> str | None:
+        """The next word, as the current option's value."""
+        nonlocal i
+        if i + 1 >= len(args):
+            return None
+        i += 1
+        if not args[i].static:
+            out.dynamic = True
+        return args[i].value
+
     while i < len(args):
         word = args[i]
         value = word.value
@@ -54,28 +65,14 @@ def parse_options(
             name, eq, given = value.partition("=")
             if eq:
                 out.flags.append((name, given))
-            elif name in takes_value and i + 1 < len(args):
-                out.flags.append((name, args[i + 1].value))
-                if not args[i + 1].static:
-                    out.dynamic = True
-                i += 1
             else:
-                out.flags.append((name, None))
+                out.flags.append((name, value_after() if name in takes_value else None))
         elif value.startswith("-") and len(value) > 1 and value != "-":
             letters = value[1:]
             for j, letter in enumerate(letters):
                 name = "-" + letter
                 if name in takes_value:
-                    rest = letters[j + 1 :]
-                    if rest:
-                        out.flags.append((name, rest))
-                    elif i + 1 < len(args):
-                        out.flags.append((name, args[i + 1].value))
-                        if not args[i + 1].static:
-                            out.dynamic = True
-                        i += 1
-                    else:
-                        out.flags.append((name, None))
+                    out.flags.append((name, letters[j + 1 :] or value_after()))
                     break
                 out.flags.append((name, None))
         else:

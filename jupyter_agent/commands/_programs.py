@@ -48,8 +48,8 @@ ALWAYS_READS = names(
 )
 """Programs that only read, whatever their arguments."""
 
-_READS_UNLESS: dict[str, tuple[frozenset[str], frozenset[str], str]] = {
-    # name: (options that take a value, options that make it write or run code, the note)
+_READS_UNLESS: dict[str, tuple[frozenset[str], frozenset[str], str, Kind]] = {
+    # name: (options that take a value, options that make it write or run code, why, which)
     "sort": (
         names(
             "-o --output -T --temporary-directory -k --key -t --field-separator -S "
@@ -57,21 +57,25 @@ _READS_UNLESS: dict[str, tuple[frozenset[str], frozenset[str], str]] = {
         ),
         names("-o --output -T --temporary-directory --compress-program"),
         "writes with -o",
+        "writes",
     ),
     "shuf": (
         names("-o --output -n --head-count -i --input-range --random-source"),
         frozenset({"-o", "--output"}),
         "writes with -o",
+        "writes",
     ),
     "tree": (
         names("-o -L -P -I -H -T --charset --filelimit --timefmt --sort"),
         frozenset({"-o"}),
         "writes with -o",
+        "writes",
     ),
     "date": (
         names("-d --date -f --file -r --reference -I"),
         frozenset({"-s", "--set"}),
         "sets the clock with -s",
+        "writes",
     ),
     "rg": (
         names(
@@ -83,17 +87,20 @@ _READS_UNLESS: dict[str, tuple[frozenset[str], frozenset[str], str]] = {
         ),
         names("--pre --pre-glob --search-zip -z"),
         "runs a preprocessor command with --pre",
+        "runs_code",
     ),
-    "hostname": (frozenset(), names("-F --file -b --boot"), "sets the host name"),
+    "hostname": (frozenset(), names("-F --file -b --boot"), "sets the host name", "writes"),
     "base64": (
         names("-o --output -i --input -w --wrap"),
         frozenset({"-o", "--output"}),
         "writes with -o",
+        "writes",
     ),
     "file": (
         names("-m --magic-file -f --files-from -F --separator -e --exclude -P --parameter"),
         frozenset({"-C", "--compile"}),
         "compiles a magic file (-C)",
+        "writes",
     ),
 }
 
@@ -130,7 +137,7 @@ def effect_of(unwrapped: Unwrapped) -> Effect:
     if judge is not None:
         return judge(name, args)
     if name in _READS_UNLESS:
-        takes, dangerous, note = _READS_UNLESS[name]
+        takes, dangerous, note, kind = _READS_UNLESS[name]
         opts = parse_options(args, takes)
         if opts.dynamic:
             return Effect("unknown", note="an argument is only known at run time")
@@ -140,7 +147,7 @@ def effect_of(unwrapped: Unwrapped) -> Effect:
             return Effect("writes", note="sets the clock")
         if opts.has(*dangerous):
             outputs = [v for v in opts.values("-o", "--output") if v is not None]
-            return Effect("writes", writes=tuple(literal(v) for v in outputs), note=note)
+            return Effect(kind, writes=tuple(literal(v) for v in outputs), note=note)
         return Effect("reads", key=(name,))
     return Effect("unknown")
 
