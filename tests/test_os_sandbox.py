@@ -448,6 +448,26 @@ def test_the_private_tmp_lasts_across_launches_and_the_real_tmp_is_untouched(
 
 
 @linux
+def test_programs_installed_under_the_real_tmp_stay_visible(make_sandbox, workspace, monkeypatch):
+    """A virtual environment (or a CI checkout) under /tmp is hidden by the private /tmp
+    unless it is shown again, read-only: its programs must run, and stay unchanged."""
+    env = Path(tempfile.mkdtemp(prefix="venv-under-tmp-"))
+    try:
+        (env / "bin").mkdir()
+        tool = env / "bin" / "jupyter-agent-test-tool"
+        tool.write_text("#!/bin/sh\necho tool ran\n")
+        tool.chmod(0o755)
+        monkeypatch.setenv("PATH", f"{env / 'bin'}:{os.environ['PATH']}")
+        sb = make_sandbox()
+        done = sh(sb, f"jupyter-agent-test-tool; echo x > {tool}", workspace)
+        assert done.stdout == "tool ran\n"
+        assert "Read-only file system" in done.stderr
+        assert tool.read_text() == "#!/bin/sh\necho tool ran\n"
+    finally:
+        shutil.rmtree(env, ignore_errors=True)
+
+
+@linux
 def test_the_kernel_process_is_out_of_sight(make_sandbox, workspace):
     sb = make_sandbox()
     done = python_in(
@@ -698,15 +718,26 @@ def test_a_launch_closes_its_descriptor_once(make_sandbox, workspace):
         os.fstat(fd)
 
 
+@pytest.fixture
+def nobodys_folder() -> Iterator[Path]:
+    """A folder nobody can reach (a checkout's folder, the home folder, pytest's base folder
+    may not be), straight under the system's temporary folder."""
+    folder = Path(tempfile.mkdtemp(prefix="os-sandbox-nobody-"))
+    folder.chmod(0o755)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
 @linux
 @pytest.mark.skipif(
     getattr(os, "geteuid", lambda: -1)() != 0 or not shutil.which("setpriv"),
     reason="runs as root to become another user (as non-root, every other test shows it)",
 )
-def test_it_works_for_a_non_root_user(outside):
+def test_it_works_for_a_non_root_user(nobodys_folder):
     # The other tests run as root here; this one runs an OsSandbox as nobody.
-    ws = outside / "ws"
+    ws, outside = nobodys_folder / "ws", nobodys_folder / "outside"
     ws.mkdir()
+    outside.mkdir()
     os.chown(ws, 65534, 65534)
     outside.chmod(0o777)  # so that only the sandbox stops nobody writing there
     code = textwrap.dedent(

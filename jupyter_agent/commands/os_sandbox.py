@@ -297,6 +297,8 @@ class OsSandbox:
                 args += ["--bind", str(root), str(root)]
             for source, place in temps:
                 args += ["--bind", str(source), str(place)]
+            for program in _programs_under([place for _, place in temps], roots):
+                args += ["--ro-bind", str(program), str(program)]
             for root in roots:
                 if root not in above:
                     args += ["--bind", str(root), str(root)]
@@ -344,7 +346,7 @@ class OsSandbox:
         roots = [self._workspace_real()]
         for spelled in self._settings.writable:
             real = Path(os.path.realpath(os.path.expanduser(spelled)))
-            if real.is_dir() and real not in roots:
+            if os.path.isdir(real) and real not in roots:
                 roots.append(real)
         return roots
 
@@ -370,6 +372,29 @@ class OsSandbox:
                 self._tmp = tmp
                 self._tmp_finalizer = weakref.finalize(self, _remove_tree, tmp)
             return self._tmp
+
+
+def _programs_under(temps: Sequence[Path], roots: Sequence[Path]) -> list[Path]:
+    """Installed programs the private /tmp would hide: this Python's prefixes and the
+    PATH's folders that live under the real /tmp (a virtual environment made there, a CI
+    checkout), shown read-only, outermost first."""
+    places = [Path(sys.prefix), Path(sys.exec_prefix), Path(sys.base_prefix)]
+    for entry in os.environ.get("PATH", "").split(os.pathsep):
+        if entry and os.path.isabs(entry):
+            folder = Path(entry)
+            places.append(folder.parent if folder.name == "bin" else folder)
+    found: list[Path] = []
+    for place in places:
+        real = Path(os.path.realpath(place))
+        if (
+            os.path.isdir(real)
+            and any(t in real.parents for t in temps)
+            and not any(r == real or r in real.parents for r in roots)
+            and not any(f == real or f in real.parents for f in found)
+        ):
+            found = [f for f in found if real not in f.parents]
+            found.append(real)
+    return sorted(found, key=_depth)
 
 
 def _unavailable(detail: str) -> SandboxStatus:
@@ -598,7 +623,7 @@ def _hidden_args(hidden: Iterable[Path], roots: Sequence[Path]) -> list[str]:
     places: list[Path] = []
     for spelled in hidden:
         path = Path(os.path.realpath(spelled))
-        if not path.exists() or path in places:
+        if not os.path.exists(path) or path in places:  # False, never raising, if unreadable
             continue
         if any(path == root or path in root.parents for root in roots):
             continue  # covering it would hide the workspace itself
@@ -610,7 +635,7 @@ def _hidden_args(hidden: Iterable[Path], roots: Sequence[Path]) -> list[str]:
     for path in sorted(places, key=_depth):
         if any(p in path.parents for p in places):
             continue  # inside a hidden folder
-        if path.is_dir():
+        if os.path.isdir(path):
             args += ["--tmpfs", str(path)]
         else:
             args += ["--ro-bind", "/dev/null", str(path)]
