@@ -2,7 +2,31 @@
 
 from __future__ import annotations
 
+import re
+
 
 def plural(n: int, noun: str) -> str:
     """``n`` and the noun in the number it needs: "1 step", "3 steps", "1,200 cells"."""
     return f"{n:,} {noun if n == 1 else noun + 's'}"
+
+
+_HIDDEN = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f"
+    "\ufeff\ufff9-\ufffb\U000e0000-\U000e007f]"
+)
+"""Characters a terminal or a page acts on instead of showing: control codes (``\\r``,
+``ESC[…``), bidirectional overrides, zero-width and tag characters."""
+_NAMED = {"\r": "\\r", "\x1b": "\\x1b", "\b": "\\b", "\v": "\\v", "\f": "\\f", "\0": "\\0"}
+
+
+def visible(text: str) -> str:
+    """``text`` with every character that could hide or rewrite what is shown escaped
+    (``\\r``, ``\\x1b``, ``\\u202e``); newlines and tabs stay."""
+    return _HIDDEN.sub(lambda m: _NAMED.get(m[0]) or _escape(m[0]), text)
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"

@@ -6,7 +6,7 @@ import sys
 from collections.abc import Callable
 from typing import IO, Any, get_args
 
-from ._wording import plural
+from ._wording import plural, visible
 from .events import Event
 from .plans import Plan
 
@@ -42,6 +42,7 @@ class TextRenderer:
         use = (
             self.color if self.color is not None else getattr(self._out, "isatty", lambda: False)()
         )
+        text = visible(text)  # what the model wrote may not restyle or rewrite the terminal
         return f"\033[{code}m{text}\033[0m" if use else text
 
     def _write(self, text: str) -> None:
@@ -64,7 +65,7 @@ class TextRenderer:
         label = self.label or e.model_label
         caption = f" — {label}" if label else ""
         self._line(self._style(f"▶ {e.role} on {e.model} ({e.loop} loop){caption}", "1"))
-        self._line(f"  task: {e.task}")
+        self._line(f"  task: {visible(e.task)}")
 
     def _on_turn_start(self, e: Any) -> None:
         self._phase = None
@@ -73,7 +74,7 @@ class TextRenderer:
         if e.phase != self._phase and e.phase:
             self._line(self._style(f"[{e.phase}]", "36"))
         self._phase = e.phase
-        self._write(e.text)
+        self._write(visible(e.text))
         self._open_line = not e.text.endswith("\n")
 
     def _on_text(self, e: Any) -> None:
@@ -102,11 +103,11 @@ class TextRenderer:
         self._line(self._style(f"⚙ {e.summary}", "34"))
 
     def _on_tool_progress(self, e: Any) -> None:
-        for line in e.output.splitlines():
+        for line in visible(e.output).splitlines():
             self._line(f"  │ {line}")
 
     def _on_tool_end(self, e: Any) -> None:
-        lines = e.result.splitlines() or [""]
+        lines = visible(e.result).splitlines() or [""]
         hidden = len(lines) - 1
         more = f" (+{plural(hidden, 'line')})" if hidden else ""
         mark = self._style("✗", "31") if e.is_error else self._style("✓", "32")
@@ -119,26 +120,26 @@ class TextRenderer:
     def _on_plan(self, e: Any) -> None:
         plan: Plan = e.plan
         self._line(self._style("Plan", "1"))
-        self._line(plan.to_markdown())
+        self._line(visible(plan.to_markdown()))
 
     def _on_plan_step(self, e: Any) -> None:
-        note = f" — {e.note}" if e.note else ""
+        note = f" — {visible(e.note)}" if e.note else ""
         self._line(f"  step {e.step_number}: {e.status}{note}")
 
     def _on_question(self, e: Any) -> None:
         q = e.question
         self._line(self._style(f"? {q.question}", "1;35") + f"  [{q.severity}]")
         if q.context:
-            self._line(f"  {q.context}")
+            self._line(f"  {visible(q.context)}")
         for option in q.options:
             star = " (default)" if option.value == q.default else ""
             desc = f" — {option.description}" if option.description else ""
-            self._line(f"  • {option.label} [{option.value}]{star}{desc}")
+            self._line(visible(f"  • {option.label} [{option.value}]{star}{desc}"))
         how = "handle.answer(value)" if q.options else "handle.answer(text)"
         self._line(self._style(f"  answer with {how}", "2"))
 
     def _on_answer(self, e: Any) -> None:
-        self._line(f"  → {e.label or e.value}")
+        self._line(f"  → {visible(e.label or e.value)}")
 
     def _on_request_input_timeout(self, e: Any) -> None:
         self._line(self._style(f"  no answer within {e.timeout:g} s", "33"))
@@ -161,7 +162,7 @@ class TextRenderer:
 
     def _on_permission_response(self, e: Any) -> None:
         verdict = "allowed" if e.allowed else "denied"
-        self._line(f"  → {verdict}" + (f"; remembered: {e.rule}" if e.rule else ""))
+        self._line(f"  → {verdict}" + (f"; remembered: {visible(e.rule)}" if e.rule else ""))
 
     def _on_update(self, e: Any) -> None:
         self._line(self._style(f"ℹ {e.message}", "36"))
@@ -199,7 +200,7 @@ class TextRenderer:
     def _on_completed(self, e: Any) -> None:
         # A run that ends on plain text has that text as its summary: printed once is enough.
         summary = e.summary if e.summary and e.summary.strip() != self._last_text.strip() else ""
-        self._line(self._style("✔ completed", "32") + (f": {summary}" if summary else ""))
+        self._line(self._style("✔ completed", "32") + (f": {visible(summary)}" if summary else ""))
         self._totals()
 
     def _on_error(self, e: Any) -> None:
@@ -207,7 +208,7 @@ class TextRenderer:
         self._totals()
 
     def _on_subagent_spawned(self, e: Any) -> None:
-        self._line(f"↳ subagent {e.child_session_id} ({e.agent_type}): {e.task}")
+        self._line(f"↳ subagent {e.child_session_id} ({e.agent_type}): {visible(e.task)}")
 
     def _on_subagent_output(self, e: Any) -> None:
         if e.event.kind in ("tool_start", "completed", "stopped", "error"):

@@ -118,3 +118,46 @@ def test_a_run_ending_on_its_answer_prints_the_answer_once():
     # A summary that says something the text did not is still printed.
     r(ev.Completed(summary="Removed them."))
     assert out.getvalue().endswith("✔ completed: Removed them.\n")
+
+
+HIDING = [
+    "rm -rf ~/data\rRun: ls -la",  # a carriage return rewrites the printed line
+    "rm -rf data\x1b[2K\x1b[1GRun: ls -la",  # ANSI erase and cursor moves
+    "rm -rf data \x1b[8mhidden",  # concealed text
+    "ls \u202eatad fr- mr",  # a right-to-left override reverses what is shown
+    "l\u200bs",  # a zero-width space makes another program look like ls
+    "ls \U000e0072\U000e006d",  # tag characters: invisible text a model still reads
+]
+
+
+@pytest.mark.parametrize("command", HIDING)
+def test_what_a_model_writes_cannot_hide_itself_in_an_approval_or_a_tool_title(command):
+    from jupyter_agent.tools.shell import execute_command
+
+    summary = execute_command.summary({"command": command})
+    assert not any(ch in summary for ch in "\r\x1b\u202e\u200b") and "\U000e0072" not in summary
+    out = io.StringIO()
+    r = TextRenderer(out, color=True)  # our own colours stay, the model's do not
+    r(
+        ev.PermissionRequested(
+            request_id="r",
+            tool_use_id="t",
+            tool_name="execute_command",
+            summary=summary,
+            input={"command": command},
+        )
+    )
+    r(ev.ToolStarted(tool_use_id="t", name="execute_command", input={}, summary=summary))
+    r(ev.TextDelta(text=command))
+    r(ev.ToolEnded(tool_use_id="t", name="execute_command", result=command, is_error=False))
+    printed = out.getvalue()
+    model_escapes = (
+        printed.replace("\x1b[33m", "")
+        .replace("\x1b[34m", "")
+        .replace("\x1b[32m", "")
+        .replace("\x1b[0m", "")
+        .replace("\x1b[2m", "")
+    )
+    assert "\x1b" not in model_escapes and "\r" not in printed
+    assert "\u202e" not in printed and "\u200b" not in printed
+    assert "\\r" in printed or "\\x1b" in printed or "\\u" in printed or "\\U" in printed

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._wording import plural
+from .._wording import plural, visible
 from ..errors import AgentError, ModelError, ToolDenied, ToolError
 from ..events import (
     AgentStarted,
@@ -520,7 +520,7 @@ class Run:
 
     async def _dispatch(self, block: ToolUseBlock, truncated: bool) -> ToolResultBlock:
         tool = self.agent.tools.get(block.name)
-        summary = tool.summary(block.input) if tool else f"{block.name}(…)"
+        summary = tool.summary(block.input) if tool else visible(f"{block.name}(…)")
         self.emit(
             ToolStarted(tool_use_id=block.id, name=block.name, input=block.input, summary=summary)
         )

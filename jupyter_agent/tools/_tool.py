@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, get_type_hints, overload
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
+from .._wording import visible
 from ..errors import ToolError
 from ..messages import ImageBlock
 from ..permissions import Hazard
@@ -170,7 +171,12 @@ class Tool:
             return [Hazard("refuse", str(exc))]
 
     def summary(self, args: Mapping[str, Any]) -> str:
-        """One line a human reads in a tool card or an approval prompt."""
+        """One line a human reads in a tool card or an approval prompt. What the model
+        wrote in it cannot hide itself: control characters (``\r``, ``ESC[…``),
+        bidirectional overrides and zero-width characters show escaped."""
+        return visible(self._summary_text(args))
+
+    def _summary_text(self, args: Mapping[str, Any]) -> str:
         try:
             if callable(self._summary):
                 return self._summary(args)
