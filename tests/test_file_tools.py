@@ -315,9 +315,7 @@ async def test_grep_filters_by_glob_and_ignores_case(project):
 
 async def test_grep_refuses_an_invalid_regex_with_the_re_error(workspace):
     message = await refused(grep, workspace, pattern="foo(")
-    assert message.startswith(
-        "Invalid regular expression 'foo(': missing ), unterminated subpattern"
-    )
+    assert message == "Invalid regular expression 'foo(': missing ) at position 4."
 
 
 async def test_grep_caps_results_with_a_note(workspace):
@@ -611,3 +609,45 @@ async def test_delete_file_refuses_missing_and_protected_files(workspace):
     (workspace / ".git" / "HEAD").write_text("ref")
     assert "may not write inside .git/" in await refused(delete_file, workspace, path=".git/HEAD")
     assert (workspace / ".git" / "HEAD").exists()
+
+
+async def test_a_pattern_that_backtracks_without_end_is_stopped_and_never_holds_the_loop(
+    workspace, monkeypatch
+):
+    """`(a|aa)+$` on a line of forty a's and a b takes ages to fail; the search gives up
+    after its time limit, and meanwhile the event loop (where Stop is heard) keeps running."""
+    from jupyter_agent.tools import files
+
+    monkeypatch.setattr(files, "GREP_TIME_LIMIT", 1.0)
+    (workspace / "a.txt").write_text("fine line\n" + "a" * 40 + "b\n")
+    ticks = 0
+
+    async def tick() -> None:
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0.01)
+            ticks += 1
+
+    ticker = asyncio.create_task(tick())
+    try:
+        out = await files.grep.call(ToolContext(workspace=workspace), {"pattern": "(a|aa)+$"})
+    finally:
+        ticker.cancel()
+    assert out.data["timed_out"]
+    assert "stopped after 1 s of matching, in a.txt" in out.text
+    assert "backtrack" in out.text
+    assert ticks >= 10  # the loop ran while the pattern was matched
+
+
+async def test_a_huge_or_deeply_nested_pattern_is_refused_without_echoing_it_whole(workspace):
+    (workspace / "a.txt").write_text("x\n")
+    ctx = ToolContext(workspace=workspace)
+    with pytest.raises(ToolError) as long:
+        await grep.call(ctx, {"pattern": "(" * 100_000})
+    assert "too long to search with" in str(long.value)
+    assert "(100,000 characters)" in str(long.value)
+    assert len(str(long.value)) < 1_000
+    with pytest.raises(ToolError) as deep:
+        await grep.call(ctx, {"pattern": "(" * 3_000 + "a" + ")" * 3_000})
+    assert "nested too deeply" in str(deep.value)
+    assert len(str(deep.value)) < 1_000

@@ -14,10 +14,13 @@ import os
 import re
 import stat
 import threading
+import time
 from collections.abc import Callable, Iterator, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
+
+import regex
 
 from ..autorun import autorun_for
 from ..errors import ToolError
@@ -32,6 +35,10 @@ LINE_MAX_CHARS = 2000
 """Longer lines are cut in read_file's output (minified files, data dumps)."""
 GREP_LINE_CHARS = 300
 GREP_MAX_FILE_BYTES = 10_000_000
+GREP_MAX_PATTERN = 10_000
+GREP_TIME_LIMIT = 10.0
+"""Seconds of matching a search may take: a pattern that backtracks without end (``(a|aa)+$``)
+is stopped, and matches without holding the interpreter, so the event loop (and Stop) runs."""
 EDIT_MAX_BYTES = 10_000_000
 DIFF_TEXT_LINES = 300
 """Diff lines shown to the model; the panel gets up to DIFF_MAX_LINES."""
@@ -282,18 +289,24 @@ async def grep(
     """
     if not 1 <= max_results <= 5000:
         raise ToolError(f"max_results must be between 1 and 5,000, got {max_results}.")
+    if len(pattern) > GREP_MAX_PATTERN:
+        raise ToolError(
+            f"The pattern {_clip(pattern)!r} is too long to search with (the limit is "
+            f"{GREP_MAX_PATTERN:,} characters)."
+        )
     try:
-        regex = re.compile(pattern, re.IGNORECASE if ignore_case else 0)
-    except re.error as exc:
-        raise ToolError(f"Invalid regular expression {pattern!r}: {exc}.") from None
+        compiled = regex.compile(pattern, regex.IGNORECASE if ignore_case else 0)
+    except (regex.error, ValueError, RecursionError) as exc:
+        why = "it is nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+        raise ToolError(f"Invalid regular expression {_clip(pattern)!r}: {why}.") from None
     globs = _expand_braces(glob) if glob else None
-    return await _off_loop(_grep, sandbox_for(ctx), regex, path, glob, globs, max_results)
+    return await _off_loop(_grep, sandbox_for(ctx), compiled, path, glob, globs, max_results)
 
 
 def _grep(
     stop: threading.Event,
     sandbox: Sandbox,
-    regex: re.Pattern[str],
+    pattern: regex.Pattern[str],
     path: str,
     glob: str | None,
     globs: list[str] | None,
@@ -302,7 +315,8 @@ def _grep(
     real = sandbox.resolve(path, must_exist=True)
     results: list[str] = []
     searched = skipped_binary = skipped_large = files_with_matches = 0
-    capped = False
+    capped = slow = False
+    deadline = time.monotonic() + GREP_TIME_LIMIT
     for file in _walk_files(sandbox, real):
         if stop.is_set():
             break
@@ -325,7 +339,14 @@ def _grep(
         rel = sandbox.relative(file)
         found = False
         for lineno, line in enumerate(data.decode("utf-8", errors="replace").split("\n"), 1):
-            m = regex.search(line := line.removesuffix("\r"))
+            left = deadline - time.monotonic()
+            try:
+                if left <= 0 or stop.is_set():
+                    raise TimeoutError
+                m = pattern.search(line := line.removesuffix("\r"), concurrent=True, timeout=left)
+            except TimeoutError:
+                slow = True
+                break
             if m is None:
                 continue
             if len(results) >= max_results:
@@ -334,7 +355,7 @@ def _grep(
             found = True
             results.append(f"{rel}:{lineno}: {_around(line, m)}")
         files_with_matches += found
-        if capped:
+        if capped or slow:
             break
 
     skipped = []
@@ -344,9 +365,17 @@ def _grep(
         skipped.append(f"{skipped_large:,} over 10 MB")
     skipped_note = f"; skipped {' and '.join(skipped)} file(s)" if skipped else ""
     data_out = {"matches": len(results), "files": files_with_matches, "capped": capped}
+    if slow and not stop.is_set():
+        data_out["timed_out"] = True
+        results.append(
+            f"… stopped after {GREP_TIME_LIMIT:g} s of matching, in {sandbox.relative(file)}: "
+            "the pattern may backtrack without end (nested repetition such as (a+)+ or "
+            "(a|aa)+). Simplify it, or narrow the path or glob."
+        )
+        return ToolOutput("\n".join(results), data=data_out, is_error=len(results) == 1)
     if not results:
         return ToolOutput(
-            f"No matches for /{regex.pattern}/ in {sandbox.relative(real)}"
+            f"No matches for /{_clip(pattern.pattern)}/ in {sandbox.relative(real)}"
             f"{f' (files matching {glob!r})' if glob else ''}: "
             f"{searched:,} file{'s' if searched != 1 else ''} searched{skipped_note}.",
             data=data_out,
@@ -403,16 +432,21 @@ def _glob_matches(globs: list[str], file: Path, start: Path, sandbox: Sandbox) -
             if fnmatch.fnmatchcase(file.name, g):
                 return True
             continue
-        regex = glob_to_regex(g.lstrip("/"), ignore_case=False)
+        compiled = glob_to_regex(g.lstrip("/"), ignore_case=False)
         candidates = [sandbox.relative(file)]
         if start.is_dir():
             candidates.append(file.relative_to(start).as_posix())
-        if any(regex.match(c) for c in candidates):
+        if any(compiled.match(c) for c in candidates):
             return True
     return False
 
 
-def _around(line: str, m: re.Match[str]) -> str:
+def _clip(text: str, limit: int = 200) -> str:
+    """Model-given text echoed in a message, cut: a 10 MB pattern is not sent back whole."""
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"
+
+
+def _around(line: str, m: regex.Match[str]) -> str:
     line = line.rstrip()
     if len(line) <= GREP_LINE_CHARS:
         return line
