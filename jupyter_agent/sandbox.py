@@ -46,6 +46,9 @@ DEFAULT_SENSITIVE: tuple[str, ...] = (
 )
 """Places refused even when the workspace root lies above them (``~`` is the real home)."""
 
+MAX_PATH_CHARS = 4096
+"""Longer paths are refused before anything echoes them (Linux's own limit is 4,096 bytes)."""
+
 SKIP_DIRS = frozenset(
     {".git", "node_modules", ".jupyter_agent", "__pycache__", ".ipynb_checkpoints"}
 )
@@ -112,6 +115,11 @@ class Sandbox:
         """
         if not isinstance(path, str):
             raise ToolError(f"The path must be a string, got {type(path).__name__}.")
+        if len(path) > MAX_PATH_CHARS:
+            raise ToolError(
+                f"Refused a path of {len(path):,} characters ({path[:80]!r}…): paths are at "
+                f"most {MAX_PATH_CHARS:,} characters."
+            )
         if "\0" in path:
             raise ToolError(f"Refused {path!r}: the path contains a NUL byte.")
         expanded = os.path.expanduser(path) if path.startswith("~") else path

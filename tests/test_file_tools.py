@@ -651,3 +651,31 @@ async def test_a_huge_or_deeply_nested_pattern_is_refused_without_echoing_it_who
         await grep.call(ctx, {"pattern": "(" * 3_000 + "a" + ")" * 3_000})
     assert "nested too deeply" in str(deep.value)
     assert len(str(deep.value)) < 1_000
+
+
+async def test_a_file_that_is_one_huge_line_is_read_in_bounded_memory(workspace):
+    import tracemalloc
+
+    big = workspace / "one-line.txt"
+    with open(big, "wb") as f:
+        for _ in range(50):
+            f.write("é".encode() * 500_000)  # 50 MB, no newline, two-byte characters
+    tracemalloc.start()
+    try:
+        out = await run(read_file, workspace, path="one-line.txt")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 5_000_000  # the line's first 64 KB, never the 50 MB
+    assert out.text.startswith("     1\t" + "é" * 2000 + "… [")
+    assert "more characters on this line]" in out.text
+    assert "not valid UTF-8" not in out.text  # cutting inside a character loses nothing
+
+
+def test_a_huge_path_is_refused_without_being_echoed(workspace):
+    from jupyter_agent.sandbox import Sandbox
+
+    with pytest.raises(ToolError) as refused:
+        Sandbox(workspace).resolve("a/" * 5_000_000)
+    assert len(str(refused.value)) < 300
+    assert "10,000,000 characters" in str(refused.value)

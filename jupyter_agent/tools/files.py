@@ -8,6 +8,7 @@ and the shape of their messages are part of the contract with the prompts.
 from __future__ import annotations
 
 import asyncio
+import codecs
 import difflib
 import fnmatch
 import os
@@ -95,7 +96,7 @@ def _read_file(
             _sniff(sample, path, complete=len(sample) < SNIFF_BYTES)
             f.seek(0)
             size = n = 0
-            for raw in f:
+            for raw, beyond in _bounded_lines(f, stop):
                 n += 1
                 if n < start_line:
                     continue
@@ -103,10 +104,10 @@ def _read_file(
                     break
                 if b"\0" in raw:
                     raise ToolError(_binary_message(path))
-                line, bad = _decode(raw)
+                line, bad = _decode(raw, cut=beyond > 0)
                 lossy = lossy or bad
-                if len(line) > LINE_MAX_CHARS:
-                    cut = len(line) - LINE_MAX_CHARS
+                if len(line) > LINE_MAX_CHARS or beyond:
+                    cut = len(line) - LINE_MAX_CHARS + beyond
                     line = f"{line[:LINE_MAX_CHARS]}… [{cut:,} more characters on this line]"
                 entry = f"{n:>6}\t{line}"
                 full = len(shown) >= READ_MAX_LINES or size + len(entry) + 1 > READ_MAX_BYTES
@@ -877,13 +878,35 @@ def _sniff(sample: bytes, given: str, *, complete: bool) -> bool:
     return True
 
 
-def _decode(raw: bytes) -> tuple[str, bool]:
-    """One line of a file as text, without its line ending; and whether bytes were lost."""
+def _decode(raw: bytes, *, cut: bool = False) -> tuple[str, bool]:
+    """One line of a file as text, without its line ending; and whether bytes were lost.
+    ``cut``: the bytes stop inside the line, perhaps inside a character (not a loss)."""
     try:
-        text, lossy = raw.decode("utf-8"), False
+        if cut:
+            text, lossy = codecs.getincrementaldecoder("utf-8")().decode(raw), False
+        else:
+            text, lossy = raw.decode("utf-8"), False
     except UnicodeDecodeError:
         text, lossy = raw.decode("utf-8", errors="replace"), True
     return text.removesuffix("\n").removesuffix("\r"), lossy
+
+
+LINE_READ_BYTES = 1 << 16
+"""The most of one line read into memory: a 1 GB file with no newline is one line."""
+
+
+def _bounded_lines(f: BinaryIO, stop: threading.Event) -> Iterator[tuple[bytes, int]]:
+    """Each line's first :data:`LINE_READ_BYTES` bytes, and how many bytes of it were
+    skipped (counted, never held)."""
+    while chunk := f.readline(LINE_READ_BYTES):
+        beyond = 0
+        if len(chunk) == LINE_READ_BYTES and not chunk.endswith(b"\n"):
+            while not stop.is_set() and (rest := f.readline(1 << 20)):
+                if rest.endswith(b"\n"):
+                    beyond += len(rest) - 1
+                    break
+                beyond += len(rest)
+        yield chunk, beyond
 
 
 def _count_rest(f: BinaryIO, stop: threading.Event) -> int:
