@@ -302,6 +302,7 @@ def test_dropped_non_streaming_response_is_retried_then_an_api_connection_error(
     with pytest.raises(anthropic.APIConnectionError) as caught:
         client.with_options(max_retries=0).messages.create(model=MODEL, max_tokens=10, messages=HI)
     assert isinstance(caught.value.__cause__, httpx2.RemoteProtocolError)
+    server.wait_idle()
     assert [r.outcome for r in server.requests] == ["dropped", "complete", "dropped"]
 
 
@@ -326,6 +327,7 @@ async def test_hold_after_blocks_the_stream_until_release(server: MessagesServer
         server.release()
         assert await asyncio.wait_for(task, 5) == "abcdefghijkl"
 
+    server.wait_idle()  # the client can read the last event before the server marks it
     assert server.requests[0].outcome == "complete"
 
 
