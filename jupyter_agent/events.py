@@ -232,10 +232,17 @@ class ModelRetry(_Event):
     delay: float
 
 
+PanelAction = Literal["trust_workspace"]
+"""Something the user can do about a warning from the panel (a button)."""
+
+
 @_event
 class AgentWarning(_Event):
     kind: Literal["warning"] = "warning"
     message: str
+    action: PanelAction | None = None
+    """What the user can do about it from the panel (a button): trust the workspace's
+    settings."""
 
 
 @_event

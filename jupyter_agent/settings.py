@@ -26,6 +26,7 @@ be able to turn off the sandbox its own commands run in. Example::
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -33,9 +34,10 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .commands import SandboxSettings
-from .errors import AgentError
-from .permissions import Role
+from .errors import AgentError, ToolError
+from .permissions import BUILTIN_ROLES, Role
 from .rules import Rule, Rules
+from .sandbox import Sandbox, atomic_write_text
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -46,6 +48,8 @@ SETTINGS_FILES = (
     Path(".jupyter_agent") / "settings.toml",
     Path(".jupyter_agent") / "settings.json",
 )
+TRUSTED_FOLDERS = Path(".jupyter_agent") / "trusted-folders.json"
+"""In the home folder: the workspaces whose settings the user trusts."""
 
 
 class SettingsError(AgentError):
@@ -87,15 +91,70 @@ class Settings(BaseModel):
     """Read from the user's settings only."""
     source: Path | None = Field(default=None, exclude=True)
 
-    def make_roles(self) -> list[Role]:
+    def make_roles(
+        self, *, confined_to: Path | None = None, left_out: list[str] | None = None
+    ) -> list[Role]:
+        """The roles. With ``confined_to``, a prompt file must lie inside that folder (and
+        pass its path rules); a role whose prompt file cannot be read raises
+        :class:`SettingsError`, or, given ``left_out``, is left out and said there."""
         roles = []
         for name, spec in self.roles.items():
             prompt = spec.prompt
             if spec.prompt_file:
-                base = self.source.parent if self.source else Path.cwd()
-                prompt = (base / spec.prompt_file).read_text(encoding="utf-8")
+                try:
+                    prompt = self._prompt_file(name, spec.prompt_file, confined_to)
+                except SettingsError as exc:
+                    if left_out is None:
+                        raise
+                    left_out.append(str(exc).removeprefix(f"{self.source}: "))
+                    continue
             roles.append(Role(name, frozenset(spec.permissions), prompt, spec.description))
         return roles
+
+    def _prompt_file(self, role: str, given: str, confined_to: Path | None) -> str:
+        base = self.source.parent if self.source else Path.cwd()
+        path = base / given
+        if confined_to is not None:
+            try:
+                path = Sandbox(confined_to).resolve(str(path), must_exist=True)
+            except ToolError as exc:
+                raise SettingsError(f"{self.source}: role {role}: prompt_file: {exc}") from None
+        try:
+            return path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise SettingsError(f"{self.source}: role {role}: prompt_file: {exc}") from None
+
+    def untrusted(self) -> tuple[Settings, list[str]]:
+        """What a workspace's settings may do before the user trusts the workspace: they
+        may narrow, never widen. Returns the settings kept and what was left out."""
+        left_out: list[str] = []
+        roles: dict[str, RoleSettings] = {}
+        for name, spec in self.roles.items():
+            builtin = BUILTIN_ROLES.get(name)
+            added = set(spec.permissions) - builtin.permissions if builtin else set()
+            if added:
+                left_out.append(
+                    f"role {name} would gain {', '.join(sorted(added))} (a built-in role "
+                    "may only lose permissions)"
+                )
+            else:
+                roles[name] = spec
+        allows = [r for r in self.rules if r.decision == "allow"]
+        if allows:
+            shown = "; ".join(r.explain() for r in allows[:3])
+            more = f" and {len(allows) - 3} more" if len(allows) > 3 else ""
+            left_out.append(f"{len(allows)} allow rule(s): {shown}{more}")
+        if not self.default_rules:
+            left_out.append("default_rules = false (it would drop the rules that ask)")
+        kept = self.model_copy(
+            update={
+                "roles": roles,
+                "rules": [r for r in self.rules if r.decision != "allow"],
+                "default_rules": True,
+            }
+        )
+        kept.source = self.source
+        return kept, left_out
 
     def make_rules(self) -> Rules:
         rules = Rules.defaults() if self.default_rules else Rules()
@@ -133,3 +192,25 @@ def find_settings(workspace: Path) -> Settings | None:
 def user_settings() -> Settings | None:
     """The user's own settings (``~/.jupyter_agent/settings.toml`` or ``.json``), if any."""
     return find_settings(Path.home())
+
+
+def is_trusted(folder: Path) -> bool:
+    """Whether the user trusts ``folder``'s settings (its roles and allow rules apply)."""
+    return os.path.realpath(folder) in _trusted()
+
+
+def trust(folder: Path) -> None:
+    """Remember, in the user's own settings folder, that ``folder``'s settings are trusted."""
+    folders = sorted({*_trusted(), os.path.realpath(folder)})
+    path = Path.home() / TRUSTED_FOLDERS
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(path, json.dumps({"trusted_folders": folders}, indent=1) + "\n")
+
+
+def _trusted() -> list[str]:
+    try:
+        data = json.loads((Path.home() / TRUSTED_FOLDERS).read_text(encoding="utf-8"))
+        folders = data.get("trusted_folders", [])
+    except (OSError, ValueError, AttributeError):
+        return []
+    return [f for f in folders if isinstance(f, str)]

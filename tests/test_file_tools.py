@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import stat
 from pathlib import Path
 
@@ -679,3 +680,46 @@ def test_a_huge_path_is_refused_without_being_echoed(workspace):
         Sandbox(workspace).resolve("a/" * 5_000_000)
     assert len(str(refused.value)) < 300
     assert "10,000,000 characters" in str(refused.value)
+
+
+def test_a_folder_swapped_for_a_link_mid_write_never_leads_the_write_outside(tmp_path):
+    """Another process flips a folder between a real folder and a link to outside while the
+    agent writes into it, over and over: the check and the write may straddle a flip, yet
+    no write lands outside (the write goes through folder descriptors, never a path)."""
+    import threading
+
+    ws, outside = tmp_path / "work", tmp_path / "outside"
+    ws.mkdir()
+    outside.mkdir()
+    flipping = ws / "sub"
+    stop = threading.Event()
+
+    def flip() -> None:
+        while not stop.is_set():
+            try:
+                if flipping.is_symlink():
+                    flipping.unlink()
+                    flipping.mkdir()
+                else:
+                    shutil.rmtree(flipping, ignore_errors=True)
+                    flipping.symlink_to(outside)
+            except OSError:
+                pass
+
+    flipping.mkdir()
+    flipper = threading.Thread(target=flip, daemon=True)
+    flipper.start()
+    written = refused = 0
+    try:
+        ctx = ToolContext(workspace=ws)
+        for i in range(1_000):
+            try:
+                asyncio.run(create_file.call(ctx, {"path": f"sub/f{i}.txt", "content": "x"}))
+                written += 1
+            except ToolError:
+                refused += 1
+    finally:
+        stop.set()
+        flipper.join()
+    assert list(outside.iterdir()) == []
+    assert written + refused == 1_000 and written > 0  # the race was really run

@@ -188,11 +188,11 @@ class Kernel:
         )
 
 
-def _start(folder: Path) -> Kernel:
+def _start(folder: Path, **env: str) -> Kernel:
     notebook = folder / "analysis.ipynb"
     nbformat.write(nbformat.v4.new_notebook(), notebook)
     manager = KernelManager(kernel_name="python3")
-    manager.start_kernel(cwd=str(folder), env=_kernel_env(notebook))
+    manager.start_kernel(cwd=str(folder), env={**_kernel_env(notebook), **env})
     client = manager.blocking_client()
     client.start_channels()
     client.wait_for_ready(timeout=60)
@@ -342,6 +342,35 @@ def test_options_set_the_kernels_agent(shared_kernel: Kernel) -> None:
 def test_role_switches_the_agents_role(shared_kernel: Kernel) -> None:
     assert shared_kernel.ok("%agent role actor").stdout.strip() == "Role: actor"
     assert shared_kernel.ok("%agent role planner").stdout.strip() == "Role: planner"
+
+
+def test_trust_applies_the_folders_settings_and_remembers_it(tmp_path: Path) -> None:
+    folder, home = tmp_path / "project", tmp_path / "home"
+    (folder / ".jupyter_agent").mkdir(parents=True)
+    home.mkdir()
+    (folder / ".jupyter_agent" / "settings.toml").write_text(
+        '[[rules]]\ndecision = "allow"\nscope = "user"\n'
+        'matcher = { kind = "command", prefix = "make" }\n'
+    )
+    k = _start(folder, HOME=str(home))
+    try:
+        k.ok("%agent\nfrom jupyter_agent.jupyter.kernel_agent import kernel_agent")
+        assert k.ok("print(bool(kernel_agent().agent.untrusted_settings))").stdout.strip() == "True"
+        said = k.ok("%agent trust").stdout.strip()
+        assert said.startswith(f"Trusted {folder}: its settings apply (1 allow rule(s)")
+        assert "allow commands starting with `make`" in said
+        decided = k.ok(
+            "from jupyter_agent.permissions import ToolCall\n"
+            "a = kernel_agent().agent\n"
+            "print(a.policy.decide(ToolCall(name='execute_command', category='execute', "
+            "input={'command': 'make'}, summary='', role='actor', "
+            "permissions=frozenset({'execute_commands'}))).decision)"
+        ).stdout.strip()
+        assert decided == "allow"
+        trusted = json.loads((home / ".jupyter_agent" / "trusted-folders.json").read_text())
+        assert trusted == {"trusted_folders": [str(folder.resolve())]}
+    finally:
+        _stop(k)
 
 
 def test_stop_when_nothing_runs_says_so(shared_kernel: Kernel) -> None:

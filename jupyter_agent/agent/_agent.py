@@ -11,7 +11,7 @@ from typing import Any
 from .._prompts import load_prompt
 from ..commands import OsSandbox, SandboxSettings
 from ..errors import AgentBusy
-from ..events import AgentWarning, Event
+from ..events import AgentWarning, Event, PanelAction
 from ..messages import Message, encodable
 from ..models import Model, resolve_model
 from ..notebook import ChangeLog, FileBridge, NotebookBridge
@@ -19,7 +19,14 @@ from ..permissions import BUILTIN_ROLES, Permission, PermissionPolicy, Role
 from ..provenance import WrittenFiles
 from ..rules import Rules
 from ..sandbox import Sandbox
-from ..settings import Settings, find_settings, load_settings, user_settings
+from ..settings import (
+    Settings,
+    find_settings,
+    is_trusted,
+    load_settings,
+    trust,
+    user_settings,
+)
 from ..states import AgentState
 from ..tools import ResourceMap, Tool, ToolRegistry
 from ..tools.control import CONTROL_TOOLS
@@ -103,26 +110,10 @@ class Agent:
                 Adds the notebook tools.
         """
         self.workspace = Path(workspace or Path.cwd()).resolve()
-        if isinstance(settings, (str, Path)):
-            settings = load_settings(settings)
-        self.settings = settings if settings is not None else find_settings(self.workspace)
-        user = user_settings()
-        home_is_workspace = (
-            user is not None and self.settings is not None and user.source == self.settings.source
-        )
-        if home_is_workspace:
-            user = None  # one file, read once (as the workspace's, trusted as the user's)
-        self._notices: list[str] = []
-        """Said once, at the start of the next run."""
-        file_roles = [
-            *(user.make_roles() if user else []),
-            *(self.settings.make_roles() if self.settings else []),
-        ]
-        self.roles: dict[str, Role] = {
-            **BUILTIN_ROLES,
-            **{r.name: r for r in file_roles},
-            **{r.name: r for r in roles},
-        }
+        self._own_roles = list(roles)
+        self._notices: list[tuple[str, PanelAction | None]] = []
+        """(message, panel action) said once, at the start of the next run."""
+        user, home_is_workspace = self._read_settings(settings)
         self._role = self._lookup_role(role)
         self.model = resolve_model(model)
         self.tools = ToolRegistry(CONTROL_TOOLS)
@@ -133,10 +124,9 @@ class Agent:
             self.tools.register(t, replace=True)
         self.limits = Limits(max_steps, max_duration, budget_usd, question_timeout)
         self.loop = loop
+        self._policy_from_settings = policy is None
         if policy is None:
-            policy = self.settings.make_rules() if self.settings else Rules.defaults()
-            if user is not None:
-                policy.add(*user.rules)
+            policy = self._settings_rules(user)
         self.policy: PermissionPolicy = policy
         self.instructions = instructions
         self.resources = ResourceMap()
@@ -147,8 +137,12 @@ class Agent:
             and not home_is_workspace
         ):
             self._notices.append(
-                f"The [sandbox] table in {self.settings.source} was ignored: sandbox settings "
-                "are read from your own settings only (~/.jupyter_agent/settings.toml)."
+                (
+                    f"The [sandbox] table in {self.settings.source} was ignored: sandbox "
+                    "settings are read from your own settings only "
+                    "(~/.jupyter_agent/settings.toml).",
+                    None,
+                )
             )
         if not isinstance(command_sandbox, OsSandbox):
             trusted = self.settings if home_is_workspace else user
@@ -232,9 +226,77 @@ class Agent:
         parts.append(environment)
         return "\n\n".join(parts)
 
-    def notices_for(self, role: Role) -> list[str]:
-        """What a run as ``role`` should say once, as it starts: settings that were
-        ignored, and, the first time commands may run, that no OS sandbox confines them."""
+    # --- settings --------------------------------------------------------------------
+
+    def _read_settings(self, given: str | Path | Settings | None) -> tuple[Settings | None, bool]:
+        """Read the user's and the workspace's settings into ``self.settings`` and the roles.
+        A workspace the user has not trusted may only narrow: see :meth:`Settings.untrusted`.
+        Returns the user's settings (``None`` when they are the workspace's own) and whether
+        the workspace is the home folder."""
+        if isinstance(given, (str, Path)):
+            given = load_settings(given)
+        found = given if given is not None else find_settings(self.workspace)
+        user = user_settings()
+        home = user is not None and found is not None and user.source == found.source
+        if home:
+            user = None  # one file, read once (as the workspace's, trusted as the user's)
+        # Settings a program passes in are its own choice; a folder's file is trusted only
+        # once the user said so.
+        self.trusted = given is not None or home or is_trusted(self.workspace)
+        left_out: list[str] = []
+        if found is not None and not self.trusted:
+            found, left_out = found.untrusted()
+        self.settings = found
+        confined = None if self.trusted else self.workspace
+        roles = [
+            *(user.make_roles() if user else []),
+            *(found.make_roles(confined_to=confined, left_out=left_out) if found else []),
+        ]
+        self.roles: dict[str, Role] = {
+            **BUILTIN_ROLES,
+            **{r.name: r for r in roles},
+            **{r.name: r for r in self._own_roles},
+        }
+        self.untrusted_settings = left_out
+        """What this folder's settings asked for and did not get (it is not trusted)."""
+        if left_out and found is not None:
+            self._notices.append(
+                (
+                    f"This folder's settings ({found.source}) were applied only in part, "
+                    "because you have not trusted this folder: a folder you cloned or "
+                    "downloaded may not widen what the agent can do. Left out: "
+                    + "; ".join(left_out)
+                    + ". To apply them, trust the folder: the button here, `%agent trust`, "
+                    "or agent.trust_workspace().",
+                    "trust_workspace",
+                )
+            )
+        return user, home
+
+    def _settings_rules(self, user: Settings | None) -> Rules:
+        rules = self.settings.make_rules() if self.settings else Rules.defaults()
+        if user is not None:
+            rules.add(*user.rules)
+        return rules
+
+    def trust_workspace(self) -> list[str]:
+        """Trust this folder's settings from now on (remembered in the user's settings):
+        its roles and allow rules apply. Returns what now applies that did not."""
+        trust(self.workspace)
+        newly = self.untrusted_settings
+        self._notices = [n for n in self._notices if n[1] != "trust_workspace"]
+        user, _ = self._read_settings(None)
+        if self._policy_from_settings and isinstance(self.policy, Rules):
+            session = [r for r in self.policy if r.scope == "session"]  # "Always allow"s
+            self.policy = self._settings_rules(user)
+            self.policy.add(*session)
+        self._role = self.roles.get(self._role.name, self._role)
+        return newly
+
+    def notices_for(self, role: Role) -> list[tuple[str, PanelAction | None]]:
+        """What a run as ``role`` should say once, as it starts, with the panel action for
+        it: settings that were ignored, and, the first time commands may run, that no OS
+        sandbox confines them."""
         notices, self._notices = self._notices, []
         tool = self.tools.get("execute_command")
         if (
@@ -245,7 +307,7 @@ class Agent:
             self._sandbox_noted = True
             status = self.command_sandbox.status()
             if not status.active:
-                notices.append(status.detail)
+                notices.append((status.detail, None))
         return notices
 
     # --- the notebook ----------------------------------------------------------------

@@ -223,8 +223,8 @@ class Run:
                     model_label=self.model.label,
                 )
             )
-            for notice in self.agent.notices_for(self.role):
-                self.emit(AgentWarning(message=notice))
+            for notice, action in self.agent.notices_for(self.role):
+                self.emit(AgentWarning(message=notice, action=action))
             await loop_fn(self)
             reason, message = self._end or ("completed", "")
         except asyncio.CancelledError:

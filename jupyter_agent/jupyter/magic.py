@@ -18,7 +18,7 @@ from ..models import Model, ScriptedModel
 from ..render import TextRenderer
 from .kernel_agent import KernelAgent, in_kernel, kernel_agent
 
-SUBCOMMANDS = ("plan", "act", "stop", "role", "help")
+SUBCOMMANDS = ("plan", "act", "stop", "role", "trust", "help")
 LOOPS = ("tool_use", "roa")
 _SESSION_ID = re.compile(r"[0-9a-f]{12}")
 # A line magic whose text ends with "?" (an assignment before it allowed), e.g.
@@ -42,7 +42,7 @@ class Command:
     """What one ``%agent`` line (or ``%%agent`` cell) asks for."""
 
     name: str = ""
-    """plan, act, stop, role, help, or "" (show the panel)."""
+    """plan, act, stop, role, trust, help, or "" (show the panel)."""
     task: str = ""
     model: str | None = None
     max_steps: int | None = None
@@ -204,6 +204,8 @@ class AgentMagics(Magics):
                                    under your permission rules, asking when unsure
           %agent stop              stop the running agent (the next message continues)
           %agent role NAME         switch role: planner, actor, or one from your settings
+          %agent trust             trust this folder's settings (.jupyter_agent/settings.toml):
+                                   until then its allow rules and wider roles do not apply
           %agent help              this text
 
           %%agent [--role planner|actor]
@@ -254,6 +256,13 @@ class AgentMagics(Magics):
             if not agent.running:
                 print("The agent is not running.")
             agent.stop()
+            return None
+        if name == "trust":
+            newly = agent.trust_workspace()
+            if kernel.panel is not None:
+                kernel.panel.refresh()
+            applied = "; ".join(newly) if newly else "nothing was held back"
+            print(f"Trusted {agent.workspace}: its settings apply ({applied}).")
             return None
         if name == "role":
             assert command.role is not None

@@ -645,6 +645,9 @@ class AgentPanel(anywidget.AnyWidget):
             self.bind(self._resume(str(args.get("session_id", ""))))
         elif name == "sessions":
             self.refresh_sessions()
+        elif name == "trust":
+            agent.trust_workspace()
+            self.refresh()
         else:
             raise ValueError(f"unknown command {name!r}")
 

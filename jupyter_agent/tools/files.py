@@ -23,11 +23,12 @@ from typing import Any, BinaryIO, TypeVar
 
 import regex
 
+from .. import beneath
 from ..autorun import autorun_for
 from ..errors import ToolError
 from ..permissions import Hazard, Permission
 from ..provenance import WrittenFiles
-from ..sandbox import SKIP_DIRS, Sandbox, atomic_write_text, glob_to_regex, sandbox_for
+from ..sandbox import SKIP_DIRS, Sandbox, glob_to_regex, sandbox_for
 from ._tool import ToolContext, ToolOutput, tool
 
 READ_MAX_LINES = 2000
@@ -602,7 +603,7 @@ def update_file(
             "occurrence."
         )
     updated = content.replace(old_text, new_text, -1 if replace_all else 1)
-    _write(real, updated, path)
+    _write(sandbox, real, updated, path)
     _wrote(ctx, real)
     diff = unified_diff(content, updated, rel)
     what = f"{count} occurrence{'s' if count != 1 else ''}" if replace_all else "1 occurrence"
@@ -718,15 +719,7 @@ def create_file(ctx: ToolContext, path: str, content: str, overwrite: bool = Fal
             old = _read_for_edit(real, path)
         except ToolError:
             old = None  # binary or unreadable: replaced whole, with no text diff
-    try:
-        real.parent.mkdir(parents=True, exist_ok=True)
-    except (FileExistsError, NotADirectoryError):
-        raise ToolError(
-            f"Cannot create {path!r}: a part of its folder path is a file, not a folder."
-        ) from None
-    except OSError as exc:
-        raise ToolError(f"Cannot create the folders for {path!r}: {exc.strerror or exc}.") from None
-    _write(real, content, path)
+    _write(sandbox, real, content, path, make_folders=True)
     _wrote(ctx, real)
     n = _line_count(content)
     size = _human_size(len(content.encode()))
@@ -769,7 +762,7 @@ def delete_file(ctx: ToolContext, path: str) -> ToolOutput:
     rel = sandbox.relative(entry)
     if entry.is_symlink():
         target = os.readlink(entry)
-        _unlink(entry, path)
+        _unlink(sandbox, entry, path)
         return ToolOutput(
             f"Deleted the symbolic link {rel} (it pointed to {target}; the target is untouched).",
             data={"path": rel, "link_target": target},
@@ -784,7 +777,7 @@ def delete_file(ctx: ToolContext, path: str) -> ToolOutput:
         old: str | None = _read_for_edit(entry, path, limit=2_000_000)
     except ToolError:
         old = None
-    _unlink(entry, path)
+    _unlink(sandbox, entry, path)
     diff = unified_diff(old, "", rel, deleted=True) if old is not None else None
     return ToolOutput(
         f"Deleted {rel} ({described}).",
@@ -793,11 +786,24 @@ def delete_file(ctx: ToolContext, path: str) -> ToolOutput:
     )
 
 
-def _unlink(path: Path, given: str) -> None:
+def _unlink(sandbox: Sandbox, path: Path, given: str) -> None:
     try:
-        os.unlink(path)
+        beneath.unlink(sandbox.root, _parts(sandbox, path))
+    except beneath.MovedUnderfoot:
+        raise ToolError(_MOVED.format(given=given)) from None
     except OSError as exc:
         raise ToolError(f"Could not delete {given!r}: {exc.strerror or exc}.") from None
+
+
+_MOVED = (
+    "Refused {given!r}: a folder on its path was changed into a link or a file while it was "
+    "being written; nothing was changed."
+)
+
+
+def _parts(sandbox: Sandbox, real: Path) -> list[str]:
+    """``real`` (resolved, inside the workspace) as names beneath the workspace's root."""
+    return list(real.relative_to(sandbox.root).parts)
 
 
 WORKSPACE_TOOLS = (
@@ -954,9 +960,21 @@ def _read_for_edit(real: Path, given: str, *, limit: int = EDIT_MAX_BYTES) -> st
         ) from None
 
 
-def _write(real: Path, text: str, given: str) -> None:
+def _write(
+    sandbox: Sandbox, real: Path, text: str, given: str, *, make_folders: bool = False
+) -> None:
+    """Write ``real`` atomically, through folder descriptors beneath the workspace's root,
+    so a folder swapped for a link after the check cannot lead the write elsewhere."""
     try:
-        atomic_write_text(real, text)
+        beneath.write_bytes(
+            sandbox.root, _parts(sandbox, real), text.encode("utf-8"), make_folders=make_folders
+        )
+    except beneath.MovedUnderfoot:
+        raise ToolError(_MOVED.format(given=given)) from None
+    except (FileExistsError, NotADirectoryError):
+        raise ToolError(
+            f"Cannot create {given!r}: a part of its folder path is a file, not a folder."
+        ) from None
     except OSError as exc:
         raise ToolError(f"Could not write {given!r}: {exc.strerror or exc}.") from None
 

@@ -820,7 +820,20 @@ class Transcript {
   }
 
   on_warning(e) {
-    this.line("warning", `⚠ ${e.message}`);
+    const line = this.line("warning", `⚠ ${e.message}`);
+    if (e.action !== "trust_workspace" || !line) return;
+    const trust = h("button", { type: "button", text: "Trust this folder", title: "Apply this folder's settings (remembered in your own settings)" });
+    trust.addEventListener("click", () => {
+      trust.disabled = true;
+      this.actions.command("trust").then(
+        () => (trust.textContent = "Trusted"),
+        (error) => {
+          trust.disabled = false;
+          this.actions.error(error.message);
+        },
+      );
+    });
+    line.append(" ", trust);
   }
 
   on_stopped(e) {
