@@ -56,11 +56,15 @@ def _open_step(part: str, fd: int) -> int:
     try:
         return os.open(part, _DIR_FLAGS, dir_fd=fd)
     except OSError as exc:
-        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-            raise MovedUnderfoot(
-                exc.errno, f"{part!r} is not a folder (a link or a file)"
-            ) from None
-        raise
+        if exc.errno not in (errno.ELOOP, errno.ENOTDIR):
+            raise
+        try:
+            link = stat.S_ISLNK(os.stat(part, dir_fd=fd, follow_symlinks=False).st_mode)
+        except OSError:
+            link = True  # gone meanwhile: it is changing under us
+        if link or exc.errno == errno.ELOOP:
+            raise MovedUnderfoot(exc.errno, f"{part!r} is a link now") from None
+        raise NotADirectoryError(errno.ENOTDIR, f"{part!r} is a file, not a folder") from None
 
 
 def write_bytes(

@@ -126,11 +126,15 @@ class Sandbox:
         expanded = expanded or "."
         joined = os.path.join(self.root, expanded)  # an absolute `expanded` wins
         lexical = os.path.normpath(joined)
-        if follow_symlinks:
-            real = Path(os.path.realpath(joined))
-        else:
-            parent, name = os.path.split(lexical)
-            real = Path(os.path.realpath(parent)) / name if name else Path(os.path.realpath(parent))
+        try:
+            if follow_symlinks:
+                real = Path(os.path.realpath(joined))
+            else:
+                parent, name = os.path.split(lexical)
+                folder = Path(os.path.realpath(parent))
+                real = folder / name if name else folder
+        except OSError:  # a link removed while it was being followed
+            raise ToolError(f"Refused {path!r}: it changed while it was being checked.") from None
 
         for candidate in (Path(lexical), real):
             place = self._sensitive_place(candidate)

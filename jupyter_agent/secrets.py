@@ -102,7 +102,9 @@ def is_secret_name(name: str) -> bool:
 # Value shapes of well-known credentials.
 _VALUE_PATTERNS = [
     re.compile(r"sk-ant-[A-Za-z0-9_\-]{8,}"),  # Anthropic
-    re.compile(r"sk-(?:proj-|live-|test-)?[A-Za-z0-9_\-]{20,}"),  # OpenAI, Stripe
+    re.compile(r"sk-(?:proj-|live-|test-)?[A-Za-z0-9_\-]{20,}"),  # OpenAI
+    re.compile(r"(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}"),  # Stripe
+    re.compile(r"SG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}"),  # SendGrid
     re.compile(r"(?:ghp|gho|ghu|ghs|ghr|github_pat)_[A-Za-z0-9_]{20,}"),  # GitHub
     re.compile(r"glpat-[A-Za-z0-9_\-]{20,}"),  # GitLab
     re.compile(r"xox[abprs]-[A-Za-z0-9\-]{10,}"),  # Slack
@@ -137,6 +139,8 @@ def mask_value(value: str) -> str:
 
 def _mask_assignment(m: re.Match[str]) -> str:
     value = m.group("value")
+    if m.string[m.start() - 1 : m.start()] == "‹" or value.startswith("‹secret:"):
+        return m.group(0)  # a ‹secret:NAME› left by the pass that knows the values
     if MASK in value or not is_secret_name(m.group("key")):
         return m.group(0)
     if not m.group("q2") and _reads_as_code(value):

@@ -502,7 +502,7 @@ async def test_update_file_refuses_binary_and_protected_files(workspace):
 async def test_a_failed_write_leaves_the_file_intact_and_no_temp_file(workspace, monkeypatch):
     (workspace / "a.py").write_text("x = 1\n")
 
-    def full_disk(*args):
+    def full_disk(*args, **kwargs):
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "replace", full_disk)
@@ -517,7 +517,7 @@ async def test_a_cancel_landing_in_a_write_leaves_the_file_intact_and_no_temp_fi
 ):
     (workspace / "a.py").write_text("x = 1\n")
 
-    def cancelled(*args):
+    def cancelled(*args, **kwargs):
         raise asyncio.CancelledError  # the Stop arriving while the new file is renamed
 
     monkeypatch.setattr(os, "replace", cancelled)

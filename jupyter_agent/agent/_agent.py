@@ -17,6 +17,7 @@ from ..models import Model, resolve_model
 from ..notebook import ChangeLog, FileBridge, NotebookBridge
 from ..permissions import BUILTIN_ROLES, Permission, PermissionPolicy, Role
 from ..provenance import WrittenFiles
+from ..redaction import Secrets, environment_secrets
 from ..rules import Rules
 from ..sandbox import Sandbox
 from ..settings import (
@@ -156,6 +157,9 @@ class Agent:
         """The OS sandbox shell commands run in; ``.status()`` says what it confines."""
         self.resources.insert(command_sandbox, OsSandbox)
         self.resources.insert(WrittenFiles())
+        self.secrets = Secrets(environment_secrets, self._model_secrets)
+        """The secret values hidden from every tool result: ``agent.secrets.add(value)``."""
+        self.resources.insert(self.secrets)
         self._sandbox_noted = False
         self.changes = ChangeLog()
         """The notebook edits of every run, so each run's edits can be undone."""
@@ -225,6 +229,11 @@ class Agent:
             environment += f"\nYour notebook: {bridge.describe()}"
         parts.append(environment)
         return "\n\n".join(parts)
+
+    def _model_secrets(self) -> dict[str, str]:
+        """The model client's own credentials (a key passed in code, not in the environment)."""
+        secret_values = getattr(self.model, "secret_values", None)
+        return dict(secret_values()) if callable(secret_values) else {}
 
     # --- settings --------------------------------------------------------------------
 

@@ -522,7 +522,12 @@ class Run:
         tool = self.agent.tools.get(block.name)
         summary = tool.summary(block.input) if tool else visible(f"{block.name}(…)")
         self.emit(
-            ToolStarted(tool_use_id=block.id, name=block.name, input=block.input, summary=summary)
+            ToolStarted(
+                tool_use_id=block.id,
+                name=block.name,
+                input=self.agent.secrets.redact_data(block.input),
+                summary=self.agent.secrets.redact(summary),
+            )
         )
         self.set_state(AgentState.tool_executing, detail=block.name)
         started = time.monotonic()
@@ -576,7 +581,10 @@ class Run:
         except Exception as exc:
             log.debug("tool %s raised", block.name, exc_info=True)
             output = ToolOutput(f"{block.name} failed: {type(exc).__name__}: {exc}", is_error=True)
-        text = encodable(output.text)  # e.g. a file name that is not UTF-8
+        # Secrets are hidden here, once, before the model, the events, the panel or the
+        # session files see the result (text not valid Unicode is cleaned first).
+        secrets = self.agent.secrets
+        text = secrets.redact(encodable(output.text))
         self.emit(
             ToolEnded(
                 tool_use_id=block.id,
@@ -584,8 +592,8 @@ class Run:
                 result=text,
                 is_error=output.is_error,
                 duration=time.monotonic() - started,
-                diff=output.diff and encodable(output.diff),
-                data=output.data,
+                diff=output.diff and secrets.redact(encodable(output.diff)),
+                data=secrets.redact_data(output.data),
             )
         )
         if not self.state.terminal:
@@ -618,7 +626,7 @@ class Run:
             written.acknowledge(p for h in hazards for p in h.paths)
 
     def tool_progress(self, tool_use_id: str, output: str) -> None:
-        self.emit(ToolProgress(tool_use_id=tool_use_id, output=output))
+        self.emit(ToolProgress(tool_use_id=tool_use_id, output=self.agent.secrets.redact(output)))
 
     # --- the user ------------------------------------------------------------------
 
@@ -683,10 +691,10 @@ class Run:
                 request_id=rid,
                 tool_use_id=tool_use_id,
                 tool_name=call.name,
-                summary=call.summary,
+                summary=self.agent.secrets.redact(call.summary),
                 reason=reason,
-                input=dict(call.input),
-                warnings=warnings,
+                input=self.agent.secrets.redact_data(dict(call.input)),
+                warnings=[self.agent.secrets.redact(w) for w in warnings],
                 remember=offered,
             )
         )

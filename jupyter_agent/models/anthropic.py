@@ -114,6 +114,14 @@ class AnthropicModel:
     def __repr__(self) -> str:
         return f"AnthropicModel({self.name!r})"
 
+    def secret_values(self) -> dict[str, str]:
+        """The credential this model sends, so the agent hides it wherever it appears."""
+        found = {"the model's API key": self._api_key} if self._api_key else {}
+        client_key = getattr(self._client, "api_key", None) if self._client is not None else None
+        if isinstance(client_key, str) and client_key:
+            found["the model's API key"] = client_key
+        return found
+
     def check(self) -> None:
         if self._client is None and not (
             self._api_key
