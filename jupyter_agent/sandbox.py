@@ -28,7 +28,18 @@ from .errors import ToolError
 if TYPE_CHECKING:
     from .tools._tool import ToolContext
 
-DEFAULT_DENY_GLOBS: tuple[str, ...] = (".env", ".env.*", "*.pem", "id_rsa*", "id_ed25519*")
+DEFAULT_DENY_GLOBS: tuple[str, ...] = (
+    ".env",
+    ".env.*",
+    ".envrc",
+    ".netrc",
+    ".pgpass",
+    "*.pem",
+    "id_rsa*",
+    "id_ecdsa*",
+    "id_ed25519*",
+    "id_dsa*",
+)
 """Files refused by default (gitignore-style, relative to the workspace root)."""
 
 DEFAULT_SENSITIVE: tuple[str, ...] = (
@@ -64,8 +75,13 @@ _DENY_REASONS: dict[str, str] = {
     ".env": ".env files may hold secrets",
     ".env.*": ".env files may hold secrets",
     "*.pem": ".pem files may hold private keys",
+    ".envrc": ".envrc files set environment variables, secrets among them",
+    ".netrc": ".netrc files hold passwords",
+    ".pgpass": ".pgpass files hold database passwords",
     "id_rsa*": "SSH key files are private",
+    "id_ecdsa*": "SSH key files are private",
     "id_ed25519*": "SSH key files are private",
+    "id_dsa*": "SSH key files are private",
 }
 
 

@@ -277,7 +277,6 @@ CASES = [
     Case(
         "create-envrc",
         {"name": "create_file", "input": {"path": ".envrc", "content": "touch ../outside/envrc\n"}},
-        warns="direnv runs it",
     ),
     Case(
         "create-pth",
@@ -298,7 +297,9 @@ CASES = [
         setup=venv_site,
         warns="Python runs it",
     ),
-    Case("redirect-envrc", "echo 'touch ../outside/e' > .envrc", "echo hi", warns="direnv runs it"),
+    Case(
+        "redirect-envrc", "echo 'touch ../outside/e' > .envrc", "echo hi"
+    ),  # a secret file: refused
     # --- the home folder as the workspace: start files, IPython startup ---------------------
     Case(
         "home-create-bashrc",

@@ -485,7 +485,7 @@ def test_an_approval_says_what_always_allow_remembers_and_warns_before_the_click
             call("execute_command", command="echo first"),
             call("execute_command", command="echo second"),
             call("execute_command", command="rm *.tmp"),
-            call("create_file", path=".envrc", content="export X=1\n"),
+            call("create_file", path=".pre-commit-config.yaml", content="repos: []\n"),
             call("task_complete", summary="Done."),
         ],
     )
@@ -512,7 +512,7 @@ def test_an_approval_says_what_always_allow_remembers_and_warns_before_the_click
     # a file that runs later warns, prominently, whatever the rules say
     warned = panel.get_by_role("region", name="Approval").nth(2)
     expect(warned.get_by_role("alert", name="Warnings")).to_contain_text(
-        ".envrc: direnv runs it when you enter the folder."
+        ".pre-commit-config.yaml: pre-commit runs the commands it lists at your next commit."
     )
     expect(warned.get_by_role("button", name="Always allow")).to_be_hidden()  # asks each time
     shoot(panel, "approval-warning.png")
