@@ -68,11 +68,17 @@ def _open_step(part: str, fd: int) -> int:
 
 
 def write_bytes(
-    root: Path, parts: Sequence[str], data: bytes, *, make_folders: bool = False
+    root: Path,
+    parts: Sequence[str],
+    data: bytes,
+    *,
+    make_folders: bool = False,
+    durable: bool = True,
 ) -> None:
     """Replace ``root/parts…`` with ``data`` atomically (a temporary file beside it, then a
     rename), keeping an existing file's permission bits; readers see the old or the new
-    file, never a mix, and an error leaves nothing behind."""
+    file, never a mix, and an error leaves nothing behind. ``durable``: the data reaches
+    the disk (fsync) before the rename."""
     *folders, name = parts
     with folder(root, folders, create=make_folders) as parent:
         try:
@@ -96,7 +102,8 @@ def write_bytes(
             with os.fdopen(fd, "wb") as f:
                 f.write(data)
                 f.flush()
-                os.fsync(f.fileno())
+                if durable:
+                    os.fsync(f.fileno())
                 if mode is not None:
                     os.fchmod(f.fileno(), mode)
             os.replace(tmp, name, src_dir_fd=parent, dst_dir_fd=parent)

@@ -12,17 +12,15 @@ commands are guarded by the permission rules and the user's approval instead.
 
 from __future__ import annotations
 
-import contextlib
 import difflib
 import fnmatch
 import os
 import re
-import secrets
-import stat
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from . import beneath
 from .errors import ToolError
 
 if TYPE_CHECKING:
@@ -304,31 +302,8 @@ def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None
     ``durable`` also waits for the data to reach the disk (fsync) before the rename, so
     the new file survives a power cut too; that costs milliseconds on most disks.
     """
-    try:
-        mode: int | None = stat.S_IMODE(os.stat(path).st_mode)
-    except FileNotFoundError:
-        mode = None  # a new file: the umask decides, as for any file the user creates
-    folder = path.parent
-    while True:
-        tmp = folder / f".{path.name}.{secrets.token_hex(4)}.tmp"
-        try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-            break
-        except FileExistsError:
-            continue
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            if durable:
-                os.fsync(f.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    path = Path(path)
+    beneath.write_bytes(path.parent, (path.name,), data, durable=durable)
 
 
 def atomic_write_text(path: Path, text: str, encoding: str = "utf-8") -> None:

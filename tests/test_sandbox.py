@@ -242,7 +242,7 @@ def test_a_failed_rename_leaves_the_old_file_and_no_temp_file(workspace, monkeyp
     target = workspace / "a.txt"
     target.write_text("original")
 
-    def broken(*args):
+    def broken(*args, **kwargs):
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "replace", broken)

@@ -85,7 +85,7 @@ def test_metadata_is_rewritten_atomically(workspace, monkeypatch):
     path = workspace / SESSIONS_DIR / "s3" / "metadata.json"
     session.metadata.title = "after"
 
-    def crash(*args):
+    def crash(*args, **kwargs):
         raise OSError("disk full")
 
     monkeypatch.setattr(os, "replace", crash)
