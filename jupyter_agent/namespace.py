@@ -64,26 +64,51 @@ _TRUSTED_REPR_MODULES = frozenset(
 # --- what a value is ------------------------------------------------------------------
 
 
+def _type_attribute(klass: type, name: str) -> Any:
+    """A class's ``__module__``, ``__qualname__``, ``__name__`` or ``__mro__`` read through
+    ``type``'s own descriptors: a metaclass's ``__getattribute__`` or property of the same
+    name (user code) is never called."""
+    try:
+        return type.__dict__[name].__get__(klass, type)
+    except Exception:
+        return None
+
+
+def _module_of(klass: type) -> str:
+    module = _type_attribute(klass, "__module__")
+    return module if type(module) is str else ""
+
+
+def _qualname_of(klass: type) -> str:
+    qualname = _type_attribute(klass, "__qualname__")
+    return qualname if type(qualname) is str else "?"
+
+
+def _mro_of(klass: type) -> tuple[type, ...]:
+    mro = _type_attribute(klass, "__mro__")
+    return mro if type(mro) is tuple else (klass,)
+
+
 def type_name(value: Any) -> str:
     """``int``, ``pandas.DataFrame``, ``numpy.ndarray``, ``__main__.Model``…"""
     t = type(value)
-    module = getattr(t, "__module__", None) or "?"
+    module = _module_of(t) or "?"
     if module == "builtins":
-        return t.__qualname__
+        return _qualname_of(t)
     top = module.split(".")[0]
     if top in ("pandas", "numpy", "polars"):
-        return f"{top}.{t.__qualname__}"
-    return f"{module}.{t.__qualname__}"
+        return f"{top}.{_qualname_of(t)}"
+    return f"{module}.{_qualname_of(t)}"
 
 
 def _family(value: Any) -> tuple[str, type] | None:
     """The data library class ``value`` is an instance of: ("pandas.DataFrame", cls)…"""
-    for klass in type(value).__mro__:
-        module = getattr(klass, "__module__", "") or ""
+    for klass in _mro_of(type(value)):
+        module = _module_of(klass)
         top = module.split(".")[0]
         if top not in ("pandas", "numpy", "polars"):
             continue
-        name = klass.__name__
+        name = _type_attribute(klass, "__name__")
         if top == "pandas" and name in ("DataFrame", "Series", "Index"):
             return f"pandas.{name}", klass
         if top == "numpy" and name == "ndarray":
@@ -119,8 +144,8 @@ def _length(value: Any) -> int | None:
 
 
 def _descriptor_owner(value: Any, attribute: str) -> type | None:
-    for klass in type(value).__mro__:
-        if attribute in vars(klass):
+    for klass in _mro_of(type(value)):
+        if attribute in type.__dict__["__dict__"].__get__(klass, type):
             return klass
     return None
 
@@ -128,8 +153,7 @@ def _descriptor_owner(value: Any, attribute: str) -> type | None:
 def _is_trusted_class(klass: type | None) -> bool:
     if klass is None:
         return False
-    module = getattr(klass, "__module__", "") or ""
-    return module.split(".")[0] in _TRUSTED_REPR_MODULES | {"numpy", "pandas", "polars"}
+    return _module_of(klass).split(".")[0] in _TRUSTED_REPR_MODULES | {"numpy", "pandas", "polars"}
 
 
 def _shallow_size(value: Any) -> int | None:
@@ -454,15 +478,19 @@ class KernelNamespace:
                 value = ns[name]
             except Exception:
                 continue
-            private = self.is_private(name, value)
-            code = _code_kind(value)
-            if private and not include_private:
-                left_out.setdefault("private", []).append(name)
-                continue
-            if code is not None and not include_modules:
-                left_out.setdefault(code, []).append(name)
-                continue
-            shown.append(self.describe(name, value, "private" if private else code or "data"))
+            try:
+                private = self.is_private(name, value)
+                code = _code_kind(value)
+                if private and not include_private:
+                    left_out.setdefault("private", []).append(name)
+                    continue
+                if code is not None and not include_modules:
+                    left_out.setdefault(code, []).append(name)
+                    continue
+                info = self.describe(name, value, "private" if private else code or "data")
+            except Exception as exc:  # the object's own code failed (or was refused)
+                info = VariableInfo(name, type_name(value), "data", preview=_unreadable(exc))
+            shown.append(info)
         return shown, left_out
 
     def describe(self, name: str, value: Any, kind: str = "data") -> VariableInfo:
@@ -611,7 +639,15 @@ class KernelNamespace:
                 "The value is masked: the name says it holds a secret. Use it in code by "
                 "name; never print it."
             )
-        return mask_secrets(_inspect(shown, value))
+        try:
+            return mask_secrets(_inspect(shown, value))
+        except Exception as exc:  # the object's own code failed (or was refused)
+            return f"{shown}: {type_name(value)} {_unreadable(exc)}"
+
+
+def _unreadable(exc: BaseException) -> str:
+    """What to say of an object whose own code broke its reading."""
+    return f"(could not be read: its own code raised {type(exc).__name__}: {str(exc)[:200]})"
 
 
 _PATH = re.compile(

@@ -3,12 +3,15 @@
 They read the :class:`~jupyter_agent.namespace.KernelNamespace` in the agent's resources
 (the kernel's ``user_ns`` when the agent runs in a kernel). Reading a variable never runs
 the user's code beyond one guarded ``repr()`` of an unknown object, and secrets are
-masked (see :mod:`jupyter_agent.namespace`).
+masked (see :mod:`jupyter_agent.namespace`). Whatever an object still runs while it is
+read cannot write files, start processes or connect: :func:`jupyter_agent.guard.read_only`
+refuses it, and the result says so.
 """
 
 from __future__ import annotations
 
 from ..errors import ToolError
+from ..guard import blocked_note, read_only
 from ..namespace import KernelNamespace
 from ..permissions import Permission
 from ._tool import ToolContext, ToolOutput, tool
@@ -39,12 +42,13 @@ def list_variables(
         include_modules: Also list imported modules, functions and classes.
     """
     namespace = namespace_of(ctx)
-    text = namespace.list_text(include_private=include_private, include_modules=include_modules)
-    shown, left_out = namespace.variables(
-        include_private=include_private, include_modules=include_modules
-    )
+    with read_only() as blocked:
+        text = namespace.list_text(include_private=include_private, include_modules=include_modules)
+        shown, left_out = namespace.variables(
+            include_private=include_private, include_modules=include_modules
+        )
     return ToolOutput(
-        text,
+        text + blocked_note(blocked),
         data={
             "variables": [v.name for v in shown],
             "not_listed": {kind: len(names) for kind, names in left_out.items()},
@@ -69,7 +73,9 @@ def inspect_variable(ctx: ToolContext, name: str) -> ToolOutput:
             (df.columns) are not followed: inspect df itself.
     """
     namespace = namespace_of(ctx)
-    return ToolOutput(namespace.inspect_text(name), data={"name": name})
+    with read_only() as blocked:
+        text = namespace.inspect_text(name)
+    return ToolOutput(text + blocked_note(blocked), data={"name": name})
 
 
 NAMESPACE_TOOLS = (list_variables, inspect_variable)

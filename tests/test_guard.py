@@ -1,0 +1,144 @@
+"""Inspection cannot be turned into action: objects whose every hook acts (write a marker
+file, start a process, connect, change the environment, run foreign code) are listed and
+inspected, and none of it happens; the result says what was refused."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from jupyter_agent.guard import read_only
+from jupyter_agent.namespace import KernelNamespace
+from jupyter_agent.tools import ToolContext
+from jupyter_agent.tools.namespace import inspect_variable, list_variables
+
+pd = pytest.importorskip("pandas")
+
+
+def acts(kind: str, marker: Path) -> None:
+    """What a hostile hook does when it is called."""
+    if kind == "write":
+        marker.write_text("ran")
+    elif kind == "os-open":
+        os.close(os.open(marker, os.O_WRONLY | os.O_CREAT))
+    elif kind == "process":
+        subprocess.run(["touch", str(marker)], check=False)
+    elif kind == "system":
+        os.system(f"touch {marker}")
+    elif kind == "connect":
+        socket.create_connection(("127.0.0.1", 9), timeout=0.2)
+        marker.write_text("connected")
+    elif kind == "exec":
+        exec(f"open({str(marker)!r}, 'w').write('ran')")
+    elif kind == "env":
+        os.environ["JUPYTER_AGENT_GUARD_TEST"] = "changed"
+    elif kind == "remove":
+        os.remove(marker.parent / "keep.txt")
+    elif kind == "rename":
+        os.rename(marker.parent / "keep.txt", marker)
+
+
+KINDS = ["write", "os-open", "process", "system", "connect", "exec", "env", "remove", "rename"]
+
+
+def hostile_objects(kind: str, marker: Path) -> dict[str, object]:
+    """One object per hook that inspection might touch, each acting when called."""
+
+    class Repr:
+        def __repr__(self):
+            acts(kind, marker)
+            return "Repr()"
+
+    class ClassProperty:
+        @property
+        def __class__(self):  # isinstance() asks for it
+            acts(kind, marker)
+            return int
+
+    class GetAttribute:
+        def __getattribute__(self, name):
+            acts(kind, marker)
+            return object.__getattribute__(self, name)
+
+    class Meta(type):
+        def __getattribute__(cls, name):
+            acts(kind, marker)
+            return super().__getattribute__(name)
+
+    class WithMeta(metaclass=Meta):
+        pass
+
+    class Label:
+        def __str__(self):
+            acts(kind, marker)
+            return "label"
+
+        def __hash__(self):
+            return 1
+
+        def __eq__(self, other):
+            acts(kind, marker)
+            return self is other
+
+    class Frame(pd.DataFrame):
+        @property
+        def _constructor_sliced(self):
+            acts(kind, marker)
+            return pd.Series
+
+    return {
+        "by_repr": Repr(),
+        "by_class": ClassProperty(),
+        "by_getattribute": GetAttribute(),
+        "by_metaclass": WithMeta(),
+        "by_label": pd.DataFrame({Label(): [1, 2]}),
+        "by_key": {Label(): 1},
+        "by_subclass": Frame({"a": [1, 2]}),
+    }
+
+
+def call(tool, ns, **args):
+    ctx = ToolContext()
+    ctx.resources.insert(KernelNamespace(ns))
+    return asyncio.run(tool.call(ctx, args))
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_nothing_an_inspected_object_tries_happens(kind, tmp_path, monkeypatch):
+    marker = tmp_path / "marker.txt"
+    (tmp_path / "keep.txt").write_text("the user's file")
+    monkeypatch.delenv("JUPYTER_AGENT_GUARD_TEST", raising=False)
+    objects = hostile_objects(kind, marker)
+    outputs = [call(list_variables, objects).text]
+    outputs += [call(inspect_variable, objects, name=name).text for name in objects]
+    assert not marker.exists()
+    assert (tmp_path / "keep.txt").read_text() == "the user's file"
+    assert "JUPYTER_AGENT_GUARD_TEST" not in os.environ
+    said = "\n".join(outputs)
+    if "It was refused" in said:  # whatever ran was stopped, and the user is told
+        assert "inspecting never lets a variable write files" in said
+
+
+def test_the_guard_acts_only_where_it_is_on(tmp_path):
+    marker = tmp_path / "m.txt"
+    with read_only() as blocked:
+        with pytest.raises(PermissionError):
+            marker.write_text("x")
+        (tmp_path / "readable.txt").exists()  # reading stays allowed
+    assert blocked == [f"writing {str(marker)!r}"]
+    marker.write_text("x")  # outside the block, writes work again
+    assert marker.read_text() == "x"
+
+
+def test_library_code_still_runs_under_the_guard():
+    frame = pd.DataFrame({"a": [1.5, None], "b": ["x", "y"]})
+    with read_only() as blocked:
+        text = frame.describe(include="all").to_string()
+        import json  # noqa: F401  # an installed module may still be imported
+    assert "count" in text
+    assert blocked == []
