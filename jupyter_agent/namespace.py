@@ -738,16 +738,17 @@ def _pandas_frame(name: str, df: Any, klass: type) -> str:
         out.append(f"  … {len(columns) - COLUMNS_SHOWN} more columns")
     if nulls is None:
         out.append(f"  (null counts skipped: {cells:,} cells)")
-    head = klass.head(df, 5)
+    head = klass.head(df, 5).copy()  # our own copy: the user's frame is untouched
     hidden = _secret_columns(columns)
-    if hidden:
-        head = head.copy()
-        for col in hidden:
-            head[col] = MASK  # our own copy: the user's frame is untouched
+    for col in hidden:
+        head[col] = MASK
+    beside = _mask_beside_secret_names(head)
     out.append("Head (5 rows):")
     out.append(head.to_string(max_cols=20, max_colwidth=40, show_dimensions=False, line_width=120))
     if hidden:
         out.append(f"(values of {', '.join(map(str, hidden))} masked: the names say secret)")
+    if beside:
+        out.append(f"({beside} value(s) masked: a cell beside them names a secret)")
     numeric = [c for i, c in enumerate(columns) if getattr(dtypes.iloc[i], "kind", "") in "biuf"]
     numeric = [c for c in numeric if c not in hidden]
     if numeric and cells <= STATS_CELL_LIMIT:
@@ -759,6 +760,22 @@ def _pandas_frame(name: str, df: Any, klass: type) -> str:
     elif numeric:
         out.append(f"describe() skipped: {cells:,} cells is more than the quick limit.")
     return "\n".join(out)
+
+
+def _mask_beside_secret_names(head: Any) -> int:
+    """In a name/value table (``name="password", value="hunter2"``), mask the text cells of
+    each row that holds a secret's name; returns how many were masked."""
+    masked = 0
+    rows, cols = head.shape
+    for r in range(rows):
+        cells = [head.iat[r, c] for c in range(cols)]
+        if not any(type(v) is str and is_secret_name(v) for v in cells):
+            continue
+        for c, v in enumerate(cells):
+            if type(v) is str and not is_secret_name(v) and v != MASK:
+                head.iat[r, c] = MASK
+                masked += 1
+    return masked
 
 
 def _pandas_series(name: str, s: Any, klass: type) -> str:

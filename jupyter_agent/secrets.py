@@ -127,6 +127,11 @@ _ASSIGNMENT = re.compile(
     (?P<value>[^\s"',;}{)\]]{6,})
     """
 )
+# ("password", "hunter2") / ['token', 'abc…']: a pair whose first item names a secret.
+_PAIR = re.compile(
+    r"""(?P<head>(?P<q1>['"])(?P<key>[\w.\-]{2,40})(?P=q1)\s*,\s*(?P<q2>['"]))"""
+    r"""(?P<value>[^'"\n]{4,}?)(?P=q2)"""
+)
 _CODE_LIKE = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*(?P<call>[(\[])?$")
 _LITERAL_WORDS = frozenset({"none", "null", "true", "false", "undefined", "nil"})
 
@@ -170,7 +175,15 @@ def mask_secrets(text: str) -> str:
     text = _URL_PASSWORD.sub(
         lambda m: m.group(0) if MASK in m.group("value") else m.group("head") + MASK, text
     )
+    text = _PAIR.sub(_mask_pair, text)
     return _ASSIGNMENT.sub(_mask_assignment, text)
+
+
+def _mask_pair(m: re.Match[str]) -> str:
+    value = m.group("value")
+    if MASK in value or value.startswith("‹secret:") or not is_secret_name(m.group("key")):
+        return m.group(0)
+    return m.group("head") + mask_value(value) + m.group("q2")
 
 
 def looks_secret(value: str) -> bool:

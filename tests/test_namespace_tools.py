@@ -426,3 +426,21 @@ def test_polars_frames_series_and_lazy_queries():
     # A lazy query is never collected: that would run the user's computation.
     text = run(inspect_variable, ns, name="lz").text
     assert "it is not collected here" in text
+
+
+def test_secrets_only_a_neighbouring_name_marks_are_masked():
+    """A name/value table and a list of (name, value) pairs: the value is secret because
+    of the name beside it, not its own shape or an environment variable."""
+    ns = {
+        "settings": pd.DataFrame(
+            {"name": ["user", "password", "host"], "value": ["alice", "hunter2-xyz", "db1"]}
+        ),
+        "pairs": [("user", "alice"), ("password", "hunter2-xyz")],
+    }
+    frame = run(inspect_variable, ns, name="settings").text
+    assert "hunter2-xyz" not in frame
+    assert "alice" in frame and "db1" in frame  # rows without a secret name are shown
+    assert "masked: a cell beside them names a secret" in frame
+    assert ns["settings"].loc[1, "value"] == "hunter2-xyz"  # the user's frame is untouched
+    for text in (run(inspect_variable, ns, name="pairs").text, run(list_variables, ns).text):
+        assert "hunter2-xyz" not in text
