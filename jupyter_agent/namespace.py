@@ -102,7 +102,12 @@ def type_name(value: Any) -> str:
 
 
 def _family(value: Any) -> tuple[str, type] | None:
-    """The data library class ``value`` is an instance of: ("pandas.DataFrame", cls)…"""
+    """The data library class ``value`` is an instance of: ("pandas.DataFrame", cls)…
+
+    Only when the value's own class is the library's: a user's subclass may override any
+    method the summary would call, so it is described by its type's name and size only."""
+    if _module_of(type(value)).split(".")[0] not in ("pandas", "numpy", "polars"):
+        return None
     for klass in _mro_of(type(value)):
         module = _module_of(klass)
         top = module.split(".")[0]
@@ -256,15 +261,15 @@ def _safe(value: Any, budget: int, depth: int) -> str:
             return _guarded_repr(value, budget)[0]
         shape = _shape(value)
         return f"<{type_name(value)} {shape}>".replace(" >", ">")
-    module = getattr(t, "__module__", "") or ""
+    module = _module_of(t)
     if module in _TRUSTED_REPR_MODULES and _is_trusted_class(_descriptor_owner(value, "__repr__")):
         return _guarded_repr(value, budget)[0]
-    if isinstance(value, types.ModuleType):
-        return f"<module {vars(value).get('__name__', '?')}>"
-    if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, types.MethodType)):
-        return f"<function {getattr(value, '__qualname__', '?')}>"
-    if isinstance(value, type):
-        return f"<class {value.__module__}.{value.__qualname__}>"
+    if issubclass(t, types.ModuleType):
+        return f"<module {_module_name(value) or '?'}>"
+    if t in (types.FunctionType, types.BuiltinFunctionType, types.MethodType):
+        return f"<function {getattr(value, '__qualname__', '?')}>"  # these types are final
+    if issubclass(t, type):
+        return f"<class {_module_of(value)}.{_qualname_of(value)}>"
     return f"<{type_name(value)} object>"
 
 
@@ -285,7 +290,7 @@ def _safe_container(value: Any, base: type, budget: int, depth: int) -> str:
         if base is dict:
             key, val = item
             key_text = _safe(key, 40, 0)
-            if isinstance(key, str) and is_secret_name(key):
+            if type(key) is str and is_secret_name(key):
                 val_text = _masked(val)
             else:
                 val_text = _safe(val, max(budget - used, 20), depth - 1)
@@ -363,34 +368,49 @@ class VariableInfo:
     masked: bool = False
 
 
+_FUNCTION_TYPES = (
+    types.FunctionType,
+    types.BuiltinFunctionType,
+    types.MethodType,
+    types.BuiltinMethodType,
+)
+
+
 def _code_kind(value: Any) -> str | None:
-    if isinstance(value, types.ModuleType):
+    """module, class or function, by the value's real type (``type()``, never
+    ``isinstance``, which asks the object for its ``__class__``)."""
+    t = type(value)
+    if issubclass(t, types.ModuleType):
         return "module"
-    if isinstance(value, type):
+    if issubclass(t, type):
         return "class"
-    if isinstance(
-        value,
-        (
-            types.FunctionType,
-            types.BuiltinFunctionType,
-            types.MethodType,
-            types.BuiltinMethodType,
-        ),
-    ):
+    if t in _FUNCTION_TYPES:
         return "function"
     return None
 
 
+def _module_name(module: Any) -> str:
+    """A module's ``__name__`` from its own dict, read through the module type's own
+    descriptor (a module subclass's ``__dict__`` property is never called)."""
+    try:
+        namespace = types.ModuleType.__dict__["__dict__"].__get__(module, types.ModuleType)
+        name = dict.get(namespace, "__name__", "")
+    except Exception:
+        return ""
+    return name if type(name) is str else ""
+
+
 def _preview(name: str, value: Any, kind: str) -> str:
     if kind == "module":
-        return str(vars(value).get("__name__", ""))
+        return _module_name(value)
     if kind == "function":
-        try:
-            return f"{getattr(value, '__name__', name)}{inspect.signature(value)}"
-        except (TypeError, ValueError):
+        try:  # not following __wrapped__: a wrapper's target is the user's object
+            signature = inspect.signature(value, follow_wrapped=False)
+            return f"{getattr(value, '__name__', name)}{signature}"
+        except Exception:
             return ""
     if kind == "class":
-        return f"class {value.__module__}.{value.__qualname__}"
+        return f"class {_module_of(value)}.{_qualname_of(value)}"
     family = _family(value)
     if family is not None:
         kind_name, klass = family
@@ -412,7 +432,7 @@ def _preview(name: str, value: Any, kind: str) -> str:
     t = type(value)
     if value is None or t in (bool, int, float, complex) or _builtin_base(value) is not None:
         return safe_repr(value, 60)
-    if getattr(t, "__module__", "") in _TRUSTED_REPR_MODULES:
+    if _module_of(t) in _TRUSTED_REPR_MODULES:
         return safe_repr(value, 60)
     return ""
 
