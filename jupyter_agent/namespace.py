@@ -8,18 +8,21 @@ strings, and other objects.
 What it does to the user's objects is deliberately narrow, because inspecting must not
 change anything nor take long:
 
-- Types are told apart by the module and name of their class (``type(x).__module__``),
-  so pandas, numpy and polars are never imported here; their own methods are called
-  (unbound, from the library's class, so a subclass cannot put its code in between)
-  only for what they compute cheaply, and the costly statistics are skipped above a
-  size limit. (Showing the first rows of an ``object`` column lets pandas format those
-  cells, which calls their ``repr``.)
-- Builtin containers are read through the builtin type's own methods (``dict.get``,
+- Everything is read through :mod:`jupyter_agent.static` (``type()``, C-level
+  descriptors, exact-key dict reads), so no ``__class__``, ``__getattribute__``,
+  metaclass, property or ``__eq__`` of the user's runs.
+- pandas, numpy and polars values are summarised through the library's own methods only
+  when the value's class *is* the library's (:func:`~jupyter_agent.static.genuine`): a
+  subclass may override what those methods call. Libraries are never imported here;
+  costly statistics are skipped above a size limit, and cells, labels and elements that
+  are Python objects are turned into :func:`safe_repr` text before pandas formats them.
+- Builtin containers are read through the builtin type's own methods (``dict.items``,
   ``list.__len__``), never through a subclass's; generators and iterators are never
   advanced; nothing is traversed deeply.
-- Of any other object, only one ``repr()`` is called, when its class defines one, with
-  every exception caught and reported, and the text capped. No ``__str__``, no
-  properties, no ``__len__``, no ``__sizeof__`` of a user class runs.
+- Any other object is described by its type, size, instance attributes and its class's
+  method names: no ``repr``, ``__str__``, property, ``__len__`` or ``__sizeof__`` of a
+  user class runs. (Genuine standard-library value types such as ``datetime`` show their
+  repr.)
 - Secrets are masked: a variable or dict key whose *name* says secret has its value
   masked, and every text that leaves this module goes through
   :func:`~jupyter_agent.secrets.mask_secrets`.
@@ -41,6 +44,28 @@ from typing import Any
 
 from .errors import ToolError
 from .secrets import MASK, is_secret_name, looks_secret, mask_secrets, mask_value
+from .static import (
+    bases_of,
+    class_dict,
+    exact_get,
+    function_doc,
+    function_module,
+    function_name,
+    function_source,
+    genuine,
+    instance_dict,
+    module_dict,
+    module_of,
+    mro_of,
+    name_of,
+    owner_of,
+    plain_function,
+    qualname_of,
+    shallow_size,
+    signature,
+    str_get,
+    type_attribute,
+)
 
 IPYTHON_NAMES = frozenset({"In", "Out", "exit", "quit", "get_ipython"})
 """Names IPython puts in every namespace; listed only with ``include_private``."""
@@ -59,46 +84,24 @@ _TRUSTED_REPR_MODULES = frozenset(
     {"builtins", "datetime", "decimal", "fractions", "uuid", "pathlib", "ipaddress"}
 )
 """Standard-library modules whose value types are rendered directly."""
+_DATA_LIBRARIES = frozenset({"pandas", "numpy", "polars"})
+_LIBRARIES = _TRUSTED_REPR_MODULES | _DATA_LIBRARIES
+"""Modules whose genuine classes' own methods may be called (C code or library code)."""
 
 
 # --- what a value is ------------------------------------------------------------------
 
 
-def _type_attribute(klass: type, name: str) -> Any:
-    """A class's ``__module__``, ``__qualname__``, ``__name__`` or ``__mro__`` read through
-    ``type``'s own descriptors: a metaclass's ``__getattribute__`` or property of the same
-    name (user code) is never called."""
-    try:
-        return type.__dict__[name].__get__(klass, type)
-    except Exception:
-        return None
-
-
-def _module_of(klass: type) -> str:
-    module = _type_attribute(klass, "__module__")
-    return module if type(module) is str else ""
-
-
-def _qualname_of(klass: type) -> str:
-    qualname = _type_attribute(klass, "__qualname__")
-    return qualname if type(qualname) is str else "?"
-
-
-def _mro_of(klass: type) -> tuple[type, ...]:
-    mro = _type_attribute(klass, "__mro__")
-    return mro if type(mro) is tuple else (klass,)
-
-
 def type_name(value: Any) -> str:
     """``int``, ``pandas.DataFrame``, ``numpy.ndarray``, ``__main__.Model``…"""
     t = type(value)
-    module = _module_of(t) or "?"
+    module = module_of(t) or "?"
     if module == "builtins":
-        return _qualname_of(t)
+        return qualname_of(t)
     top = module.split(".")[0]
     if top in ("pandas", "numpy", "polars"):
-        return f"{top}.{_qualname_of(t)}"
-    return f"{module}.{_qualname_of(t)}"
+        return f"{top}.{qualname_of(t)}"
+    return f"{module}.{qualname_of(t)}"
 
 
 def _family(value: Any) -> tuple[str, type] | None:
@@ -106,14 +109,14 @@ def _family(value: Any) -> tuple[str, type] | None:
 
     Only when the value's own class is the library's: a user's subclass may override any
     method the summary would call, so it is described by its type's name and size only."""
-    if _module_of(type(value)).split(".")[0] not in ("pandas", "numpy", "polars"):
-        return None
-    for klass in _mro_of(type(value)):
-        module = _module_of(klass)
+    if not genuine(type(value), _DATA_LIBRARIES):
+        return None  # not a library's class, or a look-alike claiming its module
+    for klass in mro_of(type(value)):
+        module = module_of(klass)
         top = module.split(".")[0]
         if top not in ("pandas", "numpy", "polars"):
             continue
-        name = _type_attribute(klass, "__name__")
+        name = name_of(klass)
         if top == "pandas" and name in ("DataFrame", "Series", "Index"):
             return f"pandas.{name}", klass
         if top == "numpy" and name == "ndarray":
@@ -148,28 +151,12 @@ def _length(value: Any) -> int | None:
         return None
 
 
-def _descriptor_owner(value: Any, attribute: str) -> type | None:
-    for klass in _mro_of(type(value)):
-        if attribute in type.__dict__["__dict__"].__get__(klass, type):
-            return klass
-    return None
-
-
 def _is_trusted_class(klass: type | None) -> bool:
-    if klass is None:
-        return False
-    return _module_of(klass).split(".")[0] in _TRUSTED_REPR_MODULES | {"numpy", "pandas", "polars"}
+    return klass is not None and genuine(klass, _LIBRARIES)
 
 
 def _shallow_size(value: Any) -> int | None:
-    """``sys.getsizeof`` when the class's ``__sizeof__`` is not user code."""
-    owner = _descriptor_owner(value, "__sizeof__")
-    try:
-        if owner is object or _is_trusted_class(owner):
-            return sys.getsizeof(value)
-        return object.__sizeof__(value)
-    except Exception:
-        return None
+    return shallow_size(value, _builtin_base(value), _LIBRARIES)
 
 
 def _nbytes(value: Any) -> int | None:
@@ -261,15 +248,15 @@ def _safe(value: Any, budget: int, depth: int) -> str:
             return _guarded_repr(value, budget)[0]
         shape = _shape(value)
         return f"<{type_name(value)} {shape}>".replace(" >", ">")
-    module = _module_of(t)
-    if module in _TRUSTED_REPR_MODULES and _is_trusted_class(_descriptor_owner(value, "__repr__")):
+    module = module_of(t)
+    if module in _TRUSTED_REPR_MODULES and _is_trusted_class(t):
         return _guarded_repr(value, budget)[0]
     if issubclass(t, types.ModuleType):
         return f"<module {_module_name(value) or '?'}>"
     if t in (types.FunctionType, types.BuiltinFunctionType, types.MethodType):
-        return f"<function {getattr(value, '__qualname__', '?')}>"  # these types are final
+        return f"<function {function_name(value)}>"
     if issubclass(t, type):
-        return f"<class {_module_of(value)}.{_qualname_of(value)}>"
+        return f"<class {module_of(value)}.{qualname_of(value)}>"
     return f"<{type_name(value)} object>"
 
 
@@ -336,21 +323,6 @@ def _guarded_repr(value: Any, limit: int = REPR_LIMIT) -> tuple[str, bool]:
     return text, True
 
 
-def _own_attributes(value: Any) -> dict[str, Any] | None:
-    """The instance ``__dict__``, when the standard descriptor holds it (no user code)."""
-    owner = _descriptor_owner(value, "__dict__")
-    if owner is None:
-        return None
-    descriptor = vars(owner)["__dict__"]
-    if type(descriptor).__name__ != "getset_descriptor":
-        return None
-    try:
-        attrs = descriptor.__get__(value)
-    except Exception:
-        return None
-    return attrs if type(attrs) is dict else None
-
-
 # --- the listing ----------------------------------------------------------------------------
 
 
@@ -392,31 +364,34 @@ def _code_kind(value: Any) -> str | None:
 def _module_name(module: Any) -> str:
     """A module's ``__name__`` from its own dict, read through the module type's own
     descriptor (a module subclass's ``__dict__`` property is never called)."""
-    try:
-        namespace = types.ModuleType.__dict__["__dict__"].__get__(module, types.ModuleType)
-        name = dict.get(namespace, "__name__", "")
-    except Exception:
-        return ""
+    name = str_get(module_dict(module) or {}, "__name__")
     return name if type(name) is str else ""
+
+
+def _signature(value: Any) -> str:
+    """A function's parameters, from its code (never ``inspect.signature``, which may
+    follow ``__wrapped__``, call ``__signature__`` or evaluate annotations)."""
+    return signature(value, lambda default: safe_repr(default, 30))
+
+
+def _label(label: Any) -> str:
+    """A column or index label as text, without calling a user object's ``__str__``."""
+    return str.__str__(label) if _builtin_base(label) is str else _safe(label, 40, 0)
 
 
 def _preview(name: str, value: Any, kind: str) -> str:
     if kind == "module":
         return _module_name(value)
     if kind == "function":
-        try:  # not following __wrapped__: a wrapper's target is the user's object
-            signature = inspect.signature(value, follow_wrapped=False)
-            return f"{getattr(value, '__name__', name)}{signature}"
-        except Exception:
-            return ""
+        return function_name(value).rsplit(".", 1)[-1] + _signature(value)
     if kind == "class":
-        return f"class {_module_of(value)}.{_qualname_of(value)}"
+        return f"class {module_of(value)}.{qualname_of(value)}"
     family = _family(value)
     if family is not None:
         kind_name, klass = family
         try:
             if kind_name == "pandas.DataFrame":
-                columns = [str(c) for c in list(klass.columns.__get__(value))[:12]]
+                columns = [_label(c) for c in list(klass.columns.__get__(value))[:12]]
                 return "columns: " + ", ".join(columns)
             if kind_name == "polars.DataFrame":
                 return "columns: " + ", ".join(list(klass.columns.__get__(value))[:12])
@@ -432,9 +407,20 @@ def _preview(name: str, value: Any, kind: str) -> str:
     t = type(value)
     if value is None or t in (bool, int, float, complex) or _builtin_base(value) is not None:
         return safe_repr(value, 60)
-    if _module_of(t) in _TRUSTED_REPR_MODULES:
+    if module_of(t) in _TRUSTED_REPR_MODULES:
         return safe_repr(value, 60)
     return ""
+
+
+def _lookup(namespace: Mapping[str, Any], name: str, default: Any) -> Any:
+    """``namespace[name]``; in a plain dict (IPython's ``user_ns``, where a cell may plant
+    any key) without asking other keys' ``__eq__``."""
+    if type(namespace) is dict:
+        return str_get(namespace, name, default)
+    try:
+        return namespace.get(name, default)
+    except Exception:
+        return default
 
 
 class KernelNamespace:
@@ -471,7 +457,7 @@ class KernelNamespace:
         ns = self.namespace
         for _ in range(5):
             try:
-                return [k for k in list(ns) if isinstance(k, str)]
+                return [k for k in list(ns) if type(k) is str]
             except RuntimeError:  # changed size while a thread wrote to it
                 continue
         return []
@@ -481,7 +467,7 @@ class KernelNamespace:
             return True
         if isinstance(self._hidden, Mapping):
             marker = object()
-            return self._hidden.get(name, marker) is value
+            return _lookup(self._hidden, name, marker) is value
         return name in self._hidden
 
     # --- listing ---
@@ -493,10 +479,10 @@ class KernelNamespace:
         ns = self.namespace
         shown: list[VariableInfo] = []
         left_out: dict[str, list[str]] = {}
+        marker = object()
         for name in sorted(self.names(), key=lambda n: (n.lower(), n)):
-            try:
-                value = ns[name]
-            except Exception:
+            value = _lookup(ns, name, marker)
+            if value is marker:
                 continue
             try:
                 private = self.is_private(name, value)
@@ -601,10 +587,7 @@ class KernelNamespace:
         name = m.group("name")
         ns = self.namespace
         marker = object()
-        try:
-            value = ns.get(name, marker) if isinstance(ns, Mapping) else marker
-        except Exception:
-            value = marker
+        value = _lookup(ns, name, marker)
         if value is marker:
             raise ToolError(self._unknown(name))
         shown = name
@@ -612,7 +595,7 @@ class KernelNamespace:
             key = ast.literal_eval(raw)
             base = _builtin_base(value)
             if base is dict:
-                found = dict.get(value, key, marker)
+                found = exact_get(value, key, marker)
                 if found is marker:
                     keys = ", ".join(_safe(k, 40, 0) for k in list(dict.keys(value))[:20])
                     known = f"Its keys: {keys}." if keys else "It is empty."
@@ -667,7 +650,8 @@ class KernelNamespace:
 
 def _unreadable(exc: BaseException) -> str:
     """What to say of an object whose own code broke its reading."""
-    return f"(could not be read: its own code raised {type(exc).__name__}: {str(exc)[:200]})"
+    args = BaseException.__dict__["args"].__get__(exc)
+    return f"(could not be read: its own code raised {name_of(type(exc))}{safe_repr(args, 200)})"
 
 
 _PATH = re.compile(
@@ -683,6 +667,13 @@ def _inspect(name: str, value: Any) -> str:
     family = _family(value)
     if family is not None:
         kind, klass = family
+        foreign = _foreign_arrays(value, kind)
+        if foreign:
+            return (
+                f"{name}: {type_name(value)}, {_shape(value)} — it holds {foreign}, a type "
+                "defined outside pandas and numpy; its values, dtypes and statistics are not "
+                "read here (that would run its code). Look at it in a cell."
+            )
         try:
             if kind == "pandas.DataFrame":
                 return _pandas_frame(name, value, klass)
@@ -704,7 +695,7 @@ def _inspect(name: str, value: Any) -> str:
         except Exception as exc:
             return (
                 f"{name}: {type_name(value)} — could not be summarised "
-                f"({type(exc).__name__}: {str(exc)[:200]}).\n" + _generic(name, value)
+                f"{_unreadable(exc)}.\n" + _generic(name, value)
             )
     base = _builtin_base(value)
     if base is str:
@@ -720,9 +711,28 @@ def _inspect(name: str, value: Any) -> str:
     code = _code_kind(value)
     if code is not None:
         return _code(name, value, code)
-    if isinstance(value, (types.GeneratorType, types.AsyncGeneratorType, types.CoroutineType)):
+    if t in (types.GeneratorType, types.AsyncGeneratorType, types.CoroutineType):
         return f"{name}: {type_name(value)} (not advanced: reading it would consume it)"
     return _generic(name, value)
+
+
+def _foreign_arrays(value: Any, kind: str) -> str:
+    """The type of an array a pandas object holds that is not pandas' or numpy's own (a
+    user's ExtensionArray, whose methods pandas would call); "" when there is none."""
+    if not kind.startswith("pandas."):
+        return ""
+    attributes = instance_dict(value) or {}
+    if kind == "pandas.Index":
+        arrays = [str_get(attributes, "_data")]
+    else:
+        manager = str_get(attributes, "_mgr")
+        if manager is None or not genuine(type(manager), _DATA_LIBRARIES):
+            return "an unknown storage"
+        arrays = [block.values for block in manager.blocks]
+    for array in arrays:
+        if array is not None and not genuine(type(array), _DATA_LIBRARIES):
+            return f"a {type_name(array)}"
+    return ""
 
 
 def _header(name: str, value: Any, extra: str = "") -> str:
@@ -736,7 +746,34 @@ def _header(name: str, value: Any, extra: str = "") -> str:
 
 
 def _secret_columns(columns: Iterable[Any]) -> list[Any]:
-    return [c for c in columns if isinstance(c, str) and is_secret_name(c)]
+    return [c for c in columns if type(c) is str and is_secret_name(c)]
+
+
+_PLAIN_CELLS = frozenset({str, int, float, bool, complex, bytes, type(None)})
+
+
+def _object_nulls(values: list[Any], missing: tuple[Any, ...]) -> int | None:
+    """Null cells of an object column, counted without calling any cell's code; None when
+    a cell is an object of another kind (pandas' own check would ask it)."""
+    nulls = 0
+    for v in values:
+        t = type(v)
+        if v is None or any(v is m for m in missing) or (t is float and v != v):
+            nulls += 1
+        elif t not in _PLAIN_CELLS and not genuine(t, _LIBRARIES):
+            return None
+    return nulls
+
+
+def _plain_cells(frame: Any, columns: list[Any], dtypes: Any) -> None:
+    """Turn the object cells and labels of ``frame`` (our own small copy) into text made
+    without user code, so that pandas' formatting calls no ``__str__`` or ``__repr__``."""
+    for i in range(len(columns)):
+        if getattr(dtypes.iloc[i], "kind", "") == "O":
+            cells = list(frame.iloc[:, i])
+            frame.isetitem(i, [v if type(v) is str else safe_repr(v, 40) for v in cells])
+    frame.columns = [_label(c) for c in columns]
+    frame.index = [_label(i) for i in list(frame.index)]
 
 
 def _pandas_frame(name: str, df: Any, klass: type) -> str:
@@ -745,20 +782,29 @@ def _pandas_frame(name: str, df: Any, klass: type) -> str:
     columns = list(klass.columns.__get__(df))
     dtypes = klass.dtypes.__get__(df)
     cells = rows * max(cols, 1)
-    nulls = None
+    nulls: list[int | None] | None = None
     if cells <= STATS_CELL_LIMIT:
-        nulls = klass.isna(df).sum()
+        objects = [getattr(dtypes.iloc[i], "kind", "") == "O" for i in range(cols)]
+        typed = [i for i in range(cols) if not objects[i]]
+        counts = iter(klass.isna(df.iloc[:, typed]).sum().tolist())  # in column order
+        missing = _pandas_missing()
+        nulls = [
+            _object_nulls(list(df.iloc[:, i]), missing) if objects[i] else int(next(counts))
+            for i in range(cols)
+        ]
     out.append("Columns (dtype, nulls):" if nulls is not None else "Columns (dtype):")
     for i, col in enumerate(columns[:COLUMNS_SHOWN]):
         detail = str(dtypes.iloc[i])
         if nulls is not None:
-            detail += f", {int(nulls.iloc[i]):,} null"
-        out.append(f"  {col!s} ({detail})")
+            n = nulls[i]
+            detail += f", {n:,} null" if n is not None else ", holds Python objects"
+        out.append(f"  {_label(col)} ({detail})")
     if len(columns) > COLUMNS_SHOWN:
         out.append(f"  … {len(columns) - COLUMNS_SHOWN} more columns")
     if nulls is None:
         out.append(f"  (null counts skipped: {cells:,} cells)")
     head = klass.head(df, 5).copy()  # our own copy: the user's frame is untouched
+    _plain_cells(head, columns, dtypes)
     hidden = _secret_columns(columns)
     for col in hidden:
         head[col] = MASK
@@ -769,10 +815,11 @@ def _pandas_frame(name: str, df: Any, klass: type) -> str:
         out.append(f"(values of {', '.join(map(str, hidden))} masked: the names say secret)")
     if beside:
         out.append(f"({beside} value(s) masked: a cell beside them names a secret)")
-    numeric = [c for i, c in enumerate(columns) if getattr(dtypes.iloc[i], "kind", "") in "biuf"]
-    numeric = [c for c in numeric if c not in hidden]
+    numeric = [i for i in range(cols) if getattr(dtypes.iloc[i], "kind", "") in "biuf"]
+    numeric = [i for i in numeric if columns[i] not in hidden]
     if numeric and cells <= STATS_CELL_LIMIT:
-        described = klass.describe(klass.__getitem__(df, numeric[:20]))
+        described = klass.describe(df.iloc[:, numeric[:20]].copy())
+        _plain_cells(described, list(described.columns), described.dtypes)
         out.append(
             "describe() of numeric columns" + (" (first 20)" if len(numeric) > 20 else "") + ":"
         )
@@ -780,6 +827,11 @@ def _pandas_frame(name: str, df: Any, klass: type) -> str:
     elif numeric:
         out.append(f"describe() skipped: {cells:,} cells is more than the quick limit.")
     return "\n".join(out)
+
+
+def _pandas_missing() -> tuple[Any, ...]:
+    pandas = sys.modules.get("pandas")
+    return tuple(getattr(pandas, n) for n in ("NA", "NaT")) if pandas is not None else ()
 
 
 def _mask_beside_secret_names(head: Any) -> int:
@@ -802,14 +854,18 @@ def _pandas_series(name: str, s: Any, klass: type) -> str:
     n = klass.shape.__get__(s)[0]
     dtype = klass.dtype.__get__(s)
     label = klass.name.__get__(s)
-    out = [_header(name, s, f"{n:,} values, dtype {dtype}, name {label!r}")]
+    objects = getattr(dtype, "kind", "") == "O"
+    out = [_header(name, s, f"{n:,} values, dtype {dtype}, name {safe_repr(label, 60)}")]
     if n <= STATS_CELL_LIMIT:
-        out.append(f"Nulls: {int(klass.isna(s).sum()):,}")
-    if isinstance(label, str) and is_secret_name(label):
+        nulls = _object_nulls(list(s), _pandas_missing()) if objects else int(klass.isna(s).sum())
+        out.append(f"Nulls: {nulls:,}" if nulls is not None else "Nulls: (holds Python objects)")
+    if type(label) is str and is_secret_name(label):
         out.append("Values masked: the series' name says it holds secrets.")
         return "\n".join(out)
+    head = klass.head(s, 5).to_frame("value")
+    _plain_cells(head, ["value"], head.dtypes)
     out.append("Head (5):")
-    out.append(klass.head(s, 5).to_string(max_rows=5))
+    out.append(head["value"].to_string(max_rows=5))
     if getattr(dtype, "kind", "") in "biuf" and n <= STATS_CELL_LIMIT:
         out.append("describe():")
         out.append(klass.describe(s).to_string())
@@ -843,12 +899,12 @@ def _numpy_array(name: str, a: Any, klass: type) -> str:
             out.append(f"min {lo!s}, max {hi!s}, mean {float(mean):.6g}")
     elif size > STATS_CELL_LIMIT and kind in "biuf":
         out.append(f"(statistics skipped: {size:,} elements)")
-    if np is not None and kind != "O":
+    if np is not None and not dtype.hasobject:
         out.append("Preview:")
         out.append(np.array2string(a, threshold=50, edgeitems=3, max_line_width=100))
-    elif kind == "O":
+    elif size:  # Python objects inside: shown without their own code
         first = [safe_repr(x, 60) for x in a.ravel()[:10].tolist()]
-        out.append("First elements (object array): " + ", ".join(first))
+        out.append("First elements (Python objects): " + ", ".join(first))
     return "\n".join(out)
 
 
@@ -862,28 +918,41 @@ def _polars_frame(name: str, df: Any, klass: type) -> str:
         out.append(f"  {col} ({dtype})")
     if len(items) > COLUMNS_SHOWN:
         out.append(f"  … {len(items) - COLUMNS_SHOWN} more columns")
-    head = klass.head(df, 5)
+    objects = [col for col, dtype in items if _polars_objects(dtype)]
     hidden = _secret_columns(schema)
+    shown = klass.drop(df, objects) if objects else df
+    head = klass.head(shown, 5)
     if hidden:
         lit = sys.modules["polars"].lit
         head = head.with_columns(*[lit(MASK).alias(c) for c in hidden])
     out.append("Head (5 rows):")
     out.append(str(head))
+    if objects:
+        out.append(f"(columns of Python objects not shown: {', '.join(objects)})")
     if rows * max(cols, 1) <= STATS_CELL_LIMIT:
         out.append("describe():")
-        out.append(str(klass.describe(df.drop(hidden) if hidden else df)))
+        out.append(str(klass.describe(shown.drop(hidden) if hidden else shown)))
     else:
         out.append(f"describe() skipped: {rows * cols:,} cells")
     return "\n".join(out)
 
 
+def _polars_objects(dtype: Any) -> bool:
+    """Whether a polars column holds Python objects (formatting them calls their code)."""
+    return name_of(type(dtype)) == "Object" or dtype is sys.modules["polars"].Object
+
+
 def _polars_series(name: str, s: Any, klass: type) -> str:
     n = klass.len(s)
     label = klass.name.__get__(s)
-    out = [_header(name, s, f"{n:,} values, dtype {klass.dtype.__get__(s)}, name {label!r}")]
+    dtype = klass.dtype.__get__(s)
+    out = [_header(name, s, f"{n:,} values, dtype {dtype}, name {label!r}")]
     out.append(f"Nulls: {klass.null_count(s):,}")
-    if isinstance(label, str) and is_secret_name(label):
+    if type(label) is str and is_secret_name(label):
         out.append("Values masked: the series' name says it holds secrets.")
+        return "\n".join(out)
+    if _polars_objects(dtype):
+        out.append("(values are Python objects: not shown)")
         return "\n".join(out)
     out.append("Head (5):")
     out.append(str(klass.head(s, 5)))
@@ -916,7 +985,7 @@ def _container(name: str, value: Any, base: type) -> str:
             if i >= ITEMS_SHOWN:
                 out.append(f"  … {n - ITEMS_SHOWN:,} more")
                 break
-            if isinstance(key, str) and is_secret_name(key):
+            if type(key) is str and is_secret_name(key):
                 shown = _masked(val) + "  (masked: the key says secret)"
             else:
                 shown = f"{type_name(val)} {safe_repr(val, 120)}"
@@ -949,67 +1018,88 @@ def _container(name: str, value: Any, base: type) -> str:
     return "\n".join(out)
 
 
+def _text(value: Any) -> str:
+    return value if type(value) is str else ""
+
+
 def _code(name: str, value: Any, kind: str) -> str:
     if kind == "module":
-        attrs = vars(value)
-        out = [f"{name}: module {attrs.get('__name__', '?')}"]
-        if attrs.get("__file__"):
-            out.append(f"file: {attrs['__file__']}")
-        version = attrs.get("__version__")
-        if isinstance(version, str):
-            out.append(f"version: {version}")
+        attrs = module_dict(value) or {}
+        out = [f"{name}: module {_text(str_get(attrs, '__name__')) or '?'}"]
+        if _text(str_get(attrs, "__file__")):
+            out.append(f"file: {str_get(attrs, '__file__')}")
+        if _text(str_get(attrs, "__version__")):
+            out.append(f"version: {str_get(attrs, '__version__')}")
         return "\n".join(out)
     if kind == "class":
-        out = [f"{name}: class {value.__module__}.{value.__qualname__}"]
-        bases = ", ".join(b.__qualname__ for b in value.__bases__)
-        out.append(f"bases: {bases}")
-        members = [k for k in vars(value) if not k.startswith("__")]
+        out = [f"{name}: class {module_of(value)}.{qualname_of(value)}"]
+        out.append("bases: " + ", ".join(qualname_of(b) for b in bases_of(value)))
+        members = [k for k in class_dict(value) if type(k) is str and not k.startswith("__")]
         if members:
             out.append("defines: " + ", ".join(members[:40]))
-        doc = vars(value).get("__doc__")
-        if isinstance(doc, str) and doc.strip():
+        doc = _text(type_attribute(value, "__doc__"))
+        if doc.strip():
             out.append("doc: " + inspect.cleandoc(doc)[:600])
         return "\n".join(out)
     out = [f"{name}: {type_name(value)}"]
-    try:
-        out.append(f"signature: {getattr(value, '__name__', name)}{inspect.signature(value)}")
-    except (TypeError, ValueError):
-        pass
-    module = getattr(value, "__module__", None)
-    if module:
-        out.append(f"module: {module}")
-    doc = getattr(value, "__doc__", None)
-    if isinstance(doc, str) and doc.strip():
-        out.append("doc: " + inspect.cleandoc(doc)[:600])
-    if isinstance(value, types.FunctionType):
-        try:
-            source = inspect.getsource(value)
-        except (OSError, TypeError):
-            source = ""
+    parameters = _signature(value)
+    if parameters:
+        out.append(f"signature: {function_name(value).rsplit('.', 1)[-1]}{parameters}")
+    if function_module(value):
+        out.append(f"module: {function_module(value)}")
+    doc = function_doc(value)
+    if doc.strip():
+        out.append("doc: " + doc[:600])
+    if plain_function(value) is not None and type(value) is types.FunctionType:
+        source = function_source(value, max_lines=60)
         if source:
-            lines = source.splitlines()
-            more = f"\n… {len(lines) - 60} more lines" if len(lines) > 60 else ""
-            out.append("source:\n" + "\n".join(lines[:60]) + more)
+            out.append("source:\n" + source)
     return "\n".join(out)
 
 
 def _generic(name: str, value: Any) -> str:
+    """Any other object: its type, size, own attributes (read from its ``__dict__``
+    without its code) and the methods its class defines; its repr only when the class is
+    a genuine standard or data library type."""
     out = [_header(name, value)]
-    owner = _descriptor_owner(value, "__repr__")
-    if owner is not None and owner is not object:
+    trusted = _is_trusted_class(type(value))  # a subclass's repr may be its own code
+    if trusted and owner_of(value, "__repr__") is not object:
         text, ok = _guarded_repr(value)
         out.append(("repr: " if ok else "") + text)
-    attrs = _own_attributes(value)
+    attrs = instance_dict(value)
     if attrs:
-        out.append(f"attributes ({len(attrs)}):")
-        for i, (key, val) in enumerate(attrs.items()):
+        out.append(f"attributes ({dict.__len__(attrs)}):")
+        for i, (key, val) in enumerate(dict.items(attrs)):
             if i >= ITEMS_SHOWN:
-                out.append(f"  … {len(attrs) - ITEMS_SHOWN} more")
+                out.append(f"  … {dict.__len__(attrs) - ITEMS_SHOWN} more")
                 break
-            if is_secret_name(str(key)):
-                out.append(f"  {key}: {_masked(val)}  (masked: the name says secret)")
+            label = _label(key)
+            if type(key) is str and is_secret_name(key):
+                out.append(f"  {label}: {_masked(val)}  (masked: the name says secret)")
             else:
-                out.append(f"  {key}: {type_name(val)} {safe_repr(val, 100)}")
-    if len(out) == 1:
-        out.append("(no repr of its own and no attributes to show)")
+                out.append(f"  {label}: {type_name(val)} {safe_repr(val, 100)}")
+    methods = _methods(type(value))
+    if methods:
+        out.append("methods: " + ", ".join(methods[:40]) + (", …" if len(methods) > 40 else ""))
+    if not trusted:
+        out.append(
+            "(its own code — repr, properties, methods — is not run when inspecting; "
+            "call them in a cell to see more)"
+        )
     return "\n".join(out)
+
+
+_METHOD_TYPES = (types.FunctionType, staticmethod, classmethod, property)
+
+
+def _methods(klass: type) -> list[str]:
+    """The public methods and properties the classes of ``klass``'s MRO define (up to
+    ``object``), read from their namespaces."""
+    names: dict[str, None] = {}
+    for k in mro_of(klass):
+        if k is object:
+            break
+        for key, member in class_dict(k).items():
+            if type(key) is str and not key.startswith("_") and type(member) in _METHOD_TYPES:
+                names.setdefault(key)
+    return list(names)

@@ -8,20 +8,32 @@ import asyncio
 import os
 import socket
 import subprocess
+import types
 from pathlib import Path
 
 import pytest
 
+from jupyter_agent.errors import ToolError
 from jupyter_agent.guard import read_only
 from jupyter_agent.namespace import KernelNamespace
 from jupyter_agent.tools import ToolContext
 from jupyter_agent.tools.namespace import inspect_variable, list_variables
 
 pd = pytest.importorskip("pandas")
+np = pytest.importorskip("numpy")
+
+
+CALLS: list[str] = []
+"""Every hostile hook that ran once armed: inspection must run none."""
+ARMED = {"on": False}
+"""Off while the objects are built (numpy and dict insertion call some hooks then)."""
 
 
 def acts(kind: str, marker: Path) -> None:
     """What a hostile hook does when it is called."""
+    if not ARMED["on"]:
+        return
+    CALLS.append(kind)
     if kind == "write":
         marker.write_text("ran")
     elif kind == "os-open":
@@ -91,8 +103,106 @@ def hostile_objects(kind: str, marker: Path) -> dict[str, object]:
             acts(kind, marker)
             return pd.Series
 
+    class Array(np.ndarray):
+        def __array_finalize__(self, obj):
+            acts(kind, marker)
+
+    class Module(types.ModuleType):
+        @property
+        def __dict__(self):
+            acts(kind, marker)
+            return {}
+
+        def __getattr__(self, name):
+            acts(kind, marker)
+
+    class Proxy:
+        def __getattr__(self, name):
+            acts(kind, marker)
+
+        def __call__(self, *args):
+            acts(kind, marker)
+
+    acting_default = Repr()
+
+    def wrapped(x=acting_default):  # a default whose repr acts
+        return x
+
+    wrapped.__wrapped__ = Proxy()
+    wrapped.__signature__ = Proxy()
+
+    class LookAlike(Repr):  # claims to be pandas' own class
+        __module__ = "pandas"
+        __qualname__ = "DataFrame"
+
+    class Sized:
+        def __sizeof__(self):
+            acts(kind, marker)
+            return 1
+
+        def __len__(self):
+            acts(kind, marker)
+            return 1
+
+    class Descriptor:
+        def __get__(self, obj, owner=None):
+            acts(kind, marker)
+
+    class SlotDict:
+        __dict__ = Descriptor()  # a class's own __dict__ descriptor
+
+    class MetaRepr(type):
+        def __repr__(cls):
+            acts(kind, marker)
+            return "MetaRepr"
+
+        @property
+        def __doc__(cls):
+            acts(kind, marker)
+
+    class WithMetaRepr(metaclass=MetaRepr):
+        def method(self):
+            pass
+
+    class Text(str):
+        def __str__(self):
+            acts(kind, marker)
+            return "text"
+
+        __repr__ = __str__
+
+    class Error(Exception):
+        def __str__(self):
+            acts(kind, marker)
+            return "error"
+
+    class Raises:
+        def __init__(self):
+            self.attr = Repr()
+
+        @property
+        def __class__(self):
+            raise Error(Repr())
+
+    bound = types.MethodType(Proxy(), Repr())
+
     return {
         "by_repr": Repr(),
+        "by_array_finalize": np.arange(4).view(Array),
+        "by_module_dict": Module("planted"),
+        "by_wrapped": wrapped,
+        "by_bound_callable": bound,
+        "by_look_alike": LookAlike(),
+        "by_sizeof": Sized(),
+        "by_dict_descriptor": SlotDict(),
+        "by_metaclass_repr": WithMetaRepr,
+        "by_str_subclass": Text("secret-looking"),
+        "by_str_key": {Text("k"): Repr()},
+        "by_object_cells": pd.DataFrame({"o": [Repr(), Label()]}, index=[Label(), Repr()]),
+        "by_object_series": pd.Series([Repr()], name=Label()),
+        "by_object_array": np.array([Repr(), Label()], dtype=object),
+        "by_raising": Raises(),
+        "by_container": [Repr(), (Label(), {Repr(): Label()})],
         "by_class": ClassProperty(),
         "by_getattribute": GetAttribute(),
         "by_metaclass": WithMeta(),
@@ -108,14 +218,38 @@ def call(tool, ns, **args):
     return asyncio.run(tool.call(ctx, args))
 
 
+class PlantedKey:
+    """A key planted in the namespace itself, whose hash collides with a variable's name."""
+
+    def __init__(self, kind: str, marker: Path, name: str) -> None:
+        self.args = (kind, marker)
+        self.hash = hash(name)
+
+    def __hash__(self):
+        return self.hash
+
+    def __eq__(self, other):
+        acts(*self.args)
+        return False
+
+
 @pytest.mark.parametrize("kind", KINDS)
 def test_nothing_an_inspected_object_tries_happens(kind, tmp_path, monkeypatch):
     marker = tmp_path / "marker.txt"
     (tmp_path / "keep.txt").write_text("the user's file")
     monkeypatch.delenv("JUPYTER_AGENT_GUARD_TEST", raising=False)
     objects = hostile_objects(kind, marker)
+    names = list(objects)
+    objects[PlantedKey(kind, marker, "by_repr")] = 1
+    CALLS.clear()
+    monkeypatch.setitem(ARMED, "on", True)
     outputs = [call(list_variables, objects).text]
-    outputs += [call(inspect_variable, objects, name=name).text for name in objects]
+    outputs.append(call(list_variables, objects, include_modules=True, include_private=True).text)
+    outputs += [call(inspect_variable, objects, name=name).text for name in names]
+    outputs.append(call(inspect_variable, objects, name="by_container[1]").text)
+    with pytest.raises(ToolError, match="no variable named 'by_nothing'"):
+        call(inspect_variable, objects, name="by_nothing")
+    assert CALLS == []  # not one hook of theirs ran
     assert not marker.exists()
     assert (tmp_path / "keep.txt").read_text() == "the user's file"
     assert "JUPYTER_AGENT_GUARD_TEST" not in os.environ

@@ -1,9 +1,8 @@
 """Kernel namespace tools: list and inspect the user's live variables without running code.
 
 They read the :class:`~jupyter_agent.namespace.KernelNamespace` in the agent's resources
-(the kernel's ``user_ns`` when the agent runs in a kernel). Reading a variable never runs
-the user's code beyond one guarded ``repr()`` of an unknown object, and secrets are
-masked (see :mod:`jupyter_agent.namespace`). Whatever an object still runs while it is
+(the kernel's ``user_ns`` when the agent runs in a kernel). Reading a variable runs none of
+the user's code, and secrets are masked (see :mod:`jupyter_agent.namespace`). Whatever an object still runs while it is
 read cannot write files, start processes or connect: :func:`jupyter_agent.guard.read_only`
 refuses it, and the result says so.
 """
@@ -64,8 +63,9 @@ def list_variables(
 def inspect_variable(ctx: ToolContext, name: str) -> ToolOutput:
     """Describe one variable in depth without running code: a DataFrame's shape, dtypes,
     null counts, first rows and statistics; an array's shape, dtype, range and preview; a
-    container's length and first items; a string's length and start; other objects by
-    their repr and attributes. Secrets are masked.
+    container's length and first items; a string's length and start; a function's
+    parameters and source; other objects by their type, size, attributes and method
+    names (their own repr and properties are not run). Secrets are masked.
 
     Args:
         name: A top-level variable name, optionally with literal [key] or [index] lookups
