@@ -26,8 +26,10 @@ MIN_LENGTH = 8
 
 _SECRET_SUFFIXES = ("_PAT", "_PASS", "_PWD", "_DSN", "_CREDS", "_AUTH")
 _URL_PASSWORD = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s:/@]+:(?P<pw>[^\s@/]+)@")
-_BETWEEN = r"(?:\s|[\"'\\+])*"
-"""What may stand between the characters of a secret split over lines or string pieces."""
+_BETWEEN = r"(?:\n {0,12}\d{1,9}\t|[\s\"'\\+]){0,40}"
+"""What may stand between the characters of a secret split over lines or string pieces:
+blanks, quotes, ``+``, and a numbered line's gutter (``read_file`` shows ``   12\t``).
+Bounded, so that no text makes the search slow."""
 
 
 def environment_secrets(environ: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -99,7 +99,9 @@ def is_secret_name(name: str) -> bool:
 
 # --- values -----------------------------------------------------------------------------
 
-# Value shapes of well-known credentials.
+# Value shapes of well-known credentials. Every pattern runs in linear time on any text (a
+# tool result or a model's input may be megabytes of one character): no unbounded run is
+# tried from every position of another run, and what may repeat is bounded.
 _VALUE_PATTERNS = [
     re.compile(r"sk-ant-[A-Za-z0-9_\-]{8,}"),  # Anthropic
     re.compile(r"sk-(?:proj-|live-|test-)?[A-Za-z0-9_\-]{20,}"),  # OpenAI
@@ -111,18 +113,24 @@ _VALUE_PATTERNS = [
     re.compile(r"(?:AKIA|ASIA)[0-9A-Z]{16}"),  # AWS access key id
     re.compile(r"AIza[0-9A-Za-z_\-]{35}"),  # Google API key
     re.compile(r"hf_[A-Za-z0-9]{30,}"),  # Hugging Face
-    re.compile(r"eyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}"),  # JWT
+    re.compile(  # JWT
+        r"(?<![A-Za-z0-9_\-])eyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}"
+    ),
     re.compile(r"(?i)(?<=bearer )[A-Za-z0-9._~+/\-]{16,}=*"),  # Authorization: Bearer …
-    re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----", re.DOTALL),
 ]
+# The lines of a PEM private key block; a block is a BEGIN line and the END line after it.
+_PEM_MARK = re.compile(r"-----(?P<end>BEGIN|END) [A-Z ]{0,40}PRIVATE KEY-----")
+_PEM_LIMIT = 20_000
+"""Most characters between BEGIN and END taken as one key (keys are a few kilobytes)."""
 # The password of a URL: scheme://user:PASSWORD@host
 _URL_PASSWORD = re.compile(
-    r"(?P<head>\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s:/@]+:)(?P<value>[^\s@/]+)(?=@)"
+    r"(?P<head>(?<![a-zA-Z0-9+.\-])[a-zA-Z][a-zA-Z0-9+.\-]{0,40}://[^\s:/@]+:)(?P<value>[^\s@/]+)(?=@)"
 )
 # key = value / key: value / "key": "value" with a secret-sounding key (checked by name).
 _ASSIGNMENT = re.compile(
     r"""(?ix)
-    (?P<key>[\w.\-]*(?:pass|pwd|secret|token|key|credential|creds|auth|bearer|cookie|jwt)[\w.\-]*)
+    (?P<key>(?<![\w.\-])[\w.\-]{0,40}
+        (?:pass|pwd|secret|token|key|credential|creds|auth|bearer|cookie|jwt)[\w.\-]{0,40})
     (?P<sep>(?P<q1>["']?)\s*[:=]\s*(?P<q2>["']?))
     (?P<value>[^\s"',;}{)\]]{6,})
     """
@@ -130,7 +138,18 @@ _ASSIGNMENT = re.compile(
 # ("password", "hunter2") / ['token', 'abc…']: a pair whose first item names a secret.
 _PAIR = re.compile(
     r"""(?P<head>(?P<q1>['"])(?P<key>[\w.\-]{2,40})(?P=q1)\s*,\s*(?P<q2>['"]))"""
-    r"""(?P<value>[^'"\n]{4,}?)(?P=q2)"""
+    r"""(?P<value>[^'"\n]{4,500}?)(?P=q2)"""
+)
+# "password hunter2-x" (a .netrc line, a printed name/value table): the word, blanks, and a
+# value with a digit or symbol (so prose such as "password reset" is left alone).
+_SPACED = re.compile(
+    r"(?i)(?<![\w.\-])(?P<head>password|passwd|passphrase|pwd)(?P<sep>[ \t]{1,20})"
+    r"(?P<value>[^\s\"']{6,200})"
+)
+_SYMBOL_OR_DIGIT = re.compile(r"[\d!@#$%^&*+=?~]")
+# A .pgpass line: host:port:database:user:password (at a line start, or after a gutter tab).
+_PGPASS = re.compile(
+    r"(?m)(?<![^\n\t])(?P<head>[^\s:]{1,200}:(?:\d{1,5}|\*):[^\s:]{1,200}:[^\s:]{1,200}:)(?P<value>\S{1,200})$"
 )
 _CODE_LIKE = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*(?P<call>[(\[])?$")
 _LITERAL_WORDS = frozenset({"none", "null", "true", "false", "undefined", "nil"})
@@ -170,13 +189,42 @@ def mask_secrets(text: str) -> str:
     """``text`` with anything that looks like a credential masked."""
     if not text:
         return text
+    text = _mask_private_keys(text)
     for pattern in _VALUE_PATTERNS:
         text = pattern.sub(lambda m: mask_value(m.group(0)), text)
     text = _URL_PASSWORD.sub(
         lambda m: m.group(0) if MASK in m.group("value") else m.group("head") + MASK, text
     )
     text = _PAIR.sub(_mask_pair, text)
+    text = _SPACED.sub(_mask_spaced, text)
+    text = _PGPASS.sub(lambda m: m.group("head") + mask_value(m.group("value")), text)
     return _ASSIGNMENT.sub(_mask_assignment, text)
+
+
+def _mask_spaced(m: re.Match[str]) -> str:
+    value = m.group("value")
+    if MASK in value or value.startswith("‹") or not _SYMBOL_OR_DIGIT.search(value):
+        return m.group(0)
+    return m.group("head") + m.group("sep") + mask_value(value)
+
+
+def _mask_private_keys(text: str) -> str:
+    """Each BEGIN … END PRIVATE KEY block masked; one pass over the markers (a regex
+    searching for each BEGIN's END would rescan the text once per BEGIN)."""
+    if "PRIVATE KEY-----" not in text:
+        return text
+    out: list[str] = []
+    done = 0
+    begin: re.Match[str] | None = None
+    for mark in _PEM_MARK.finditer(text):
+        if mark.group("end") == "BEGIN":
+            begin = mark
+        elif begin is not None and mark.start() - begin.end() <= _PEM_LIMIT:
+            out.append(text[done : begin.start()])
+            out.append(mask_value(text[begin.start() : mark.end()]))
+            done, begin = mark.end(), None
+    out.append(text[done:])
+    return "".join(out)
 
 
 def _mask_pair(m: re.Match[str]) -> str:
@@ -188,4 +236,8 @@ def _mask_pair(m: re.Match[str]) -> str:
 
 def looks_secret(value: str) -> bool:
     """Whether a string value itself looks like a credential."""
-    return any(p.search(value) for p in _VALUE_PATTERNS) or bool(_URL_PASSWORD.search(value))
+    return (
+        any(p.search(value) for p in _VALUE_PATTERNS)
+        or bool(_URL_PASSWORD.search(value))
+        or _mask_private_keys(value) != value
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from jupyter_agent.redaction import Secrets
 from jupyter_agent.secrets import MASK, is_secret_name, looks_secret, mask_secrets, mask_value
 
 SECRET_NAMES = [
@@ -147,3 +148,46 @@ def test_mask_value_keeps_a_prefix_of_long_values_only():
 def test_plain_values_do_not_look_secret():
     for value in ["hello world", "https://example.com/path", "sk-short", "2024-01-01", ""]:
         assert not looks_secret(value), value
+
+
+HOSTILE_TEXTS = {
+    "one long word": "p" * 1_000_000,
+    "dotted run": "a." * 500_000,
+    "JWT starts": "eyJ" * 300_000,
+    "key blocks without an end": "-----BEGIN PRIVATE KEY-----\n" * 30_000,
+    "pairs without a close": "'password', '" * 70_000,
+    "assignments without a value": "api_key = " * 100_000,
+    "schemes without a host": "a://" * 200_000,
+    "blank lines": "\n" * 1_000_000,
+    "spaced passwords": "password " * 100_000,
+}
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("shape", list(HOSTILE_TEXTS))
+def test_masking_takes_linear_time_on_any_text(shape):
+    """A megabyte of text shaped to make a backtracking pattern try every start (a model's
+    tool input, a file): masking ends (in seconds, where quadratic patterns took hours) and
+    keeps the text's length order."""
+    text = HOSTILE_TEXTS[shape]
+    assert len(mask_secrets(text)) <= len(text) + 10
+    redacted = Secrets(lambda: {"DB_PASS": "correct horse battery staple"}).redact(text)
+    assert len(redacted) <= len(text) + 10
+
+
+def test_netrc_pgpass_and_spaced_passwords_are_masked_but_prose_is_not():
+    netrc = "machine api.example.com login me password netrc-pw-77\n"
+    assert "netrc-pw-77" not in mask_secrets(netrc)
+    table = "      name  value\n0  password  hunter2-in-a-frame"
+    assert "hunter2-in-a-frame" not in mask_secrets(table)
+    pgpass = "     1\tdb.internal:5432:sales:analyst:S3cr3t-pg\n"
+    assert "S3cr3t-pg" not in mask_secrets(pgpass)
+    prose = "Click the password reset link, then choose a new password below."
+    assert mask_secrets(prose) == prose
+
+
+def test_a_known_value_split_over_numbered_lines_is_hidden():
+    """read_file numbers its lines: a value cut by a line break also has the gutter inside."""
+    secrets = Secrets(lambda: {"GH_PAT": "github_pat_11AQWERTY0123456789_zyxwvutsr"})
+    shown = "     1\ttoken: github_pat_11AQWERTY01\n     2\t23456789_zyxwvutsr\n"
+    assert secrets.redact(shown) == "     1\ttoken: ‹secret:GH_PAT›\n"

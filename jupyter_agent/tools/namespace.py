@@ -2,9 +2,9 @@
 
 They read the :class:`~jupyter_agent.namespace.KernelNamespace` in the agent's resources
 (the kernel's ``user_ns`` when the agent runs in a kernel). Reading a variable runs none of
-the user's code, and secrets are masked (see :mod:`jupyter_agent.namespace`). Whatever an object still runs while it is
-read cannot write files, start processes or connect: :func:`jupyter_agent.guard.read_only`
-refuses it, and the result says so.
+the user's code, and secrets are masked (see :mod:`jupyter_agent.namespace`). Whatever
+code still runs while it is read (a library's) cannot write files, start processes or
+connect: :func:`jupyter_agent.guard.read_only` refuses it, and the result says so.
 """
 
 from __future__ import annotations
