@@ -47,7 +47,7 @@ def command_hazards(
     autorun = autorun_for(sandbox.root)
     for use in line.writes():
         for path in _places(use, cwd, hazards, "writes to"):
-            if _harmless(path) or any(_inside(path, s) for s in scratch):
+            if _harmless(path) or _scratch(path, sandbox.root, scratch):
                 continue
             try:
                 real = sandbox.resolve(str(path), for_write=True)
@@ -251,6 +251,16 @@ def _untrusted_git_config(git: Path) -> str:
         if not _GIT_OWN_KEYS.match(full):
             return f"configuration sets {full}, which git may run as a command."
     return ""
+
+
+def _scratch(path: Path, workspace: Path, scratch: Sequence[Path]) -> bool:
+    """Whether ``path`` lies in a folder only the sandbox sees (its private /tmp), and not
+    in the workspace: a workspace under /tmp is bound at its real path, over the private
+    /tmp, so its files are the real ones and keep every check."""
+    real = Path(os.path.realpath(path))
+    if _inside(real, workspace) or _inside(path, workspace):
+        return False
+    return any(_inside(path, s) for s in scratch)
 
 
 def _harmless(path: Path) -> bool:
