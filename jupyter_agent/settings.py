@@ -21,13 +21,18 @@ be able to turn off the sandbox its own commands run in. Example::
     network = true       # false: commands get no network
     writable = ["~/.cache/pip"]   # folders outside the workspace commands may write
     unix_sockets = false # true: commands may use Unix sockets (D-Bus, docker.sock…)
+
+    [secrets]            # more values to hide from every tool result (any settings file)
+    environment = ["SERVICE_CRED", "MYCO_*"]   # variables whose values are secret
 """
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import os
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -80,6 +85,25 @@ class SandboxTable(BaseModel):
         return SandboxSettings(self.enabled, self.network, tuple(self.writable), self.unix_sockets)
 
 
+class SecretsTable(BaseModel):
+    """The ``[secrets]`` table: environment variables whose values are hidden like a key's,
+    though their names do not say so. It only ever hides more, so a folder may set it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    environment: list[str] = Field(default_factory=list)
+    """Variable names, or shell-style patterns (``MYCO_*``)."""
+
+    def values(self, environ: Mapping[str, str] | None = None) -> dict[str, str]:
+        """The named variables' current values, by name (read at each call)."""
+        env = os.environ if environ is None else environ
+        return {
+            name: value
+            for name, value in env.items()
+            if value and any(fnmatch.fnmatchcase(name, p) for p in self.environment)
+        }
+
+
 class Settings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -89,6 +113,7 @@ class Settings(BaseModel):
     """Start from :meth:`Rules.defaults` and add the file's rules; false to use only the file's."""
     sandbox: SandboxTable | None = None
     """Read from the user's settings only."""
+    secrets: SecretsTable = Field(default_factory=SecretsTable)
     source: Path | None = Field(default=None, exclude=True)
 
     def make_roles(

@@ -140,7 +140,12 @@ def plant_workspace(root: Path) -> Path:
             execution_count=2,
         )
     ]
-    nb.cells = [cell, shown]
+    leak = nbformat.v4.new_code_cell(
+        "import os\nprint(os.environ['ANTHROPIC_API_KEY'], os.environ['GH_PAT'])\n"
+        "print(registered, token)",
+        id="leak",
+    )
+    nb.cells = [cell, shown, leak]
     nbformat.write(nb, ws / "analysis.ipynb")
     return ws
 
@@ -379,6 +384,14 @@ CASES: dict[str, Case] = {
     "command-grep-everything": _actor(
         "execute_command", args={"command": "grep -r -e sk- -e ghp_ -e password . || true"}
     ),
+    "run-cell-printing-keys": _actor(
+        "run_cell",
+        ("sk-a•••", "gith•••", "‹secret:REGISTERED›", "ghp_•••"),
+        args={"cell_id": "leak"},
+    ),
+    "read-notebook-after-the-run": _read("read_cell", ("‹secret:",), cell_id="leak"),
+    "list-directory": _read("list_directory", path="."),
+    "file-info-of-a-secret-file": _read("get_file_info", path=".netrc"),
     "read-config-stripe": _read("read_file", ("sk_l•••",), path="config.py"),
     "read-sendgrid": _read("read_file", path="settings.json"),
     "read-slack": _read("read_file", path="slack.cfg"),

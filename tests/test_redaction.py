@@ -146,3 +146,18 @@ async def test_the_models_key_reaches_neither_the_model_nor_any_file_by_any_tool
             assert KEY not in path.read_text(errors="replace"), path
     events = json.dumps([repr(e) for h in [agent.handle] if h for e in h.events_so_far])
     assert KEY not in events
+
+
+async def test_a_settings_file_names_more_secret_variables(workspace, monkeypatch, tmp_path):
+    """[secrets] environment hides variables whose names do not say secret; it only ever
+    hides more, so even an untrusted folder's settings may set it."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("MYCO_SERVICE", "myco-service-value-3141")
+    monkeypatch.setenv("REGION_NAME", "eu-west-3-region")
+    folder = workspace / ".jupyter_agent"
+    folder.mkdir()
+    (folder / "settings.toml").write_text('[secrets]\nenvironment = ["MYCO_*"]\n')
+    agent = Agent("actor", "scripted-never-called", workspace=workspace, policy=AllowAll())
+    assert not agent.trusted
+    shown = agent.secrets.redact("myco-service-value-3141 in eu-west-3-region")
+    assert shown == "‹secret:MYCO_SERVICE› in eu-west-3-region"

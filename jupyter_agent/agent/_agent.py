@@ -159,6 +159,9 @@ class Agent:
         self.resources.insert(WrittenFiles())
         self.secrets = Secrets(environment_secrets, self._model_secrets)
         """The secret values hidden from every tool result: ``agent.secrets.add(value)``."""
+        for chosen in (user, self.settings):  # [secrets] only hides more: any file may say
+            if chosen is not None and chosen.secrets.environment:
+                self.secrets.add_source(chosen.secrets.values)
         self.resources.insert(self.secrets)
         self._sandbox_noted = False
         self.changes = ChangeLog()
