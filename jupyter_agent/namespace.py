@@ -59,7 +59,6 @@ from .static import (
     mro_of,
     name_of,
     owner_of,
-    plain_function,
     qualname_of,
     shallow_size,
     signature,
@@ -1050,7 +1049,7 @@ def _code(name: str, value: Any, kind: str) -> str:
     doc = function_doc(value)
     if doc.strip():
         out.append("doc: " + doc[:600])
-    if plain_function(value) is not None and type(value) is types.FunctionType:
+    if type(value) is types.FunctionType:
         source = function_source(value, max_lines=60)
         if source:
             out.append("source:\n" + source)

@@ -19,7 +19,7 @@ import os
 import subprocess
 import time
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -338,7 +338,8 @@ class Case:
     """Paths (relative to the workspace) that must not exist afterwards."""
     results_max: int = 0
     """An upper bound on the result's length, when reading is bounded."""
-    extra: dict[str, Any] = field(default_factory=dict)
+    escaped: str = ""
+    """How a control character in the input must show (escaped, never raw)."""
 
 
 def _actor(tool: str, said: tuple[str, ...] = (), **kw: Any) -> Case:
@@ -540,7 +541,7 @@ CASES: dict[str, Case] = {
         {"command": "rm -f data.csv\r\x1b[2Kls -la"},
         asked="",
         refused=True,
-        extra={"escaped": "\\r\\x1b[2K"},
+        escaped="\\r\\x1b[2K",
     ),
     "escaped-tool-name": _read("\x1b[31mread_file\r", ("\\x1b[31m",)),
     "escaped-path": Case(
@@ -548,7 +549,7 @@ CASES: dict[str, Case] = {
         "read_file",
         {"path": "data.csv\x1b[8m\rnothing.txt"},
         refused=True,
-        extra={"escaped": "\\x1b[8m"},
+        escaped="\\x1b[8m",
     ),
 }
 
@@ -629,7 +630,7 @@ async def test_an_attack_leaks_nothing_runs_nothing_and_changes_nothing(world, n
         assert expected in result, (expected, result[:2000])
     if case.results_max:
         assert len(result) <= case.results_max
-    escaped = case.extra.get("escaped")
+    escaped = case.escaped
     if escaped:
         shown = " ".join([*outcome["started"], *(s for s, _ in asked), result])
         assert escaped in shown
