@@ -21,9 +21,12 @@ test: $(STAMP) system-packages
 
 install: $(STAMP)
 
+# The distribution was called jupyter_agent before it became jupyter-in-kernel-agent: an
+# older .venv drops that record first, since its files are ours too (-qq: silent if absent).
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip uninstall -qq --yes jupyter_agent
 	$(BIN)/python -m pip install --quiet -e ".[test]"
 	touch $(STAMP)
 

@@ -1,29 +1,57 @@
-"""The notebook as the model reads it: compact text, images aside, secrets masked.
+"""The notebook as the model reads it: an outline first, detail on demand, secrets masked.
 
-Sources are shown whole (long ones head and tail); outputs are trimmed head and tail
-with a count of what was left out; errors are kept whole with ANSI colours stripped.
-Each cell carries its provenance: whether it ran, ran out of order, or was edited after
-it last ran — so the agent knows when the kernel's state may not match the code.
+- A small notebook is shown whole on the first read. A larger one first comes as an
+  **outline** (one line per cell: id, type, execution count, first line, what its outputs
+  are and how big, how long it ran, provenance flags), bounded in size whatever the
+  notebook; the model then reads a range of cells, one cell, or one output in full.
+- Every view is bounded: a range stops at a cell boundary and says where to go on.
+- Each code cell carries its provenance: not run, ran out of order, or edited since it
+  ran, so the agent knows when the kernel's state may not match the code.
+
+Rendering is plain CPU work on data already read; the tools run it in a worker thread.
 """
 
 from __future__ import annotations
 
-import base64
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Protocol
 
 from ._wording import plural
-from .messages import ImageBlock, ImageSource
+from .messages import ImageBlock
 from .notebook import Cell
+from .output_view import (
+    IMAGE_TYPES,
+    WIDGET,
+    Limits,
+    as_text,
+    clip,
+    describe_image,
+    image_info,
+    render_output,
+    strip_ansi,
+)
 from .secrets import mask_secrets
 
-ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
-IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
-MAX_IMAGE_BYTES = 400_000
-"""Base64 size above which an image is described instead of attached."""
+__all__ = [
+    "ExecutionHistory",
+    "Limits",
+    "View",
+    "provenance",
+    "render_cell",
+    "render_notebook",
+    "render_outline",
+    "render_output",
+    "strip_ansi",
+]
+
+WHOLE_CHARS = 24_000
+"""A notebook whose full view fits in this is shown whole on the first read (~6k tokens)."""
+VIEW_CHARS = 40_000
+"""The most one read returns (~10k tokens), outline or cells."""
+FIRST_LINE = 72
 
 
 class ExecutionHistory(Protocol):
@@ -33,36 +61,9 @@ class ExecutionHistory(Protocol):
 
 
 @dataclass
-class Limits:
-    output_head: int = 25
-    output_tail: int = 10
-    output_chars: int = 4_000
-    source_lines: int = 300
-    error_chars: int = 20_000
-    images: int = 3
-
-
-@dataclass
 class View:
     text: str
     images: list[ImageBlock] = field(default_factory=list)
-
-
-def strip_ansi(text: str) -> str:
-    return ANSI.sub("", text)
-
-
-def trim_lines(text: str, head: int, tail: int, max_chars: int) -> str:
-    """Head and tail of ``text`` with a note of what was left out."""
-    lines = text.splitlines()
-    if len(lines) > head + tail:
-        omitted = len(lines) - head - tail
-        lines = [*lines[:head], f"… {omitted:,} lines omitted …", *lines[-tail:]]
-    out = "\n".join(lines)
-    if len(out) > max_chars:
-        keep = max_chars // 2
-        out = f"{out[:keep]}\n… {len(out) - 2 * keep:,} characters omitted …\n{out[-keep:]}"
-    return out
 
 
 def provenance(cells: Sequence[Cell], history: ExecutionHistory | None) -> dict[str, str]:
@@ -88,90 +89,7 @@ def provenance(cells: Sequence[Cell], history: ExecutionHistory | None) -> dict[
     return {cid: ", ".join(n) for cid, n in flags.items() if n}
 
 
-def render_output(output: dict[str, Any], limits: Limits, images: list[ImageBlock]) -> str:
-    kind = output.get("output_type")
-    if kind == "stream":
-        text = _text(output.get("text", ""))
-        name = output.get("name", "stdout")
-        return f"{name}:\n" + trim_lines(
-            mask_secrets(strip_ansi(text)),
-            limits.output_head,
-            limits.output_tail,
-            limits.output_chars,
-        )
-    if kind == "error":
-        traceback = "\n".join(output.get("traceback") or [])
-        text = strip_ansi(traceback) or f"{output.get('ename')}: {output.get('evalue')}"
-        if len(text) > limits.error_chars:
-            text = (
-                text[: limits.error_chars // 2]
-                + "\n… traceback shortened …\n"
-                + text[-limits.error_chars // 2 :]
-            )
-        evalue = mask_secrets(str(output.get("evalue", "")))
-        return f"error {output.get('ename')}: {evalue}\n{mask_secrets(text)}"
-    data = output.get("data") or {}
-    parts = []
-    for mime in IMAGE_TYPES:
-        if mime in data:
-            parts.append(_image(mime, _text(data[mime]), limits, images))
-            break
-    if "application/vnd.jupyter.widget-view+json" in data:
-        parts.append("[interactive widget]")
-    if "text/plain" in data and not parts:
-        parts.append(
-            trim_lines(
-                mask_secrets(strip_ansi(_text(data["text/plain"]))),
-                limits.output_head,
-                limits.output_tail,
-                limits.output_chars,
-            )
-        )
-    elif "text/html" in data and not parts:
-        html = _text(data["text/html"])
-        plain = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)).strip()
-        parts.append(f"[HTML, {len(html):,} characters] " + mask_secrets(plain[:300]))
-    elif "text/markdown" in data and not parts:
-        parts.append(
-            trim_lines(
-                mask_secrets(_text(data["text/markdown"])),
-                limits.output_head,
-                limits.output_tail,
-                limits.output_chars,
-            )
-        )
-    elif "application/json" in data and not parts:
-        parts.append(
-            trim_lines(
-                mask_secrets(json.dumps(data["application/json"], indent=1)),
-                limits.output_head,
-                limits.output_tail,
-                limits.output_chars,
-            )
-        )
-    if not parts:
-        parts.append("[" + ", ".join(sorted(data)) + " output]")
-    label = "result" if kind == "execute_result" else "display"
-    return f"{label}:\n" + "\n".join(parts)
-
-
-def _image(mime: str, data: str, limits: Limits, images: list[ImageBlock]) -> str:
-    data = "".join(data.split())
-    if len(data) > MAX_IMAGE_BYTES:
-        return f"[{mime} image, about {len(data) * 3 // 4:,} bytes — too large to attach]"
-    try:
-        size = len(base64.b64decode(data, validate=True))
-    except ValueError:
-        return f"[{mime} image — unreadable data]"
-    if len(images) >= limits.images:
-        most = limits.images
-        return f"[{mime} image, {size:,} bytes — not attached (max {most} per call); use read_cell]"
-    images.append(ImageBlock(source=ImageSource(media_type=mime, data=data)))
-    return f"[{mime} image, {size:,} bytes — attached as image {len(images)}]"
-
-
-def _text(value: Any) -> str:
-    return "".join(value) if isinstance(value, list) else str(value)
+# --- one cell in full ------------------------------------------------------------------------
 
 
 def render_cell(
@@ -179,28 +97,35 @@ def render_cell(
     position: int,
     flags: str,
     limits: Limits,
-    images: list[ImageBlock],
+    images: list[ImageBlock] | None,
 ) -> str:
-    head = f"── cell {position} · id {cell.id} · {cell.cell_type}"
+    parts = [_header(cell, position, flags), _source(cell.source, limits)]
+    for n, output in enumerate(cell.outputs, 1):
+        where = f"{cell.id!r}, output={n}"
+        parts.append(f"⤷ {n} " + render_output(output, limits, images, where))
+    return "\n".join(parts)
+
+
+def _header(cell: Cell, position: int, flags: str) -> str:
+    head = f"── {position} · {cell.id} · {cell.cell_type}"
     if cell.cell_type == "code":
-        head += f" · [{cell.execution_count if cell.execution_count is not None else ' '}]"
+        head += f" [{cell.execution_count if cell.execution_count is not None else ' '}]"
+    took = _duration(cell.metadata)
+    if took:
+        head += f" · took {took}"
     if flags:
         head += f" · {flags}"
-    source = mask_secrets(cell.source)
-    lines = source.splitlines()
-    if len(lines) > limits.source_lines:
-        half = limits.source_lines // 2
-        source = "\n".join(
-            [
-                *lines[:half],
-                f"… {len(lines) - 2 * half:,} source lines omitted (read_cell shows all) …",
-                *lines[-half:],
-            ]
-        )
-    parts = [head, source if source.strip() else "(empty)"]
-    for output in cell.outputs:
-        parts.append("⤷ " + render_output(output, limits, images))
-    return "\n".join(parts)
+    return head
+
+
+def _source(source: str, limits: Limits) -> str:
+    if not source.strip():
+        return "(empty)"
+    half = limits.source_lines // 2
+    return clip(source, half, half, limits.output_chars * 4)
+
+
+# --- the whole notebook, or a range ------------------------------------------------------------
 
 
 def render_notebook(
@@ -208,10 +133,184 @@ def render_notebook(
     title: str,
     history: ExecutionHistory | None = None,
     limits: Limits | None = None,
+    *,
+    start: int = 1,
+    end: int | None = None,
+    budget: int = VIEW_CHARS,
 ) -> View:
+    """Cells ``start``..``end`` (1-based, inclusive) in full, stopping at a cell boundary
+    once ``budget`` characters are used (always at least one cell)."""
     limits = limits or Limits()
     flags = provenance(cells, history)
+    last = len(cells) if end is None else min(end, len(cells))
     images: list[ImageBlock] = []
-    body = [render_cell(c, i + 1, flags.get(c.id, ""), limits, images) for i, c in enumerate(cells)]
-    header = f"{title}\n{plural(len(cells), 'cell')}"
+    header = f"{title}\n{_summary(cells)}"
+    if start > 1 or last < len(cells):
+        header += f"\nShowing cells {start}–{last}."
+    body: list[str] = []
+    used = len(header)
+    for i in range(start - 1, last):
+        attached = len(images)
+        text = render_cell(cells[i], i + 1, flags.get(cells[i].id, ""), limits, images)
+        if body and used + len(text) > budget:
+            del images[attached:]
+            body.append(
+                f"… cells {i + 1}–{last} not shown (this read is full): "
+                f"read_notebook(start={i + 1}, end={last})"
+            )
+            break
+        body.append(text)
+        used += len(text) + 2
     return View("\n\n".join([header, *body]), images)
+
+
+def fits_whole(cells: Sequence[Cell], history: ExecutionHistory | None, title: str) -> View | None:
+    """The whole notebook, if its full view is small enough to be the first read."""
+    if sum(len(c.source) for c in cells) > WHOLE_CHARS:
+        return None
+    view = render_notebook(cells, title, history, budget=WHOLE_CHARS)
+    return view if len(view.text) <= WHOLE_CHARS and "not shown" not in view.text[-200:] else None
+
+
+# --- the outline -------------------------------------------------------------------------------
+
+
+def render_outline(
+    cells: Sequence[Cell],
+    title: str,
+    history: ExecutionHistory | None = None,
+    *,
+    start: int = 1,
+    budget: int = VIEW_CHARS,
+) -> View:
+    """One line per cell from ``start``: what a model needs to choose what to read."""
+    flags = provenance(cells, history)
+    lines = [
+        title,
+        _summary(cells),
+        "Outline: position · id · type [execution count] · first line → outputs. "
+        "read_notebook(start=, end=) shows cells in full; read_cell(id) one cell; "
+        "read_cell(id, output=n) one output in full.",
+    ]
+    used = sum(len(line) + 1 for line in lines)
+    for i in range(start - 1, len(cells)):
+        line = _outline_line(cells[i], i + 1, flags.get(cells[i].id, ""))
+        if used + len(line) > budget:
+            lines.append(
+                f"… cells {i + 1}–{len(cells)} not listed: read_notebook(start={i + 1}, "
+                "outline=True)"
+            )
+            break
+        lines.append(line)
+        used += len(line) + 1
+    return View("\n".join(lines))
+
+
+def _outline_line(cell: Cell, position: int, flags: str) -> str:
+    kind = {"markdown": "md", "code": "code"}.get(cell.cell_type, cell.cell_type)
+    count = ""
+    if cell.cell_type == "code":
+        count = f" [{cell.execution_count if cell.execution_count is not None else ' '}]"
+    line = f"{position} · {cell.id} · {kind}{count} · {_first_line(cell.source)}"
+    outputs = [_output_kind(o) for o in cell.outputs]
+    if outputs:
+        line += " → " + "; ".join(outputs)
+    took = _duration(cell.metadata)
+    if took:
+        line += f" · took {took}"
+    if flags:
+        line += f" · {flags}"
+    return line
+
+
+def _first_line(source: str) -> str:
+    stripped = source.strip()
+    if not stripped:
+        return "(empty)"
+    first = mask_secrets(stripped[: FIRST_LINE + 200].partition("\n")[0])
+    text = first[:FIRST_LINE] + ("…" if len(first) > FIRST_LINE else "")
+    lines = stripped.count("\n") + 1
+    return text + (f" (+{lines - 1} lines)" if lines > 1 else "")
+
+
+def _output_kind(output: dict[str, Any]) -> str:
+    kind = output.get("output_type")
+    if kind == "stream":
+        return f"{output.get('name', 'stdout')} {_size(as_text(output.get('text', '')))}"
+    if kind == "error":
+        evalue = mask_secrets(as_text(output.get("evalue", ""))[:80])
+        return f"error {output.get('ename')}: {evalue}"
+    data = output.get("data") or {}
+    if not isinstance(data, dict):
+        return "output"
+    parts = []
+    for mime in IMAGE_TYPES:
+        if mime in data:
+            parts.append(describe_image(image_info(mime, as_text(data[mime])[:200])))
+            break
+    if WIDGET in data:
+        parts.append("widget")
+    elif "text/latex" in data:
+        parts.append("latex")
+    elif "text/html" in data and "<table" in as_text(data["text/html"])[:100_000]:
+        parts.append(f"table {_size(as_text(data.get('text/plain', '')))}")
+    elif "text/plain" in data:
+        parts.append(f"text {_size(as_text(data['text/plain']))}")
+    elif "text/html" in data:
+        parts.append(f"html {len(as_text(data['text/html'])):,} chars")
+    return ", ".join(parts) or ", ".join(sorted(data))[:80]
+
+
+def _size(text: str) -> str:
+    lines = text.count("\n") + (bool(text) and not text.endswith("\n"))
+    if lines > 1:
+        return f"{lines:,} lines"
+    return f"{len(text):,} chars"
+
+
+def _summary(cells: Sequence[Cell]) -> str:
+    by_type: dict[str, int] = {}
+    for cell in cells:
+        by_type[cell.cell_type] = by_type.get(cell.cell_type, 0) + 1
+    kinds = ", ".join(f"{n} {t}" for t, n in sorted(by_type.items(), key=lambda kv: -kv[1]))
+    code = [c for c in cells if c.cell_type == "code"]
+    ran = sum(c.execution_count is not None for c in code)
+    errors = [
+        i + 1
+        for i, c in enumerate(cells)
+        if any(o.get("output_type") == "error" for o in c.outputs)
+    ]
+    images = sum(
+        any(m in (o.get("data") or {}) for m in IMAGE_TYPES) for c in cells for o in c.outputs
+    )
+    text = f"{plural(len(cells), 'cell')} ({kinds})" if cells else "0 cells"
+    if code:
+        text += f" · {ran} of {len(code)} code cells ran"
+    if errors:
+        shown = ", ".join(str(p) for p in errors[:10]) + ("…" if len(errors) > 10 else "")
+        text += f" · errors in cells {shown}"
+    if images:
+        text += f" · {plural(images, 'image')}"
+    return text
+
+
+_STAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?")
+
+
+def _duration(metadata: dict[str, Any]) -> str:
+    """How long the cell last ran, from the timing JupyterLab records (``execution``)."""
+    timing = metadata.get("execution") if isinstance(metadata, dict) else None
+    if not isinstance(timing, dict):
+        return ""
+    began, ended = timing.get("iopub.execute_input"), timing.get("shell.execute_reply")
+    if not isinstance(began, str) or not isinstance(ended, str):
+        return ""
+    a, b = _STAMP.match(began), _STAMP.match(ended)
+    if a is None or b is None:
+        return ""
+    seconds = (
+        datetime.fromisoformat(b.group()[:26]) - datetime.fromisoformat(a.group()[:26])
+    ).total_seconds()
+    if seconds < 0.05:
+        return ""
+    return f"{seconds:.1f} s" if seconds < 120 else f"{seconds / 60:.1f} min"

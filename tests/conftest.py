@@ -9,6 +9,9 @@ from pathlib import Path
 
 import pytest
 
+# Real notebooks kept as test data are read and edited by the tests, not run by nbval.
+collect_ignore_glob = ["fixtures/*"]
+
 _real_connect = socket.socket.connect
 
 

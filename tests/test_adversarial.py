@@ -157,7 +157,7 @@ import pandas as pd
 from IPython import get_ipython
 from jupyter_agent import Agent, AnthropicModel
 from jupyter_agent.jupyter.kernel import KernelExecutor, attach_kernel
-from jupyter_agent.notebook import FileBridge
+from jupyter_agent.notebook_file import FileBridge
 from jupyter_agent.permissions import AllowAll
 
 WS = os.getcwd()

@@ -24,7 +24,7 @@ SETUP = """
 import asyncio, sys
 from IPython import get_ipython
 from jupyter_agent import Agent, ScriptedModel
-from jupyter_agent.notebook import FileBridge
+from jupyter_agent.notebook_file import FileBridge
 from jupyter_agent.rules import Everything, Rule, Rules
 from jupyter_agent.jupyter.kernel import KernelExecutor, attach_kernel
 from jupyter_agent.notebook_view import ExecutionHistory

@@ -34,7 +34,8 @@ from jupyter_agent.jupyter.bridge import (
     LiveBridge,
     connect_notebook,
 )
-from jupyter_agent.notebook import FileBridge, NotebookBridge
+from jupyter_agent.notebook import NotebookBridge
+from jupyter_agent.notebook_file import FileBridge
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -11,7 +11,8 @@ from helpers import assert_valid, call
 
 from jupyter_agent import Agent, ScriptedModel
 from jupyter_agent.errors import ToolError
-from jupyter_agent.notebook import FileBridge, RunResult
+from jupyter_agent.notebook import RunResult
+from jupyter_agent.notebook_file import FileBridge
 from jupyter_agent.notebook_view import render_notebook
 from jupyter_agent.tools.notebook import NOTEBOOK_TOOLS
 
@@ -99,15 +100,15 @@ async def test_the_view_is_compact_and_marks_provenance(notebook):
     cells = await FileBridge(notebook).read()
     view = render_notebook(cells, "Notebook analysis.ipynb", History())
     text = view.text
-    assert text.startswith(f"Notebook analysis.ipynb\n{len(cells)} cells\n")
-    assert render_notebook(cells[:1], "one.ipynb").text.startswith("one.ipynb\n1 cell\n")
-    assert "── cell 2 · id load · code · [1] · edited since it ran" in text
-    assert "── cell 5 · id boom · code · [3] · ran out of order" in text
-    assert "… 65 lines omitted …" in text  # trimmed head and tail
+    assert text.startswith(f"Notebook analysis.ipynb\n{len(cells)} cells (5 code, 1 markdown)")
+    assert render_notebook(cells[:1], "one.ipynb").text.startswith("one.ipynb\n1 cell (")
+    assert "── 2 · load · code [1] · edited since it ran" in text
+    assert "── 5 · boom · code [3] · ran out of order" in text
+    assert "… 75 lines omitted …" in text  # trimmed head and tail
     assert "row 0" in text and "row 99" in text and "row 50" not in text
     assert "error ZeroDivisionError: division by zero" in text
     assert "\x1b" not in text  # ANSI stripped
-    assert f"[image/png image, {len(base64.b64decode(PNG))} bytes — attached as image 1]" in text
+    assert "[image png 1×1, 1 KB — attached as image 1]" in text
     assert len(view.images) == 1 and view.images[0].source.media_type == "image/png"
     assert "sk-ant-abcdefghijklmnop1234" not in text  # masked, in source and output
     assert "sk-a•••" in text
@@ -222,7 +223,7 @@ async def test_run_cell_in_file_mode_uses_the_executor_and_stores_outputs(worksp
     )
     await agent.run("run it")
     result = agent.history[2].tool_results[0].text
-    assert result == "Cell describe ran [7].\nstdout:\nran 'df.describe()'"
+    assert result == "Cell describe ran [7].\n⤷ 1 stdout:\nran 'df.describe()'"
     stored = nbformat.read(notebook, 4).cells[2]
     assert stored.execution_count == 7
     assert stored.outputs[0]["text"] == "ran 'df.describe()'\n"

@@ -14,7 +14,8 @@ from ..errors import AgentBusy
 from ..events import AgentWarning, Event, PanelAction
 from ..messages import Message, encodable
 from ..models import Model, resolve_model
-from ..notebook import ChangeLog, FileBridge, NotebookBridge
+from ..notebook import ChangeLog, NotebookBridge
+from ..notebook_file import FileBridge
 from ..permissions import BUILTIN_ROLES, Permission, PermissionPolicy, Role
 from ..provenance import WrittenFiles
 from ..redaction import Secrets, environment_secrets

@@ -37,7 +37,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ToolError
-from ..notebook import BridgeMode, Cell, CellType, Executor, FileBridge, NotebookBridge, RunResult
+from ..notebook import BridgeMode, Cell, CellType, Executor, NotebookBridge, RunResult
+from ..notebook_file import FileBridge
 
 log = logging.getLogger(__name__)
 

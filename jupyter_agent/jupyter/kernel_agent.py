@@ -21,7 +21,8 @@ from typing import Any
 
 from ..agent import Agent
 from ..models import Model
-from ..notebook import BridgeMode, Cell, CellType, FileBridge, NotebookBridge, RunResult
+from ..notebook import BridgeMode, Cell, CellType, NotebookBridge, RunResult
+from ..notebook_file import FileBridge
 from .kernel import KernelExecutor, attach_kernel
 
 log = logging.getLogger(__name__)

@@ -7,19 +7,23 @@ resources (live in JupyterLab, or the .ipynb file). Every edit records what it c
 
 from __future__ import annotations
 
+import asyncio
 import difflib
 
+from .._wording import plural
 from ..errors import ToolError
 from ..messages import ImageBlock
 from ..notebook import CellType, Change, ChangeLog, NotebookBridge
 from ..notebook_view import (
     ExecutionHistory,
-    Limits,
+    View,
+    fits_whole,
     provenance,
     render_cell,
     render_notebook,
-    render_output,
+    render_outline,
 )
+from ..output_view import Limits, render_output
 from ..permissions import Permission
 from ..secrets import MASK, mask_secrets
 from ._tool import ToolContext, ToolOutput, tool
@@ -60,26 +64,71 @@ def _edit_output(message: str, cell_id: str, kind: str, old: str, new: str) -> T
 
 # --- reading --------------------------------------------------------------------------------
 
+CELL_LIMITS = Limits(
+    output_head=200,
+    output_tail=50,
+    output_chars=30_000,
+    source_lines=5_000,
+    images=5,
+    image_side=768,
+    error_chars=20_000,
+)
+"""read_cell: one cell in full."""
+OUTPUT_LIMITS = Limits(
+    output_head=2_000,
+    output_tail=200,
+    output_chars=100_000,
+    source_lines=5_000,
+    images=1,
+    image_side=1_280,
+    error_chars=100_000,
+    table_rows=200,
+)
+"""read_cell with an output number: that output as large as one read allows."""
+
 
 @tool(category="notebook", permissions={P.READ_NOTEBOOK}, summary="Read the notebook")
-async def read_notebook(ctx: ToolContext) -> ToolOutput:
-    """Read the whole notebook: every cell's id, type, execution count, source and outputs
-    (long outputs trimmed, errors whole, plots attached as images). Flags tell which cells
-    have not run, ran out of order, or were edited since they ran."""
+async def read_notebook(
+    ctx: ToolContext, start: int | None = None, end: int | None = None, outline: bool = False
+) -> ToolOutput:
+    """Read the notebook. Without arguments: the whole notebook if it is small, else an
+    outline (one line per cell: id, type, execution count, first line, outputs and their
+    sizes). With start/end: those cells in full (sources, outputs trimmed, errors, plots
+    attached as small images). Flags tell which cells have not run, ran out of order, or
+    were edited since they ran.
+
+    Args:
+        start: First cell to show (1-based position, as the outline numbers them).
+        end: Last cell to show (inclusive; default: as many as one read holds).
+        outline: Give the outline from start instead of the cells in full.
+    """
     bridge = bridge_of(ctx)
     cells = await bridge.read()
-    view = render_notebook(
-        cells, f"Notebook {bridge.describe()}", ctx.resources.get(ExecutionHistory)
-    )  # type: ignore[type-abstract]
+    history = ctx.resources.get(ExecutionHistory)  # type: ignore[type-abstract]
+    title = f"Notebook {bridge.describe()}"
+    first = max(1, start or 1)
+    if cells and first > len(cells):
+        raise ToolError(f"The notebook has {len(cells)} cells; start={first} is past the end.")
+
+    def render() -> View:
+        if outline:
+            return render_outline(cells, title, history, start=first)
+        if start is None and end is None:
+            return fits_whole(cells, history, title) or render_outline(cells, title, history)
+        return render_notebook(cells, title, history, start=first, end=end)
+
+    view = await asyncio.to_thread(render)
     return ToolOutput(view.text, images=view.images, data={"cells": len(cells)})
 
 
 @tool(category="notebook", permissions={P.READ_NOTEBOOK}, summary="Read cell {cell_id}")
-async def read_cell(ctx: ToolContext, cell_id: str) -> ToolOutput:
-    """Read one cell in full (longer outputs than read_notebook shows).
+async def read_cell(ctx: ToolContext, cell_id: str, output: int | None = None) -> ToolOutput:
+    """Read one cell in full (longer outputs than read_notebook shows, larger images), or
+    one of its outputs as large as possible.
 
     Args:
         cell_id: The cell's id, as read_notebook shows it.
+        output: Show only this output (1-based, as numbered under the cell), in full.
     """
     bridge = bridge_of(ctx)
     cells = await bridge.read()
@@ -87,15 +136,23 @@ async def read_cell(ctx: ToolContext, cell_id: str) -> ToolOutput:
     if position is None:
         known = ", ".join(c.id for c in cells[:40])
         raise ToolError(f"There is no cell with id {cell_id!r}. The cell ids are: {known}.")
+    cell = cells[position]
+    if output is not None and not 1 <= output <= len(cell.outputs):
+        raise ToolError(
+            f"Cell {cell_id} has {plural(len(cell.outputs), 'output')}; "
+            f"there is no output {output}."
+        )
     history = ctx.resources.get(ExecutionHistory)  # type: ignore[type-abstract]
     images: list[ImageBlock] = []
-    text = render_cell(
-        cells[position],
-        position + 1,
-        provenance(cells, history).get(cell_id, ""),
-        Limits(output_head=200, output_tail=50, output_chars=30_000, source_lines=5_000, images=5),
-        images,
-    )
+
+    def render() -> str:
+        if output is None:
+            flags = provenance(cells, history).get(cell_id, "")
+            return render_cell(cell, position + 1, flags, CELL_LIMITS, images)
+        shown = render_output(cell.outputs[output - 1], OUTPUT_LIMITS, images)
+        return f"── {position + 1} · {cell_id} · output {output} of {len(cell.outputs)}\n{shown}"
+
+    text = await asyncio.to_thread(render)
     return ToolOutput(text, images=images)
 
 
@@ -281,8 +338,16 @@ async def run_cell(ctx: ToolContext, cell_id: str, timeout: float = 120) -> Tool
     result = await bridge.run(cell_id, timeout=timeout)
     images: list[ImageBlock] = []
     limits = Limits()
-    parts = [render_output(o, limits, images) for o in result.outputs]
-    body = "\n".join(parts) if parts else "(no output)"
+    where = f"{cell_id!r}, output="
+
+    def render() -> str:
+        parts = [
+            f"⤷ {n} " + render_output(o, limits, images, f"{where}{n}")
+            for n, o in enumerate(result.outputs, 1)
+        ]
+        return "\n".join(parts) if parts else "(no output)"
+
+    body = await asyncio.to_thread(render)
     count = result.execution_count
     if result.status == "error" and result.error:
         evalue = mask_secrets(str(result.error.get("evalue", "")))

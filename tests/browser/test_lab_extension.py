@@ -10,7 +10,7 @@ import sys
 from importlib.metadata import version
 from pathlib import Path
 
-VERSION = version("jupyter_agent")
+VERSION = version("jupyter-in-kernel-agent")  # the distribution name (pyproject.toml)
 
 # What the kernel side does: open the comm with the notebook's path as the kernel knows
 # it, keep the replies and the close message, ping.

@@ -1,0 +1,718 @@
+"""How two peer tools show a notebook to a model, for the context-size benchmark.
+
+The peers
+---------
+* **Jupyter MCP Server**: datalayer/jupyter-mcp-server, PyPI ``jupyter-mcp-server``
+  **2.2.4** (BSD-3-Clause). Its tools ``read_notebook`` (``response_format`` "brief" or
+  "detailed", ``limit=20`` cells a call by default) and ``read_cell`` (one cell;
+  ``include_outputs=True`` by default) read the notebook as Jupyter's contents manager
+  (or the live collaborative document) gives it.
+* **jupyter-ai-tools**: jupyter-ai-contrib/jupyter-ai-tools, PyPI ``jupyter-ai-tools``
+  **0.7.0** (BSD-3-Clause). Its toolkit tool ``read_notebook(file_path,
+  include_outputs=False)`` returns Markdown: the notebook metadata as a YAML block, then
+  per cell a heading, a YAML block of ``id``/``type``/``execution_count`` plus the cell
+  metadata, a fenced source block and, when asked, fenced outputs. With a real-time
+  collaboration provider it reads the ``.ipynb`` with ``json.load``, so we pass the raw
+  JSON as it is.
+
+What the functions return
+-------------------------
+Each function takes a notebook as a plain dict (``json.load`` of the .ipynb) and
+returns ``(text, images)``:
+
+* ``text``: every character the model receives as text. One tool result can hold several
+  text content blocks, and a reading can take several tool calls. We join the blocks,
+  and then the calls, with ``"\\n"``.
+* ``images``: how many image content blocks go to the model as well (MCP
+  ``ImageContent``, which the client turns into image blocks). A benchmark adds image
+  tokens for these. An image that a peer inlines as base64 text is counted in ``text``,
+  and an image it drops counts nowhere.
+
+``mcp_server_outline(nb)``
+    ``read_notebook(response_format="brief")`` called page by page (``start_index`` 0, 20,
+    40, ...). Each page is ``"Notebook <name> has <n> cells.\\n"`` followed by a TSV table
+    of Index, Type, Count and First Line, where First Line is the cell's first line plus
+    ``...(<k> lines hidden)``. It never shows outputs or images, so ``images`` is 0.
+``mcp_server_full(nb)``
+    ``read_cell(cell_index=i, include_outputs=True)`` for every cell. This is their fullest
+    form that keeps outputs, because ``read_notebook``'s "detailed" mode shows sources but
+    no outputs. A call returns a header block (``=====Cell i | type: ... | execution
+    count: ...=====``) and a source block. For a code cell it then returns one block per
+    output:
+
+    * stream output: its text, with ANSI codes stripped;
+    * error output: the traceback lines joined with ``"\\n"``, ANSI codes stripped;
+    * execute_result or display_data with ``image/png``: **an image content block only**.
+      The output's text/plain and text/latex are then not sent at all. Other image types
+      are not sent as images;
+    * any other execute_result or display_data: the first of text/markdown, text/latex,
+      application/json (pretty-printed) and text/plain that it has. When it has none of
+      these, ``[HTML Output]`` if it has text/html, otherwise ``[<type> Data:
+      keys=[...]]``. HTML, widget views and JavaScript are never shown, and a pandas
+      DataFrame arrives as its text/plain table.
+
+    ``images`` counts the ``image/png`` outputs. The server's ``ALLOW_IMG_OUTPUT``
+    setting, default true, is assumed; when it is off, the placeholder text
+    ``[Image Output (PNG) - Image display disabled]`` is sent in place of each image.
+``ai_tools_full(nb)``
+    ``read_notebook(file_path, include_outputs=True)``. Outputs appear as fenced blocks:
+    stream text, text/plain of execute_result and display_data, and error tracebacks joined
+    with ``"\\n"``. ANSI codes are *not* stripped. Every other MIME type (images, HTML,
+    LaTeX, widgets) is dropped without a placeholder, so ``images`` is 0. The package's
+    ``read_cell_image`` (one image, as ``ImageContent``) is not in its ``toolkit`` list,
+    so a model using the toolkit cannot reach images. Cell metadata (Colab ids, tags,
+    ...) and notebook metadata (for example saved widget state) are dumped as YAML.
+
+Also provided: ``mcp_server_detailed(nb)``, which calls ``read_notebook(response_format=
+"detailed")`` page by page (full sources, no outputs).
+
+Two keyword options: ``mcp_server_*(..., notebook_name="notebook")``, the name the
+model gave the notebook in ``use_notebook``. ``mcp_server_*(..., wire="structured")``
+measures ``structuredContent`` (compact ``json.dumps``) in place of ``content``, for a
+client that shows the model the structured answer. For ``read_cell`` that answer lists
+every output twice (``result`` and ``outputs``) and puts a placeholder in place of each
+image's bytes, so ``images`` is 0.
+
+Version 3 notebooks
+-------------------
+Version 3 notebooks (``worksheets``) are converted in memory with ``nbformat.convert``,
+after their multi-line strings are joined, as nbformat's reader does. The upgrade would
+give each cell a random id; we give ids of the same form derived from the cell's index,
+so counts are reproducible. The MCP server sees exactly this, because the contents
+manager reads files the same way. jupyter-ai-tools with a collaboration provider reads
+the raw JSON and would find no ``cells`` in a v3 file, so it would show only the metadata
+block. Its other path, which reads the live JupyterLab model, shows the converted
+notebook, and we measure that one.
+
+Real code or re-implementation
+------------------------------
+When the peer package is importable (optional benchmark-only installs, not project
+dependencies: ``pip install jupyter-mcp-server==2.2.4 jupyter-ai-tools==0.7.0``), its
+real formatting code is called:
+
+* MCP: ``jupyter_mcp_server.models.Notebook`` (``format_output`` and
+  ``Cell.get_source``/``get_outputs``) and ``jupyter_mcp_server.results.answer``. The glue
+  lines of ``ReadNotebookTool.execute`` and ``ReadCellTool.execute``, and the ``_outputs``
+  shape from ``server.py``, are copied here, because those modules need a running server.
+* jupyter-ai-tools: ``jupyter_ai_tools.utils.notebook_json_to_md``.
+
+Otherwise the faithful re-implementations below are used. Each one names the file,
+function and version it follows. ``MCP_SERVER_IMPL`` and ``AI_TOOLS_IMPL`` say which is
+in use. Both paths gave identical output on every fixture in
+``tests/fixtures/notebooks/real`` with jupyter-mcp-server 2.2.4 (mcp 2.3.0) and
+jupyter-ai-tools 0.7.0. Pass ``real=False`` to force the re-implementation, or
+``real=True`` to require the package.
+
+    .venv/bin/python benchmarks/peers.py [notebook.ipynb ...]
+
+prints the character and image counts of the fixtures, or of the notebooks given.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import re
+import sys
+from collections.abc import Iterable
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Literal
+
+import nbformat
+
+MCP_SERVER_VERSION = "2.2.4"
+AI_TOOLS_VERSION = "0.7.0"
+MCP_READ_NOTEBOOK_LIMIT = 20  # server.py read_notebook(limit=20)
+
+Wire = Literal["content", "structured"]
+
+
+def _version(dist: str) -> str | None:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def _load_real_mcp() -> Any:
+    try:
+        from jupyter_mcp_server import results
+        from jupyter_mcp_server.models import Notebook
+        from mcp.types import ImageContent
+    except Exception:
+        return None
+    return {"Notebook": Notebook, "answer": results.answer, "ImageContent": ImageContent}
+
+
+def _load_real_ai_tools() -> Any:
+    try:
+        from jupyter_ai_tools.utils import notebook_json_to_md
+    except Exception:
+        return None
+    return notebook_json_to_md
+
+
+_REAL_MCP = _load_real_mcp()
+_REAL_AI_TOOLS = _load_real_ai_tools()
+
+MCP_SERVER_IMPL = (
+    f"jupyter-mcp-server {_version('jupyter-mcp-server')} (installed, real code)"
+    if _REAL_MCP
+    else f"re-implementation of jupyter-mcp-server {MCP_SERVER_VERSION}"
+)
+AI_TOOLS_IMPL = (
+    f"jupyter-ai-tools {_version('jupyter-ai-tools')} (installed, real code)"
+    if _REAL_AI_TOOLS
+    else f"re-implementation of jupyter-ai-tools {AI_TOOLS_VERSION}"
+)
+
+
+def _use_real(loaded: Any, real: bool | None, name: str) -> bool:
+    if real is None:
+        return loaded is not None
+    if real and loaded is None:
+        raise RuntimeError(f"{name} is not importable here")
+    return real
+
+
+# --------------------------------------------------------------------------------------
+# Reading the notebook as each peer reads it
+# --------------------------------------------------------------------------------------
+
+
+def _contents_manager_view(nb: dict) -> nbformat.NotebookNode:
+    """The notebook as Jupyter's contents manager hands it to the MCP server.
+
+    ``nbformat.read(..., as_version=4)``: the version's reader joins multi-line strings
+    (``rejoin_lines``) and drops transient fields, then ``nbformat.convert`` upgrades a
+    v3 notebook to v4 (with reproducible cell ids). Validation is left out: it only logs.
+    """
+    node = nbformat.reader.reads(json.dumps(nb))
+    if node.get("nbformat", 4) >= 4:
+        return node
+    node = nbformat.convert(node, 4)
+    # The v3 -> v4 upgrade gives each cell a random 8-hex id (nbformat random_cell_id);
+    # jupyter-ai-tools prints ids, so make them reproducible: same form, fixed values.
+    for index, cell in enumerate(node.cells):
+        cell["id"] = hashlib.sha256(f"cell-{index}".encode()).hexdigest()[:8]
+    return node
+
+
+def _ai_tools_view(nb: dict) -> dict:
+    """The notebook dict jupyter-ai-tools formats: the raw JSON for v4, v3 converted."""
+    if int(nb.get("nbformat", 4)) >= 4:
+        return copy.deepcopy(nb)
+    # plain dicts, as JSON would give them (a NotebookNode would carry a YAML tag)
+    return json.loads(json.dumps(_contents_manager_view(nb)))
+
+
+# --------------------------------------------------------------------------------------
+# Jupyter MCP Server: re-implementation
+# --------------------------------------------------------------------------------------
+
+# jupyter_mcp_server/utils.py RICH_TEXT_MIMETYPES, 2.2.4
+_RICH_TEXT_MIMETYPES = ("text/markdown", "text/latex", "application/json", "text/plain")
+
+# jupyter_mcp_server/utils.py _ANSI_ESCAPE, 2.2.4
+_ANSI_ESCAPE = re.compile(
+    r"\x1b(?:"
+    r"\[[0-?]*[ -/]*[@-~]"
+    r"|\][^\x07\x1b]*(?:\x07|\x1b\\)"
+    r"|[P^_X][^\x1b]*\x1b\\"
+    r"|[ -/]*[0-~]"
+    r")"
+)
+
+
+def _strip_ansi_codes(text: str) -> str:
+    # jupyter_mcp_server/utils.py strip_ansi_codes, 2.2.4
+    return _ANSI_ESCAPE.sub("", text)
+
+
+def _coerce_bundle_text(value: Any) -> str:
+    # jupyter_mcp_server/utils.py _coerce_bundle_text, 2.2.4
+    if isinstance(value, list):
+        return "".join(str(part) for part in value)
+    return str(value)
+
+
+def _get_mimebundle_text(bundle: dict | None, default: str | None = None) -> str | None:
+    # jupyter_mcp_server/utils.py get_mimebundle_text, 2.2.4
+    if not bundle:
+        return default
+    for mimetype in _RICH_TEXT_MIMETYPES:
+        if mimetype not in bundle:
+            continue
+        value = bundle[mimetype]
+        if mimetype == "application/json" and not isinstance(value, str):
+            try:
+                return json.dumps(value, indent=2, ensure_ascii=False)
+            except (TypeError, ValueError):
+                return _coerce_bundle_text(value)
+        return _coerce_bundle_text(value)
+    return default
+
+
+def _image_block(data: Any, mime_type: str) -> dict:
+    """An MCP ``ImageContent`` as ``model_dump(by_alias=True, exclude_none=True)`` gives it."""
+    return {"type": "image", "data": data, "mimeType": mime_type}
+
+
+def _is_image(block: Any) -> bool:
+    if isinstance(block, dict):
+        return block.get("type") == "image"
+    return getattr(block, "type", None) == "image"
+
+
+def _extract_output(output: Any) -> str | dict:
+    # jupyter_mcp_server/utils.py extract_output, 2.2.4 (the dict branches; the CRDT
+    # branches do not apply to a notebook read from a file). ALLOW_IMG_OUTPUT is taken as
+    # its default, True.
+    if isinstance(output, list):
+        return "\n".join(_extract_output(item) for item in output)  # type: ignore[misc]
+    if not isinstance(output, dict):
+        return _strip_ansi_codes(str(output))
+    output_type = output.get("output_type")
+    if output_type == "stream":
+        text = output.get("text", "")
+        if isinstance(text, list):
+            text = "".join(text)
+        return _strip_ansi_codes(str(text))
+    if output_type in ["display_data", "execute_result"]:
+        data = output.get("data", {})
+        if "image/png" in data:
+            return _image_block(data["image/png"], "image/png")
+        rich_text = _get_mimebundle_text(dict(data))
+        if rich_text is not None:
+            return _strip_ansi_codes(rich_text)
+        if "text/html" in data:
+            return "[HTML Output]"
+        return f"[{output_type} Data: keys={list(data.keys())}]"
+    if output_type == "error":
+        traceback = output.get("traceback", [])
+        if isinstance(traceback, list):
+            rendered = "\n".join(_strip_ansi_codes(str(line)) for line in traceback)
+        else:
+            rendered = _strip_ansi_codes(str(traceback))
+        if rendered.strip():
+            return rendered
+        parts = []
+        for field in ("ename", "evalue"):
+            value = _strip_ansi_codes(str(output.get(field) or "")).strip()
+            if value:
+                parts.append(value)
+        return ": ".join(parts) or "[Error output with no details]"
+    return f"[Unknown output type: {output_type}]"
+
+
+def _safe_extract_outputs(outputs: Any) -> list[str | dict]:
+    # jupyter_mcp_server/utils.py safe_extract_outputs, 2.2.4
+    if not outputs:
+        return []
+    result: list[str | dict] = []
+    if hasattr(outputs, "__iter__") and not isinstance(outputs, (str, dict)):
+        try:
+            for output in outputs:
+                extracted = _extract_output(output)
+                if extracted:
+                    result.append(extracted)
+        except Exception as e:
+            result.append(f"[Error extracting output: {e!s}]")
+    else:
+        extracted = _extract_output(outputs)
+        if extracted:
+            result.append(extracted)
+    return result
+
+
+def _normalize_cell_source(source: Any) -> list[str]:
+    # jupyter_mcp_server/utils.py normalize_cell_source, 2.2.4
+    if not source:
+        return []
+    if isinstance(source, list):
+        return [str(line) for line in source]
+    if not isinstance(source, str):
+        source = str(source)
+    lines = source.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return [line + "\n" for line in lines[:-1]] + lines[-1:]
+
+
+def _format_tsv(headers: list[str], rows: list[list[Any]]) -> str:
+    # jupyter_mcp_server/utils.py format_TSV, 2.2.4
+    if not headers or not rows:
+        return "No data to display"
+    result = ["\t".join(headers)]
+    for row in rows:
+        result.append("\t".join(str(cell) for cell in row))
+    return "\n".join(result)
+
+
+class _Cell:
+    # jupyter_mcp_server/models.py Cell, 2.2.4 (get_source, get_outputs, get_overview)
+    def __init__(self, cell: dict) -> None:
+        self.cell_type = cell.get("cell_type", "raw")
+        self.source = cell.get("source", [])
+        self.execution_count = cell.get("execution_count")
+        self.outputs = cell.get("outputs", [])
+
+    def get_source(self) -> str:
+        return "\n".join(line.rstrip("\n") for line in _normalize_cell_source(self.source))
+
+    def get_outputs(self) -> list[str | dict]:
+        return _safe_extract_outputs(self.outputs)
+
+    def get_overview(self) -> str:
+        source = _normalize_cell_source(self.source)
+        if len(source) == 0:
+            return ""
+        first_line = source[0].rstrip("\n")
+        if len(source) > 1:
+            first_line += f"...({len(source) - 1} lines hidden)"
+        return first_line
+
+
+class _Notebook:
+    # jupyter_mcp_server/models.py Notebook, 2.2.4 (__len__, __getitem__, format_output)
+    def __init__(self, content: dict) -> None:
+        self.cells = [_Cell(c) for c in content.get("cells", [])]
+
+    def __len__(self) -> int:
+        return len(self.cells)
+
+    def __getitem__(self, key: int) -> _Cell:
+        return self.cells[key]
+
+    def format_output(
+        self, response_format: str = "brief", start_index: int = 0, limit: int = 0
+    ) -> str:
+        total_cells = len(self.cells)
+        if total_cells == 0:
+            return "Notebook is empty"
+        end_index = total_cells if limit == 0 else min(start_index + limit, total_cells)
+        cells_to_show = self.cells[start_index:end_index]
+        if len(cells_to_show) == 0:
+            return "No cells in the specified range"
+        if response_format == "brief":
+            headers = ["Index", "Type", "Count", "First Line"]
+            rows = []
+            for idx, cell in enumerate(cells_to_show):
+                count = cell.execution_count if cell.execution_count else "N/A"
+                rows.append([start_index + idx, cell.cell_type, count, cell.get_overview()])
+            return _format_tsv(headers, rows)
+        info_list = []
+        for idx, cell in enumerate(cells_to_show):
+            count = cell.execution_count if cell.execution_count else "N/A"
+            at = start_index + idx
+            info_list.append(
+                f"=====Cell {at} | type: {cell.cell_type} | execution count: {count}=====\n"
+            )
+            info_list.append(cell.get_source())
+            info_list.append("\n\n")
+        return "\n".join(info_list)
+
+
+def _as_text(value: Any) -> str:
+    # jupyter_mcp_server/results.py as_text, 2.2.4
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return ""
+    try:
+        return json.dumps(value, indent=2, default=str)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def _content_of(value: Any) -> list[Any]:
+    # jupyter_mcp_server/results.py _content_of, 2.2.4: a str is one text block, an image
+    # stays an image block, a list is flattened.
+    if isinstance(value, str):
+        return [value]
+    if _is_image(value):
+        return [value]
+    if isinstance(value, Iterable) and not isinstance(value, (bytes, dict)):
+        blocks: list[Any] = []
+        for item in value:
+            blocks.extend(_content_of(item))
+        return blocks
+    return [_as_text(value)]
+
+
+def _outputs_shape(value: Any) -> dict:
+    # jupyter_mcp_server/server.py _outputs, 2.2.4: the structured shape of read_cell
+    blocks = value if isinstance(value, list) else [value]
+    outputs: list[Any] = []
+    images = 0
+    for block in blocks:
+        if _is_image(block):
+            images += 1
+            outputs.append(
+                block
+                if isinstance(block, dict)
+                else block.model_dump(by_alias=True, exclude_none=True)
+            )
+            continue
+        outputs.append(block if isinstance(block, str) else _as_text(block))
+    return {"result": outputs, "outputs": outputs, "count": len(outputs), "images": images}
+
+
+def _without_image_data(value: Any) -> Any:
+    # jupyter_mcp_server/results.py _without_image_data, 2.2.4
+    if isinstance(value, dict):
+        scrubbed = {key: _without_image_data(item) for key, item in value.items()}
+        if value.get("type") == "image" and isinstance(value.get("data"), str):
+            digest = hashlib.sha256(value["data"].encode("utf-8")).hexdigest()[:16]
+            scrubbed["data"] = f"[omitted: see image content block; sha256:{digest}]"
+        return scrubbed
+    if isinstance(value, (list, tuple)):
+        return [_without_image_data(item) for item in value]
+    return value
+
+
+def _default_shape(value: Any) -> dict:
+    # jupyter_mcp_server/results.py _default_shape, 2.2.4, for the values these two
+    # tools return (a str, or a list of str and images)
+    if isinstance(value, dict):
+        return dict(value)
+    if isinstance(value, (list, tuple)) and all(
+        isinstance(i, (dict, str, int, float, bool)) or i is None for i in value
+    ):
+        return {"result": [dict(i) if isinstance(i, dict) else i for i in value]}
+    return {"result": _as_text(value)}
+
+
+# --------------------------------------------------------------------------------------
+# Jupyter MCP Server: the tool calls
+# --------------------------------------------------------------------------------------
+
+
+def _mcp_notebook(nb: dict, use_real: bool) -> Any:
+    content = _contents_manager_view(nb)
+    if use_real:
+        return _REAL_MCP["Notebook"](**content)
+    return _Notebook(content)
+
+
+def _mcp_read_notebook(
+    notebook: Any, name: str, response_format: str, start_index: int, limit: int
+) -> str:
+    # jupyter_mcp_server/tools/read_notebook_tool.py ReadNotebookTool.execute, 2.2.4
+    # (everything after the notebook is loaded)
+    if start_index >= len(notebook) and not (start_index == 0 and len(notebook) == 0):
+        return f"Start index {start_index} is out of range. Notebook has {len(notebook)} cells."
+    info_list = [f"Notebook {name} has {len(notebook)} cells.\n"]
+    info_list.append(
+        notebook.format_output(
+            response_format=response_format, start_index=start_index, limit=limit
+        )
+    )
+    return "\n".join(info_list)
+
+
+def _mcp_read_cell(
+    notebook: Any, cell_index: int, use_real: bool, include_outputs: bool = True
+) -> Any:
+    # jupyter_mcp_server/tools/read_cell_tool.py ReadCellTool.execute, 2.2.4
+    # (everything after the notebook is loaded)
+    if cell_index >= len(notebook):
+        return f"Cell index {cell_index} is out of range. Notebook has {len(notebook)} cells."
+    cell = notebook[cell_index]
+    count = cell.execution_count if cell.execution_count else "N/A"
+    info_list: list[Any] = [
+        f"=====Cell {cell_index} | type: {cell.cell_type} | execution count: {count}====="
+    ]
+    info_list.append(cell.get_source("readable") if use_real else cell.get_source())
+    if cell.cell_type == "code" and include_outputs:
+        info_list.extend(cell.get_outputs("readable") if use_real else cell.get_outputs())
+    return info_list
+
+
+def _mcp_wire(
+    value: Any, kind: str, shaped: bool, use_real: bool, wire: Wire
+) -> tuple[list[str], int]:
+    """The text blocks and image count a tool result puts in front of the model.
+
+    ``@structured(kind, shape=...)`` turns the tool's value into a ``CallToolResult``
+    (jupyter_mcp_server/results.py answer, 2.2.4): ``content`` holds the blocks,
+    ``structuredContent`` the same answer as data.
+    """
+    shape = _outputs_shape if shaped else None
+    if use_real:
+        result = _REAL_MCP["answer"](value, kind=kind, shape=shape)
+        content, structured = result.content, result.structured_content
+    else:
+        content = _content_of(value)
+        structured = {"kind": kind}
+        structured.update(
+            _without_image_data(shape(value))
+            if shape is not None
+            else _default_shape(_without_image_data(value))
+        )
+    if wire == "structured":
+        return [json.dumps(structured, ensure_ascii=False)], 0
+    texts, images = [], 0
+    for block in content:
+        if _is_image(block):
+            images += 1
+        else:
+            texts.append(block if isinstance(block, str) else block.text)
+    return texts, images
+
+
+def _mcp_pages(
+    nb: dict, response_format: str, notebook_name: str, wire: Wire, real: bool | None
+) -> tuple[str, int]:
+    use_real = _use_real(_REAL_MCP, real, "jupyter_mcp_server")
+    notebook = _mcp_notebook(nb, use_real)
+    texts: list[str] = []
+    for start in range(0, max(len(notebook), 1), MCP_READ_NOTEBOOK_LIMIT):
+        page = _mcp_read_notebook(
+            notebook, notebook_name, response_format, start, MCP_READ_NOTEBOOK_LIMIT
+        )
+        blocks, _ = _mcp_wire(page, "notebook.read", False, use_real, wire)
+        texts.extend(blocks)
+    return "\n".join(texts), 0
+
+
+def mcp_server_outline(
+    nb: dict, *, notebook_name: str = "notebook", wire: Wire = "content", real: bool | None = None
+) -> tuple[str, int]:
+    """Jupyter MCP Server ``read_notebook(response_format="brief")``, every page of 20."""
+    return _mcp_pages(nb, "brief", notebook_name, wire, real)
+
+
+def mcp_server_detailed(
+    nb: dict, *, notebook_name: str = "notebook", wire: Wire = "content", real: bool | None = None
+) -> tuple[str, int]:
+    """Jupyter MCP Server ``read_notebook(response_format="detailed")``, every page.
+
+    Full sources, no outputs.
+    """
+    return _mcp_pages(nb, "detailed", notebook_name, wire, real)
+
+
+def mcp_server_full(
+    nb: dict, *, wire: Wire = "content", real: bool | None = None
+) -> tuple[str, int]:
+    """Jupyter MCP Server ``read_cell(cell_index=i, include_outputs=True)`` for every cell."""
+    use_real = _use_real(_REAL_MCP, real, "jupyter_mcp_server")
+    notebook = _mcp_notebook(nb, use_real)
+    texts: list[str] = []
+    images = 0
+    for index in range(len(notebook)):
+        value = _mcp_read_cell(notebook, index, use_real)
+        blocks, n = _mcp_wire(value, "cell.read", True, use_real, wire)
+        texts.extend(blocks)
+        images += n
+    return "\n".join(texts), images
+
+
+# --------------------------------------------------------------------------------------
+# jupyter-ai-tools: re-implementation
+# --------------------------------------------------------------------------------------
+
+
+def _ai_metadata_to_md(metadata_json: dict) -> str:
+    # jupyter_ai_tools/utils.py metadata_to_md, 0.7.0
+    import yaml  # PyYAML, as theirs (installed with jupyter_server's jupyter_events)
+
+    yaml_str = yaml.dump(metadata_json, default_flow_style=False)
+    return f"```yaml\n{yaml_str}```"
+
+
+def _ai_format_outputs(outputs: list) -> str:
+    # jupyter_ai_tools/utils.py format_outputs, 0.7.0
+    result = []
+    for output in outputs:
+        output_type = output.get("output_type")
+        if output_type == "stream":
+            text = "".join(output.get("text", []))
+            result.append(f"```\n{text}```")
+        elif output_type == "execute_result" or output_type == "display_data":
+            data = output.get("data", {})
+            if "text/plain" in data:
+                text = "".join(data["text/plain"])
+                result.append(f"```\n{text}```")
+        elif output_type == "error":
+            traceback = "\n".join(output.get("traceback", []))
+            result.append(f"```\n{traceback}```")
+    return "\n\n".join(result)
+
+
+def _ai_cell_to_md(cell_json: dict, index: int = 0, include_outputs: bool = True) -> str:
+    # jupyter_ai_tools/utils.py cell_to_md, 0.7.0
+    md_parts = [f"### Cell {index}", "#### Metadata"]
+    meta = {
+        "id": cell_json.get("id"),
+        "type": cell_json.get("cell_type"),
+        "execution_count": cell_json.get("execution_count"),
+    }
+    meta = {k: v for k, v in meta.items() if v is not None}
+    if "metadata" in cell_json:
+        for key, value in cell_json["metadata"].items():
+            meta[key] = value
+    md_parts.append(_ai_metadata_to_md(meta))
+    md_parts.append("#### Source")
+    source = "".join(cell_json.get("source", []))
+    if cell_json.get("cell_type") == "code":
+        md_parts.append(f"```python\n{source}```")
+    else:
+        md_parts.append(f"```\n{source}```")
+    if (
+        include_outputs
+        and cell_json.get("cell_type") == "code"
+        and "outputs" in cell_json
+        and cell_json["outputs"]
+    ):
+        md_parts.append("#### Output")
+        md_parts.append(_ai_format_outputs(cell_json["outputs"]))
+    return "\n\n".join(md_parts)
+
+
+def _ai_notebook_json_to_md(notebook_json: dict, include_outputs: bool = True) -> str:
+    # jupyter_ai_tools/utils.py notebook_json_to_md, 0.7.0
+    md_parts = [_ai_metadata_to_md(notebook_json.get("metadata", {}))]
+    for i, cell in enumerate(notebook_json.get("cells", [])):
+        md_parts.append(_ai_cell_to_md(cell, index=i, include_outputs=include_outputs))
+    return "\n\n".join(md_parts)
+
+
+def ai_tools_full(nb: dict, *, real: bool | None = None) -> tuple[str, int]:
+    """jupyter-ai-tools ``read_notebook(file_path, include_outputs=True)``: Markdown, no images."""
+    use_real = _use_real(_REAL_AI_TOOLS, real, "jupyter_ai_tools")
+    notebook_json = _ai_tools_view(nb)
+    to_md = _REAL_AI_TOOLS if use_real else _ai_notebook_json_to_md
+    return to_md(notebook_json, include_outputs=True), 0
+
+
+# --------------------------------------------------------------------------------------
+
+
+def main(argv: list[str]) -> None:
+    fixtures = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "notebooks" / "real"
+    paths = [Path(a) for a in argv] or sorted(fixtures.glob("*.ipynb"))
+    print(f"MCP server: {MCP_SERVER_IMPL}\njupyter-ai-tools: {AI_TOOLS_IMPL}\n")
+    header = (
+        f"{'notebook':52} {'bytes':>8} {'outline':>8} {'mcp full':>9} {'img':>4}"
+        f" {'ai-tools':>9} {'img':>4}"
+    )
+    print(header)
+    print("-" * len(header))
+    for path in paths:
+        nb = json.loads(path.read_bytes())
+        outline, _ = mcp_server_outline(nb)
+        full, full_images = mcp_server_full(nb)
+        ai, ai_images = ai_tools_full(nb)
+        name = path.name if len(path.name) <= 52 else path.name[:49] + "..."
+        print(
+            f"{name:52} {path.stat().st_size:>8} {len(outline):>8} {len(full):>9} {full_images:>4}"
+            f" {len(ai):>9} {ai_images:>4}"
+        )
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

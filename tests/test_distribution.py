@@ -1,0 +1,188 @@
+"""The distribution installs from its wheel and from its sdist on a machine without Node.js.
+
+Both artifacts are built from this tree with node and npm off PATH, so the build hook must
+reuse the prebuilt lab extension (``skip-if-exists``), never rebuild it; the wheel is built
+from the sdist, as a user's pip would. Each artifact then goes into a fresh virtual
+environment, again without node, and is checked from a folder outside the source tree:
+the package imports from that environment, the lab extension is listed there as enabled
+and OK, and pip knows the distribution by its own name.
+
+Needs the built extension in jupyter_agent/labextension (``make install`` builds it) and
+pip's index (its cache is warm after ``make install``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import time
+import zipfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:
+    import tomli as tomllib
+
+# Building and two installs of jupyterlab and its dependencies, from pip's cache.
+pytestmark = pytest.mark.timeout(600)
+
+ROOT = Path(__file__).resolve().parent.parent
+PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+NAME = PROJECT["name"]
+VERSION = PROJECT["version"]
+EXTENSION = "jupyter-agent"  # js/package.json's name: the folder under share/jupyter/labextensions
+PREBUILT = ROOT / "jupyter_agent" / "labextension" / "static" / "style.js"
+
+
+def _path_without_node() -> str:
+    folders = [
+        folder
+        for folder in os.environ.get("PATH", "").split(os.pathsep)
+        if folder and not any(shutil.which(tool, path=folder) for tool in ("node", "npm"))
+    ]
+    path = os.pathsep.join(folders)
+    assert shutil.which("node", path=path) is None
+    assert shutil.which("npm", path=path) is None
+    return path
+
+
+def _env(tmp: Path, *, bin_dir: Path | None = None) -> dict[str, str]:
+    """This process's environment minus node, any active venv and Jupyter's own paths."""
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME") and not key.startswith("JUPYTER")
+    }
+    path = _path_without_node()
+    env["PATH"] = f"{bin_dir}{os.pathsep}{path}" if bin_dir else path
+    assert shutil.which("node", path=env["PATH"]) is None
+    # the user's own Jupyter folders must not hide or disable what the venv installed
+    env["JUPYTER_CONFIG_DIR"] = str(tmp / "jupyter-config")
+    env["JUPYTER_DATA_DIR"] = str(tmp / "jupyter-data")
+    env["PIP_NO_INPUT"] = "1"
+    return env
+
+
+def _run(args: list[str | Path], *, env: dict[str, str], cwd: Path) -> str:
+    result = subprocess.run(
+        [str(arg) for arg in args], env=env, cwd=cwd, capture_output=True, text=True
+    )
+    out = result.stdout + result.stderr
+    assert result.returncode == 0, f"{' '.join(map(str, args))} failed:\n{out}"
+    return out
+
+
+def _in_venv(venv: Path, program: str, *args: str | Path, cwd: Path) -> str:
+    """Run one of the venv's programs from ``cwd``, the venv first on a PATH without node."""
+    return _run([venv / "bin" / program, *args], env=_env(cwd, bin_dir=venv / "bin"), cwd=cwd)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The sdist, and the wheel built from it, with node and npm off PATH."""
+    assert PREBUILT.is_file(), (
+        "no built lab extension in jupyter_agent/labextension: run `make install`"
+    )
+    tmp = tmp_path_factory.mktemp("dist")
+    start = time.monotonic()
+    log = _run(
+        [sys.executable, "-m", "build", "--outdir", tmp / "dist", ROOT], env=_env(tmp), cwd=tmp
+    )
+    print(f"build: {time.monotonic() - start:.1f} s")
+    # the hook ran for the sdist and for the wheel, and both times reused the prebuilt extension
+    assert log.count("Skipping build") == 2, log
+    (sdist,) = (tmp / "dist").glob("*.tar.gz")
+    (wheel,) = (tmp / "dist").glob("*.whl")
+    return {"sdist": sdist, "wheel": wheel}
+
+
+@pytest.fixture(scope="module")
+def venvs(built: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """A fresh venv per artifact (no system site-packages), installed concurrently."""
+    tmp = tmp_path_factory.mktemp("venvs")
+
+    def install(kind: str) -> Path:
+        venv = tmp / kind
+        _run([sys.executable, "-m", "venv", venv], env=_env(tmp), cwd=tmp)
+        # --no-compile: byte-compiling jupyterlab's tree is a third of the install time
+        _in_venv(venv, "python", "-m", "pip", "install", "--no-compile", built[kind], cwd=tmp)
+        return venv
+
+    start = time.monotonic()
+    with ThreadPoolExecutor(2) as pool:
+        futures = {kind: pool.submit(install, kind) for kind in ("wheel", "sdist")}
+        done = {kind: future.result() for kind, future in futures.items()}
+    print(f"two venvs installed: {time.monotonic() - start:.1f} s")
+    return done
+
+
+def test_the_sdist_carries_the_prebuilt_extension_and_install_json(built):
+    with tarfile.open(built["sdist"]) as sdist:
+        names = {name.split("/", 1)[1] for name in sdist.getnames() if "/" in name}
+    assert "install.json" in names
+    assert "jupyter_agent/labextension/package.json" in names
+    assert "jupyter_agent/labextension/static/style.js" in names
+    assert any(
+        re.fullmatch(r"jupyter_agent/labextension/static/remoteEntry\.\w+\.js", n) for n in names
+    )
+    assert not any(name.startswith("js/node_modules/") for name in names)
+
+
+def test_the_wheel_carries_the_prebuilt_extension_and_install_json(built):
+    share = f"{NAME.replace('-', '_')}-{VERSION}.data/data/share/jupyter/labextensions/{EXTENSION}"
+    with zipfile.ZipFile(built["wheel"]) as wheel:
+        names = set(wheel.namelist())
+        install = json.loads(wheel.read(f"{share}/install.json"))
+        metadata = wheel.read(f"{NAME.replace('-', '_')}-{VERSION}.dist-info/METADATA").decode()
+    assert any(re.fullmatch(rf"{re.escape(share)}/static/remoteEntry\.\w+\.js", n) for n in names)
+    assert f"{share}/static/style.js" in names
+    assert f"{share}/package.json" in names
+    assert "jupyter_agent/prompts/planner.md" in names
+    assert install["packageName"] == NAME
+    assert f"\nName: {NAME}\n" in metadata
+
+
+@pytest.mark.parametrize("kind", ["wheel", "sdist"])
+def test_the_installed_package_imports_from_its_venv(venvs, kind, tmp_path):
+    venv = venvs[kind]
+    code = (
+        "import jupyter_agent\n"
+        "from jupyter_agent._prompts import load_prompt\n"
+        "assert load_prompt('planner')\n"
+        "print(jupyter_agent.__file__)\n"
+    )
+    out = _in_venv(venv, "python", "-c", code, cwd=tmp_path)
+    where = Path(out.strip().splitlines()[-1]).resolve()
+    assert where.is_relative_to(venv.resolve()), where
+    assert not where.is_relative_to(ROOT), where
+
+
+@pytest.mark.parametrize("kind", ["wheel", "sdist"])
+def test_the_lab_extension_is_listed_prebuilt_enabled_and_ok(venvs, kind, tmp_path):
+    venv = venvs[kind]
+    out = re.sub(
+        r"\x1b\[[0-9;]*m", "", _in_venv(venv, "jupyter", "labextension", "list", cwd=tmp_path)
+    )
+    # a prebuilt extension is listed, indented, under the data folder it was installed into
+    _, found, after = out.partition(f"{venv}/share/jupyter/labextensions\n")
+    assert found, out
+    section = itertools.takewhile(lambda line: line[:1].isspace(), after.splitlines())
+    listed = rf"{EXTENSION} v{re.escape(VERSION)} enabled\s+OK \(python, {re.escape(NAME)}\)"
+    assert any(re.search(listed, line) for line in section), out
+
+
+@pytest.mark.parametrize("kind", ["wheel", "sdist"])
+def test_pip_knows_the_distribution_by_its_name(venvs, kind, tmp_path):
+    out = _in_venv(venvs[kind], "python", "-m", "pip", "show", NAME, cwd=tmp_path)
+    assert f"Name: {NAME}\n" in out
+    assert f"Version: {VERSION}\n" in out
