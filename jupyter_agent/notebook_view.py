@@ -47,8 +47,8 @@ __all__ = [
     "strip_ansi",
 ]
 
-WHOLE_CHARS = 24_000
-"""A notebook whose full view fits in this is shown whole on the first read (~6k tokens)."""
+WHOLE_CHARS = 40_000
+"""A notebook whose full view fits in this is shown whole on the first read (~10k tokens)."""
 VIEW_CHARS = 40_000
 """The most one read returns (~10k tokens), outline or cells."""
 FIRST_LINE = 72
@@ -100,9 +100,11 @@ def render_cell(
     images: list[ImageBlock] | None,
 ) -> str:
     parts = [_header(cell, position, flags), _source(cell.source, limits)]
+    before = len(images) if images is not None else 0
     for n, output in enumerate(cell.outputs, 1):
         where = f"{cell.id!r}, output={n}"
-        parts.append(f"⤷ {n} " + render_output(output, limits, images, where))
+        room = images is not None and len(images) - before < limits.images_per_cell
+        parts.append(f"⤷ {n} " + render_output(output, limits, images if room else None, where))
     return "\n".join(parts)
 
 
@@ -118,11 +120,16 @@ def _header(cell: Cell, position: int, flags: str) -> str:
     return head
 
 
+_BLANK_RUNS = re.compile(r"[ \t]+$|\n{3,}", re.MULTILINE)
+
+
 def _source(source: str, limits: Limits) -> str:
     if not source.strip():
         return "(empty)"
     half = limits.source_lines // 2
-    return clip(source, half, half, limits.output_chars * 4)
+    text = clip(source.strip("\n"), half, half, limits.output_chars * 4)
+    # trailing spaces and runs of blank lines carry nothing and cost tokens
+    return _BLANK_RUNS.sub(lambda m: "\n\n" if m.group().startswith("\n") else "", text)
 
 
 # --- the whole notebook, or a range ------------------------------------------------------------
@@ -246,7 +253,7 @@ def _output_kind(output: dict[str, Any]) -> str:
     parts = []
     for mime in IMAGE_TYPES:
         if mime in data:
-            parts.append(describe_image(image_info(mime, as_text(data[mime])[:200])))
+            parts.append(describe_image(image_info(mime, as_text(data[mime]))))
             break
     if WIDGET in data:
         parts.append("widget")

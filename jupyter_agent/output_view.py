@@ -46,6 +46,8 @@ class Limits:
     error_chars: int = 8_000
     images: int = 6
     """Images attached per call."""
+    images_per_cell: int = 1
+    """Images attached per cell (the others are listed, to fetch by output number)."""
     image_side: int = 512
     """Longest side, in pixels, of an attached image."""
     table_rows: int = 12
@@ -151,7 +153,9 @@ def render_output(
     parts = []
     image = next((m for m in IMAGE_TYPES if m in data), None)
     if image is not None:
-        parts.append(_image(image, as_text(data[image]), limits, images, where))
+        # a formula's LaTeX says all its picture does, in fewer tokens: list the picture only
+        attach = None if "text/latex" in data else images
+        parts.append(_image(image, as_text(data[image]), limits, attach, where))
     text = _best_text(data, limits, beside_image=image is not None)
     if text:
         parts.append(text)

@@ -1,0 +1,238 @@
+"""What a model pays to read a notebook: our view against two peers, on real notebooks.
+
+    .venv/bin/python benchmarks/notebook_view.py [--corpus DIR ...] [--no-generated]
+
+The corpus: the real notebooks kept as test fixtures (public books and courses, licences
+in tests/fixtures/notebooks/real/LICENSES.md), notebooks generated now by running code
+with real outputs (matplotlib figures, pandas tables, SymPy formulas, long logs, a
+traceback) through nbclient, and any folders of .ipynb given with --corpus.
+
+For each notebook it prints estimated tokens (text by a rough BPE estimate, the same for
+every tool: words at 4 characters a token, punctuation at 2, runs of spaces at 8, other
+characters one each; images at width × height / 750, as the Messages API counts
+them, capped at 1,600 for the largest) for:
+
+* the Jupyter MCP server reading every cell with its outputs (``read_cell`` each cell: the
+  fullest form of a peer that keeps outputs; images as sent, at full size),
+* jupyter-ai-tools' ``read_notebook(include_outputs=True)`` (drops images, HTML, LaTeX),
+* ours, the same information: the first read, then every cell in full through
+  ``read_notebook(start=…)`` pages, one image per figure cell, downscaled,
+* ours, the first read alone (the outline, or the whole notebook when it is small).
+
+Target: ours at most half the MCP server's full read, and every first read under ~15k
+tokens. Nothing is asserted; the numbers are measured side by side in one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import json
+import re
+import struct
+import sys
+import tempfile
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks"), str(ROOT / "tests")]
+
+from notebook_corpus import real_notebooks  # noqa: E402
+from peers import ai_tools_full, mcp_server_full  # noqa: E402
+
+from jupyter_agent.notebook_file import FileBridge  # noqa: E402
+from jupyter_agent.notebook_view import fits_whole, render_notebook, render_outline  # noqa: E402
+from jupyter_agent.output_view import as_text, image_info  # noqa: E402
+
+IMAGE_TOKEN_CAP = 1_600
+
+
+_PIECES = re.compile(r"\s+|[A-Za-z0-9_]+|[!-/:-@\[-^`{-~]+|[^\x00-\x7f]")
+
+
+def text_tokens(text: str) -> int:
+    """Estimated tokens: a word a token per 4 characters, punctuation per 2, a run of
+    spaces per 8, any other character one (a rough BPE; the same for every tool)."""
+    total = 0
+    for piece in _PIECES.findall(text):
+        first = piece[0]
+        if first.isspace():
+            total += -(-len(piece) // 8)
+        elif first.isascii() and (first.isalnum() or first == "_"):
+            total += -(-len(piece) // 4)
+        elif first.isascii():
+            total += -(-len(piece) // 2)
+        else:
+            total += 1
+    return total
+
+
+def image_tokens(width: int | None, height: int | None) -> int:
+    if not width or not height:
+        return IMAGE_TOKEN_CAP // 2
+    return min(IMAGE_TOKEN_CAP, width * height // 750)
+
+
+def png_size(data: str) -> tuple[int | None, int | None]:
+    head = base64.b64decode(data[:64] + "=" * (-len(data[:64]) % 4))
+    if head[:8] == b"\x89PNG\r\n\x1a\n":
+        width, height = struct.unpack(">II", head[16:24])
+        return width, height
+    return None, None
+
+
+def peer_image_tokens(raw: str) -> int:
+    """The MCP server sends each image/png output at its own size."""
+    import nbformat
+
+    total = 0
+    for cell in nbformat.reads(raw, as_version=4).cells:
+        for output in cell.get("outputs", []):
+            data = output.get("data") or {}
+            if "image/png" in data:
+                info = image_info("image/png", as_text(data["image/png"]))
+                total += image_tokens(info.width, info.height)
+    return total
+
+
+async def ours(path: Path) -> tuple[int, int, int, int, int]:
+    """(first read tokens, full text tokens, image tokens, calls, figure cells)."""
+    cells = await FileBridge(path).read()
+    title = f"Notebook {path.name}"
+    whole = fits_whole(cells, None, title)
+    if whole is not None:
+        images = sum(_attached(i) for i in whole.images)
+        return text_tokens(whole.text) + images, text_tokens(whole.text), images, 1, 0
+    first = render_outline(cells, title)
+    first_tokens = text_tokens(first.text)
+    text, images, calls, start = text_tokens(first.text), 0, 1, 1
+    while start <= len(cells):
+        view = render_notebook(cells, title, start=start)
+        text += text_tokens(view.text)
+        images += sum(_attached(i) for i in view.images)
+        calls += 1
+        marker = view.text.rfind("read_notebook(start=")
+        if marker < 0:
+            break
+        start = int(view.text[marker + len("read_notebook(start=") :].split(",")[0].split(")")[0])
+    return first_tokens, text, images, calls, 0
+
+
+def _attached(block) -> int:
+    width, height = (
+        png_size(block.source.data) if block.source.media_type == "image/png" else (None, None)
+    )
+    if width is None:
+        import io
+
+        from PIL import Image
+
+        with Image.open(io.BytesIO(base64.b64decode(block.source.data))) as img:
+            width, height = img.size
+    return image_tokens(width, height)
+
+
+FIGURE = """x = np.linspace(0, 10, 200)
+fig, ax = plt.subplots(figsize=(8, 5))
+ax.plot(x, np.sin(x * {k}))
+ax.set_title('sine {k}')
+plt.show()"""
+TABLE = """df{k} = pd.DataFrame(rng.normal(size=(200, 8)), columns=list('abcdefgh'))
+df{k}.describe()"""
+GENERATED_SOURCES = {
+    "figures.ipynb": [
+        "import matplotlib.pyplot as plt\nimport numpy as np\n%matplotlib inline",
+        *[FIGURE.format(k=k) for k in range(1, 7)],
+    ],
+    "tables.ipynb": [
+        "import numpy as np\nimport pandas as pd\nrng = np.random.default_rng(0)",
+        *[TABLE.format(k=k) for k in range(5)],
+        "df0.head(20)",
+        "for epoch in range(300):\n    print(f'epoch {epoch} loss {1 / (epoch + 1):.5f}')",
+        "df0['missing']",
+    ],
+    "formulas.ipynb": [
+        "from sympy import *\ninit_printing()\nx, y = symbols('x y')",
+        *[f"Integral(sin(x) ** {k} * exp(-x), x)" for k in range(1, 6)],
+        "Matrix([[x, y], [y, x]]).eigenvals()",
+    ],
+}
+KERNELSPEC = {"name": "python3", "display_name": "Python 3", "language": "python"}
+
+
+def generate(folder: Path) -> list[Path]:
+    """Notebooks with real outputs, made now by running them."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    out = []
+    for name, sources in GENERATED_SOURCES.items():
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s) for s in sources])
+        nb.metadata["kernelspec"] = {
+            "name": "python3",
+            "display_name": "Python 3",
+            "language": "python",
+        }
+        NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True).execute()
+        path = folder / name
+        nbformat.write(nb, path)
+        out.append(path)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--corpus", action="append", type=Path, default=[])
+    parser.add_argument("--no-generated", action="store_true")
+    args = parser.parse_args()
+    paths = list(real_notebooks())
+    for folder in args.corpus:
+        paths += sorted(folder.rglob("*.ipynb"))
+    with tempfile.TemporaryDirectory() as tmp:
+        if not args.no_generated:
+            paths += generate(Path(tmp))
+        rows = []
+        floor = 0
+        for path in paths:
+            raw = path.read_text(encoding="utf-8")
+            nb = json.loads(raw)
+            mcp_text, _ = mcp_server_full(nb)
+            mcp = text_tokens(mcp_text) + peer_image_tokens(raw)
+            ai = text_tokens(ai_tools_full(nb)[0])
+            first, text, images, calls, _ = asyncio.run(ours(path))
+            rows.append((path.name[:48], text_tokens(raw), mcp, ai, text + images, calls, first))
+            floor += text_tokens("\n".join(c.source for c in nbformat.reads(raw, 4).cells))
+    head = ("notebook", "raw .ipynb", "MCP full", "ai-tools", "ours full", "calls", "ours first")
+    print(_row(head))
+    for row in rows:
+        print(_row(row))
+    total = [sum(r[i] for r in rows) for i in range(1, 7)]
+    print(_row(("total", *total)))
+    ratios = sorted(r[4] / r[2] for r in rows if r[2])
+    print()
+    print(
+        f"ours full / MCP full: {total[3] / total[1]:.2f} over the corpus "
+        f"(median per notebook {ratios[len(ratios) // 2]:.2f}; target ≤ 0.50)"
+    )
+    print(f"ours full / ai-tools (which drops images, HTML and LaTeX): {total[3] / total[2]:.2f}")
+    print(
+        f"the sources alone / MCP full: {floor / total[1]:.2f} (no view that keeps the "
+        "sources can go below this)"
+    )
+    print(f"largest first read: {max(r[6] for r in rows):,} tokens (target < 15,000)")
+
+
+def _row(cells: tuple) -> str:
+    widths = (48, 10, 9, 9, 9, 5, 10)
+    out = []
+    for n, (cell, width) in enumerate(zip(cells, widths, strict=True)):
+        text = f"{cell:,}" if isinstance(cell, int) else str(cell)
+        out.append(text.ljust(width) if n == 0 else text.rjust(width))
+    return " ".join(out)
+
+
+if __name__ == "__main__":
+    main()
