@@ -113,9 +113,10 @@ class Document:
             raise NotebookFormatError(f"{name} is not a notebook: it does not hold a JSON object.")
         try:
             top = _members(text, start)
-        except ValueError as e:
+        except (ValueError, RecursionError) as e:
+            reason = "nested too deeply" if isinstance(e, RecursionError) else str(e)
             raise NotebookFormatError(
-                f"{name} is not valid JSON ({e}); it was not changed."
+                f"{name} is not valid JSON ({reason}); it was not changed."
             ) from None
         values = {key: span.value for key, span in top.items()}
         major, minor = values.get("nbformat"), values.get("nbformat_minor", 0)

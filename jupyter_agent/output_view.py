@@ -153,9 +153,9 @@ def render_output(
     parts = []
     image = next((m for m in IMAGE_TYPES if m in data), None)
     if image is not None:
-        # a formula's LaTeX says all its picture does, in fewer tokens: list the picture only
-        attach = None if "text/latex" in data else images
-        parts.append(_image(image, as_text(data[image]), limits, attach, where))
+        parts.append(
+            _image(image, as_text(data[image]), limits, images, where, "text/latex" in data)
+        )
     text = _best_text(data, limits, beside_image=image is not None)
     if text:
         parts.append(text)
@@ -234,7 +234,7 @@ def html_table(html: str, max_rows: int) -> str | None:
     if "<table" not in html[:100_000]:
         return None
     parser = _Table()
-    parser.feed(html[:2_000_000])
+    parser.feed(html[:500_000])
     rows = [r for r in parser.rows if r]
     if not rows:
         return None
@@ -280,13 +280,24 @@ def describe_image(info: ImageInfo) -> str:
     return f"{kind}{pixels}, {info.size // 1024 or 1:,} KB"
 
 
+FORMULA_HEIGHT = 150
+"""A picture this low beside LaTeX is the formula rendered: its LaTeX says it all."""
+
+
 def _image(
-    mime: str, data: str, limits: Limits, images: list[ImageBlock] | None, where: str
+    mime: str,
+    data: str,
+    limits: Limits,
+    images: list[ImageBlock] | None,
+    where: str,
+    has_latex: bool = False,
 ) -> str:
     data = "".join(data.split()) if len(data) < MAX_IMAGE_DATA else data
     info = image_info(mime, data)
     about = describe_image(info)
     fetch = f"; read_cell({where}) shows it" if where else ""
+    if has_latex and info.height is not None and info.height <= FORMULA_HEIGHT:
+        images = None
     if images is None:
         return f"[image {about}{fetch}]"
     if len(images) >= limits.images:

@@ -224,6 +224,7 @@ async def test_a_file_edited_since_the_read_is_not_overwritten(copy_of):
             "not a valid notebook cell",
         ),
         ("\udcff", "not UTF-8"),
+        ('{"cells": [' + "[" * 100_000 + "]" * 100_000 + "]}", "nested too deeply"),
     ],
 )
 async def test_a_notebook_that_cannot_be_read_is_never_written(tmp_path, content, message):

@@ -1,0 +1,142 @@
+"""What the model reads of a notebook: lean, bounded, nothing useful dropped, secrets masked."""
+
+from __future__ import annotations
+
+import base64
+import io
+
+import pytest
+from notebook_corpus import png, write
+from PIL import Image
+
+from jupyter_agent.notebook import Cell
+from jupyter_agent.notebook_file import FileBridge
+from jupyter_agent.notebook_view import fits_whole, render_notebook, render_outline
+from jupyter_agent.output_view import Limits, clip, render_output
+
+KEY = "sk-ant-api03-" + "Q" * 80
+
+
+def _rich(data: dict) -> dict:
+    return {"output_type": "execute_result", "data": data, "metadata": {}, "execution_count": 1}
+
+
+def test_a_formula_keeps_its_latex_and_its_small_picture_is_listed_not_attached():
+    images: list = []
+    text = render_output(
+        _rich({"image/png": png(180, 40), "text/latex": "$x^2$", "text/plain": "x**2"}),
+        Limits(),
+        images,
+        "'c', output=1",
+    )
+    assert "latex: $x^2$" in text
+    assert "read_cell('c', output=1) shows it" in text
+    assert images == []
+
+
+def test_a_figure_is_attached_downscaled_with_its_text_beside_it():
+    images: list = []
+    text = render_output(
+        _rich({"image/png": png(1600, 1000), "text/plain": "<Figure size 1600x1000 with 1 Axes>"}),
+        Limits(),
+        images,
+    )
+    assert "png 1600×1000" in text and "attached as image 1" in text
+    assert "<Figure size 1600x1000 with 1 Axes>" in text
+    with Image.open(io.BytesIO(base64.b64decode(images[0].source.data))) as img:
+        assert max(img.size) == 512
+
+
+def test_a_widget_shows_its_text_fallback():
+    text = render_output(
+        _rich(
+            {
+                "application/vnd.jupyter.widget-view+json": {"model_id": "1", "version_major": 2},
+                "text/plain": "IntSlider(value=3)",
+            }
+        ),
+        Limits(),
+        [],
+    )
+    assert "[widget] IntSlider(value=3)" in text
+
+
+def test_an_html_table_becomes_a_compact_text_table():
+    rows = "".join(f"<tr><th>{i}</th><td>city {i}</td><td>{i * 1000}</td></tr>" for i in range(50))
+    html = f"<style>x</style><table><tr><th></th><th>city</th><th>pop</th></tr>{rows}</table>"
+    text = render_output(_rich({"text/html": html}), Limits(), [])
+    assert "[table, 50 rows × 3 columns]" in text
+    assert "city 0" in text and "city 49" in text and "city 25" not in text
+    assert "<td>" not in text
+
+
+def test_clipping_comes_before_masking_and_never_leaks_a_secret_cut_at_the_edge():
+    for cut in range(1_400, 1_560, 7):  # the key straddles the kept part's edge
+        text = "x" * cut + KEY + "y" * 50_000
+        shown = clip(text, 20, 5, 3_000)
+        assert "Q" * 20 not in shown
+    many = "\n".join(f"line {i} {KEY if i in (3, 99_998) else ''}" for i in range(100_000))
+    shown = clip(many, 20, 5, 3_000)
+    assert "line 0" in shown and "line 99999" in shown and "Q" * 20 not in shown
+    assert "lines" in shown and "omitted" in shown
+
+
+def test_a_huge_output_is_masked_only_where_it_is_kept(monkeypatch):
+    import jupyter_agent.output_view as output_view
+
+    masked: list[int] = []
+    real = output_view.mask_secrets
+    monkeypatch.setattr(output_view, "mask_secrets", lambda t: masked.append(len(t)) or real(t))
+    for text in ("z" * 50_000_000, "a line\n" * 5_000_000):
+        masked.clear()
+        shown = clip(text, 20, 5, 3_000)
+        assert len(shown) < 3_300
+        assert sum(masked) <= 2 * (3_000 + output_view.MARGIN)
+
+
+async def test_the_outline_is_bounded_and_tells_how_to_go_on(tmp_path):
+    path = write(tmp_path, "thousand-cells.ipynb")
+    cells = await FileBridge(path).read()
+    view = render_outline(cells, "Notebook t")
+    assert len(view.text) <= 40_500
+    assert "1,000 cells (750 code, 250 markdown)" in view.text
+    last = view.text.rsplit("\n", 1)[1]
+    assert last.startswith("… cells ") and "read_notebook(start=" in last
+    assert fits_whole(cells, None, "t") is None
+
+
+async def test_a_range_stops_at_a_cell_boundary_and_says_where_to_go_on(tmp_path):
+    path = write(tmp_path, "thousand-cells.ipynb")
+    cells = await FileBridge(path).read()
+    view = render_notebook(cells, "t", start=10, end=900, budget=5_000)
+    assert "Showing cells 10–900." in view.text
+    assert view.text.rstrip().endswith("end=900)")
+    assert "── 10 · " in view.text
+
+
+@pytest.mark.parametrize("seconds", [0.3, 75.0, 400.0])
+def test_the_outline_shows_how_long_a_cell_ran(seconds):
+    ended = f"2024-05-01T10:{int(seconds // 60):02d}:{seconds % 60:06.3f}Z"
+    cell = Cell(
+        id="c1",
+        source="train()",
+        execution_count=1,
+        metadata={
+            "execution": {
+                "iopub.execute_input": "2024-05-01T10:00:00.000Z",
+                "shell.execute_reply": ended,
+            }
+        },
+    )
+    line = render_outline([cell], "t").text.splitlines()[-1]
+    expected = f"{seconds:.1f} s" if seconds < 120 else f"{seconds / 60:.1f} min"
+    assert f"took {expected}" in line
+
+
+async def test_formulas_and_widgets_notebook_reads_whole_with_nothing_dropped(tmp_path):
+    path = write(tmp_path, "formulas-and-widgets.ipynb")
+    view = fits_whole(await FileBridge(path).read(), None, "t")
+    assert view is not None
+    assert "latex: $\\displaystyle \\int" in view.text
+    assert "[widget] IntSlider(value=3)" in view.text
+    assert "Oslo" in view.text and "[table, 2 rows × 3 columns]" in view.text
