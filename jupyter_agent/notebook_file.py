@@ -51,6 +51,8 @@ class FileBridge:
         self._ids: list[str] = []
         self._prints: list[str] = []
         """The cells' ids and content fingerprints as last read or written."""
+        self._aliases: dict[str, str] = {}
+        """Ids the model was given that the file has since replaced (a frontend saved ids)."""
         self._lock = asyncio.Lock()
         self._file_lock = threading.Lock()
         """Held by the worker thread: a cancelled call's write finishes before the next."""
@@ -74,8 +76,8 @@ class FileBridge:
     async def read_cell(self, cell_id: str) -> Cell:
         def work() -> Cell:
             doc, ids = self._open(check=False)
-            i = _index(ids, cell_id)
-            return _cell(doc, i, cell_id, self.path)
+            i = _index(ids, cell_id, self._aliases)
+            return _cell(doc, i, ids[i], self.path)
 
         return await self._in_thread(work)
 
@@ -90,7 +92,7 @@ class FileBridge:
     ) -> Cell:
         def work() -> Cell:
             doc, ids = self._open(check=True)
-            position = _position(ids, before, after)
+            position = _position(ids, before, after, self._aliases)
             new_id = cell_id if cell_id and cell_id not in ids else _fresh_id(ids)
             doc.insert(position, _new_cell(cell_type, source, new_id))
             ids.insert(position, new_id)
@@ -102,20 +104,20 @@ class FileBridge:
     async def update(self, cell_id: str, source: str) -> Cell:
         def work() -> Cell:
             doc, ids = self._open(check=True)
-            i = _index(ids, cell_id)
+            i = _index(ids, cell_id, self._aliases)
             cell = doc.cell(i)
             cell["source"] = source
             doc.replace(i, cell)
             self._save(doc, ids)
-            return _cell(doc, i, cell_id, self.path)
+            return _cell(doc, i, ids[i], self.path)
 
         return await self._in_thread(work)
 
     async def delete(self, cell_id: str) -> tuple[Cell, int]:
         def work() -> tuple[Cell, int]:
             doc, ids = self._open(check=True)
-            i = _index(ids, cell_id)
-            cell = _cell(doc, i, cell_id, self.path)
+            i = _index(ids, cell_id, self._aliases)
+            cell = _cell(doc, i, ids[i], self.path)
             doc.delete(i)
             ids.pop(i)
             self._save(doc, ids)
@@ -128,10 +130,10 @@ class FileBridge:
     ) -> int:
         def work() -> int:
             doc, ids = self._open(check=True)
-            i = _index(ids, cell_id)
+            i = _index(ids, cell_id, self._aliases)
             rest = ids[:i] + ids[i + 1 :]
             try:
-                to = _position(rest, before, after)
+                to = _position(rest, before, after, self._aliases)
             except ToolError:
                 raise ToolError(f"Cannot move cell {cell_id} next to itself.") from None
             doc.move(i, to)
@@ -144,7 +146,7 @@ class FileBridge:
     async def set_type(self, cell_id: str, cell_type: CellType) -> Cell:
         def work() -> Cell:
             doc, ids = self._open(check=True)
-            i = _index(ids, cell_id)
+            i = _index(ids, cell_id, self._aliases)
             old = doc.cell(i)
             new = _new_cell(cell_type, old.get("source", ""), cell_id)
             new["metadata"] = old.get("metadata", {})
@@ -152,7 +154,7 @@ class FileBridge:
                 new["attachments"] = old["attachments"]
             doc.replace(i, new)
             self._save(doc, ids)
-            return _cell(doc, i, cell_id, self.path)
+            return _cell(doc, i, ids[i], self.path)
 
         return await self._in_thread(work)
 
@@ -169,7 +171,7 @@ class FileBridge:
 
         def store() -> None:
             doc, ids = self._open(check=True)
-            i = _index(ids, cell_id)
+            i = _index(ids, cell_id, self._aliases)
             stored = doc.cell(i)
             stored["outputs"] = [dict(o) for o in result.outputs]
             stored["execution_count"] = result.execution_count
@@ -237,6 +239,8 @@ class FileBridge:
             if ids[new] is None and kept not in taken:
                 ids[new] = kept
                 taken.add(kept)
+            elif ids[new] is not None and ids[new] != kept:
+                self._aliases[kept] = ids[new]  # e.g. JupyterLab saved the file with its own ids
         derived = list(derive_ids(prints, set(taken)))
         out: list[str] = []
         for i, cell_id in enumerate(ids):
@@ -324,7 +328,8 @@ def _fresh_id(taken: Sequence[str] | set[str]) -> str:
     return cell_id
 
 
-def _index(ids: Sequence[str], cell_id: str) -> int:
+def _index(ids: Sequence[str], cell_id: str, aliases: dict[str, str] | None = None) -> int:
+    cell_id = (aliases or {}).get(cell_id, cell_id)
     try:
         return ids.index(cell_id)
     except ValueError:
@@ -334,11 +339,13 @@ def _index(ids: Sequence[str], cell_id: str) -> int:
         ) from None
 
 
-def _position(ids: Sequence[str], before: str | None, after: str | None) -> int:
+def _position(
+    ids: Sequence[str], before: str | None, after: str | None, aliases: dict[str, str]
+) -> int:
     if before is not None and after is not None:
         raise ToolError("Give either before or after, not both.")
     if before is not None:
-        return _index(ids, before)
+        return _index(ids, before, aliases)
     if after is not None:
-        return _index(ids, after) + 1
+        return _index(ids, after, aliases) + 1
     return len(ids)

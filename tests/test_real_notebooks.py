@@ -220,6 +220,23 @@ async def test_ids_follow_their_cells_when_someone_else_edits_the_file(copy_of):
     assert now[3].source.startswith("total = sum(values) * 2")
 
 
+async def test_ids_read_before_a_frontend_saved_the_file_with_its_own_ids_still_work(copy_of):
+    path = copy_of("v4.4-indent-2.ipynb")
+    bridge = FileBridge(path)
+    cells = await bridge.read()
+    nb = nbformat.read(path, as_version=4)  # what JupyterLab does on save: ids, 4.5
+    nb.nbformat_minor = 5
+    for n, cell in enumerate(nb.cells):
+        cell["id"] = f"lab-{n}"
+    nbformat.write(nb, path)
+    saved = [c["id"] for c in json.loads(path.read_text())["cells"]]
+    now = await bridge.read()
+    assert [c.id for c in now] == saved
+    updated = await bridge.update(cells[2].id, "total = 0")
+    assert updated.id == saved[2]
+    assert json.loads(path.read_text())["cells"][2]["source"] == ["total = 0"]
+
+
 async def test_a_file_edited_since_the_read_is_not_overwritten(copy_of):
     path = copy_of("v4.4-indent-2.ipynb")
     bridge = FileBridge(path)
