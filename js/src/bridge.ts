@@ -17,8 +17,15 @@ import { type JSONObject, UUID } from '@lumino/coreutils';
 import type { IDisposable } from '@lumino/disposable';
 import { Signal } from '@lumino/signaling';
 
-import { OperationTable, isAddressedTo, pathsMatch } from './model';
 import {
+  DEFERRED_PING_MS,
+  OperationTable,
+  defersPing,
+  isAddressedTo,
+  pathsMatch
+} from './model';
+import {
+  type ISaveRoute,
   registerCoreOperations,
   registerNotebookOperations
 } from './operations';
@@ -95,7 +102,7 @@ export class NotebookBridge implements IAgentBridge, IDisposable {
     this.version = options.version;
     this._notebooks = options.notebooks;
     registerCoreOperations(this._table, this.version);
-    registerNotebookOperations(this._table);
+    registerNotebookOperations(this._table, options.saveRoute ?? null);
 
     this._notebooks.forEach(panel => this._watch(panel.sessionContext));
     this._notebooks.widgetAdded.connect(
@@ -267,14 +274,26 @@ export class NotebookBridge implements IAgentBridge, IDisposable {
     comm.onMsg = msg => {
       // Not awaited, on purpose (see above): an operation that waits for
       // kernel output (running a cell) would otherwise wait for itself.
-      void this._answer(channel, msg.content.data);
+      const parent = msg.parent_header as Partial<KernelMessage.IHeader>;
+      void this._answer(
+        channel,
+        msg.content.data,
+        defersPing(msg.content.data, parent.session, kernel.clientId)
+      );
     };
     comm.onClose = () => channel.drop();
   }
 
-  private async _answer(channel: Channel, data: unknown): Promise<void> {
+  private async _answer(
+    channel: Channel,
+    data: unknown,
+    deferred: boolean
+  ): Promise<void> {
     if (!isAddressedTo(data, channel.target.instance ?? '')) {
       return; // for the same notebook in another browser tab
+    }
+    if (deferred) {
+      await new Promise(resolve => setTimeout(resolve, DEFERRED_PING_MS));
     }
     const reply = await this._table.dispatch(data, channel.target);
     channel.send(reply as JSONObject);
@@ -310,5 +329,7 @@ export namespace NotebookBridge {
     consoles?: IConsoleTracker | null;
     /** The extension's version, reported by `ping`. */
     version: string;
+    /** How collaborative notebooks are saved; without it, as any other. */
+    saveRoute?: ISaveRoute | null;
   }
 }

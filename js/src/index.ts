@@ -8,7 +8,12 @@ import {
 } from '@jupyterlab/application';
 import { ICommandPalette } from '@jupyterlab/apputils';
 import { IConsoleTracker } from '@jupyterlab/console';
-import { INotebookTracker, type NotebookPanel } from '@jupyterlab/notebook';
+import {
+  INotebookTracker,
+  INotebookWidgetFactory,
+  type NotebookPanel,
+  type NotebookWidgetFactory
+} from '@jupyterlab/notebook';
 
 import { NotebookBridge } from './bridge';
 import { AgentSidebar, agentIcon } from './sidebar';
@@ -22,14 +27,25 @@ const bridgePlugin: JupyterFrontEndPlugin<IAgentBridge> = {
     'Answers the in-kernel agent on the jupyter_agent comm, for the notebook it runs in.',
   autoStart: true,
   requires: [INotebookTracker],
-  optional: [IConsoleTracker],
+  optional: [IConsoleTracker, INotebookWidgetFactory],
   provides: IAgentBridge,
   activate: (
-    _app: JupyterFrontEnd,
+    app: JupyterFrontEnd,
     notebooks: INotebookTracker,
-    consoles: IConsoleTracker | null
+    consoles: IConsoleTracker | null,
+    notebookFactory: NotebookWidgetFactory.IFactory | null
   ): IAgentBridge =>
-    new NotebookBridge({ notebooks, consoles, version: VERSION })
+    new NotebookBridge({
+      notebooks,
+      consoles,
+      version: VERSION,
+      // jupyter-collaboration sets the factory's content provider when it
+      // activates, which may be after this plugin: read it at each save.
+      saveRoute: {
+        contents: app.serviceManager.contents,
+        contentProviderId: () => notebookFactory?.contentProviderId
+      }
+    })
 };
 
 /** The notebook whose kernel has id `kernelId`, if one is open. */

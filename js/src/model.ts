@@ -84,6 +84,31 @@ export function isAddressedTo(data: unknown, instance: string): boolean {
   return typeof to !== 'string' || to === instance;
 }
 
+/** How long a view waits before answering a ping another view's code sent. */
+export const DEFERRED_PING_MS = 300;
+
+/**
+ * Whether this view waits DEFERRED_PING_MS before answering `data`: a ping
+ * whose parent message (the cell run that connects the agent) came from
+ * another client session than this view's kernel connection (`ownSession`).
+ * Every view of the notebook (browser tabs; collaborators under real-time
+ * collaboration) answers the ping and the kernel keeps the first answer, so
+ * this lets the view of whoever started the agent win: its edits then land
+ * in that person's undo history and its runs in their view. When no view ran
+ * it (an empty parent), all wait alike.
+ */
+export function defersPing(
+  data: unknown,
+  requestSession: unknown,
+  ownSession: string
+): boolean {
+  const op =
+    typeof data === 'object' && data !== null
+      ? (data as { op?: unknown }).op
+      : undefined;
+  return op === 'ping' && requestSession !== ownSession;
+}
+
 /** Why a request cannot be dispatched, or null when it is well formed. */
 function requestProblem(data: unknown): string | null {
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {

@@ -8,10 +8,15 @@
  * history (Edit → Undo Cell Operation, `Z` in command mode): the capture
  * window of the undo manager is closed before and after it, so an edit never
  * merges with the user's previous one or the agent's next one.
+ *
+ * Under real-time collaboration (jupyter-collaboration) the shared model is
+ * the Yjs document every open view syncs through the server, so the same
+ * transactions reach the other views live; a remote change is never in this
+ * view's undo history. Runs write their outputs into the same model.
  */
 import { CodeCell } from '@jupyterlab/cells';
 import type { INotebookModel, NotebookPanel } from '@jupyterlab/notebook';
-import type { Kernel } from '@jupyterlab/services';
+import type { Contents, Kernel } from '@jupyterlab/services';
 import type { PartialJSONObject, PartialJSONValue } from '@lumino/coreutils';
 import type { IDisposable } from '@lumino/disposable';
 
@@ -52,9 +57,27 @@ export const INTERRUPT_GRACE_MS = 10_000;
 type SharedNotebook = INotebookModel['sharedModel'];
 type SharedCell = SharedNotebook['cells'][number];
 
+/**
+ * How a collaborative notebook is saved. Under jupyter-collaboration the
+ * server owns the file: it writes the shared document itself (a second after
+ * each change, and at once when a view asks), so `save` asks it through the
+ * content provider notebooks open with, as that provider's own save does.
+ * `context.save()` would first compare the file's hash with the last one this
+ * view heard of; a server autosave landing just before (one follows every
+ * run) makes them differ, and JupyterLab then opens its "File Changed"
+ * dialog, which holds the save until someone answers it.
+ */
+export interface ISaveRoute {
+  /** The app's contents manager. */
+  readonly contents: Contents.IManager;
+  /** The content provider notebooks open with (`rtc` under jupyter-collaboration); read at each save. */
+  contentProviderId(): string | undefined;
+}
+
 /** The notebook operations. */
 export function registerNotebookOperations(
-  table: OperationTable<INotebookTarget>
+  table: OperationTable<INotebookTarget>,
+  saveRoute: ISaveRoute | null = null
 ): IDisposable[] {
   const running = new Running();
   // Every operation waits for the notebook's content to be loaded first.
@@ -202,8 +225,20 @@ export function registerNotebookOperations(
     }),
 
     register('save', async (_request, target) => {
-      modelOf(target);
-      await target.context.save();
+      const model = modelOf(target);
+      const providerId = model.collaborative
+        ? saveRoute?.contentProviderId()
+        : undefined;
+      if (saveRoute !== null && providerId !== undefined) {
+        // The server writes what the shared document holds now, then answers.
+        await saveRoute.contents.save(target.context.path, {
+          type: 'notebook',
+          format: 'json',
+          contentProviderId: providerId
+        });
+      } else {
+        await target.context.save();
+      }
       return {};
     })
   ];

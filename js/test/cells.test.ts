@@ -14,7 +14,7 @@ import {
   sourceEdit,
   wireCell
 } from '../src/cells';
-import { isAddressedTo, pingResult } from '../src/model';
+import { defersPing, isAddressedTo, pingResult } from '../src/model';
 
 /** Apply a sourceEdit the way YCell.updateSource does. */
 function apply(old: string, next: string): string {
@@ -335,6 +335,13 @@ describe('addressing', () => {
     assert.ok(isAddressedTo({ id: '1', op: 'ping', to: 'me' }, 'me'));
     assert.ok(!isAddressedTo({ id: '1', op: 'ping', to: 'other' }, 'me'));
     assert.ok(isAddressedTo(null, 'me')); // malformed: answered with the reason
+  });
+
+  it('defers a ping another client sent, nothing else', () => {
+    assert.ok(!defersPing({ id: '1', op: 'ping' }, 'me', 'me'));
+    assert.ok(defersPing({ id: '1', op: 'ping' }, 'other', 'me'));
+    assert.ok(defersPing({ id: '1', op: 'ping' }, undefined, 'me'));
+    assert.ok(!defersPing({ id: '1', op: 'insert' }, 'other', 'me'));
   });
 
   it('ping names the instance only for protocol 1 comms', () => {

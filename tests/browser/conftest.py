@@ -4,7 +4,11 @@
   a temporary directory, isolated from the user's config, settings and workspaces, with
   news and update checks off and ``window.jupyterapp`` exposed (for waits, as Galata does).
   It serves the lab extension as built in this tree (``jupyter_agent/labextension``) and
-  refuses to start when ``js/`` changed after that build.
+  refuses to start when ``js/`` changed after that build. With jupyter-collaboration
+  installed, real-time collaboration is off there: it tests JupyterLab as most people run it.
+- ``collaborative_lab`` (module): the same with real-time collaboration on (every view of
+  a notebook edits one shared Yjs document, which the server saves); skips the test when
+  jupyter-collaboration is not installed.
 - ``browser`` (module): Debian's chromium through Python Playwright.
 - ``page`` (function): a fresh browser context; on failure a screenshot, the browser
   console and the server log tail land in ``test-artifacts/``; kernels started by the
@@ -12,10 +16,13 @@
 - ``open_notebook`` (function): writes a notebook into the server root, opens it and
   waits for its kernel; the returned ``NotebookUI`` runs cells the way a person does
   (type into the cell editor, Shift+Enter) and reads what the page shows.
+- ``collaborator`` (function): ``collaborator(name, path)``: another user (a browser
+  context of their own) opens the notebook on ``collaborative_lab``, as ``open_notebook``.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -27,6 +34,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -174,11 +182,34 @@ def _serve_the_built_extension(base: Path) -> str | None:
     return str(path)
 
 
-def start_lab_server(base: Path, env: dict[str, str] | None = None) -> LabServer:
+def _collaboration_options(base: Path, collaborative: bool) -> list[str]:
+    """jupyter-collaboration's options for a test server, where it is installed: real-time
+    collaboration on only when asked for, and its databases under ``base`` (out of the
+    server root, which some tests list, and out of the user's data directory)."""
+    options = []
+    if importlib.util.find_spec("jupyter_server_fileid") is not None:
+        options.append(f"--BaseFileIdManager.db_path={base / 'file_id_manager.db'}")
+    if importlib.util.find_spec("jupyter_server_ydoc") is None:
+        if collaborative:
+            raise RuntimeError("real-time collaboration needs jupyter-collaboration installed")
+        return options
+    return [
+        *options,
+        f"--YDocExtension.disable_rtc={not collaborative}",
+        f"--SQLiteYStore.db_path={base / 'ystore.db'}",
+        f"--YDocExtension.session_store_path={base / 'collaboration_sessions.json'}",
+    ]
+
+
+def start_lab_server(
+    base: Path, env: dict[str, str] | None = None, *, collaborative: bool = False
+) -> LabServer:
     """Start JupyterLab as the browser tests use it (the benchmarks too): rooted in
     ``base / "root"`` (created if missing), isolated from the user's config, settings and
     workspaces under ``base``, serving the extension built in this tree; returns once it
-    answers. ``env``: the environment to start from (default: this process's)."""
+    answers. ``env``: the environment to start from (default: this process's).
+    ``collaborative``: real-time collaboration on (needs jupyter-collaboration); off by
+    default, also where jupyter-collaboration is installed."""
     root = base / "root"
     root.mkdir(exist_ok=True)
     settings = base / "settings"
@@ -217,6 +248,7 @@ def start_lab_server(base: Path, env: dict[str, str] | None = None) -> LabServer
         "--LabApp.check_for_updates_class=jupyterlab.handlers.announcements.NeverCheckForUpdate",
         "--LabApp.extension_manager=readonly",
         "--JupyterNotebookApp.expose_app_in_browser=True",  # Notebook 7 pages, when installed
+        *_collaboration_options(base, collaborative),
     ]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         command.append("--allow-root")  # containers and CI machines often run as root
@@ -244,6 +276,18 @@ def stop_lab_server(server: LabServer) -> None:
 @pytest.fixture(scope="session")
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
     server = start_lab_server(tmp_path_factory.mktemp("lab"))
+    try:
+        yield server
+    finally:
+        stop_lab_server(server)
+
+
+@pytest.fixture(scope="module")
+def collaborative_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
+    pytest.importorskip(
+        "jupyter_server_ydoc", reason="jupyter-collaboration is not installed (the test extra)"
+    )
+    server = start_lab_server(tmp_path_factory.mktemp("collaborative-lab"), collaborative=True)
     try:
         yield server
     finally:
@@ -286,8 +330,12 @@ def _failed(node: pytest.Item) -> bool:
     return any(report.failed for report in node.stash.get(_REPORTS, {}).values())
 
 
-@pytest.fixture
-def page(browser: Any, lab: LabServer, request: pytest.FixtureRequest) -> Iterator[Any]:
+@contextmanager
+def _browser_page(
+    browser: Any, lab: LabServer, request: pytest.FixtureRequest, name: str = ""
+) -> Iterator[Any]:
+    """A page in a fresh browser context (a user of its own); on failure its screenshot,
+    console and the server log land in test-artifacts/ (``name`` tells pages apart)."""
     context = browser.new_context(viewport={"width": 1400, "height": 900})
     context.set_default_timeout(PAGE_TIMEOUT)
     page = context.new_page()
@@ -299,7 +347,7 @@ def page(browser: Any, lab: LabServer, request: pytest.FixtureRequest) -> Iterat
     finally:
         if _failed(request.node):
             ARTIFACTS.mkdir(exist_ok=True)
-            stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", request.node.nodeid)
+            stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", request.node.nodeid + (name and f"-{name}"))
             try:
                 page.screenshot(path=str(ARTIFACTS / f"{stem}.png"), full_page=True)
             except Exception as error:
@@ -311,6 +359,30 @@ def page(browser: Any, lab: LabServer, request: pytest.FixtureRequest) -> Iterat
         except Exception:
             pass  # the page is gone; the server still shuts the kernels down at the end
         context.close()
+
+
+@pytest.fixture
+def page(browser: Any, lab: LabServer, request: pytest.FixtureRequest) -> Iterator[Any]:
+    with _browser_page(browser, lab, request) as page:
+        yield page
+
+
+@pytest.fixture
+def collaborator(
+    browser: Any, collaborative_lab: LabServer, request: pytest.FixtureRequest
+) -> Iterator[Callable[..., NotebookUI]]:
+    """``collaborator(name, path, sources=None, write=True)``: user ``name`` opens the
+    notebook on ``collaborative_lab`` (as ``open_notebook`` does) in a browser context of
+    their own; ``.page`` is their page. All are closed after the test."""
+    with ExitStack() as pages:
+
+        def open_(
+            name: str, path: str, sources: list[str] | None = None, *, write: bool = True
+        ) -> NotebookUI:
+            page = pages.enter_context(_browser_page(browser, collaborative_lab, request, name))
+            return _open_notebook(page, collaborative_lab, path, sources, write=write)
+
+        yield open_
 
 
 # --- a notebook in the page --------------------------------------------------------------
@@ -522,32 +594,46 @@ def _open_in_page(
     return notebook
 
 
+def _open_notebook(
+    page: Any,
+    lab: LabServer,
+    path: str,
+    sources: list[str] | None = None,
+    *,
+    ui: str = "lab",
+    write: bool = True,
+) -> NotebookUI:
+    """``open_notebook`` in ``page`` on ``lab``."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    if write:
+        lab.write_notebook(path, sources)
+    if ui == "notebook":  # Jupyter Notebook 7's page for one notebook
+        page.goto(f"{lab.url}/notebooks/{quote(path)}")
+    else:
+        page.goto(f"{lab.url}/lab/tree/{quote(path)}?reset")
+    try:
+        handle = page.wait_for_function(_PANEL_ID, arg=path, timeout=PAGE_TIMEOUT)
+    except PlaywrightTimeout:
+        raise AssertionError(
+            f"JupyterLab did not open {path} within {PAGE_TIMEOUT / 1000:.0f} s"
+        ) from None
+    notebook = NotebookUI(page=page, path=path, panel_id=str(handle.json_value()))
+    notebook.cells.first.wait_for()
+    notebook.wait_for_kernel_idle()
+    return notebook
+
+
 @pytest.fixture
 def open_notebook(page: Any, lab: LabServer) -> Callable[..., NotebookUI]:
     """``open_notebook(path, sources=None, ui="lab", write=True)``: write the notebook under
     the server root (``write=False``: open the one there), open it in JupyterLab (a fresh
     workspace) or, with ``ui="notebook"``, in Jupyter Notebook 7, and wait for its kernel
     to be idle."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     def open_(
         path: str, sources: list[str] | None = None, *, ui: str = "lab", write: bool = True
     ) -> NotebookUI:
-        if write:
-            lab.write_notebook(path, sources)
-        if ui == "notebook":  # Jupyter Notebook 7's page for one notebook
-            page.goto(f"{lab.url}/notebooks/{quote(path)}")
-        else:
-            page.goto(f"{lab.url}/lab/tree/{quote(path)}?reset")
-        try:
-            handle = page.wait_for_function(_PANEL_ID, arg=path, timeout=PAGE_TIMEOUT)
-        except PlaywrightTimeout:
-            raise AssertionError(
-                f"JupyterLab did not open {path} within {PAGE_TIMEOUT / 1000:.0f} s"
-            ) from None
-        notebook = NotebookUI(page=page, path=path, panel_id=str(handle.json_value()))
-        notebook.cells.first.wait_for()
-        notebook.wait_for_kernel_idle()
-        return notebook
+        return _open_notebook(page, lab, path, sources, ui=ui, write=write)
 
     return open_

@@ -203,7 +203,7 @@ def test_an_agent_edits_and_runs_cells_each_edit_one_undo_step(open_notebook, pa
     shown = tool_results(notebook)
     assert shown["state"] == "completed"
     run_text = next(text for _, text in shown["results"] if text.startswith("Cell cell-1 ran"))
-    assert run_text == f"Cell cell-1 ran [{count}].\nstdout:\nbonjour"
+    assert run_text == f"Cell cell-1 ran [{count}].\n⤷ 1 stdout:\nbonjour"
     assert not any(is_error for is_error, _ in shown["results"])
 
 
@@ -260,7 +260,7 @@ bridge.run = recording_run
     ok, error, timeout = runs
     assert ok["outputs"][0]["text"] == "out 42\n"
     assert texts[0] == (
-        f"Cell cell-0 ran [{ok['execution_count']}].\nstdout:\nout 42\nresult:\n'value'"
+        f"Cell cell-0 ran [{ok['execution_count']}].\n⤷ 1 stdout:\nout 42\n⤷ 2 result:\n'value'"
     )
     assert error["error"]["ename"] == "ZeroDivisionError"
     assert error["outputs"][0]["ename"] == "ZeroDivisionError"
