@@ -51,6 +51,8 @@ class FileBridge:
         self._ids: list[str] = []
         self._prints: list[str] = []
         """The cells' ids and content fingerprints as last read or written."""
+        self._valid: dict[str, bool] = {}
+        """Whether the file as last written (by its hash) is a valid notebook."""
         self._aliases: dict[str, str] = {}
         """Ids the model was given that the file has since replaced (a frontend saved ids)."""
         self._lock = asyncio.Lock()
@@ -251,11 +253,22 @@ class FileBridge:
         return out
 
     def _save(self, doc: Document, ids: list[str]) -> None:
+        """Write ``doc``, unless that would turn a valid notebook into an invalid one."""
         text = doc.render()
-        _check_still_valid(doc.text, text, self.path)
+        problem = _validation_error(text)
+        if problem is not None:
+            was_valid = self._valid.get(self._seen or "")
+            if was_valid is None:
+                was_valid = _validation_error(doc.text) is None
+            if was_valid:
+                raise ToolError(
+                    f"This edit would make {self.path} an invalid notebook ({problem[:300]}), "
+                    "so it was not written."
+                )
         data = text.encode("utf-8")
         atomic_write_bytes(self.file, data)
         self._seen = hashlib.sha256(data).hexdigest()
+        self._valid = {self._seen: problem is None}
         self._ids = list(ids)
         self._prints = [fingerprint(c.value) for c in doc.cells]
 
@@ -275,24 +288,16 @@ def _matches(old: Sequence[str], new: Sequence[str]) -> list[tuple[int, int]]:
     return pairs
 
 
-def _check_still_valid(before: str, after: str, name: str) -> None:
-    """Refuse a write that would turn a valid notebook into an invalid one."""
+def _validation_error(text: str) -> str | None:
+    """The first way ``text`` breaks the notebook format of its own version, if any."""
     from nbformat.validator import get_validator
 
-    def first_error(text: str) -> str | None:
-        data = json.loads(text)
-        validator = get_validator(data.get("nbformat"), data.get("nbformat_minor"))
-        if validator is None:
-            return None
-        error = next(iter(validator.iter_errors(data)), None)
-        return None if error is None else str(error.message)
-
-    problem = first_error(after)
-    if problem is not None and first_error(before) is None:
-        raise ToolError(
-            f"This edit would make {name} an invalid notebook ({problem[:300]}), so it was "
-            "not written."
-        )
+    data = json.loads(text)
+    validator = get_validator(data.get("nbformat"), data.get("nbformat_minor"))
+    if validator is None:
+        return None
+    error = next(iter(validator.iter_errors(data)), None)
+    return None if error is None else str(error.message)
 
 
 def _cell(doc: Document, index: int, cell_id: str, name: str) -> Cell:

@@ -237,6 +237,24 @@ async def test_ids_read_before_a_frontend_saved_the_file_with_its_own_ids_still_
     assert json.loads(path.read_text())["cells"][2]["source"] == ["total = 0"]
 
 
+async def test_an_edit_that_would_make_a_valid_notebook_invalid_is_not_written(
+    copy_of, monkeypatch
+):
+    path = copy_of("v4.4-indent-2.ipynb")
+    original = path.read_bytes()
+    real = Document._stored_form
+
+    def broken(self, cell, old):  # a slip in how a cell is stored
+        return {**real(self, cell, old), "id": "x"}  # ids are invalid before 4.5
+
+    monkeypatch.setattr(Document, "_stored_form", broken)
+    bridge = FileBridge(path)
+    cell = (await bridge.read())[1]
+    with pytest.raises(Exception, match="would make .* an invalid notebook"):
+        await bridge.update(cell.id, "x = 1")
+    assert path.read_bytes() == original
+
+
 async def test_a_file_edited_since_the_read_is_not_overwritten(copy_of):
     path = copy_of("v4.4-indent-2.ipynb")
     bridge = FileBridge(path)
