@@ -20,23 +20,7 @@ from typing import Any
 
 import nbformat
 from playwright.sync_api import expect
-
-# Finds a notebook panel by path among the main area's widgets (as the harness does).
-PANEL_OF = """const panelOf = path => Array.from(window.jupyterapp?.shell.widgets('main') ?? [])
-  .find(w => w.context?.path === path && w.content?.widgets !== undefined);"""
-
-# The notebook's cells as the page's shared model holds them.
-CELLS = f"""path => {{ {PANEL_OF}
-  const model = panelOf(path)?.content.model;
-  if (!model) return null;
-  return model.sharedModel.cells.map(c => {{
-    const json = c.toJSON();
-    return {{
-      id: c.getId(), source: c.getSource(),
-      execution_count: json.execution_count ?? null, outputs: json.outputs ?? []
-    }};
-  }});
-}}"""
+from shared_model import PANEL_OF, cells, wait_for_cells
 
 # Bob's page keeps the times (performance.now()) at which cell-0's source changed.
 WATCH_CELL_0 = f"""path => {{ {PANEL_OF}
@@ -77,37 +61,13 @@ SCRIPT = [
 ]
 
 
-def cells(notebook: Any) -> list[dict[str, Any]]:
-    return notebook.page.evaluate(CELLS, notebook.path) or []
-
-
-def wait_for_cells(notebook: Any, predicate: str, what: str, timeout: float = 30_000):
-    """Wait until the JS ``predicate(cells)`` holds for the cells ``notebook``'s page shows."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
-    try:
-        notebook.page.wait_for_function(
-            f"path => {{ const cells = ({CELLS})(path); "
-            f"return cells !== null && ({predicate})(cells); }}",
-            arg=notebook.path,
-            timeout=timeout,
-        )
-    except PlaywrightTimeout:
-        shown = json.dumps(cells(notebook), indent=1)[:4000]
-        raise AssertionError(
-            f"{notebook.path} in {notebook.page.url}: {what} within {timeout / 1000:.0f} s; "
-            f"cells:\n{shown}"
-        ) from None
-    return cells(notebook)
-
-
 def source_of(cell_id: str) -> str:
     return f"cells.find(c => c.id === '{cell_id}')?.source"
 
 
 def ui_cell(notebook: Any, cell_id: str) -> Any:
     """The cell's node in the page (by its position in the model)."""
-    return notebook.cells.nth([c["id"] for c in cells(notebook)].index(cell_id))
+    return notebook.cells.nth([c["id"] for c in cells(notebook.page, notebook.path)].index(cell_id))
 
 
 def start_agent(alice: Any, line: str) -> Any:
@@ -144,7 +104,8 @@ def test_a_collaborator_sees_the_agents_edits_and_runs_live_and_nothing_is_lost(
     alice.run_cell(SETUP)
     panel = start_agent(alice, "%agent act --model $m Work on the notebook")
     seen = wait_for_cells(
-        bob,
+        bob.page,
+        bob.path,
         f"cells => cells.length > 4 && {source_of('cell-1')} === \"print('bonjour')\"",
         "Bob did not see the insert and the edit",
     )
@@ -156,7 +117,7 @@ def test_a_collaborator_sees_the_agents_edits_and_runs_live_and_nothing_is_lost(
     expect(panel.get_by_role("status")).to_have_text("completed")
     ran = ui_cell(bob, "cell-1")
     expect(ran.locator(".jp-OutputArea-output")).to_have_text("bonjour")
-    count = next(c for c in cells(alice) if c["id"] == "cell-1")["execution_count"]
+    count = next(c for c in cells(alice.page, alice.path) if c["id"] == "cell-1")["execution_count"]
     assert isinstance(count, int)
     expect(ran.locator(".jp-InputPrompt")).to_have_text(f"[{count}]:")
 
@@ -164,7 +125,9 @@ def test_a_collaborator_sees_the_agents_edits_and_runs_live_and_nothing_is_lost(
     bob.page.evaluate(WATCH_CELL_0, path)
     panel.get_by_role("textbox", name="Message").fill("Go on")
     panel.get_by_role("button", name="Send").click()
-    wait_for_cells(bob, f"cells => {source_of('cell-0')} !== 'x = 21'", "no agent edit began")
+    wait_for_cells(
+        bob.page, bob.path, f"cells => {source_of('cell-0')} !== 'x = 21'", "no agent edit began"
+    )
     ui_cell(bob, "cell-2").locator(".cm-content").click()
     began = bob.page.evaluate("() => performance.now()")
     bob.page.keyboard.type(BOB_TYPES, delay=30)
@@ -175,7 +138,7 @@ def test_a_collaborator_sees_the_agents_edits_and_runs_live_and_nothing_is_lost(
         f"cells => {source_of('cell-0')} === '{final}' && {source_of('cell-2')} === {BOB_TYPES!r}"
     )
     for notebook in (alice, bob):
-        wait_for_cells(notebook, both, "an edit was lost")
+        wait_for_cells(notebook.page, notebook.path, both, "an edit was lost")
     changes = bob.page.evaluate("() => window.__cell0Changes")
     assert any(began < t < ended for t in changes), (
         "the agent's edits and Bob's typing did not overlap"
@@ -187,7 +150,9 @@ def test_a_collaborator_sees_the_agents_edits_and_runs_live_and_nothing_is_lost(
     alice.page.keyboard.press("z")
     undone = f"cells => {source_of('cell-0')} === '{edit_0(AGENT_EDITS - 1)}'"
     for notebook in (alice, bob):
-        shown = wait_for_cells(notebook, undone, "undo did not take back the agent's last edit")
+        shown = wait_for_cells(
+            notebook.page, notebook.path, undone, "undo did not take back the agent's last edit"
+        )
         assert next(c for c in shown if c["id"] == "cell-2")["source"] == BOB_TYPES
 
     # The bridge's save: the server writes the shared document, every edit in it.
