@@ -23,7 +23,7 @@ import nbformat
 import pytest
 from helpers import call, until
 from IPython.core.inputtransformer2 import TransformerManager
-from notebook_corpus import GENERATED, real_notebooks, write
+from notebook_corpus import GENERATED, LARGE, real_notebooks, write
 
 from jupyter_agent import Agent, ScriptedModel
 from jupyter_agent.events import ToolStarted
@@ -31,6 +31,8 @@ from jupyter_agent.ipynb import Document
 from jupyter_agent.notebook_file import FileBridge
 
 CORPUS = [*(p.name for p in real_notebooks()), *GENERATED]
+EDITED = [*CORPUS, *LARGE]
+"""Notebooks edited by id in every layout (the large ones too: a 20 MB line, 1,000 cells)."""
 
 
 @pytest.fixture
@@ -80,7 +82,7 @@ def test_the_corpus_is_what_people_have():
     assert any(d.style.indent == "  " for d in docs.values())
 
 
-@pytest.mark.parametrize("name", CORPUS)
+@pytest.mark.parametrize("name", EDITED)
 async def test_ids_are_stable_across_reads_and_sessions(copy_of, name):
     path = copy_of(name)
     first = [c.id for c in await FileBridge(path).read()]
@@ -94,7 +96,7 @@ async def test_ids_are_stable_across_reads_and_sessions(copy_of, name):
         assert [cid for cid in first if cid in unique] == unique  # stored ids are kept
 
 
-@pytest.mark.parametrize("name", CORPUS)
+@pytest.mark.parametrize("name", EDITED)
 async def test_an_edit_by_an_earlier_id_changes_only_that_cell(copy_of, name):
     path = copy_of(name)
     before = path.read_text(encoding="utf-8")
@@ -125,7 +127,7 @@ async def test_an_edit_by_an_earlier_id_changes_only_that_cell(copy_of, name):
     assert (await bridge.read_cell(target.id)).source == new_source
 
 
-@pytest.mark.parametrize("name", CORPUS)
+@pytest.mark.parametrize("name", EDITED)
 async def test_insert_move_delete_keep_every_other_cell_as_it_was(copy_of, name):
     path = copy_of(name)
     before = path.read_text(encoding="utf-8")
@@ -250,7 +252,7 @@ async def test_an_edit_that_would_make_a_valid_notebook_invalid_is_not_written(
     monkeypatch.setattr(Document, "_stored_form", broken)
     bridge = FileBridge(path)
     cell = (await bridge.read())[1]
-    with pytest.raises(Exception, match="would make .* an invalid notebook"):
+    with pytest.raises(Exception, match=r"would make .* an invalid notebook"):
         await bridge.update(cell.id, "x = 1")
     assert path.read_bytes() == original
 
