@@ -25,27 +25,14 @@ from .notebook import Cell
 from .output_view import (
     IMAGE_TYPES,
     WIDGET,
-    Limits,
+    ViewLimits,
     as_text,
     clip,
     describe_image,
     image_info,
     render_output,
-    strip_ansi,
 )
 from .secrets import mask_secrets
-
-__all__ = [
-    "ExecutionHistory",
-    "Limits",
-    "View",
-    "provenance",
-    "render_cell",
-    "render_notebook",
-    "render_outline",
-    "render_output",
-    "strip_ansi",
-]
 
 WHOLE_CHARS = 40_000
 """A notebook whose full view fits in this is shown whole on the first read (~10k tokens)."""
@@ -96,7 +83,7 @@ def render_cell(
     cell: Cell,
     position: int,
     flags: str,
-    limits: Limits,
+    limits: ViewLimits,
     images: list[ImageBlock] | None,
 ) -> str:
     parts = [_header(cell, position, flags), _source(cell.source, limits)]
@@ -123,7 +110,7 @@ def _header(cell: Cell, position: int, flags: str) -> str:
 _BLANK_RUNS = re.compile(r"[ \t]+$|\n{3,}", re.MULTILINE)
 
 
-def _source(source: str, limits: Limits) -> str:
+def _source(source: str, limits: ViewLimits) -> str:
     if not source.strip():
         return "(empty)"
     half = limits.source_lines // 2
@@ -139,7 +126,7 @@ def render_notebook(
     cells: Sequence[Cell],
     title: str,
     history: ExecutionHistory | None = None,
-    limits: Limits | None = None,
+    limits: ViewLimits | None = None,
     *,
     start: int = 1,
     end: int | None = None,
@@ -147,7 +134,7 @@ def render_notebook(
 ) -> View:
     """Cells ``start``..``end`` (1-based, inclusive) in full, stopping at a cell boundary
     once ``budget`` characters are used (always at least one cell)."""
-    limits = limits or Limits()
+    limits = limits or ViewLimits()
     flags = provenance(cells, history)
     last = len(cells) if end is None else min(end, len(cells))
     images: list[ImageBlock] = []

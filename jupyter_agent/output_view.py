@@ -36,7 +36,7 @@ MAX_IMAGE_DATA = 30_000_000
 
 
 @dataclass
-class Limits:
+class ViewLimits:
     """How much of each output (and source) a view shows."""
 
     output_head: int = 20
@@ -135,7 +135,7 @@ def as_text(value: Any) -> str:
 
 def render_output(
     output: dict[str, Any],
-    limits: Limits,
+    limits: ViewLimits,
     images: list[ImageBlock] | None,
     where: str = "",
 ) -> str:
@@ -165,7 +165,7 @@ def render_output(
     return f"{label}:\n" + "\n".join(parts)
 
 
-def _error(output: dict[str, Any], limits: Limits) -> str:
+def _error(output: dict[str, Any], limits: ViewLimits) -> str:
     traceback = output.get("traceback") or []
     text = strip_ansi("\n".join(t if isinstance(t, str) else str(t) for t in traceback))
     ename, evalue = output.get("ename"), as_text(output.get("evalue", ""))
@@ -173,7 +173,7 @@ def _error(output: dict[str, Any], limits: Limits) -> str:
     return f"error {ename}: {clip(evalue, 5, 2, 500)}" + (f"\n{body}" if body else "")
 
 
-def _best_text(data: dict[str, Any], limits: Limits, *, beside_image: bool) -> str:
+def _best_text(data: dict[str, Any], limits: ViewLimits, *, beside_image: bool) -> str:
     """The most useful text form of a rich output."""
     clipped = lambda text: clip(text, limits.output_head, limits.output_tail, limits.output_chars)  # noqa: E731
     if WIDGET in data:
@@ -287,7 +287,7 @@ FORMULA_HEIGHT = 150
 def _image(
     mime: str,
     data: str,
-    limits: Limits,
+    limits: ViewLimits,
     images: list[ImageBlock] | None,
     where: str,
     has_latex: bool = False,

@@ -12,7 +12,7 @@ from PIL import Image
 from jupyter_agent.notebook import Cell
 from jupyter_agent.notebook_file import FileBridge
 from jupyter_agent.notebook_view import fits_whole, render_notebook, render_outline
-from jupyter_agent.output_view import Limits, clip, render_output
+from jupyter_agent.output_view import ViewLimits, clip, render_output
 
 KEY = "sk-ant-api03-" + "Q" * 80
 
@@ -25,7 +25,7 @@ def test_a_formula_keeps_its_latex_and_its_small_picture_is_listed_not_attached(
     images: list = []
     text = render_output(
         _rich({"image/png": png(180, 40), "text/latex": "$x^2$", "text/plain": "x**2"}),
-        Limits(),
+        ViewLimits(),
         images,
         "'c', output=1",
     )
@@ -38,7 +38,7 @@ def test_a_figure_is_attached_downscaled_with_its_text_beside_it():
     images: list = []
     text = render_output(
         _rich({"image/png": png(1600, 1000), "text/plain": "<Figure size 1600x1000 with 1 Axes>"}),
-        Limits(),
+        ViewLimits(),
         images,
     )
     assert "png 1600×1000" in text and "attached as image 1" in text
@@ -55,7 +55,7 @@ def test_a_widget_shows_its_text_fallback():
                 "text/plain": "IntSlider(value=3)",
             }
         ),
-        Limits(),
+        ViewLimits(),
         [],
     )
     assert "[widget] IntSlider(value=3)" in text
@@ -64,7 +64,7 @@ def test_a_widget_shows_its_text_fallback():
 def test_an_html_table_becomes_a_compact_text_table():
     rows = "".join(f"<tr><th>{i}</th><td>city {i}</td><td>{i * 1000}</td></tr>" for i in range(50))
     html = f"<style>x</style><table><tr><th></th><th>city</th><th>pop</th></tr>{rows}</table>"
-    text = render_output(_rich({"text/html": html}), Limits(), [])
+    text = render_output(_rich({"text/html": html}), ViewLimits(), [])
     assert "[table, 50 rows × 3 columns]" in text
     assert "city 0" in text and "city 49" in text and "city 25" not in text
     assert "<td>" not in text

@@ -23,7 +23,7 @@ from ..notebook_view import (
     render_notebook,
     render_outline,
 )
-from ..output_view import Limits, render_output
+from ..output_view import ViewLimits, render_output
 from ..permissions import Permission
 from ..secrets import MASK, mask_secrets
 from ._tool import ToolContext, ToolOutput, tool
@@ -64,7 +64,7 @@ def _edit_output(message: str, cell_id: str, kind: str, old: str, new: str) -> T
 
 # --- reading --------------------------------------------------------------------------------
 
-CELL_LIMITS = Limits(
+CELL_LIMITS = ViewLimits(
     output_head=200,
     output_tail=50,
     output_chars=30_000,
@@ -74,7 +74,7 @@ CELL_LIMITS = Limits(
     error_chars=20_000,
 )
 """read_cell: one cell in full."""
-OUTPUT_LIMITS = Limits(
+OUTPUT_LIMITS = ViewLimits(
     output_head=2_000,
     output_tail=200,
     output_chars=100_000,
@@ -337,7 +337,7 @@ async def run_cell(ctx: ToolContext, cell_id: str, timeout: float = 120) -> Tool
     bridge = bridge_of(ctx)
     result = await bridge.run(cell_id, timeout=timeout)
     images: list[ImageBlock] = []
-    limits = Limits()
+    limits = ViewLimits()
     where = f"{cell_id!r}, output="
 
     def render() -> str:
