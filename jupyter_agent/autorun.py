@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ._system import system_program
-from .sandbox import glob_matches
+from .globs import glob_matches
 
 ANY_DEPTH: dict[str, str] = {
     ".husky": "git runs the hooks husky keeps here at your next commit",

@@ -29,10 +29,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+from .atomic import atomic_write_bytes
 from .errors import ToolError
 from .ipynb import Document, NotebookFormatError, derive_ids, fingerprint
 from .notebook import BridgeMode, Cell, CellType, Executor, RunResult, new_cell_id
-from .sandbox import atomic_write_bytes
 
 T = TypeVar("T")
 

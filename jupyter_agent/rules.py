@@ -27,9 +27,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, TypeAdapter
 
+from .atomic import atomic_write_text
 from .commands.analysis import Invocation, Word, analyze, harmless_variable, program_name
+from .globs import glob_matches
 from .permissions import Allow, Ask, Decision, Deny, Permission, ToolCall
-from .sandbox import atomic_write_text, glob_matches
 
 Scope = Literal["global", "role", "session", "user"]
 DecisionName = Literal["allow", "deny", "ask"]

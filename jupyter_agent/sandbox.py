@@ -13,18 +13,12 @@ commands are guarded by the permission rules and the user's approval instead.
 from __future__ import annotations
 
 import difflib
-import fnmatch
 import os
-import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from . import beneath
 from .errors import ToolError
-
-if TYPE_CHECKING:
-    from .tools._tool import ToolContext
+from .globs import glob_matches
 
 DEFAULT_DENY_GLOBS: tuple[str, ...] = (
     ".env",
@@ -284,33 +278,6 @@ class Sandbox:
         return None
 
 
-def sandbox_for(ctx: ToolContext) -> Sandbox:
-    """The agent's sandbox (a :class:`Sandbox` resource), or a default one on the workspace."""
-    found = ctx.resources.get(Sandbox)
-    return found if found is not None else Sandbox(ctx.workspace)
-
-
-# --- atomic writes -------------------------------------------------------------------
-
-
-def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None:
-    """Replace ``path`` with ``data`` so readers see the old or the new file, never a mix.
-
-    The data goes to a temporary file in the same folder, which then replaces the file
-    (keeping its permission bits). Anything raised on the way — an I/O error, a kernel
-    interrupt — leaves the old file as it was and no temporary file behind.
-    ``durable`` also waits for the data to reach the disk (fsync) before the rename, so
-    the new file survives a power cut too; that costs milliseconds on most disks.
-    """
-    path = Path(path)
-    beneath.write_bytes(path.parent, (path.name,), data, durable=durable)
-
-
-def atomic_write_text(path: Path, text: str, encoding: str = "utf-8") -> None:
-    """:func:`atomic_write_bytes` for text (no newline translation)."""
-    atomic_write_bytes(path, text.encode(encoding))
-
-
 # --- helpers -------------------------------------------------------------------------
 
 
@@ -351,73 +318,3 @@ def _expand_sensitive(entries: Iterable[str]) -> list[tuple[str, list[Path]]]:
                     places.append(Path(p))
         out.append((entry, places))
     return out
-
-
-_GLOB_CACHE: dict[tuple[str, bool], re.Pattern[str]] = {}
-
-
-def glob_to_regex(pattern: str, *, ignore_case: bool = True) -> re.Pattern[str]:
-    """A gitignore-style glob for a slash path: ``*`` stays in one folder, ``**`` crosses."""
-    key = (pattern, ignore_case)
-    cached = _GLOB_CACHE.get(key)
-    if cached is not None:
-        return cached
-    out, i = [], 0
-    while i < len(pattern):
-        c = pattern[i]
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-            continue
-        if pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-            continue
-        if c == "*":
-            out.append("[^/]*")
-        elif c == "?":
-            out.append("[^/]")
-        elif c == "[":
-            end = pattern.find("]", i + 1)
-            if end == -1:
-                out.append(re.escape(c))
-            else:
-                body = pattern[i + 1 : end].replace("\\", "\\\\")
-                if body.startswith("!"):
-                    body = "^" + body[1:]
-                out.append(f"[{body}]")
-                i = end
-        else:
-            out.append(re.escape(c))
-        i += 1
-    flags = re.DOTALL | (re.IGNORECASE if ignore_case else 0)
-    compiled = re.compile("".join(out) + r"\Z", flags)
-    _GLOB_CACHE[key] = compiled
-    return compiled
-
-
-def glob_matches(pattern: str, parts: list[str], is_dir: bool | None = None) -> bool:
-    """Whether a gitignore-style ``pattern`` refuses the path made of ``parts``.
-
-    A pattern matching a folder refuses everything inside it. Names compare without
-    case, so a case-insensitive file system cannot be used to slip past a rule.
-    """
-    dir_only = pattern.endswith("/")
-    pattern = pattern.rstrip("/")
-    if not pattern or not parts:
-        return False
-    last = len(parts) - 1
-    if "/" not in pattern:
-        for i, part in enumerate(parts):
-            if dir_only and i == last and is_dir is False:
-                continue
-            if fnmatch.fnmatchcase(part.lower(), pattern.lower()):
-                return True
-        return False
-    regex = glob_to_regex(pattern.lstrip("/"))
-    for i in range(len(parts)):
-        if dir_only and i == last and is_dir is False:
-            continue
-        if regex.match("/".join(parts[: i + 1])):
-            return True
-    return False

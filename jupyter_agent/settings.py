@@ -38,11 +38,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from .atomic import atomic_write_text
 from .commands import SandboxSettings
 from .errors import AgentError, ToolError
 from .permissions import BUILTIN_ROLES, Role
 from .rules import Rule, Rules
-from .sandbox import Sandbox, atomic_write_text
+from .sandbox import Sandbox
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from jupyter_agent.atomic import atomic_write_text
 from jupyter_agent.errors import ToolError
-from jupyter_agent.sandbox import Sandbox, atomic_write_text, sandbox_for
-from jupyter_agent.tools import ToolContext
+from jupyter_agent.sandbox import Sandbox
+from jupyter_agent.tools import ToolContext, sandbox_for
 
 
 @pytest.fixture

@@ -169,3 +169,64 @@ def test_control_tool_names_are_the_contract():
     assert set(plan_schema["required"]) == {"goal", "steps"}
     step = plan_schema["properties"]["steps"]["items"]["properties"]
     assert {"step_number", "action", "reason", "tools_needed", "estimated_time"} <= set(step)
+
+
+# --- the run as tools see it ------------------------------------------------------------
+
+
+class FakeRun:
+    """A RunControl without the engine: what the control tools did, in order."""
+
+    id = "run-1"
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, tuple[object, ...]]] = []
+
+    async def ask(self, question):
+        self.calls.append(("ask", (question.question,)))
+        return "yes", None
+
+    def submit_plan(self, plan):
+        self.calls.append(("submit_plan", (plan.goal,)))
+
+    def update_plan_step(self, step_number, status, note=""):
+        self.calls.append(("update_plan_step", (step_number, status, note)))
+
+    def send_update(self, message):
+        self.calls.append(("send_update", (message,)))
+
+    def complete(self, summary, message=None):
+        self.calls.append(("complete", (summary, message)))
+
+    def tool_progress(self, tool_use_id, output):
+        self.calls.append(("tool_progress", (tool_use_id, output)))
+
+    async def spawn(self, task, *, role="planner", tool_use_id=None, **options):
+        raise NotImplementedError
+
+
+async def test_control_tools_steer_the_run_only_through_run_control():
+    from jupyter_agent.agent import Run
+    from jupyter_agent.tools import RunControl
+
+    members = {name for name in RunControl.__dict__ if not name.startswith("_")}
+    assert members - set(dir(Run)) == {"id"}  # an attribute each Run sets in __init__
+    run = FakeRun()
+    ctx = ToolContext(tool_use_id="t1", run=run)
+    tools = {t.name: t for t in CONTROL_TOOLS}
+    step = {"step_number": 1, "action": "Look around"}
+    await tools["submit_plan"].call(ctx, {"goal": "Tidy", "steps": [step]})
+    await tools["ask_user"].call(ctx, {"question": "Go on?"})
+    await tools["update_plan_step"].call(ctx, {"step_number": 1, "status": "done"})
+    await tools["send_update"].call(ctx, {"message": "Half way"})
+    await ctx.progress("50%")
+    await tools["task_complete"].call(ctx, {"summary": "Tidied"})
+    assert run.calls == [
+        ("submit_plan", ("Tidy",)),
+        ("complete", ("Plan: Tidy", "Submitted a plan with 1 step for review.")),
+        ("ask", ("Go on?",)),
+        ("update_plan_step", (1, "done", "")),
+        ("send_update", ("Half way",)),
+        ("tool_progress", ("t1", "50%")),
+        ("complete", ("Tidied", None)),
+    ]

@@ -147,7 +147,10 @@ class Turn:
 
 
 class Run:
-    """The state of one run and the operations a loop performs."""
+    """The state of one run and the operations a loop performs.
+
+    Tools see it as a :class:`~jupyter_agent.tools.RunControl`, never as this class.
+    """
 
     def __init__(self, agent: Agent, task: str, role: Role, limits: Limits) -> None:
         self.id = new_id()
@@ -740,9 +743,9 @@ class Run:
 
     # --- what control tools do ----------------------------------------------------
 
-    def complete(self, summary: str) -> None:
+    def complete(self, summary: str, message: str | None = None) -> None:
         self.summary = summary
-        self.end("completed", summary)
+        self.end("completed", summary if message is None else message)
 
     def submit_plan(self, plan: Plan) -> None:
         meta = self.session.metadata

@@ -26,11 +26,11 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
+from ..atomic import atomic_write_bytes
 from ..errors import SessionError
 from ..messages import ApiView, Message, MessageAdapter, encodable, new_id
 from ..models import Usage
 from ..plans import Plan, StepProgress
-from ..sandbox import atomic_write_bytes
 
 log = logging.getLogger(__name__)
 

@@ -12,7 +12,7 @@ import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar, get_type_hints, overload
+from typing import Any, TypeVar, get_type_hints, overload
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
@@ -20,9 +20,7 @@ from .._wording import visible
 from ..errors import ToolError
 from ..messages import ImageBlock
 from ..permissions import Hazard
-
-if TYPE_CHECKING:
-    from ..agent._run import Run
+from ._run_control import RunControl
 
 T = TypeVar("T")
 
@@ -63,7 +61,7 @@ class ToolContext:
     workspace: Path = field(default_factory=Path.cwd)
     resources: ResourceMap = field(default_factory=ResourceMap)
     metadata: dict[str, Any] = field(default_factory=dict)
-    run: Run | None = None
+    run: RunControl | None = None
     """The run the call belongs to; control tools use it to ask, plan and finish."""
 
     async def progress(self, output: str) -> None:
@@ -71,7 +69,7 @@ class ToolContext:
         if self.run is not None:
             self.run.tool_progress(self.tool_use_id, output)
 
-    def require_run(self) -> Run:
+    def require_run(self) -> RunControl:
         if self.run is None:
             raise ToolError("this tool only works inside an agent run")
         return self.run

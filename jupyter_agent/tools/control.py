@@ -47,8 +47,7 @@ def submit_plan(
     run = ctx.require_run()
     run.submit_plan(plan)
     steps = plural(len(plan.steps), "step")
-    run.end("completed", f"Submitted a plan with {steps} for review.")
-    run.summary = f"Plan: {plan.goal}"
+    run.complete(f"Plan: {plan.goal}", f"Submitted a plan with {steps} for review.")
     return ToolOutput(
         f"The plan ({steps}) is shown to the user for review. Stop here.",
         data={"plan": plan.model_dump(mode="json")},

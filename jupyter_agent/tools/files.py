@@ -26,9 +26,11 @@ import regex
 from .. import beneath
 from ..autorun import autorun_for
 from ..errors import ToolError
+from ..globs import glob_to_regex
 from ..permissions import Hazard, Permission
 from ..provenance import WrittenFiles
-from ..sandbox import SKIP_DIRS, Sandbox, glob_to_regex, sandbox_for
+from ..sandbox import SKIP_DIRS, Sandbox
+from ._sandbox import sandbox_for
 from ._tool import ToolContext, ToolOutput, tool
 
 READ_MAX_LINES = 2000

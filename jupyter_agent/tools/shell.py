@@ -34,7 +34,8 @@ from ..commands import OsSandbox, analyze, command_hazards
 from ..errors import ToolError
 from ..permissions import Hazard, Permission
 from ..provenance import WrittenFiles
-from ..sandbox import Sandbox, sandbox_for
+from ..sandbox import Sandbox
+from ._sandbox import sandbox_for
 from ._tool import ToolContext, ToolOutput, tool
 
 MAX_OUTPUT_LINES = 200
