@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import io
+import typing
 from typing import get_args
 
 import pytest
@@ -83,6 +84,13 @@ def test_events_from_outside_are_validated_and_typed_by_the_adapter():
 def test_the_text_renderer_handles_every_event(event):
     out = io.StringIO()
     TextRenderer(out, color=False)(event)  # raises AttributeError for an unhandled kind
+    assert callable(getattr(TextRenderer, "_on_" + event.kind))
+
+
+def test_the_samples_cover_every_kind_of_event():
+    union = typing.get_args(typing.get_args(ev.Event)[0])
+    kinds = {cls.__dataclass_fields__["kind"].default for cls in union}
+    assert kinds == {e.kind for e in SAMPLES}
 
 
 def test_renderer_prints_a_readable_run():

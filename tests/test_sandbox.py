@@ -55,15 +55,18 @@ def test_a_symlink_inside_the_workspace_is_followed(sb, workspace):
     assert sb.resolve("link.txt") == Path(os.path.realpath(workspace)) / "real.txt"
 
 
-def test_names_that_only_look_like_secret_files_are_allowed(sb):
+def test_names_that_only_look_like_secret_files_are_allowed(sb, workspace):
     for path in (".environment", "env.py", "dotenv/readme.md", "my.pem.txt", "rsa.py"):
-        sb.resolve(path)
+        assert sb.resolve(path) == workspace.resolve() / path
 
 
-def test_reading_inside_the_session_store_and_git_is_allowed(sb):
-    sb.resolve(".jupyter_agent/sessions/x/metadata.json")
-    sb.resolve(".git/config")
-    sb.resolve(".gitignore", for_write=True)
+def test_reading_inside_the_session_store_and_git_is_allowed(sb, workspace):
+    root = workspace.resolve()
+    assert sb.resolve(".jupyter_agent/sessions/x/metadata.json") == (
+        root / ".jupyter_agent/sessions/x/metadata.json"
+    )
+    assert sb.resolve(".git/config") == root / ".git/config"
+    assert sb.resolve(".gitignore", for_write=True) == root / ".gitignore"
 
 
 def test_relative_names_paths_for_display(sb, workspace):
