@@ -27,9 +27,12 @@ from jupyter_client.manager import start_new_async_kernel
 from jupyter_agent.errors import ToolError
 from jupyter_agent.jupyter import bridge as bridge_module
 from jupyter_agent.jupyter.bridge import (
+    ERROR_CODES,
+    OPERATIONS,
     PROTOCOL,
     TARGET,
     BridgeClosed,
+    BridgeError,
     BridgeTimeout,
     LiveBridge,
     connect_notebook,
@@ -52,6 +55,14 @@ CELL = {
 # --- a stand-in comm, answered from another thread ----------------------------------------
 
 Answer = Callable[[dict[str, Any]], Any]
+
+
+class Failure(Exception):
+    """A failed reply as the lab extension sends it: a code, its fields, a message for logs."""
+
+    def __init__(self, code: str, message: str = "", **fields: str) -> None:
+        super().__init__(message)
+        self.body = {"code": code, "message": message or code, **fields}
 
 
 class FakeComm:
@@ -92,7 +103,7 @@ class FakeComm:
 
 class FakeFrontend:
     """Answers requests with ``answers[op](request)`` from a worker thread: a dict is the
-    reply's result, an Exception an error reply, None no reply at all."""
+    reply's result, a :class:`Failure` an error reply, None no reply at all."""
 
     def __init__(self, answers: dict[str, Answer] | None = None) -> None:
         self.answers: dict[str, Answer] = {"ping": lambda _: PING, **(answers or {})}
@@ -112,13 +123,13 @@ class FakeFrontend:
             self.threads.add(threading.current_thread().name)
             handler = self.answers.get(request["op"])
             if handler is None:
-                comm.reply({"id": request["id"], "ok": False, "error": "unknown operation"})
-                return
-            result = handler(request)
+                result: Any = Failure("unknown_operation", op=request["op"])
+            else:
+                result = handler(request)
             if result is None:
                 return
-            if isinstance(result, Exception):
-                comm.reply({"id": request["id"], "ok": False, "error": str(result)})
+            if isinstance(result, Failure):
+                comm.reply({"id": request["id"], "ok": False, **result.body})
             else:
                 comm.reply({"id": request["id"], "ok": True, "result": result})
 
@@ -157,6 +168,7 @@ async def test_connects_with_the_path_and_protocol_and_addresses_one_frontend():
 async def test_every_operation_sends_the_protocol_arguments():
     frontend = FakeFrontend(
         {
+            "read": lambda r: {"path": "x", "cells": [CELL], "dirty": False},
             "read_cell": lambda r: {**CELL, "id": r["args"]["cell_id"]},
             "insert": lambda r: {**CELL, "id": r["args"].get("id", "new"), "outputs": []},
             "update": lambda r: {**CELL, "source": r["args"]["source"]},
@@ -169,6 +181,7 @@ async def test_every_operation_sends_the_protocol_arguments():
         }
     )
     bridge = await connected(frontend)
+    assert [c.id for c in await bridge.read()] == ["a"]
     assert (await bridge.read_cell("a")).id == "a"
     assert (await bridge.insert("x", "markdown", after="a", cell_id="old")).id == "old"
     assert (await bridge.update("a", "y")).source == "y"
@@ -188,6 +201,7 @@ async def test_every_operation_sends_the_protocol_arguments():
     assert args["set_type"] == {"cell_id": "a", "cell_type": "raw"}
     assert args["run"] == {"cell_id": "a", "timeout": 5}
     assert args["interrupt"] == {} and args["save"] == {}
+    assert set(frontend.ops()) == set(OPERATIONS)  # each one the protocol defines
 
 
 async def test_a_second_reply_with_the_same_id_is_ignored():
@@ -221,10 +235,10 @@ async def test_a_frontend_closing_the_comm_fails_pending_requests_and_reconnects
     reading = asyncio.ensure_future(bridge.read())
     await asyncio.sleep(0.05)
     assert not reading.done()
-    frontend.comms[0].close_from_frontend({"error": "notebook closed"})
+    frontend.comms[0].close_from_frontend({"code": "notebook_closed", "message": "closed"})
     with pytest.raises(BridgeClosed, match="the notebook was closed") as caught:
         await reading
-    assert caught.value.reason == "notebook closed"
+    assert caught.value.code == "notebook_closed"
     assert not bridge.connected
 
     # The notebook is open again: the next request opens a new comm and pings first.
@@ -237,11 +251,14 @@ async def test_a_frontend_closing_the_comm_fails_pending_requests_and_reconnects
 async def test_a_failed_reconnect_says_why_and_leaves_no_comm_open():
     frontend = FakeFrontend()
     bridge = await connected(frontend, connect_timeout=0.3)
-    frontend.comms[0].close_from_frontend({"error": "notebook closed"})
+    frontend.comms[0].close_from_frontend({"code": "notebook_closed", "message": "closed"})
     frontend.answers["ping"] = lambda _: None  # nobody there any more
     await asyncio.sleep(0.05)
-    with pytest.raises(BridgeClosed, match=r"closed \(notebook closed\) and reconnecting failed"):
+    with pytest.raises(
+        BridgeClosed, match=r"closed \(the notebook was closed\) and reconnecting failed"
+    ) as caught:
         await bridge.read()
+    assert caught.value.code == "notebook_closed"
     assert frontend.comms[1].closed
     assert frontend.ops() == ["ping", "ping"]  # the read itself was never sent
 
@@ -252,15 +269,18 @@ async def test_a_frontend_without_the_extension_closes_the_comm_at_once():
     connecting = asyncio.ensure_future(bridge.connect())
     await asyncio.sleep(0.05)
     frontend.comms[0].close_from_frontend({})
-    with pytest.raises(BridgeClosed, match="no jupyter-agent extension"):
+    with pytest.raises(BridgeClosed, match="no jupyter-agent extension") as caught:
         await asyncio.wait_for(connecting, 2)
+    assert caught.value.code == "no_extension"
 
 
-async def test_errors_are_written_for_the_model():
+async def test_errors_are_written_for_the_model_from_the_code_not_the_message():
     frontend = FakeFrontend(
         {
-            "update": lambda r: RuntimeError(f"no cell with id {r['args']['cell_id']}"),
-            "run": lambda r: RuntimeError("cell m is a markdown cell; only code cells run"),
+            "update": lambda r: Failure("no_cell", "for the log", cell_id=r["args"]["cell_id"]),
+            "run": lambda r: Failure("not_code", "for the log", cell_id="m", cell_type="markdown"),
+            "save": lambda r: Failure("failed", "the disk is full"),
+            "move": lambda r: Failure("a_code_from_a_newer_extension", "it moved elsewhere"),
         }
     )
     bridge = await connected(frontend)
@@ -270,11 +290,47 @@ async def test_errors_are_written_for_the_model():
         "There is no cell with id 'zz' in work/analysis.ipynb. Call read_notebook to see "
         "the cell ids."
     )
+    assert isinstance(caught.value, BridgeError)
+    assert (caught.value.code, caught.value.fields) == ("no_cell", {"cell_id": "zz"})
     with pytest.raises(ToolError) as caught:
         await bridge.run("m")
     assert str(caught.value) == (
         "JupyterLab could not run cell m: Cell m is a markdown cell; only code cells run."
     )
+    # Only an error nobody foresaw is told in the frontend's words.
+    with pytest.raises(BridgeError, match=r"could not save the notebook: The disk is full\.$"):
+        await bridge.save()
+    with pytest.raises(
+        BridgeError, match=r"could not move cell a: It moved elsewhere\.$"
+    ) as caught:
+        await bridge.move("a", before="b")
+    assert caught.value.code == "failed"
+    with pytest.raises(BridgeError, match="does not know the operation 'frobnicate'") as caught:
+        await bridge._request("frobnicate")
+    assert (caught.value.code, caught.value.fields) == ("unknown_operation", {"op": "frobnicate"})
+
+
+@pytest.mark.parametrize("code", sorted(ERROR_CODES))
+async def test_every_error_code_the_extension_sends_is_worded_in_python(code):
+    """The extension makes its errors only from bridge_protocol.json's codes (a compile-time
+    check in js/src/errors.ts); each one has its wording here, built from its fields."""
+    spec = bridge_module.SPEC["errors"][code]
+    fields = {name: f"<{name}>" for name in spec["fields"]}
+    frontend = FakeFrontend({"read_cell": lambda r: Failure(code, "<message>", **fields)})
+    bridge = await connected(frontend)
+    with pytest.raises(BridgeError) as caught:
+        await bridge.read_cell("c")
+    assert (caught.value.code, caught.value.fields) == (code, fields)
+    text = str(caught.value)
+    assert all(value in text for value in fields.values())
+    assert ("<message>" in text) == (code == "failed")  # the wording is Python's own
+
+
+def test_python_words_exactly_the_protocols_codes():
+    assert set(bridge_module._WHY) == ERROR_CODES
+    closes = {"path_mismatch", "notebook_closed"} | bridge_module.KERNEL_ERROR_CODES - {"timeout"}
+    assert closes <= set(bridge_module._CLOSED_WHY)
+    assert set(bridge_module._CLOSED_WHY) <= ERROR_CODES | bridge_module.KERNEL_ERROR_CODES
 
 
 async def test_cancelling_a_run_asks_the_frontend_to_interrupt_that_cell():
@@ -319,7 +375,7 @@ async def test_connect_notebook_falls_back_to_the_file(monkeypatch, tmp_path):
     notebook = tmp_path / "a.ipynb"
     nbformat.write(nbformat.v4.new_notebook(), notebook)
 
-    for close_with in ({}, {"error": "path mismatch"}):
+    for close_with in ({}, {"code": "path_mismatch", "message": "path mismatch"}):
         frontend = FakeFrontend({"ping": lambda _: None})
 
         def closing(

@@ -17,6 +17,7 @@ import { type JSONObject, UUID } from '@lumino/coreutils';
 import type { IDisposable } from '@lumino/disposable';
 import { Signal } from '@lumino/signaling';
 
+import { type BridgeError, BridgeErrors } from './errors';
 import {
   DEFERRED_PING_MS,
   OperationTable,
@@ -30,7 +31,6 @@ import {
   registerNotebookOperations
 } from './operations';
 import {
-  BridgeErrors,
   COMM_TARGET,
   type IAgentBridge,
   type INotebookTarget,
@@ -64,10 +64,10 @@ class Channel {
   }
 
   /** Close the comm from this side, telling the kernel why. */
-  close(error: string): void {
+  close(error: BridgeError): void {
     if (!this.comm.isDisposed) {
       try {
-        this.comm.close({ error });
+        this.comm.close(error.body() as JSONObject);
       } catch {
         // The kernel connection went first; nothing left to tell.
       }
@@ -93,7 +93,7 @@ class Channel {
   }
 
   private _onContextDisposed(): void {
-    this.close(BridgeErrors.notebookClosed);
+    this.close(BridgeErrors.notebook_closed());
   }
 }
 
@@ -145,7 +145,7 @@ export class NotebookBridge implements IAgentBridge, IDisposable {
     this._isDisposed = true;
     for (const [kernel, entry] of this._kernels) {
       for (const channel of [...entry.channels]) {
-        channel.close(BridgeErrors.notebookClosed);
+        channel.close(BridgeErrors.notebook_closed());
       }
       if (!kernel.isDisposed) {
         kernel.removeCommTarget(COMM_TARGET, entry.callback);
@@ -249,7 +249,7 @@ export class NotebookBridge implements IAgentBridge, IDisposable {
           'no notebook on this kernel has that path'
       );
       try {
-        comm.close({ error: BridgeErrors.pathMismatch });
+        comm.close(BridgeErrors.path_mismatch().body() as JSONObject);
       } catch {
         // The connection is gone already.
       }

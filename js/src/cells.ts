@@ -10,6 +10,8 @@ import type {
   ReadonlyPartialJSONObject
 } from '@lumino/coreutils';
 
+import { BridgeErrors } from './errors';
+
 /** The cell types nbformat knows. */
 export const CELL_TYPES = ['code', 'markdown', 'raw'] as const;
 export type CellType = (typeof CELL_TYPES)[number];
@@ -22,23 +24,6 @@ export interface IWireCell extends PartialJSONObject {
   execution_count: number | null;
   outputs: PartialJSONObject[];
   metadata: PartialJSONObject;
-}
-
-/** Error sentences the kernel side shows to the model or matches on. */
-export namespace CellErrors {
-  export const noCell = (id: string): string => `no cell with id ${id}`;
-  export const duplicateId = (id: string): string =>
-    `a cell with id ${id} already exists`;
-  export const beforeAndAfter = 'give either before or after, not both';
-  export const moveNextToItself = (id: string): string =>
-    `cannot move cell ${id} next to itself`;
-  export const needsBeforeOrAfter = 'give one of before or after';
-  export const missingArgument = (name: string, kind: string): string =>
-    `missing or invalid argument ${JSON.stringify(name)} (${kind})`;
-  export const badCellType = (value: unknown): string =>
-    `unknown cell type ${JSON.stringify(value)}: use code, markdown or raw`;
-  export const notCode = (id: string, type: string): string =>
-    `cell ${id} is a ${type} cell; only code cells run`;
 }
 
 /** nbformat allows a multiline string as a list of lines. */
@@ -83,7 +68,7 @@ export function wireCell(cell: ReadonlyPartialJSONObject): IWireCell {
 export function indexOf(ids: readonly string[], id: string): number {
   const index = ids.indexOf(id);
   if (index < 0) {
-    throw new Error(CellErrors.noCell(id));
+    throw BridgeErrors.no_cell(id);
   }
   return index;
 }
@@ -98,7 +83,7 @@ export function insertionIndex(
   after?: string | null
 ): number {
   if (before != null && after != null) {
-    throw new Error(CellErrors.beforeAndAfter);
+    throw BridgeErrors.before_and_after();
   }
   if (before != null) {
     return indexOf(ids, before);
@@ -121,15 +106,15 @@ export function moveIndices(
   after?: string | null
 ): { from: number; to: number } {
   if (before != null && after != null) {
-    throw new Error(CellErrors.beforeAndAfter);
+    throw BridgeErrors.before_and_after();
   }
   if (before == null && after == null) {
-    throw new Error(CellErrors.needsBeforeOrAfter);
+    throw BridgeErrors.no_anchor();
   }
   const from = indexOf(ids, id);
   const anchor = (before ?? after) as string;
   if (anchor === id) {
-    throw new Error(CellErrors.moveNextToItself(id));
+    throw BridgeErrors.next_to_itself(id);
   }
   const others = ids.filter((_, i) => i !== from);
   const to =
@@ -197,7 +182,7 @@ export class Args {
   string(name: string): string {
     const value = this._args[name];
     if (typeof value !== 'string' || value === '') {
-      throw new Error(CellErrors.missingArgument(name, 'a non-empty string'));
+      throw BridgeErrors.bad_argument(name, 'a non-empty string');
     }
     return value;
   }
@@ -209,7 +194,7 @@ export class Args {
       return undefined;
     }
     if (typeof value !== 'string') {
-      throw new Error(CellErrors.missingArgument(name, 'a string'));
+      throw BridgeErrors.bad_argument(name, 'a string');
     }
     return value;
   }
@@ -221,7 +206,7 @@ export class Args {
       return fallback;
     }
     if (typeof value !== 'string') {
-      throw new Error(CellErrors.missingArgument(name, 'a string'));
+      throw BridgeErrors.bad_argument(name, 'a string');
     }
     return value;
   }
@@ -229,7 +214,7 @@ export class Args {
   cellType(name: string, fallback?: CellType): CellType {
     const value = this._args[name] ?? fallback;
     if (!(CELL_TYPES as readonly unknown[]).includes(value)) {
-      throw new Error(CellErrors.badCellType(value));
+      throw BridgeErrors.bad_cell_type(value);
     }
     return value as CellType;
   }
@@ -241,7 +226,7 @@ export class Args {
       return null;
     }
     if (typeof value !== 'number' || !Number.isFinite(value)) {
-      throw new Error(CellErrors.missingArgument(name, 'a number of seconds'));
+      throw BridgeErrors.bad_argument(name, 'a number of seconds');
     }
     return value > 0 ? value : null;
   }

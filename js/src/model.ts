@@ -5,8 +5,8 @@
 import type { PartialJSONObject, PartialJSONValue } from '@lumino/coreutils';
 import { DisposableDelegate, type IDisposable } from '@lumino/disposable';
 
+import { type BridgeError, BridgeErrors, asBridgeError } from './errors';
 import {
-  BridgeErrors,
   FRONTEND,
   type BridgeReply,
   type IBridgeRequest,
@@ -124,6 +124,11 @@ function requestProblem(data: unknown): string | null {
   return null;
 }
 
+/** The `ok: false` reply to request `id`. */
+function failure(id: string | null, error: BridgeError): BridgeReply {
+  return { id, ok: false, ...error.body() };
+}
+
 /**
  * The dispatch table: operation name → async handler. Handlers never see a
  * malformed request, and whatever they throw becomes an `ok: false` reply, so
@@ -157,31 +162,21 @@ export class OperationTable<T extends IBridgeTarget> {
     const problem = requestProblem(data);
     if (problem !== null) {
       const id = (data as { id?: unknown } | null)?.id;
-      return {
-        id: typeof id === 'string' ? id : null,
-        ok: false,
-        error: BridgeErrors.malformedRequest(problem)
-      };
+      return failure(
+        typeof id === 'string' ? id : null,
+        BridgeErrors.malformed_request(problem)
+      );
     }
     const request = data as IBridgeRequest;
     const handler = this._handlers.get(request.op);
     if (handler === undefined) {
-      return {
-        id: request.id,
-        ok: false,
-        error: BridgeErrors.unknownOperation(request.op)
-      };
+      return failure(request.id, BridgeErrors.unknown_operation(request.op));
     }
     try {
       const result: PartialJSONValue = await handler(request, target);
       return { id: request.id, ok: true, result: result ?? null };
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      return {
-        id: request.id,
-        ok: false,
-        error: message || 'operation failed'
-      };
+      return failure(request.id, asBridgeError(error));
     }
   }
 

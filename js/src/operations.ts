@@ -22,7 +22,6 @@ import type { IDisposable } from '@lumino/disposable';
 
 import {
   Args,
-  CellErrors,
   type IWireCell,
   insertionIndex,
   indexOf,
@@ -31,9 +30,10 @@ import {
   sourceEdit,
   wireCell
 } from './cells';
+import { BridgeErrors } from './errors';
 import { type OperationTable, pingResult } from './model';
+import type { Operation } from './protocol';
 import {
-  BridgeErrors,
   type IBridgeTarget,
   type INotebookTarget,
   type OperationHandler
@@ -45,7 +45,7 @@ export function registerCoreOperations<T extends IBridgeTarget>(
   version: string
 ): IDisposable[] {
   return [
-    table.register('ping', async (_request, target) =>
+    table.register('ping' satisfies Operation, async (_request, target) =>
       pingResult(target, version)
     )
   ];
@@ -74,37 +74,33 @@ export interface ISaveRoute {
   contentProviderId(): string | undefined;
 }
 
+/** The operations on a notebook: every operation of the protocol but `ping`. */
+export type NotebookOperation = Exclude<Operation, 'ping'>;
+
 /** The notebook operations. */
 export function registerNotebookOperations(
   table: OperationTable<INotebookTarget>,
   saveRoute: ISaveRoute | null = null
 ): IDisposable[] {
   const running = new Running();
-  // Every operation waits for the notebook's content to be loaded first.
-  const register = (op: string, handler: OperationHandler) =>
-    table.register(op, async (request, target) => {
-      if (!target.context.isReady && !target.context.isDisposed) {
-        await target.context.ready;
-      }
-      return handler(request, target);
-    });
-  return [
-    register('read', async (_request, target) => {
+  // One handler per operation of the protocol but ping, checked by the compiler.
+  const handlers: { [op in NotebookOperation]: OperationHandler } = {
+    read: async (_request, target) => {
       const model = modelOf(target);
       return {
         path: target.path,
         cells: model.sharedModel.cells.map(cellJSON),
         dirty: model.dirty
       };
-    }),
+    },
 
-    register('read_cell', async (request, target) => {
+    read_cell: async (request, target) => {
       const args = new Args(request.args);
       const shared = modelOf(target).sharedModel;
       return cellJSON(shared.cells[find(shared, args.string('cell_id'))]);
-    }),
+    },
 
-    register('insert', async (request, target) => {
+    insert: async (request, target) => {
       const args = new Args(request.args);
       const source = args.text('source', '');
       const cellType = args.cellType('cell_type', 'code');
@@ -114,7 +110,7 @@ export function registerNotebookOperations(
       const shared = modelOf(target).sharedModel;
       const ids = idsOf(shared);
       if (id !== undefined && ids.includes(id)) {
-        throw new Error(CellErrors.duplicateId(id));
+        throw BridgeErrors.duplicate_id(id);
       }
       const index = insertionIndex(ids, before, after);
       edit(shared, () => {
@@ -126,9 +122,9 @@ export function registerNotebookOperations(
         });
       });
       return cellJSON(shared.cells[index]);
-    }),
+    },
 
-    register('update', async (request, target) => {
+    update: async (request, target) => {
       const args = new Args(request.args);
       const cellId = args.string('cell_id');
       const source = args.text('source');
@@ -141,18 +137,18 @@ export function registerNotebookOperations(
         );
       }
       return cellJSON(cell);
-    }),
+    },
 
-    register('delete', async (request, target) => {
+    delete: async (request, target) => {
       const args = new Args(request.args);
       const shared = modelOf(target).sharedModel;
       const index = find(shared, args.string('cell_id'));
       const cell = cellJSON(shared.cells[index]);
       edit(shared, () => shared.deleteCell(index));
       return { ...cell, index };
-    }),
+    },
 
-    register('move', async (request, target) => {
+    move: async (request, target) => {
       const args = new Args(request.args);
       const cellId = args.string('cell_id');
       const shared = modelOf(target).sharedModel;
@@ -166,9 +162,9 @@ export function registerNotebookOperations(
         edit(shared, () => shared.moveCell(from, to));
       }
       return { index: to };
-    }),
+    },
 
-    register('set_type', async (request, target) => {
+    set_type: async (request, target) => {
       const args = new Args(request.args);
       const cellId = args.string('cell_id');
       const cellType = args.cellType('cell_type');
@@ -196,9 +192,9 @@ export function registerNotebookOperations(
         } as Parameters<SharedNotebook['insertCell']>[1]);
       });
       return cellJSON(shared.cells[index]);
-    }),
+    },
 
-    register('run', async (request, target) => {
+    run: async (request, target) => {
       const args = new Args(request.args);
       return run(
         target,
@@ -206,9 +202,9 @@ export function registerNotebookOperations(
         args.seconds('timeout'),
         running
       );
-    }),
+    },
 
-    register('interrupt', async (request, target) => {
+    interrupt: async (request, target) => {
       const args = new Args(request.args);
       const cellId = args.optionalString('cell_id');
       // With a cell id: only if the bridge is still running that cell, so a
@@ -222,9 +218,9 @@ export function registerNotebookOperations(
         return { interrupted: true };
       }
       return { interrupted: false };
-    }),
+    },
 
-    register('save', async (_request, target) => {
+    save: async (_request, target) => {
       const model = modelOf(target);
       const providerId = model.collaborative
         ? saveRoute?.contentProviderId()
@@ -240,15 +236,24 @@ export function registerNotebookOperations(
         await target.context.save();
       }
       return {};
+    }
+  };
+  // Every operation waits for the notebook's content to be loaded first.
+  return Object.entries(handlers).map(([op, handler]) =>
+    table.register(op, async (request, target) => {
+      if (!target.context.isReady && !target.context.isDisposed) {
+        await target.context.ready;
+      }
+      return handler(request, target);
     })
-  ];
+  );
 }
 
 /** The notebook's model, or an error when the notebook was closed. */
 function modelOf(target: INotebookTarget): INotebookModel {
   const model = target.context.isDisposed ? null : target.context.model;
   if (model === null || model.isDisposed) {
-    throw new Error(BridgeErrors.notebookClosed);
+    throw BridgeErrors.notebook_closed();
   }
   return model;
 }
@@ -330,20 +335,20 @@ async function run(
   modelOf(target);
   const panel: NotebookPanel | null = target.panel;
   if (panel === null || panel.isDisposed) {
-    throw new Error(BridgeErrors.noView);
+    throw BridgeErrors.no_view();
   }
   const notebook = panel.content;
   const widget = notebook.widgets.find(w => w.model.id === cellId);
   if (widget === undefined) {
-    throw new Error(CellErrors.noCell(cellId));
+    throw BridgeErrors.no_cell(cellId);
   }
   if (!(widget instanceof CodeCell) || widget.model.type !== 'code') {
-    throw new Error(CellErrors.notCode(cellId, widget.model.type));
+    throw BridgeErrors.not_code(cellId, widget.model.type);
   }
   const sessionContext = panel.sessionContext;
   const kernel = sessionContext.session?.kernel ?? null;
   if (kernel === null || kernel.isDisposed) {
-    throw new Error(BridgeErrors.noKernel);
+    throw BridgeErrors.no_kernel();
   }
   const deletedCells = notebook.model?.deletedCells ?? [];
   let reply: PartialJSONObject | null = null;

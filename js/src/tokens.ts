@@ -10,6 +10,8 @@ import type { PartialJSONObject, PartialJSONValue } from '@lumino/coreutils';
 import { Token } from '@lumino/coreutils';
 import type { IDisposable } from '@lumino/disposable';
 
+import type { IErrorBody } from './errors';
+
 /** The npm and labextension name. */
 export const EXTENSION_NAME = 'jupyter-agent';
 
@@ -37,28 +39,11 @@ export namespace PanelEvents {
   export const dock = 'jupyter-agent:dock';
 }
 
-/** The comm target the kernel opens; must match jupyter_agent's Python side. */
-export const COMM_TARGET = 'jupyter_agent';
+/** The comm target the kernel opens (bridge_protocol.json, as the Python side reads it). */
+export { COMM_TARGET } from './protocol';
 
 /** What this frontend calls itself in replies. */
 export const FRONTEND = 'jupyterlab';
-
-/** Error strings the kernel side matches on. */
-export namespace BridgeErrors {
-  /** The comm's path names another notebook than the one on this kernel. */
-  export const pathMismatch = 'path mismatch';
-  /** The notebook the comm was bound to was closed in the frontend. */
-  export const notebookClosed = 'notebook closed';
-  export const unknownOperation = (op: string): string =>
-    `unknown operation ${op}`;
-  export const malformedRequest = (why: string): string =>
-    `malformed request: ${why}`;
-  /** Running a cell needs a notebook view (its kernel session and cell widgets). */
-  export const noView =
-    'the notebook is not open in a view in JupyterLab, so its cells cannot run';
-  export const noKernel =
-    'the notebook has no running kernel in JupyterLab, so its cells cannot run';
-}
 
 /** `data` of the kernel's comm_open. */
 export interface IOpenData extends PartialJSONObject {
@@ -89,11 +74,14 @@ export interface IBridgeSuccess extends PartialJSONObject {
   result: PartialJSONValue;
 }
 
-/** A failed reply; `id` is null only when the request had no usable id. */
-export interface IBridgeFailure extends PartialJSONObject {
+/**
+ * A failed reply: the error's code, its fields (src/protocol.ts) and a
+ * message for people reading logs; `id` is null only when the request had
+ * no usable id.
+ */
+export interface IBridgeFailure extends IErrorBody {
   id: string | null;
   ok: false;
-  error: string;
 }
 
 export type BridgeReply = IBridgeSuccess | IBridgeFailure;
@@ -117,8 +105,9 @@ export interface INotebookTarget extends IBridgeTarget {
 }
 
 /**
- * One operation of the bridge. It resolves to the reply's `result` or throws;
- * the error's message becomes the reply's `error`.
+ * One operation of the bridge. It resolves to the reply's `result` or throws,
+ * a BridgeError (src/errors.ts) whose code and fields the reply carries; any
+ * other error is sent as `failed` with its message.
  */
 export type OperationHandler<T extends IBridgeTarget = INotebookTarget> = (
   request: IBridgeRequest,

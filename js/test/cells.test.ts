@@ -92,14 +92,14 @@ describe('insertionIndex', () => {
   });
 
   it('names an unknown cell and refuses both anchors', () => {
-    assert.throws(
-      () => insertionIndex(ids, 'zz'),
-      /^Error: no cell with id zz$/
-    );
-    assert.throws(
-      () => insertionIndex(ids, 'a', 'b'),
-      /either before or after/
-    );
+    assert.throws(() => insertionIndex(ids, 'zz'), {
+      code: 'no_cell',
+      fields: { cell_id: 'zz' },
+      message: 'no cell with id zz'
+    });
+    assert.throws(() => insertionIndex(ids, 'a', 'b'), {
+      code: 'before_and_after'
+    });
   });
 });
 
@@ -130,11 +130,18 @@ describe('moveIndices', () => {
   });
 
   it('refuses unknown cells, itself, and a missing or double anchor', () => {
-    assert.throws(() => moveIndices(ids, 'x', 'a'), /no cell with id x/);
-    assert.throws(() => moveIndices(ids, 'a', 'x'), /no cell with id x/);
-    assert.throws(() => moveIndices(ids, 'a', 'a'), /next to itself/);
-    assert.throws(() => moveIndices(ids, 'a'), /one of before or after/);
-    assert.throws(() => moveIndices(ids, 'a', 'b', 'c'), /not both/);
+    const noCell = { code: 'no_cell', fields: { cell_id: 'x' } };
+    assert.throws(() => moveIndices(ids, 'x', 'a'), noCell);
+    assert.throws(() => moveIndices(ids, 'a', 'x'), noCell);
+    assert.throws(() => moveIndices(ids, 'a', 'a'), {
+      code: 'next_to_itself',
+      fields: { cell_id: 'a' },
+      message: 'cannot move cell a next to itself'
+    });
+    assert.throws(() => moveIndices(ids, 'a'), { code: 'no_anchor' });
+    assert.throws(() => moveIndices(ids, 'a', 'b', 'c'), {
+      code: 'before_and_after'
+    });
   });
 });
 
@@ -202,23 +209,37 @@ describe('Args', () => {
   });
 
   it('says which argument is wrong', () => {
-    assert.throws(() => new Args(undefined).string('cell_id'), /"cell_id"/);
+    const bad = (argument: string, expected: string) => ({
+      code: 'bad_argument',
+      fields: { argument, expected }
+    });
+    assert.throws(
+      () => new Args(undefined).string('cell_id'),
+      bad('cell_id', 'a non-empty string')
+    );
     assert.throws(
       () => new Args({ cell_id: '' }).string('cell_id'),
-      /"cell_id"/
+      bad('cell_id', 'a non-empty string')
     );
-    assert.throws(() => new Args({ source: 3 }).text('source'), /"source"/);
+    assert.throws(
+      () => new Args({ source: 3 }).text('source'),
+      bad('source', 'a string')
+    );
     assert.throws(
       () => new Args({ cell_type: 'heading' }).cellType('cell_type'),
-      /unknown cell type "heading"/
+      {
+        code: 'bad_cell_type',
+        fields: { cell_type: '"heading"' },
+        message: 'unknown cell type "heading": use code, markdown or raw'
+      }
     );
     assert.throws(
       () => new Args({ timeout: 'x' }).seconds('timeout'),
-      /"timeout"/
+      bad('timeout', 'a number of seconds')
     );
     assert.throws(
       () => new Args({ before: 1 }).optionalString('before'),
-      /"before"/
+      bad('before', 'a string')
     );
   });
 });

@@ -11,6 +11,7 @@ import {
   panelModelId,
   pathsMatch
 } from '../src/model';
+import { BridgeErrors } from '../src/errors';
 import type { IBridgeTarget } from '../src/tokens';
 
 const target: IBridgeTarget = { path: 'work/a.ipynb' };
@@ -64,7 +65,10 @@ describe('OperationTable', () => {
     got: request.op
   }));
   table.register('fail', async () => {
-    throw new Error('no such cell');
+    throw new Error('the disk is full');
+  });
+  table.register('missing', async () => {
+    throw BridgeErrors.no_cell('zz');
   });
 
   it('answers a known operation', async () => {
@@ -81,16 +85,29 @@ describe('OperationTable', () => {
       {
         id: '2',
         ok: false,
-        error: 'unknown operation frobnicate'
+        code: 'unknown_operation',
+        op: 'frobnicate',
+        message: 'unknown operation frobnicate'
       }
     );
   });
 
-  it('turns a handler error into an error reply', async () => {
+  it("sends a handler's BridgeError as its code and fields", async () => {
+    assert.deepEqual(await table.dispatch({ id: '3', op: 'missing' }, target), {
+      id: '3',
+      ok: false,
+      code: 'no_cell',
+      cell_id: 'zz',
+      message: 'no cell with id zz'
+    });
+  });
+
+  it('sends any other handler error as failed, with its message', async () => {
     assert.deepEqual(await table.dispatch({ id: '3', op: 'fail' }, target), {
       id: '3',
       ok: false,
-      error: 'no such cell'
+      code: 'failed',
+      message: 'the disk is full'
     });
   });
 
@@ -98,22 +115,30 @@ describe('OperationTable', () => {
     assert.deepEqual(await table.dispatch({ op: 'echo' }, target), {
       id: null,
       ok: false,
-      error: 'malformed request: no string "id"'
+      code: 'malformed_request',
+      problem: 'no string "id"',
+      message: 'malformed request: no string "id"'
     });
     assert.deepEqual(await table.dispatch({ id: '4' }, target), {
       id: '4',
       ok: false,
-      error: 'malformed request: no string "op"'
+      code: 'malformed_request',
+      problem: 'no string "op"',
+      message: 'malformed request: no string "op"'
     });
     assert.deepEqual(await table.dispatch([1, 2], target), {
       id: null,
       ok: false,
-      error: 'malformed request: not a JSON object'
+      code: 'malformed_request',
+      problem: 'not a JSON object',
+      message: 'malformed request: not a JSON object'
     });
     assert.deepEqual(await table.dispatch(null, target), {
       id: null,
       ok: false,
-      error: 'malformed request: not a JSON object'
+      code: 'malformed_request',
+      problem: 'not a JSON object',
+      message: 'malformed request: not a JSON object'
     });
   });
 
@@ -123,9 +148,9 @@ describe('OperationTable', () => {
       /already registered/
     );
     const extra = table.register('extra', async () => null);
-    assert.deepEqual(table.operations, ['echo', 'extra', 'fail']);
+    assert.deepEqual(table.operations, ['echo', 'extra', 'fail', 'missing']);
     extra.dispose();
-    assert.deepEqual(table.operations, ['echo', 'fail']);
+    assert.deepEqual(table.operations, ['echo', 'fail', 'missing']);
   });
 });
 

@@ -29,10 +29,12 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import logging
 import os
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -42,10 +44,21 @@ from ..notebook_file import FileBridge
 
 log = logging.getLogger(__name__)
 
-TARGET = "jupyter_agent"
+SPEC: dict[str, Any] = json.loads(
+    resources.files(__package__).joinpath("bridge_protocol.json").read_text(encoding="utf-8")
+)
+"""The protocol's names, defined once for both sides (``bridge_protocol.json``; the lab
+extension's ``js/src/protocol.ts`` is generated from it)."""
+TARGET: str = SPEC["comm_target"]
 """The comm target the lab extension registers."""
-PROTOCOL = 1
+PROTOCOL: int = SPEC["version"]
 """The protocol version this side speaks (docs/notebook-bridge.md)."""
+OPERATIONS: dict[str, str] = SPEC["operations"]
+"""Each operation, with what it does (as in "could not read the notebook")."""
+ERROR_CODES: frozenset[str] = frozenset(SPEC["errors"])
+"""The codes of the frontend's failed replies and comm closes."""
+KERNEL_ERROR_CODES: frozenset[str] = frozenset(SPEC["kernel_errors"])
+"""The codes of failures this side finds itself (a timeout, a close without a code, …)."""
 
 CONNECT_TIMEOUT = 2.0
 """Seconds to wait for the ping's answer before deciding there is no frontend."""
@@ -58,40 +71,86 @@ the cell at its timeout and gives it 10 s more to stop before it answers anyway.
 _TICK = 0.25
 """Seconds per step of a wait; see :meth:`LiveBridge._wait`."""
 
-NO_EXTENSION = "no jupyter-agent extension"
-"""Why a comm was closed when the frontend closed it without saying why: JupyterLab (or
+NO_EXTENSION = "no_extension"
+"""Why a comm was closed when the frontend closed it without a code: JupyterLab (or
 another frontend) without the lab extension closes comms to targets it does not know."""
 
 
 class BridgeError(ToolError):
-    """The notebook frontend refused or failed a request (the message says which and why)."""
+    """The notebook frontend refused or failed a request. The message is written for the
+    model; ``code`` (one of :data:`ERROR_CODES` or :data:`KERNEL_ERROR_CODES`) and
+    ``fields`` say the same for code that branches on it."""
+
+    def __init__(
+        self, message: str, *, code: str = "failed", fields: Mapping[str, str] | None = None
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.fields: dict[str, str] = dict(fields or {})
 
 
 class BridgeTimeout(BridgeError):
     """The frontend did not answer a request in time."""
 
+    def __init__(self, message: str) -> None:
+        super().__init__(message, code="timeout")
+
 
 class BridgeClosed(BridgeError):
-    """The frontend closed the comm (the notebook was closed, or it is not this kernel's)."""
-
-    def __init__(self, message: str, *, reason: str = "") -> None:
-        super().__init__(message)
-        self.reason = reason
+    """The frontend closed the comm (the notebook was closed, or it is not this kernel's);
+    ``code`` says why."""
 
 
-_VERBS = {
-    "ping": "answer the bridge's ping",
-    "read": "read the notebook",
-    "read_cell": "read the cell",
-    "insert": "insert the cell",
-    "update": "change the cell",
-    "delete": "delete the cell",
-    "move": "move the cell",
-    "set_type": "change the cell's type",
-    "run": "run the cell",
-    "interrupt": "interrupt the kernel",
-    "save": "save the notebook",
+# Why the frontend failed a request, by the reply's code: a clause for "JupyterLab could
+# not <do it>: <why>." The frontend's own message is used only for `failed` (an error
+# nobody foresaw) and for codes this side does not know (a newer extension).
+_WHY: dict[str, Callable[[Mapping[str, str], str], str]] = {
+    "path_mismatch": lambda f, m: "no notebook on this kernel has that path",
+    "notebook_closed": lambda f, m: "the notebook was closed",
+    "malformed_request": lambda f, m: f"the request was malformed ({f['problem']})",
+    "unknown_operation": lambda f, m: (
+        f"the jupyter-agent extension does not know the operation {f['op']!r} (it may be "
+        "older than this kernel's jupyter_agent)"
+    ),
+    "bad_argument": lambda f, m: (
+        f"the argument {f['argument']!r} is missing or invalid (it must be {f['expected']})"
+    ),
+    "bad_cell_type": lambda f, m: f"unknown cell type {f['cell_type']}: use code, markdown or raw",
+    "no_cell": lambda f, m: f"there is no cell with id {f['cell_id']!r}",
+    "duplicate_id": lambda f, m: f"a cell with id {f['cell_id']} already exists",
+    "before_and_after": lambda f, m: "give either before or after, not both",
+    "no_anchor": lambda f, m: "give one of before or after",
+    "next_to_itself": lambda f, m: f"cannot move cell {f['cell_id']} next to itself",
+    "not_code": lambda f, m: f"cell {f['cell_id']} is a {f['cell_type']} cell; only code cells run",
+    "no_view": lambda f, m: (
+        "the notebook is not open in a view in JupyterLab, so its cells cannot run"
+    ),
+    "no_kernel": lambda f, m: (
+        "the notebook has no running kernel in JupyterLab, so its cells cannot run"
+    ),
+    "failed": lambda f, m: m or "it failed",
 }
+
+# Why the comm is closed, by code, for codes a close carries or this side sets.
+_CLOSED_WHY: dict[str, Callable[[LiveBridge], str]] = {
+    "no_extension": lambda b: "it has no jupyter-agent extension",
+    "path_mismatch": lambda b: f"no notebook open there is {b.kernel_path} on this kernel",
+    "notebook_closed": lambda b: "the notebook was closed",
+    "closed_by_kernel": lambda b: "the kernel closed it",
+    "not_connected": lambda b: "it was never connected",
+    "not_in_a_kernel": lambda b: "this Python is not a Jupyter kernel",
+}
+
+
+def _sentence(clause: str) -> str:
+    sentence = clause[:1].upper() + clause[1:]
+    return sentence if sentence.endswith(".") else sentence + "."
+
+
+def _fields(code: str, data: Mapping[str, Any]) -> dict[str, str]:
+    """The fields ``code`` carries, from a reply or close; a missing one is empty."""
+    names = SPEC["errors"].get(code, {}).get("fields", {})
+    return {name: str(data.get(name, "")) for name in names}
 
 
 def kernel_notebook_path() -> str | None:
@@ -169,8 +228,10 @@ class LiveBridge:
         self._pending: dict[str, tuple[str, asyncio.Future[dict[str, Any]]]] = {}
         self._prefix = uuid.uuid4().hex[:8]
         self._ids = itertools.count(1)
-        self._closed: str | None = "not connected"
-        """Why the comm is not open (None while it is)."""
+        self._closed: str | None = "not_connected"
+        """Why the comm is not open, as an error code (None while it is)."""
+        self._closed_message = ""
+        """The frontend's message when it closed the comm."""
 
     def __repr__(self) -> str:
         state = "open" if self._closed is None else f"closed: {self._closed}"
@@ -218,10 +279,10 @@ class LiveBridge:
         made = factory(target_name=TARGET, data={"path": self.kernel_path, "protocol": PROTOCOL})
         if type(made).__name__ == "DummyComm":
             # comm's stand-in outside a kernel: nothing would ever answer.
-            self._closed = "not in a kernel"
+            self._closed = "not_in_a_kernel"
             raise BridgeClosed(
                 "This Python is not a Jupyter kernel, so no notebook frontend can answer.",
-                reason="not in a kernel",
+                code="not_in_a_kernel",
             )
         self._comm = made
         self._closed = None
@@ -232,8 +293,8 @@ class LiveBridge:
         """Close the comm; pending requests fail."""
         comm, self._comm = self._comm, None
         if self._closed is None:
-            self._closed = "closed by the kernel"
-        self._fail_pending(self._closed)
+            self._closed = "closed_by_kernel"
+        self._fail_pending()
         if comm is not None:
             try:
                 comm.close()
@@ -247,8 +308,11 @@ class LiveBridge:
 
     def _on_close(self, msg: dict[str, Any]) -> None:
         data = msg.get("content", {}).get("data") or {}
-        reason = data.get("error") if isinstance(data, dict) else None
-        self._to_loop(self._closed_by_frontend, str(reason) if reason else NO_EXTENSION)
+        code = data.get("code") if isinstance(data, dict) else None
+        if not isinstance(code, str) or not code:
+            self._to_loop(self._closed_by_frontend, NO_EXTENSION, "")
+        else:
+            self._to_loop(self._closed_by_frontend, code, str(data.get("message") or ""))
 
     def _to_loop(self, callback: Callable[..., None], *args: Any) -> None:
         loop = self._loop
@@ -270,31 +334,33 @@ class LiveBridge:
         if not future.done():
             future.set_result(data)
 
-    def _closed_by_frontend(self, reason: str) -> None:
+    def _closed_by_frontend(self, code: str, message: str) -> None:
         self._comm = None
-        self._closed = reason
-        self._fail_pending(reason)
+        self._closed = code
+        self._closed_message = message
+        self._fail_pending()
 
-    def _fail_pending(self, reason: str) -> None:
+    def _fail_pending(self) -> None:
         pending, self._pending = self._pending, {}
         for op, future in pending.values():
             if not future.done():
-                future.set_exception(self._closed_error(op, reason))
+                future.set_exception(self._closed_error(op))
 
-    def _closed_error(self, op: str, reason: str) -> BridgeClosed:
-        verb = _VERBS.get(op, op)
-        if reason == NO_EXTENSION:
-            why = "it has no jupyter-agent extension"
-        elif reason == "path mismatch":
-            why = f"no notebook open there is {self.kernel_path} on this kernel"
-        elif reason == "notebook closed":
-            why = "the notebook was closed"
-        else:
-            why = reason
+    def _closed_why(self) -> str:
+        """Why the comm is closed, in words (a clause)."""
+        code = self._closed or "not_connected"
+        if code in _CLOSED_WHY:
+            return _CLOSED_WHY[code](self)
+        if code in _WHY:
+            return _WHY[code](_fields(code, {}), self._closed_message)
+        return self._closed_message or code
+
+    def _closed_error(self, op: str) -> BridgeClosed:
         return BridgeClosed(
-            f"The notebook frontend closed the bridge before it could {verb} ({why}). "
-            f"{self.path} is not open in JupyterLab for this kernel any more.",
-            reason=reason,
+            f"The notebook frontend closed the bridge before it could {OPERATIONS.get(op, op)} "
+            f"({self._closed_why()}). {self.path} is not open in JupyterLab for this kernel "
+            "any more.",
+            code=self._closed or "not_connected",
         )
 
     # --- requests -----------------------------------------------------------------------
@@ -331,7 +397,7 @@ class LiveBridge:
         ``abandoned`` runs when the caller gives up waiting (cancelled or timed out)."""
         if self._closed is not None or self._comm is None:
             if not reopen:
-                raise self._closed_error(op, self._closed or "not connected")
+                raise self._closed_error(op)
             await self._reconnect(op)
         loop = asyncio.get_running_loop()
         self._loop = loop
@@ -346,7 +412,7 @@ class LiveBridge:
                 abandoned()
             raise BridgeTimeout(
                 f"JupyterLab did not answer the notebook bridge's {op!r} request within "
-                f"{limit:g} s, so it could not {_VERBS.get(op, op)}. The notebook may have "
+                f"{limit:g} s, so it could not {OPERATIONS.get(op, op)}. The notebook may have "
                 "been closed or the browser tab may be gone."
             ) from None
         except asyncio.CancelledError:
@@ -357,19 +423,19 @@ class LiveBridge:
             self._pending.pop(request_id, None)
         if reply.get("ok"):
             return reply.get("result")
-        raise self._failure(op, args or {}, str(reply.get("error") or "it failed"))
+        raise self._failure(op, args or {}, reply)
 
     async def _reconnect(self, op: str) -> None:
-        reason = self._closed or "not connected"
+        code, why = self._closed or "not_connected", self._closed_why()
         try:
             await self.connect()
         except BridgeError as error:
             self.close()  # a comm nobody answers on is no use
-            self._closed = reason
+            self._closed = code
             raise BridgeClosed(
-                f"Could not {_VERBS.get(op, op)}: the notebook bridge was closed ({reason}) and "
-                f"reconnecting failed: {error}",
-                reason=reason,
+                f"Could not {OPERATIONS.get(op, op)}: the notebook bridge was closed ({why}) "
+                f"and reconnecting failed: {error}",
+                code=code,
             ) from None
 
     async def _wait(self, future: asyncio.Future[dict[str, Any]], timeout: float) -> dict[str, Any]:
@@ -391,22 +457,26 @@ class LiveBridge:
             if left <= 0:
                 raise TimeoutError
 
-    def _failure(self, op: str, args: dict[str, Any], error: str) -> BridgeError:
-        missing = "no cell with id "
-        if error.startswith(missing):
-            cell_id = error[len(missing) :]
+    def _failure(self, op: str, args: dict[str, Any], reply: Mapping[str, Any]) -> BridgeError:
+        """The error for a failed reply, worded from its code and fields."""
+        code = reply.get("code")
+        message = str(reply.get("message") or "")
+        if not isinstance(code, str) or code not in _WHY:
+            code = "failed"  # a newer extension's code: its message is all there is
+        fields = _fields(code, reply)
+        if code == "no_cell":
             return BridgeError(
-                f"There is no cell with id {cell_id!r} in {self.path}. Call read_notebook "
-                "to see the cell ids."
+                f"There is no cell with id {fields['cell_id']!r} in {self.path}. Call "
+                "read_notebook to see the cell ids.",
+                code=code,
+                fields=fields,
             )
-        sentence = error[:1].upper() + error[1:]
-        if not sentence.endswith("."):
-            sentence += "."
         target = f" {args['cell_id']}" if "cell_id" in args and op != "interrupt" else ""
-        verb = _VERBS.get(op, op)
+        verb = OPERATIONS.get(op, op)
         if target and verb.endswith(" the cell"):
             verb = verb[: -len(" the cell")] + f" cell{target}"
-        return BridgeError(f"JupyterLab could not {verb}: {sentence}")
+        why = _sentence(_WHY[code](fields, message))
+        return BridgeError(f"JupyterLab could not {verb}: {why}", code=code, fields=fields)
 
     # --- NotebookBridge -----------------------------------------------------------------
 

@@ -102,8 +102,20 @@ def test_ping_over_the_comm_answers_for_this_notebook(open_notebook, page):
     )
     shown = _shown_json(notebook.run_cell(PRINT_REPLIES))
     assert shown["replies"][1:] == [
-        {"id": "2", "ok": False, "error": "unknown operation frobnicate"},
-        {"id": None, "ok": False, "error": 'malformed request: no string "id"'},
+        {
+            "id": "2",
+            "ok": False,
+            "code": "unknown_operation",
+            "op": "frobnicate",
+            "message": "unknown operation frobnicate",
+        },
+        {
+            "id": None,
+            "ok": False,
+            "code": "malformed_request",
+            "problem": 'no string "id"',
+            "message": 'malformed request: no string "id"',
+        },
         {
             "id": "3",
             "ok": True,
@@ -135,10 +147,14 @@ for label, data in {
     shown = _shown_json(
         notebook.run_cell(PRINT_REPLIES.replace('"closed": closed', '"refused": refused'))
     )
+    mismatch = {
+        "code": "path_mismatch",
+        "message": "path mismatch: no notebook on this kernel has that path",
+    }
     assert shown["refused"] == {
-        "elsewhere": {"error": "path mismatch"},
-        "not on a segment boundary": {"error": "path mismatch"},
-        "no path": {"error": "path mismatch"},
+        "elsewhere": mismatch,
+        "not on a segment boundary": mismatch,
+        "no path": mismatch,
     }
     # The comm with the right path, in the same kernel, is unaffected.
     assert shown["replies"] == [
