@@ -17,7 +17,7 @@ from jupyter_agent.errors import ToolError
 from jupyter_agent.guard import read_only
 from jupyter_agent.namespace import KernelNamespace
 from jupyter_agent.tools import ToolContext
-from jupyter_agent.tools.namespace import inspect_variable, list_variables
+from jupyter_agent.tools.variables import inspect_variable, list_variables
 
 pd = pytest.importorskip("pandas")
 np = pytest.importorskip("numpy")

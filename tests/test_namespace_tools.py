@@ -16,7 +16,7 @@ from jupyter_agent.errors import ToolError
 from jupyter_agent.namespace import KernelNamespace, safe_repr
 from jupyter_agent.permissions import Permission
 from jupyter_agent.tools import ToolContext
-from jupyter_agent.tools.namespace import NAMESPACE_TOOLS, inspect_variable, list_variables
+from jupyter_agent.tools.variables import NAMESPACE_TOOLS, inspect_variable, list_variables
 
 np = pytest.importorskip("numpy")
 pd = pytest.importorskip("pandas")

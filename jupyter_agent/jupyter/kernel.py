@@ -694,7 +694,7 @@ def kernel_namespace(shell: Any | None = None) -> KernelNamespace:
 def attach_kernel(agent: Any, shell: Any | None = None) -> None:
     """Give ``agent`` this kernel: its variables (with the namespace tools) and its history."""
     from ..notebook_view import ExecutionHistory
-    from ..tools.namespace import NAMESPACE_TOOLS
+    from ..tools.variables import NAMESPACE_TOOLS
 
     shell = _shell(shell)
     agent.resources.insert(kernel_namespace(shell), KernelNamespace)

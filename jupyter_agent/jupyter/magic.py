@@ -149,7 +149,7 @@ def _option(command: Command, line: str, match: re.Match[str]) -> int:
     return end
 
 
-def resolve_model(spec: str, namespace: dict[str, Any]) -> str | Model:
+def model_from_spec(spec: str, namespace: dict[str, Any]) -> str | Model:
     """A --model value: ``$name`` (a Model in the namespace), ``scripted:PATH.json`` (a
     scripted replay from a file) or a Claude model id."""
     if spec.startswith("$"):
@@ -291,7 +291,7 @@ class AgentMagics(Magics):
         return handle
 
     def _configure(self, kernel: KernelAgent, command: Command) -> Agent:
-        model = resolve_model(command.model, self.shell.user_ns) if command.model else None
+        model = model_from_spec(command.model, self.shell.user_ns) if command.model else None
         if command.resume is not None:
             try:
                 agent = kernel.resume(command.resume or None, model=model)

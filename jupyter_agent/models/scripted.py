@@ -34,7 +34,7 @@ from ._base import (
 )
 from ._usage import Pricing, UsageAdapter
 
-Turn = Mapping[str, Any] | Callable[[ModelRequest], Mapping[str, Any]]
+ScriptedTurn = Mapping[str, Any] | Callable[[ModelRequest], Mapping[str, Any]]
 
 LABEL = "Scripted replay — no real model is called"
 
@@ -46,7 +46,7 @@ class ScriptedModel:
 
     def __init__(
         self,
-        turns: Iterable[Turn] | str | Path = (),
+        turns: Iterable[ScriptedTurn] | str | Path = (),
         *,
         name: str = "scripted",
         chunk_size: int = 12,
@@ -57,7 +57,7 @@ class ScriptedModel:
     ) -> None:
         if isinstance(turns, (str, Path)):
             turns = self.load(turns)
-        self.turns: list[Turn] = list(turns)
+        self.turns: list[ScriptedTurn] = list(turns)
         self.name = name
         self.label: str | None = label
         self.chunk_size = max(1, chunk_size)
@@ -71,7 +71,7 @@ class ScriptedModel:
         self._next = 0
 
     @staticmethod
-    def load(path: str | Path, part: str = "turns") -> list[Turn]:
+    def load(path: str | Path, part: str = "turns") -> list[ScriptedTurn]:
         """Turns from a JSON file: a list, or an object whose ``part`` key holds the list."""
         data = json.loads(Path(path).read_text(encoding="utf-8"))
         turns = data[part] if isinstance(data, dict) else data
@@ -79,7 +79,7 @@ class ScriptedModel:
             raise ValueError(f"{path}: a script is a JSON list of turns (or {{{part!r}: [...]}})")
         return turns
 
-    def add(self, *turns: Turn) -> None:
+    def add(self, *turns: ScriptedTurn) -> None:
         self.turns.extend(turns)
 
     @property
