@@ -2,8 +2,10 @@
 
 from ._agent import Agent, AgentRuntime, runtime
 from ._handle import RunHandle
+from ._limits import Limits, StopRun
 from ._loops import LOOPS, parse_control, roa_loop, tool_use_loop
-from ._run import Limits, Run, StopRun, Turn
+from ._model_call import Turn
+from ._run import Run
 from ._session import Session, SessionMetadata
 
 __all__ = [

@@ -38,8 +38,9 @@ from ..tools.shell import WORKSPACE_TOOLS as SHELL_TOOLS
 from ..tools.shell import workspace_os_sandbox
 from ._bus import EventBus
 from ._handle import RunHandle
+from ._limits import Limits
 from ._loops import LOOPS, Loop
-from ._run import Limits, Run
+from ._run import Run
 from ._session import Session, SessionMetadata
 
 STOPPED_NOTE = "[The user stopped the previous run before it finished.]"

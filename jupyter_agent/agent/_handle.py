@@ -109,14 +109,14 @@ class RunHandle:
 
     @property
     def pending_question(self) -> Question | None:
-        pending = self._run.pending_question
-        return pending[1] if pending else None
+        pending = self._run.user.question
+        return pending.question if pending else None
 
     @property
     def pending_approval(self) -> str | None:
         """Summary of the call waiting for approval, if any."""
-        pending = self._run.pending_permission
-        return pending[1].summary if pending else None
+        pending = self._run.user.approval
+        return pending.call.summary if pending else None
 
     # --- waiting --------------------------------------------------------------------
 
@@ -132,9 +132,9 @@ class RunHandle:
         """Wait until the run needs the user — a question (returned) or an approval (its
         summary) — or has ended (None). For scripts and tests that answer in code."""
         run = self._run
-        while not run.state.terminal and not run.needs_user.is_set():
+        while not run.state.terminal and not run.user.waiting.is_set():
             waits = [
-                asyncio.ensure_future(run.needs_user.wait()),
+                asyncio.ensure_future(run.user.waiting.wait()),
                 asyncio.ensure_future(run.wait()),
             ]
             try:
@@ -179,20 +179,19 @@ class RunHandle:
 
         Raises ValueError at once when there is no question or the answer does not fit it.
         """
-        pending = self._run.pending_question
+        pending = self._run.user.question
         if pending is None:
             raise ValueError("the agent is not waiting for an answer")
-        question_id, question, _ = pending
-        question.resolve(answer)  # raises ValueError with the accepted choices
-        self._call(self._run.resolve_question, question_id, str(answer))
+        pending.question.resolve(answer)  # raises ValueError with the accepted choices
+        self._call(self._run.user.answer, pending.id, str(answer))
 
     def approve(self, allow: bool = True, remember: bool = False) -> None:
         """Allow or deny the call waiting for approval; ``remember`` allows similar calls
         for the rest of the session."""
-        pending = self._run.pending_permission
+        pending = self._run.user.approval
         if pending is None:
             raise ValueError("no tool call is waiting for approval")
-        self._call(self._run.resolve_permission, pending[0], bool(allow), bool(remember))
+        self._call(self._run.user.settle, pending.id, bool(allow), bool(remember))
 
     def deny(self) -> None:
         self.approve(False)

@@ -17,7 +17,8 @@ from .._prompts import load_prompt, render
 from ..errors import ModelError
 from ..events import Observe, Reason
 from ..messages import Message
-from ._run import Run, Turn
+from ._model_call import Turn
+from ._run import Run
 
 Loop = Callable[[Run], Awaitable[None]]
 

@@ -1,0 +1,197 @@
+"""The run and its user: questions and approvals that wait for an answer.
+
+At most one question and one approval wait at a time, each a typed pending object
+(:class:`PendingQuestion`, :class:`PendingApproval`) the handle reads. A wait ends with
+the user's answer, with the run's question timeout (the run stops with
+``input_timeout``: it never decides for the user), or with the run's end, which
+cancels whatever still waits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeVar
+
+from ..events import (
+    InputTimedOut,
+    PermissionRequested,
+    PermissionResolved,
+    QuestionAnswered,
+    QuestionAsked,
+)
+from ..messages import new_id
+from ..permissions import ToolCall
+from ..plans import Question, QuestionOption
+from ..states import AgentState
+from ._limits import StopRun
+
+if TYPE_CHECKING:
+    from ._run import Run
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The user's answer to an approval."""
+
+    allowed: bool
+    remember: bool
+    """Allow calls like this one for the rest of the session."""
+
+
+@dataclass
+class PendingQuestion:
+    """A question shown to the user, waiting for the answer."""
+
+    id: str
+    question: Question
+    answer: asyncio.Future[str]
+
+
+@dataclass
+class PendingApproval:
+    """A tool call shown to the user, waiting to be allowed or denied."""
+
+    id: str
+    call: ToolCall
+    verdict: asyncio.Future[Verdict]
+
+
+class UserInteraction:
+    """Asks the user on behalf of one run and takes the answers (loop thread)."""
+
+    def __init__(self, run: Run) -> None:
+        self._run = run
+        self.question: PendingQuestion | None = None
+        self.approval: PendingApproval | None = None
+        self.waiting = asyncio.Event()
+        """Set while a question or an approval waits for the user."""
+
+    async def ask(self, question: Question) -> tuple[str, QuestionOption | None]:
+        """Show ``question`` and wait for the user's answer (value, chosen option)."""
+        run = self._run
+        pending = self.question = PendingQuestion(
+            new_id(), question, asyncio.get_running_loop().create_future()
+        )
+        self.waiting.set()
+        timeout = run.limits.question_timeout
+        run.emit(QuestionAsked(question_id=pending.id, question=question, timeout=timeout))
+        try:
+            answer = await self._wait(pending.answer, "waiting for your answer")
+        except asyncio.TimeoutError:
+            run.emit(InputTimedOut(question_id=pending.id, timeout=timeout or 0))
+            raise StopRun(
+                "input_timeout",
+                f"No answer within {timeout or 0:g} s: "
+                "the run stopped without deciding for the user.",
+            ) from None
+        finally:
+            self.question = None
+        value, option = question.resolve(answer)
+        run.emit(
+            QuestionAnswered(
+                question_id=pending.id, value=value, label=option.label if option else None
+            )
+        )
+        return value, option
+
+    async def approve(
+        self,
+        call: ToolCall,
+        tool_use_id: str,
+        reason: str,
+        warnings: list[str],
+        *,
+        rememberable: bool = True,
+    ) -> bool:
+        """Show ``call`` for approval and wait; True when the user allows it."""
+        run = self._run
+        secrets = run.agent.secrets
+        preview = getattr(run.agent.policy, "preview_remember", None)
+        offered = None  # what "Always allow" would remember; None: not offered
+        if rememberable:
+            offered = preview(call) if callable(preview) else "calls like this one"
+        pending = self.approval = PendingApproval(
+            new_id(), call, asyncio.get_running_loop().create_future()
+        )
+        self.waiting.set()
+        run.emit(
+            PermissionRequested(
+                request_id=pending.id,
+                tool_use_id=tool_use_id,
+                tool_name=call.name,
+                summary=secrets.redact(call.summary),
+                reason=reason,
+                input=secrets.redact_data(dict(call.input)),
+                warnings=[secrets.redact(w) for w in warnings],
+                remember=offered,
+            )
+        )
+        try:
+            verdict = await self._wait(pending.verdict, f"waiting for approval of {call.name}")
+        except asyncio.TimeoutError:
+            timeout = run.limits.question_timeout or 0
+            run.emit(InputTimedOut(question_id=pending.id, timeout=timeout))
+            raise StopRun(
+                "input_timeout", f"No approval within {timeout:g} s, so the run stopped."
+            ) from None
+        finally:
+            self.approval = None
+        allowed, remember = verdict.allowed, verdict.remember
+        rule = (
+            run.agent.policy.remember(call)
+            if allowed and remember and offered is not None
+            else None
+        )
+        run.emit(
+            PermissionResolved(
+                request_id=pending.id,
+                tool_name=call.name,
+                allowed=allowed,
+                remember=remember,
+                rule=rule,
+            )
+        )
+        if not run.state.terminal:
+            run.set_state(AgentState.tool_executing, detail=call.name)
+        return allowed
+
+    async def _wait(self, future: asyncio.Future[T], what: str) -> T:
+        run = self._run
+        run.release_writes()
+        previous = run.state
+        run.set_state(AgentState.waiting_user, detail=what)
+        timeout = run.limits.question_timeout
+        try:
+            if timeout is None:
+                return await future
+            return await asyncio.wait_for(future, timeout)
+        finally:
+            if not run.state.terminal and run.state == AgentState.waiting_user:
+                run.set_state(previous)
+
+    def answer(self, question_id: str, answer: str) -> None:
+        """Answer the pending question. Clears it at once, so a caller that waits for
+        the next question does not see this one again."""
+        pending = self.question
+        if pending is not None and pending.id == question_id and not pending.answer.done():
+            pending.answer.set_result(answer)
+            self.question = None
+            self.waiting.clear()
+
+    def settle(self, request_id: str, allowed: bool, remember: bool) -> None:
+        """Settle the pending approval; like :meth:`answer`."""
+        pending = self.approval
+        if pending is not None and pending.id == request_id and not pending.verdict.done():
+            pending.verdict.set_result(Verdict(allowed, remember))
+            self.approval = None
+            self.waiting.clear()
+
+    def cancel(self) -> None:
+        """End whatever still waits (the run is ending)."""
+        if self.question is not None:
+            self.question.answer.cancel()  # does nothing once answered
+        if self.approval is not None:
+            self.approval.verdict.cancel()
