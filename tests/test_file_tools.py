@@ -14,7 +14,7 @@ from jupyter_agent.errors import ToolError
 from jupyter_agent.permissions import Permission
 from jupyter_agent.tools import Tool, ToolContext, ToolOutput
 from jupyter_agent.tools.files import (
-    WORKSPACE_TOOLS,
+    FILE_TOOLS,
     create_file,
     delete_file,
     get_file_info,
@@ -66,8 +66,8 @@ def test_names_arguments_categories_and_permissions_match_the_contract():
         ),
         "delete_file": (["path"], "delete", {"read_files", "delete_files"}),
     }
-    assert [t.name for t in WORKSPACE_TOOLS] == list(expected)
-    for t in WORKSPACE_TOOLS:
+    assert [t.name for t in FILE_TOOLS] == list(expected)
+    for t in FILE_TOOLS:
         args, category, permissions = expected[t.name]
         assert list(t.input_schema["properties"]) == args
         assert t.category == category
@@ -79,7 +79,7 @@ def test_names_arguments_categories_and_permissions_match_the_contract():
 
 
 def test_the_planner_may_call_only_the_reading_tools():
-    readable = [t.name for t in WORKSPACE_TOOLS if t.permissions <= Permission.READ_ONLY]
+    readable = [t.name for t in FILE_TOOLS if t.permissions <= Permission.READ_ONLY]
     assert readable == ["read_file", "list_directory", "grep", "get_file_info"]
 
 

@@ -20,7 +20,7 @@ from jupyter_agent.errors import ToolError
 from jupyter_agent.messages import INTERRUPTED_RESULT
 from jupyter_agent.permissions import AllowAll
 from jupyter_agent.tools import ToolContext, ToolOutput, shell
-from jupyter_agent.tools.shell import WORKSPACE_TOOLS, command_env, execute_command
+from jupyter_agent.tools.shell import SHELL_TOOLS, command_env, execute_command
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX process groups")
 
@@ -87,7 +87,7 @@ async def run_unconfined(ws: Path, **args) -> ToolOutput:
 
 
 def test_the_contract():
-    assert (execute_command,) == WORKSPACE_TOOLS
+    assert (execute_command,) == SHELL_TOOLS
     assert list(execute_command.input_schema["properties"]) == ["command", "working_dir", "timeout"]
     assert execute_command.category == "execute"
     assert execute_command.permissions == {"execute_commands"}

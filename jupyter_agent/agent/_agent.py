@@ -32,10 +32,9 @@ from ..settings import (
 from ..states import AgentState
 from ..tools import ResourceMap, Tool, ToolRegistry
 from ..tools.control import CONTROL_TOOLS
-from ..tools.files import WORKSPACE_TOOLS as FILE_TOOLS
+from ..tools.files import FILE_TOOLS
 from ..tools.notebook import NOTEBOOK_TOOLS
-from ..tools.shell import WORKSPACE_TOOLS as SHELL_TOOLS
-from ..tools.shell import workspace_os_sandbox
+from ..tools.shell import SHELL_TOOLS, workspace_os_sandbox
 from ._bus import EventBus
 from ._handle import RunHandle
 from ._limits import Limits

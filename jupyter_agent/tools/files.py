@@ -808,7 +808,7 @@ def _parts(sandbox: Sandbox, real: Path) -> list[str]:
     return list(real.relative_to(sandbox.root).parts)
 
 
-WORKSPACE_TOOLS = (
+FILE_TOOLS = (
     read_file,
     list_directory,
     grep,

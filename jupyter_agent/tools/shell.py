@@ -216,7 +216,7 @@ async def execute_command(
     )
 
 
-WORKSPACE_TOOLS = (execute_command,)
+SHELL_TOOLS = (execute_command,)
 """The shell tools, in the order the model sees them."""
 
 
