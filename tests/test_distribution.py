@@ -136,6 +136,8 @@ def test_the_sdist_carries_the_prebuilt_extension_and_install_json(built):
         re.fullmatch(r"jupyter_agent/labextension/static/remoteEntry\.\w+\.js", n) for n in names
     )
     assert not any(name.startswith("js/node_modules/") for name in names)
+    assert "js/src/panel/widget.ts" in names
+    assert "jupyter_agent/jupyter/static/panel.js" in names
 
 
 def test_the_wheel_carries_the_prebuilt_extension_and_install_json(built):
@@ -144,10 +146,13 @@ def test_the_wheel_carries_the_prebuilt_extension_and_install_json(built):
         names = set(wheel.namelist())
         install = json.loads(wheel.read(f"{share}/install.json"))
         metadata = wheel.read(f"{NAME.replace('-', '_')}-{VERSION}.dist-info/METADATA").decode()
+        panel = wheel.read("jupyter_agent/jupyter/static/panel.js")
     assert any(re.fullmatch(rf"{re.escape(share)}/static/remoteEntry\.\w+\.js", n) for n in names)
     assert f"{share}/static/style.js" in names
     assert f"{share}/package.json" in names
     assert "jupyter_agent/prompts/planner.md" in names
+    # The panel is built from js/src/panel and tracked: a build without Node.js ships it as is.
+    assert panel == (ROOT / "jupyter_agent" / "jupyter" / "static" / "panel.js").read_bytes()
     assert install["packageName"] == NAME
     assert f"\nName: {NAME}\n" in metadata
 

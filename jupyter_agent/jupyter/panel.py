@@ -330,6 +330,8 @@ def history_entries(history: list[Message], agent: Agent) -> list[dict[str, Any]
 class AgentPanel(anywidget.AnyWidget):
     """The panel of one agent. Create it with the agent; show it with :meth:`show`."""
 
+    # Built from js/src/panel (TypeScript) by `npm run build:panel`; tracked, so an install
+    # without Node.js has it. js/test/panel-build.test.ts fails when it is stale.
     _esm = STATIC / "panel.js"
     _css = STATIC / "panel.css"
 

@@ -1,0 +1,647 @@
+/**
+ * The transcript: applies entries (see types.ts) to a scrolling element, in order, each
+ * once (an entry with an `n` not above the last one's is dropped). Streamed text is
+ * merged into one block and rendered at most once a frame; a tool card, a plan step, a
+ * question or an approval is updated in place when its end or answer arrives.
+ */
+import {
+  approvalCard,
+  endTool,
+  IPendingCard,
+  IPlanCard,
+  IQuestionCard,
+  IToolCard,
+  planCard,
+  questionCard,
+  STEP_LABELS,
+  toolCard
+} from './cards';
+import { h, MAX_PRE, pretty } from './dom';
+import { FENCE, isBlank, renderInline, renderMarkdown } from './markdown';
+import type { EntryOf, ITranscriptActions, TranscriptEntry } from './types';
+
+interface ITextBlock {
+  el: HTMLElement;
+  /** The part rendered once and for all. */
+  done: HTMLElement;
+  /** The paragraph being written, rendered again each frame. */
+  tail: HTMLElement;
+  phase: string | null;
+  text: string;
+  doneLength: number;
+  scanned: number;
+  cut: number;
+  fence: string | null;
+}
+
+interface IPlanState extends IPlanCard {
+  /** The plan's execution is running or done. */
+  executed: boolean;
+  /** That run, once known (from the run the button started, or the first step marked). */
+  runId: string | null;
+  /** The button was clicked and its run has not started yet. */
+  starting: boolean;
+}
+
+/** Raised (strict) or logged: an entry kind this panel does not know. */
+export class UnknownEntryError extends Error {
+  constructor(readonly entry: unknown) {
+    super(
+      `jupyter_agent panel: unknown transcript entry kind ${JSON.stringify((entry as { kind?: unknown })?.kind)}`
+    );
+  }
+}
+
+export class Transcript {
+  follow = true;
+  lastN = 0;
+  private text: ITextBlock | null = null;
+  private thinking: { pre: HTMLElement } | null = null;
+  private tools = new Map<string, IToolCard>();
+  private questions = new Map<string, IQuestionCard>();
+  private approvals = new Map<string, IPendingCard>();
+  /** The newest plan card. */
+  private plan: IPlanState | null = null;
+  private dirty = new Set<ITextBlock>();
+  private frame: ReturnType<typeof setTimeout> | number = 0;
+
+  /**
+   * `strict`: an unknown entry kind throws (the tests) rather than being logged to the
+   * console (a page talking to a newer kernel).
+   */
+  constructor(
+    readonly root: HTMLElement,
+    readonly actions: ITranscriptActions,
+    readonly strict = false
+  ) {
+    // The transcript follows the newest output while the reader is at the bottom, whatever
+    // grows it: a new entry, streamed text, or an entry that grows in place (a tool's result
+    // and diff, an answered card). Scrolling up stops following; back at the bottom resumes.
+    // (reset() starts a transcript following.)
+    root.addEventListener('scroll', () => (this.follow = this.atBottom()), {
+      passive: true
+    });
+    if (typeof MutationObserver === 'function') {
+      new MutationObserver(() => this.follow && this.scrollDown()).observe(
+        root,
+        {
+          childList: true,
+          subtree: true,
+          characterData: true,
+          attributes: true,
+          attributeFilter: ['open', 'hidden']
+        }
+      );
+    }
+    this.reset();
+  }
+
+  reset(): void {
+    this.root.replaceChildren();
+    this.follow = true;
+    this.lastN = 0;
+    this.text = null; // the text block being streamed
+    this.thinking = null;
+    this.tools = new Map();
+    this.questions = new Map();
+    this.approvals = new Map();
+    this.plan = null;
+    this.dirty = new Set();
+    this.frame = 0;
+  }
+
+  apply(entry: TranscriptEntry): void {
+    if (entry.n !== undefined) {
+      if (entry.n <= this.lastN) return;
+      this.lastN = entry.n;
+    }
+    switch (entry.kind) {
+      case 'user':
+        return this.onUser(entry);
+      case 'note':
+        return void this.line('note', entry.text);
+      case 'agent_start':
+        return this.onAgentStart(entry);
+      case 'turn_start':
+        return this.closeStreams();
+      case 'text_delta':
+        return this.onTextDelta(entry);
+      case 'text':
+        return this.onText(entry);
+      case 'thinking_delta':
+        return this.onThinkingDelta(entry);
+      case 'reason':
+      case 'observe':
+        if (entry.control)
+          this.line('meta', `${entry.kind}: ${pretty(entry.control)}`);
+        return;
+      case 'retry':
+        return this.onRetry(entry);
+      case 'tool_start':
+        return void this.onToolStart(entry);
+      case 'tool_progress':
+        return this.onToolProgress(entry);
+      case 'tool_end':
+        return this.onToolEnd(entry);
+      case 'plan':
+        return this.onPlan(entry);
+      case 'plan_step':
+        return this.onPlanStep(entry);
+      case 'plan_stopped':
+        return this.onPlanStopped();
+      case 'question':
+        return this.onQuestion(entry);
+      case 'answer':
+        return this.onAnswer(entry);
+      case 'request_input_timeout': {
+        const pending =
+          this.questions.get(entry.question_id) ||
+          this.approvals.get(entry.question_id);
+        if (pending)
+          this.closeCard(pending, `No answer within ${entry.timeout} s.`);
+        return;
+      }
+      case 'permission_request':
+        return this.onPermissionRequest(entry);
+      case 'permission_response':
+        return this.onPermissionResponse(entry);
+      case 'update':
+        this.closeStreams();
+        return void this.line('update', `ℹ ${entry.message}`);
+      case 'warning':
+        return this.onWarning(entry);
+      case 'stopped':
+        return this.onStopped(entry);
+      case 'completed':
+        return this.onCompleted(entry);
+      case 'error':
+        return this.onError(entry);
+      case 'subagent_spawned':
+        return void this.line(
+          'meta',
+          `↳ subagent ${entry.agent_type}: ${entry.task}`
+        );
+      case 'subagent_output': {
+        const inner = entry.event || {};
+        if (inner.kind === 'tool_start')
+          this.line('meta', `  ↳ ${inner.summary || inner.name}`);
+        return;
+      }
+      case 'subagent_complete':
+        return void this.line(
+          'meta',
+          `↳ subagent ended ${entry.state}${entry.result ? `: ${entry.result}` : ''}`
+        );
+      default:
+        return this.unknown(entry);
+    }
+  }
+
+  private unknown(entry: never): void {
+    const error = new UnknownEntryError(entry);
+    if (this.strict) throw error;
+    console.error(error.message, entry);
+  }
+
+  add<T extends Node>(node: T): T {
+    this.root.append(node);
+    if (this.follow) this.scrollDown();
+    return node;
+  }
+
+  atBottom(): boolean {
+    const r = this.root;
+    return r.scrollHeight - r.scrollTop - r.clientHeight < 40;
+  }
+
+  scrollDown(): void {
+    this.root.scrollTop = this.root.scrollHeight;
+  }
+
+  private line(kind: string, text: string): HTMLElement {
+    return this.add(h('div', { class: `ja-line ja-${kind}` }, text));
+  }
+
+  private closeStreams(): void {
+    if (this.text) this.finishText(this.text);
+    this.text = null;
+    this.thinking = null;
+  }
+
+  // Runs and messages
+
+  private onUser(e: { text?: string }): void {
+    this.closeStreams();
+    const bubble = h('div', { class: 'ja-user' });
+    const text = String(e.text ?? '');
+    const split = text.search(/\n\s*\n/);
+    if (split > 0 && text.length > 240) {
+      // A long message (e.g. "Execute the approved plan" with the plan): its first
+      // paragraph, the rest folded.
+      bubble.append(renderMarkdown(text.slice(0, split)));
+      bubble.append(
+        h(
+          'details',
+          {},
+          h('summary', { text: 'More' }),
+          renderMarkdown(text.slice(split))
+        )
+      );
+    } else {
+      bubble.append(renderMarkdown(text));
+    }
+    this.add(bubble);
+  }
+
+  private onAgentStart(e: EntryOf<'agent_start'>): void {
+    this.closeStreams();
+    if (this.plan?.starting) {
+      this.plan.starting = false;
+      this.plan.runId = e.run_id ?? null;
+    }
+    this.onUser({ text: e.task });
+    const label = e.model_label ? ` — ${e.model_label}` : '';
+    this.line('run', `${e.role} · ${e.model}${label}`);
+  }
+
+  private onTextDelta(e: EntryOf<'text_delta'>): void {
+    const phase = e.phase ?? null;
+    if (this.text === null || this.text.phase !== phase) {
+      this.closeStreams();
+      this.text = this.textBlock(phase);
+    }
+    this.text.text += e.text;
+    this.dirty.add(this.text);
+    this.schedule();
+  }
+
+  private onText(e: EntryOf<'text'>): void {
+    const phase = e.phase ?? null;
+    let block = this.text;
+    if (block === null || block.phase !== phase) {
+      this.closeStreams();
+      block = this.textBlock(phase);
+    }
+    if (e.text !== undefined) block.text = e.text; // else: exactly what was streamed
+    this.finishText(block);
+    if (e.interrupted)
+      block.el.append(
+        h('span', { class: 'ja-interrupted', text: ' [interrupted]' })
+      );
+    this.text = null;
+  }
+
+  private textBlock(phase: string | null): ITextBlock {
+    const el = h('div', { class: 'ja-text' });
+    if (phase) el.append(h('div', { class: 'ja-phase', text: phase }));
+    const done = h('div');
+    const tail = h('div');
+    el.append(done, tail);
+    this.add(el);
+    return {
+      el,
+      done,
+      tail,
+      phase,
+      text: '',
+      doneLength: 0,
+      scanned: 0,
+      cut: 0,
+      fence: null
+    };
+  }
+
+  private finishText(block: ITextBlock): void {
+    this.dirty.delete(block);
+    block.done.replaceChildren(renderMarkdown(block.text));
+    block.tail.replaceChildren();
+    block.doneLength = block.text.length;
+  }
+
+  private schedule(): void {
+    if (this.frame) return;
+    const run = () => {
+      this.frame = 0;
+      this.renderDirty();
+    };
+    this.frame =
+      typeof requestAnimationFrame === 'function' &&
+      document.visibilityState !== 'hidden'
+        ? requestAnimationFrame(run)
+        : setTimeout(run, 16);
+  }
+
+  /** Renders the streamed text that arrived since the last frame. */
+  renderDirty(): void {
+    for (const block of this.dirty) this.renderStreaming(block);
+    this.dirty.clear();
+    if (this.follow) this.scrollDown();
+  }
+
+  // Streaming text: everything before the last blank line outside a code fence is final
+  // and rendered once; only the paragraph being written is rendered again each frame.
+  private renderStreaming(block: ITextBlock): void {
+    const text = block.text;
+    let pos = block.scanned;
+    for (;;) {
+      const end = text.indexOf('\n', pos);
+      if (end < 0) break;
+      const line = text.slice(pos, end);
+      const fence = FENCE.exec(line);
+      if (fence) {
+        if (block.fence === null) block.fence = fence[1][0];
+        else if (
+          line.trim()[0] === block.fence &&
+          line.trim().replace(/[`~]/g, '') === ''
+        )
+          block.fence = null;
+      } else if (block.fence === null && isBlank(line)) {
+        block.cut = end + 1;
+      }
+      pos = end + 1;
+    }
+    block.scanned = pos;
+    if (block.cut > block.doneLength) {
+      block.done.append(
+        renderMarkdown(text.slice(block.doneLength, block.cut))
+      );
+      block.doneLength = block.cut;
+    }
+    block.tail.replaceChildren(renderMarkdown(text.slice(block.doneLength)));
+  }
+
+  private onThinkingDelta(e: EntryOf<'thinking_delta'>): void {
+    if (this.thinking === null) {
+      const pre = h('div', { class: 'ja-thinking-text' });
+      const box = h(
+        'details',
+        { class: 'ja-thinking' },
+        h('summary', { text: 'Thinking' }),
+        pre
+      );
+      this.add(box);
+      this.thinking = { pre };
+    }
+    this.thinking.pre.append(document.createTextNode(e.text));
+  }
+
+  private onRetry(e: EntryOf<'retry'>): void {
+    if (this.text) this.text.el.remove();
+    this.text = null;
+    this.thinking = null;
+    this.line('warning', `↻ The reply broke off (${e.reason}); retrying.`);
+  }
+
+  // Tools
+
+  private onToolStart(e: {
+    tool_use_id: string;
+    name: string;
+    input: unknown;
+    summary?: string;
+  }): IToolCard {
+    this.closeStreams();
+    const tool = toolCard(e);
+    this.tools.set(e.tool_use_id, tool);
+    this.add(tool.card);
+    return tool;
+  }
+
+  private onToolProgress(e: EntryOf<'tool_progress'>): void {
+    const tool = this.tools.get(e.tool_use_id);
+    if (!tool) return;
+    tool.output.hidden = false;
+    tool.output.append(document.createTextNode(e.output));
+    const text = tool.output.textContent ?? '';
+    if (text.length > 2 * MAX_PRE)
+      tool.output.textContent = `…${text.slice(-MAX_PRE)}`;
+  }
+
+  private onToolEnd(e: EntryOf<'tool_end'>): void {
+    const tool =
+      this.tools.get(e.tool_use_id) ??
+      this.onToolStart({
+        tool_use_id: e.tool_use_id,
+        name: e.name,
+        input: {},
+        summary: e.name
+      });
+    endTool(tool, e);
+  }
+
+  // The plan
+
+  private onPlan(e: EntryOf<'plan'>): void {
+    this.closeStreams();
+    if (this.plan) this.plan.button.disabled = true;
+    // executed: the plan's execution is running or done. runId: that run, once known
+    // (from the run the button started, or the first step it marks), so a Stop or an
+    // error of that run offers to carry on, as execute_plan() does.
+    const entry: IPlanState = {
+      ...planCard(e.plan),
+      executed: false,
+      runId: null,
+      starting: false
+    };
+    const button = entry.button;
+    button.addEventListener('click', () => {
+      button.disabled = true;
+      entry.executed = true;
+      entry.starting = true;
+      this.actions.command('execute_plan').catch((error: Error) => {
+        entry.executed = false;
+        entry.starting = false;
+        this.refreshControls();
+        this.actions.error(error.message);
+      });
+    });
+    this.plan = entry;
+    this.add(entry.card);
+    this.refreshControls();
+  }
+
+  private onPlanStep(e: EntryOf<'plan_step'>): void {
+    const plan = this.plan;
+    const step = plan?.steps.get(e.step_number);
+    if (!plan || !step) return;
+    step.status.dataset.status = e.status;
+    step.status.textContent = STEP_LABELS[e.status] ?? e.status;
+    step.status.title = e.note || '';
+    step.row.dataset.status = e.status;
+    // Steps being marked: the plan is being executed, from this button or from code.
+    plan.executed = true;
+    if (e.run_id) plan.runId = e.run_id;
+    this.refreshControls();
+  }
+
+  private planRunEnded(e: { run_id?: string }, cutShort: boolean): void {
+    const plan = this.plan;
+    if (!plan) return;
+    plan.starting = false; // a click that joined a running execution started no run
+    if (cutShort && plan.executed && e.run_id && plan.runId === e.run_id)
+      this.onPlanStopped();
+  }
+
+  private onPlanStopped(): void {
+    // The plan's execution was stopped or failed (live, or in a resumed session): it
+    // can carry on from where it ended.
+    const plan = this.plan;
+    if (!plan) return;
+    plan.executed = false;
+    plan.runId = null;
+    plan.button.textContent = 'Continue plan';
+    for (const step of plan.steps.values()) {
+      if (step.status.dataset.status !== 'in_progress') continue;
+      step.status.dataset.status = step.row.dataset.status = 'stopped';
+      step.status.textContent = 'stopped';
+    }
+    this.refreshControls();
+  }
+
+  /** The Execute plan button: enabled while the plan is not running and the agent idle. */
+  refreshControls(): void {
+    const plan = this.plan;
+    if (plan) plan.button.disabled = plan.executed || this.actions.busy();
+  }
+
+  // Questions and approvals
+
+  private onQuestion(e: EntryOf<'question'>): void {
+    this.closeStreams();
+    const question = questionCard(e, ({ buttons }, value, button) => {
+      buttons.forEach(b => (b.disabled = true));
+      if (button) button.classList.add('ja-chosen');
+      this.actions
+        .command('answer', { question_id: e.question_id, value })
+        .catch((error: Error) => {
+          buttons.forEach(b => (b.disabled = false));
+          if (button) button.classList.remove('ja-chosen');
+          this.actions.error(error.message);
+        });
+    });
+    this.questions.set(e.question_id, question);
+    const card = question.card;
+    this.add(card);
+    card.scrollIntoView?.({ block: 'nearest' });
+    card
+      .querySelector<HTMLElement>('button, input')
+      ?.focus?.({ preventScroll: true });
+  }
+
+  private onAnswer(e: EntryOf<'answer'>): void {
+    const q = this.questions.get(e.question_id);
+    if (!q) return;
+    q.buttons.forEach(b => (b.disabled = true));
+    for (const b of q.options.querySelectorAll<HTMLElement>('button'))
+      b.classList.toggle('ja-chosen', b.dataset.value === e.value);
+    q.card.classList.remove('ja-flash');
+    q.card.dataset.state = 'answered';
+    q.answered.hidden = false;
+    q.answered.textContent = `Answered: ${e.label ?? e.value}`;
+  }
+
+  private onPermissionRequest(e: EntryOf<'permission_request'>): void {
+    this.closeStreams();
+    const approval = approvalCard(e, ({ buttons }, allow, remember) => {
+      buttons.forEach(b => (b.disabled = true));
+      this.actions
+        .command('approve', { request_id: e.request_id, allow, remember })
+        .catch((error: Error) => {
+          buttons.forEach(b => (b.disabled = false));
+          this.actions.error(error.message);
+        });
+    });
+    this.approvals.set(e.request_id, approval);
+    this.add(approval.card);
+    approval.card.scrollIntoView?.({ block: 'nearest' });
+  }
+
+  private onPermissionResponse(e: EntryOf<'permission_response'>): void {
+    const a = this.approvals.get(e.request_id);
+    if (!a) return;
+    const verdict = e.allowed
+      ? e.remember
+        ? `Always allowed${e.rule ? ` (${e.rule})` : ''}`
+        : 'Allowed'
+      : 'Denied';
+    this.closeCard(a, verdict);
+    a.card.dataset.state = e.allowed ? 'allowed' : 'denied';
+  }
+
+  private closeCard(pending: IPendingCard, text: string): void {
+    pending.buttons.forEach(b => (b.disabled = true));
+    pending.card.classList.remove('ja-flash');
+    if (!pending.card.dataset.state) pending.card.dataset.state = 'closed';
+    pending.answered.hidden = false;
+    pending.answered.textContent = text;
+  }
+
+  private closeOpenCards(text: string): void {
+    for (const cards of [this.questions, this.approvals]) {
+      for (const card of cards.values()) {
+        if (!card.card.dataset.state) this.closeCard(card, text);
+      }
+    }
+  }
+
+  // Progress and endings
+
+  private onWarning(e: EntryOf<'warning'>): void {
+    const line = this.line('warning', `⚠ ${e.message}`);
+    if (e.action !== 'trust_workspace' || !line) return;
+    const trust = h('button', {
+      type: 'button',
+      text: 'Trust this folder',
+      title: "Apply this folder's settings (remembered in your own settings)"
+    });
+    trust.addEventListener('click', () => {
+      trust.disabled = true;
+      this.actions.command('trust').then(
+        () => (trust.textContent = 'Trusted'),
+        (error: Error) => {
+          trust.disabled = false;
+          this.actions.error(error.message);
+        }
+      );
+    });
+    line.append(' ', trust);
+  }
+
+  private onStopped(e: EntryOf<'stopped'>): void {
+    this.closeStreams();
+    this.closeOpenCards('Not answered: the run stopped.');
+    for (const tool of this.tools.values())
+      if (tool.card.dataset.state === 'running')
+        tool.card.dataset.state = 'error';
+    this.line(
+      'stopped',
+      `■ Stopped (${e.reason.replace(/_/g, ' ')})${e.message ? `: ${e.message}` : ''}`
+    );
+    this.planRunEnded(e, true);
+    this.refreshControls();
+  }
+
+  private onCompleted(e: EntryOf<'completed'>): void {
+    this.closeStreams();
+    this.closeOpenCards('Not answered: the run ended.');
+    const line = h('div', { class: 'ja-line ja-completed' }, '✔ Completed');
+    if (e.summary) {
+      line.append(': ');
+      renderInline(e.summary, line);
+    }
+    this.add(line);
+    this.planRunEnded(e, false);
+    this.refreshControls();
+  }
+
+  private onError(e: EntryOf<'error'>): void {
+    this.closeStreams();
+    this.closeOpenCards('Not answered: the run failed.');
+    this.line(
+      'error',
+      `✗ Error${e.error_type ? ` (${e.error_type})` : ''}: ${e.message}`
+    );
+    this.planRunEnded(e, true);
+    this.refreshControls();
+  }
+}

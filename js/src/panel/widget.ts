@@ -1,0 +1,487 @@
+/**
+ * The jupyter_agent panel: the anywidget entry (`export default { render }`), bundled by
+ * scripts/panel.js into jupyter_agent/jupyter/static/panel.js, which panel.py loads.
+ *
+ * State comes from the model's traits (written by the kernel only); the transcript comes
+ * as custom messages (see jupyter_agent/jupyter/panel.py for the protocol); user actions
+ * go to the kernel as commands. Every piece of text is put in the page with textContent or
+ * text nodes: nothing the agent or the user wrote ever reaches innerHTML.
+ */
+import { h } from './dom';
+import { interruptKernel } from './interrupt';
+import { Transcript } from './transcript';
+import type { CommandName, ICommandArgs, KernelMessage } from './types';
+
+export { renderInline, renderMarkdown } from './markdown';
+export { interruptKernel };
+
+/**
+ * A click reaches the kernel only between cells: a command still unanswered after this
+ * long is waiting for the running cell, and the panel says so (it is not lost).
+ */
+const SLOW_REPLY = 1500; // ms
+
+interface IUsage {
+  run_input_tokens?: number;
+  run_output_tokens?: number;
+  run_cache_read_input_tokens?: number;
+  run_cost_usd?: number;
+  session_input_tokens?: number;
+  session_output_tokens?: number;
+  session_cache_read_input_tokens?: number;
+  session_cost_usd?: number;
+}
+
+/** The synced traits panel.py declares (written by the kernel only). */
+export interface IPanelState {
+  status: string;
+  detail: string;
+  stop_reason: string;
+  busy: boolean;
+  role: string;
+  roles: { name: string; description?: string }[];
+  model_name: string;
+  model_label: string;
+  sandbox: string;
+  sandbox_detail: string;
+  sandboxed: boolean;
+  session_id: string;
+  sessions: { id: string; title: string; updated: number }[];
+  notebook: string;
+  bridge_mode: string;
+  usage: IUsage;
+  max_steps: number;
+  dock: string;
+  running_code: boolean;
+  kernel_id: string;
+  widget_id: string;
+}
+
+/** The part of anywidget's model the panel uses. */
+export interface IModel {
+  get<K extends keyof IPanelState>(name: K): IPanelState[K];
+  on(name: string, callback: (...args: any[]) => void): void;
+  off(name: string, callback: (...args: any[]) => void): void;
+  send(message: Record<string, unknown>): void;
+}
+
+interface IPendingReply {
+  resolve(reply: unknown): void;
+  reject(error: Error): void;
+  slow: boolean;
+  timer?: ReturnType<typeof setTimeout>;
+}
+
+function statusText(model: Pick<IModel, 'get'>): string {
+  const status = model.get('status');
+  const detail = model.get('detail');
+  switch (status) {
+    case 'idle':
+      return 'ready';
+    case 'running':
+      return 'working…';
+    case 'thinking':
+      return 'thinking…';
+    case 'tool_executing':
+      return `running tool ${detail || '…'}`;
+    case 'waiting_user':
+      return `waiting for you${detail ? ` (${detail.replace(/^waiting for /, '')})` : ''}`;
+    case 'paused':
+      return 'paused';
+    case 'completed':
+      return 'completed';
+    case 'cancelled':
+      return `stopped: ${detail || (model.get('stop_reason') || '').replace(/_/g, ' ')}`;
+    case 'error':
+      return `error: ${detail}`;
+    default:
+      return status;
+  }
+}
+
+function number(n: number | undefined): string {
+  return Number(n || 0).toLocaleString('en-US');
+}
+
+function usageText(usage: IUsage | null | undefined): string {
+  if (!usage || usage.run_input_tokens === undefined) return '';
+  const cached = (input?: number, read?: number) =>
+    input ? ` (${Math.round((100 * (read as number)) / input)}% cached)` : '';
+  return (
+    `Run: ${number(usage.run_input_tokens)} in${cached(usage.run_input_tokens, usage.run_cache_read_input_tokens)}, ` +
+    `${number(usage.run_output_tokens)} out · $${Number(usage.run_cost_usd || 0).toFixed(4)}` +
+    ` — Session: ${number(usage.session_input_tokens)} in${cached(usage.session_input_tokens, usage.session_cache_read_input_tokens)}, ` +
+    `${number(usage.session_output_tokens)} out · $${Number(usage.session_cost_usd || 0).toFixed(4)}`
+  );
+}
+
+function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
+  const viewId = Math.random().toString(36).slice(2, 10);
+  const listeners: [string, (...args: any[]) => void][] = [];
+  let disposed = false;
+  const on = (name: string, fn: (...args: any[]) => void) => {
+    model.on(name, fn);
+    listeners.push([name, fn]);
+  };
+
+  // Layout
+  const status = h('span', {
+    class: 'ja-status',
+    role: 'status',
+    'aria-live': 'polite'
+  });
+  const roleBadge = h('span', { class: 'ja-badge ja-role-badge' });
+  const modelName = h('span', { class: 'ja-model' });
+  const replay = h('span', { class: 'ja-replay', hidden: true });
+  const sandbox = h('span', { class: 'ja-sandbox', hidden: true });
+  const notebook = h('div', { class: 'ja-notebook', hidden: true });
+  const dockNote = h('div', { class: 'ja-note', hidden: true });
+  const errors = h('div', { class: 'ja-errors', 'aria-live': 'assertive' });
+  const transcriptEl = h('div', {
+    class: 'ja-transcript',
+    tabindex: '0',
+    'aria-label': 'Transcript'
+  });
+  const waiting = h('div', {
+    class: 'ja-line ja-meta',
+    text: 'Connecting to the kernel…'
+  });
+  transcriptEl.append(waiting);
+
+  const message = h('textarea', {
+    class: 'ja-message',
+    rows: 2,
+    'aria-label': 'Message',
+    placeholder: 'Ask the agent… (Enter sends, Shift+Enter starts a new line)'
+  });
+  const sendButton = h('button', {
+    type: 'submit',
+    class: 'ja-primary',
+    text: 'Send'
+  });
+  const stopButton = h('button', {
+    type: 'button',
+    class: 'ja-danger ja-stop',
+    text: 'Stop'
+  });
+  const inputForm = h(
+    'form',
+    { class: 'ja-input' },
+    message,
+    h('div', { class: 'ja-buttons' }, sendButton, stopButton)
+  );
+
+  const roleSelect = h('select', { 'aria-label': 'Role' });
+  const maxSteps = h('input', {
+    type: 'number',
+    min: 1,
+    step: 1,
+    class: 'ja-max-steps',
+    'aria-label': 'Max iterations'
+  });
+  const sessionSelect = h('select', { 'aria-label': 'Session' });
+  const resumeButton = h('button', { type: 'button', text: 'Resume' });
+  const controls = h(
+    'div',
+    { class: 'ja-controls' },
+    h('label', {}, 'Role ', roleSelect),
+    h('label', {}, 'Max iterations ', maxSteps),
+    h('label', { class: 'ja-session-picker' }, 'Session ', sessionSelect),
+    resumeButton
+  );
+  const usage = h('div', { class: 'ja-usage' });
+
+  const root = h(
+    'div',
+    { class: 'ja-panel' },
+    h(
+      'div',
+      { class: 'ja-header' },
+      h('span', { class: 'ja-title', text: 'jupyter_agent' }),
+      roleBadge,
+      modelName,
+      replay,
+      sandbox,
+      status
+    ),
+    notebook,
+    dockNote,
+    transcriptEl,
+    errors,
+    inputForm,
+    controls,
+    usage
+  );
+  el.append(root);
+
+  // Commands and replies
+  let nextId = 1;
+  const waitingReplies = new Map<string, IPendingReply>();
+  const waitNote = h('div', {
+    class: 'ja-line ja-note ja-wait',
+    hidden: true,
+    text: 'Sent. The kernel is running a cell; it reads this when the cell ends.'
+  });
+  errors.before(waitNote);
+  const showWaitNote = () => {
+    waitNote.hidden = ![...waitingReplies.values()].some(
+      pending => pending.slow
+    );
+  };
+  const command = <K extends CommandName>(name: K, args?: ICommandArgs[K]) =>
+    new Promise<unknown>((resolve, reject) => {
+      const id = `${viewId}:${nextId++}`;
+      const pending: IPendingReply = { resolve, reject, slow: false };
+      pending.timer = setTimeout(() => {
+        pending.slow = true;
+        showWaitNote();
+      }, SLOW_REPLY);
+      waitingReplies.set(id, pending);
+      model.send({ type: 'command', id, name, ...args });
+    });
+  const showError = (text: string) => {
+    const line = h('div', { class: 'ja-line ja-error', text });
+    errors.replaceChildren(line);
+    setTimeout(() => line.remove(), 8000);
+  };
+
+  const transcript = new Transcript(transcriptEl, {
+    command,
+    busy: () => model.get('busy'),
+    error: showError
+  });
+  let ready = false;
+
+  on('msg:custom', (msg: KernelMessage | null) => {
+    if (!msg || typeof msg !== 'object') return;
+    if (msg.type === 'reply') {
+      const pending = waitingReplies.get(msg.id);
+      if (!pending) return;
+      waitingReplies.delete(msg.id);
+      clearTimeout(pending.timer);
+      showWaitNote();
+      if (msg.ok) pending.resolve(msg);
+      else pending.reject(new Error(msg.error || 'The command failed.'));
+    } else if (msg.type === 'snapshot') {
+      if (msg.view !== null && msg.view !== viewId) return;
+      transcript.reset();
+      for (const entry of msg.entries || []) transcript.apply(entry);
+      transcript.renderDirty();
+      transcript.scrollDown();
+      ready = true;
+      refresh();
+    } else if (!ready) {
+      // The snapshot this view asked for will hold these.
+    } else if (msg.type === 'events') {
+      for (const entry of msg.entries || []) transcript.apply(entry);
+    } else if (msg.type === 'text') {
+      transcript.apply({ kind: 'text_delta', n: msg.n, text: msg.text });
+    }
+  });
+
+  // State → view
+  function refresh() {
+    const busy = model.get('busy');
+    status.textContent = statusText(model);
+    status.dataset.state = model.get('status');
+    roleBadge.textContent = model.get('role');
+    modelName.textContent = model.get('model_name');
+    const label = model.get('model_label');
+    replay.hidden = !label;
+    replay.textContent = label || '';
+    const confinement = model.get('sandbox') || '';
+    sandbox.hidden = !confinement;
+    sandbox.textContent = confinement;
+    sandbox.title = model.get('sandbox_detail') || '';
+    sandbox.dataset.active = model.get('sandboxed') ? 'true' : 'false';
+    stopButton.disabled = !busy;
+    sendButton.disabled = busy;
+    sendButton.title = busy
+      ? 'The agent is working: wait, or Stop it first'
+      : '';
+    roleSelect.disabled = busy;
+    resumeButton.disabled =
+      busy ||
+      !sessionSelect.value ||
+      sessionSelect.value === model.get('session_id');
+    root.dataset.busy = busy ? 'true' : 'false';
+    transcript.refreshControls();
+  }
+
+  function refreshRoles() {
+    const current = model.get('role');
+    roleSelect.replaceChildren(
+      ...(model.get('roles') || []).map(role => {
+        const label = role.name.charAt(0).toUpperCase() + role.name.slice(1);
+        const option = h('option', {
+          value: role.name,
+          title: role.description || undefined,
+          text: label
+        });
+        option.selected = role.name === current;
+        return option;
+      })
+    );
+    roleSelect.value = current;
+  }
+
+  function refreshSessions() {
+    const current = model.get('session_id');
+    const sessions = model.get('sessions') || [];
+    const options = sessions.map(s => {
+      const when = new Date(s.updated * 1000).toLocaleString();
+      const option = h('option', {
+        value: s.id,
+        text: `${s.title} — ${when}${s.id === current ? ' (current)' : ''}`
+      });
+      option.selected = s.id === current;
+      return option;
+    });
+    if (!sessions.some(s => s.id === current))
+      options.unshift(
+        h('option', {
+          value: current,
+          text: '(current session)',
+          selected: true
+        })
+      );
+    sessionSelect.replaceChildren(...options);
+    refresh();
+  }
+
+  function refreshNotebook() {
+    const mode = model.get('bridge_mode');
+    const text = model.get('notebook');
+    notebook.hidden = !text;
+    notebook.dataset.mode = mode;
+    notebook.textContent =
+      mode === 'file'
+        ? `Notebook edits go to the file: ${text}`
+        : mode === 'live'
+          ? `Notebook: ${text}`
+          : text;
+  }
+
+  function refreshDock() {
+    const side = model.get('dock') === 'side';
+    dockNote.hidden = true;
+    if (!side) return;
+    // Views are rendered before they are attached: only once in the page can a view
+    // tell whether it is the docked one (inside the sidebar) or an inline one.
+    if (!el.isConnected) {
+      requestAnimationFrame(() => {
+        if (!disposed) refreshDock();
+      });
+      return;
+    }
+    if (el.closest('[data-jupyter-agent-side]')) return;
+    const event = new CustomEvent('jupyter-agent:dock', {
+      detail: {
+        where: 'side',
+        kernelId: model.get('kernel_id'),
+        widgetId: model.get('widget_id')
+      },
+      cancelable: true
+    });
+    const taken = !document.dispatchEvent(event);
+    dockNote.hidden = false;
+    dockNote.textContent = taken
+      ? 'The agent panel is in the right sidebar.'
+      : 'Docking in the sidebar needs the jupyter_agent JupyterLab extension; the panel stays here.';
+    root.classList.toggle('ja-docked-away', taken);
+  }
+
+  for (const name of [
+    'status',
+    'detail',
+    'stop_reason',
+    'busy',
+    'role',
+    'model_name',
+    'model_label',
+    'sandbox',
+    'sandboxed'
+  ])
+    on(`change:${name}`, refresh);
+  on('change:roles', refreshRoles);
+  on('change:role', refreshRoles);
+  on('change:sessions', refreshSessions);
+  on('change:session_id', refreshSessions);
+  on('change:notebook', refreshNotebook);
+  on('change:bridge_mode', refreshNotebook);
+  on('change:usage', () => (usage.textContent = usageText(model.get('usage'))));
+  on(
+    'change:max_steps',
+    () => (maxSteps.value = String(model.get('max_steps')))
+  );
+  on('change:dock', refreshDock);
+
+  // View → kernel
+  inputForm.addEventListener('submit', event => {
+    event.preventDefault();
+    const text = message.value.trim();
+    if (!text || model.get('busy')) return;
+    sendButton.disabled = true;
+    command('send', { text, role: roleSelect.value }).then(
+      () => {
+        message.value = '';
+      },
+      (error: Error) => {
+        showError(error.message);
+        refresh();
+      }
+    );
+  });
+  message.addEventListener('keydown', event => {
+    if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      inputForm.requestSubmit();
+    }
+  });
+  stopButton.addEventListener('click', () => {
+    stopButton.disabled = true;
+    if (model.get('running_code')) void interruptKernel(model.get('kernel_id'));
+    command('stop').catch((error: Error) => showError(error.message));
+  });
+  roleSelect.addEventListener('change', () => {
+    command('set_role', { role: roleSelect.value }).catch((error: Error) => {
+      showError(error.message);
+      refreshRoles();
+    });
+  });
+  maxSteps.addEventListener('change', () => {
+    const value = parseInt(maxSteps.value, 10);
+    command('set_max_steps', { value }).catch((error: Error) => {
+      showError(error.message);
+      maxSteps.value = String(model.get('max_steps'));
+    });
+  });
+  sessionSelect.addEventListener('change', refresh);
+  resumeButton.addEventListener('click', () => {
+    resumeButton.disabled = true;
+    command('resume', { session_id: sessionSelect.value }).catch(
+      (error: Error) => {
+        showError(error.message);
+        refresh();
+      }
+    );
+  });
+
+  refreshRoles();
+  refreshSessions();
+  refreshNotebook();
+  refreshDock();
+  usage.textContent = usageText(model.get('usage'));
+  maxSteps.value = String(model.get('max_steps'));
+  refresh();
+  model.send({ type: 'hello', view: viewId });
+
+  return () => {
+    disposed = true;
+    for (const [name, fn] of listeners) model.off(name, fn);
+    for (const pending of waitingReplies.values()) clearTimeout(pending.timer);
+    waitingReplies.clear();
+  };
+}
+
+export default { render };

@@ -1,0 +1,251 @@
+/**
+ * A tiny DOM, just what the panel's markdown renderer and transcript touch, so their
+ * tests run under node without jsdom. `install()` puts its `document` on globalThis;
+ * `html(node)` serialises a node (text escaped) for assertions.
+ */
+
+type Listener = (event: FakeEvent) => void;
+
+export class FakeEvent {
+  defaultPrevented = false;
+  constructor(readonly type: string) {}
+  preventDefault(): void {
+    this.defaultPrevented = true;
+  }
+}
+
+export class FakeNode {
+  parentNode: FakeNode | null = null;
+  childNodes: FakeNode[] = [];
+
+  get textContent(): string {
+    return this.childNodes.map(c => c.textContent).join('');
+  }
+  set textContent(value: string) {
+    this.replaceChildren();
+    if (value) this.append(value);
+  }
+
+  append(...nodes: (FakeNode | string)[]): void {
+    for (const node of nodes) {
+      const child = typeof node === 'string' ? new FakeText(node) : node;
+      if (child instanceof FakeFragment) {
+        this.append(...child.childNodes);
+        continue;
+      }
+      child.remove();
+      child.parentNode = this;
+      this.childNodes.push(child);
+    }
+  }
+
+  replaceChildren(...nodes: (FakeNode | string)[]): void {
+    for (const child of this.childNodes) child.parentNode = null;
+    this.childNodes = [];
+    this.append(...nodes);
+  }
+
+  remove(): void {
+    const parent = this.parentNode;
+    if (!parent) return;
+    parent.childNodes = parent.childNodes.filter(c => c !== this);
+    this.parentNode = null;
+  }
+
+  before(node: FakeNode): void {
+    const parent = this.parentNode!;
+    node.remove();
+    node.parentNode = parent;
+    parent.childNodes.splice(parent.childNodes.indexOf(this), 0, node);
+  }
+}
+
+export class FakeText extends FakeNode {
+  constructor(public data: string) {
+    super();
+  }
+  get textContent(): string {
+    return this.data;
+  }
+  set textContent(value: string) {
+    this.data = value;
+  }
+}
+
+export class FakeFragment extends FakeNode {}
+
+const REFLECTED = new Set(['hidden', 'disabled', 'open', 'selected']);
+
+export class FakeElement extends FakeNode {
+  readonly localName: string;
+  attributes = new Map<string, string>();
+  listeners = new Map<string, Listener[]>();
+  value = '';
+  scrollTop = 0;
+  scrollHeight = 0;
+  clientHeight = 0;
+  readonly dataset: Record<string, string | undefined>;
+  readonly classList = {
+    add: (name: string) => this.setClasses([...this.classes(), name]),
+    remove: (name: string) =>
+      this.setClasses(this.classes().filter(c => c !== name)),
+    toggle: (name: string, on?: boolean) => {
+      const has = this.classes().includes(name);
+      if (on ?? !has) {
+        if (!has) this.classList.add(name);
+      } else this.classList.remove(name);
+    },
+    contains: (name: string) => this.classes().includes(name)
+  };
+
+  constructor(tag: string) {
+    super();
+    this.localName = tag.toLowerCase();
+    const attr = (key: string) =>
+      'data-' + key.replace(/[A-Z]/g, c => `-${c.toLowerCase()}`);
+    this.dataset = new Proxy({} as Record<string, string | undefined>, {
+      get: (_, key: string) => this.attributes.get(attr(key)),
+      set: (_, key: string, value: unknown) => {
+        this.setAttribute(attr(key), String(value));
+        return true;
+      }
+    });
+    for (const name of REFLECTED) {
+      Object.defineProperty(this, name, {
+        get: () => this.attributes.has(name),
+        set: (on: boolean) =>
+          on ? this.setAttribute(name, '') : this.attributes.delete(name)
+      });
+    }
+  }
+
+  get tagName(): string {
+    return this.localName.toUpperCase();
+  }
+  get className(): string {
+    return this.attributes.get('class') ?? '';
+  }
+  set className(value: string) {
+    this.setAttribute('class', value);
+  }
+  get title(): string {
+    return this.attributes.get('title') ?? '';
+  }
+  set title(value: string) {
+    this.setAttribute('title', value);
+  }
+  get children(): FakeElement[] {
+    return this.childNodes.filter(
+      (c): c is FakeElement => c instanceof FakeElement
+    );
+  }
+
+  private classes(): string[] {
+    return this.className.split(/\s+/).filter(Boolean);
+  }
+  private setClasses(names: string[]): void {
+    this.className = names.join(' ');
+  }
+
+  setAttribute(name: string, value: string): void {
+    this.attributes.set(name.toLowerCase(), String(value));
+  }
+  getAttribute(name: string): string | null {
+    return this.attributes.get(name) ?? null;
+  }
+  hasAttribute(name: string): boolean {
+    return this.attributes.has(name);
+  }
+
+  addEventListener(type: string, listener: Listener): void {
+    this.listeners.set(type, [...(this.listeners.get(type) ?? []), listener]);
+  }
+  dispatch(type: string): FakeEvent {
+    const event = new FakeEvent(type);
+    for (const listener of this.listeners.get(type) ?? []) listener(event);
+    return event;
+  }
+  click(): void {
+    if (!this.attributes.has('disabled')) this.dispatch('click');
+  }
+  focus(): void {}
+
+  /** Every element below, in document order. */
+  descendants(): FakeElement[] {
+    return this.children.flatMap(c => [c, ...c.descendants()]);
+  }
+
+  /** Selectors: `tag`, `.class`, `tag.class`, `[attr=value]`, comma-separated. */
+  querySelectorAll(selectors: string): FakeElement[] {
+    const tests = selectors.split(',').map(s => matcher(s.trim()));
+    return this.descendants().filter(e => tests.some(t => t(e)));
+  }
+  querySelector(selectors: string): FakeElement | null {
+    return this.querySelectorAll(selectors)[0] ?? null;
+  }
+}
+
+/** `compound` or `ancestor descendant` selectors. */
+function matcher(selector: string): (e: FakeElement) => boolean {
+  const parts = selector.split(/\s+/).map(compound);
+  return e => {
+    if (!parts[parts.length - 1](e)) return false;
+    let i = parts.length - 2;
+    for (let p = e.parentNode; p && i >= 0; p = p.parentNode)
+      if (p instanceof FakeElement && parts[i](p)) i--;
+    return i < 0;
+  };
+}
+
+function compound(selector: string): (e: FakeElement) => boolean {
+  const m = /^([a-z0-9]*)((?:\.[\w-]+)*)(?:\[([\w-]+)="?([^"\]]*)"?\])?$/.exec(
+    selector
+  );
+  if (!m) throw new Error(`fakedom: unsupported selector ${selector}`);
+  const [, tag, classes, attr, value] = m;
+  const wanted = classes.split('.').filter(Boolean);
+  return e =>
+    (!tag || e.localName === tag) &&
+    wanted.every(c => e.classList.contains(c)) &&
+    (!attr || e.getAttribute(attr) === value);
+}
+
+function escape(text: string): string {
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;');
+}
+
+const VOID = new Set(['br', 'hr', 'img', 'input']);
+
+/** The node as HTML: attributes in the order set, text escaped. */
+export function html(node: unknown): string {
+  const n = node as FakeNode;
+  if (n instanceof FakeText) return escape(n.data);
+  const inner = n.childNodes.map(html).join('');
+  if (!(n instanceof FakeElement)) return inner;
+  const attrs = [...n.attributes]
+    .map(([k, v]) => (v === '' ? ` ${k}` : ` ${k}="${escape(v)}"`))
+    .join('');
+  if (VOID.has(n.localName)) return `<${n.localName}${attrs}>`;
+  return `<${n.localName}${attrs}>${inner}</${n.localName}>`;
+}
+
+export const fakeDocument = {
+  visibilityState: 'hidden',
+  createElement: (tag: string) => new FakeElement(tag),
+  createTextNode: (text: string) => new FakeText(String(text)),
+  createDocumentFragment: () => new FakeFragment()
+};
+
+/** Puts the fake document on globalThis (idempotent). */
+export function install(): void {
+  (globalThis as unknown as { document: unknown }).document = fakeDocument;
+}
+
+/** A DOM value as the fake it is. */
+export function fake(node: unknown): FakeElement {
+  return node as FakeElement;
+}

@@ -1,0 +1,380 @@
+/**
+ * The panel's transcript (src/panel/transcript.ts) on a fake DOM: streamed deltas merge
+ * into one block, a tool card and a plan are updated in place, a stop closes what was
+ * open, every entry is applied once, and an unknown entry kind is never dropped silently.
+ */
+import { strict as assert } from 'node:assert';
+import { afterEach, describe, it, mock } from 'node:test';
+
+import { Transcript, UnknownEntryError } from '../src/panel/transcript';
+import type { TranscriptEntry } from '../src/panel/types';
+import { FakeElement, html, install } from './fakedom';
+
+install();
+
+interface ISetup {
+  root: FakeElement;
+  transcript: Transcript;
+  commands: [string, unknown][];
+  errors: string[];
+  apply(...entries: TranscriptEntry[]): void;
+  find(selector: string): FakeElement[];
+}
+
+function setup(options: { busy?: boolean; fail?: string } = {}): ISetup {
+  const root = new FakeElement('div');
+  const commands: [string, unknown][] = [];
+  const errors: string[] = [];
+  const transcript = new Transcript(
+    root as unknown as HTMLElement,
+    {
+      command: (name, args) => {
+        commands.push([name, args]);
+        return options.fail
+          ? Promise.reject(new Error(options.fail))
+          : Promise.resolve({ ok: true });
+      },
+      busy: () => options.busy ?? false,
+      error: text => errors.push(text)
+    },
+    true
+  );
+  return {
+    root,
+    transcript,
+    commands,
+    errors,
+    apply: (...entries) => entries.forEach(e => transcript.apply(e)),
+    find: selector => root.querySelectorAll(selector)
+  };
+}
+
+/** Lets rejected commands' handlers run. */
+const settle = () => new Promise(resolve => setImmediate(resolve));
+
+afterEach(() => mock.restoreAll());
+
+describe('the transcript', () => {
+  it('merges streamed deltas into one text block, rendered as markdown', () => {
+    const t = setup();
+    t.apply(
+      { kind: 'text_delta', n: 1, text: '# Res' },
+      { kind: 'text_delta', n: 2, text: 'ult\n\nsome ' },
+      { kind: 'text_delta', n: 3, text: '**bold**' }
+    );
+    t.transcript.renderDirty();
+    assert.equal(t.find('div.ja-text').length, 1);
+    assert.equal(
+      html(t.find('div.ja-text')[0]),
+      '<div class="ja-text"><div><h3 class="ja-md-heading">Result</h3></div>' +
+        '<div><p>some <strong>bold</strong></p></div></div>'
+    );
+    // The end of a streamed block carries no text: the view keeps what it has.
+    t.apply({ kind: 'text', n: 4, streamed: true });
+    assert.equal(t.find('div.ja-text').length, 1);
+    assert.equal(
+      html(t.find('div.ja-text')[0]),
+      '<div class="ja-text"><div><h3 class="ja-md-heading">Result</h3>' +
+        '<p>some <strong>bold</strong></p></div><div></div></div>'
+    );
+  });
+
+  it('starts a new block for a new phase or after a tool', () => {
+    const t = setup();
+    t.apply(
+      { kind: 'text_delta', text: 'a', phase: 'reason' },
+      { kind: 'text_delta', text: 'b' },
+      { kind: 'tool_start', tool_use_id: 't', name: 'bash', input: {} },
+      { kind: 'text_delta', text: 'c' }
+    );
+    t.transcript.renderDirty();
+    const blocks = t.find('div.ja-text');
+    assert.deepEqual(
+      blocks.map(b => b.textContent),
+      ['reasona', 'b', 'c']
+    );
+    assert.equal(
+      blocks[0].querySelector('div.ja-phase')?.textContent,
+      'reason'
+    );
+  });
+
+  it('keeps a code fence open while it streams', () => {
+    const t = setup();
+    t.apply({ kind: 'text_delta', text: '```\nx = 1\n\ny = 2\n' });
+    t.transcript.renderDirty();
+    assert.equal(t.find('pre').length, 1);
+    assert.equal(t.find('code')[0].textContent, 'x = 1\n\ny = 2\n');
+  });
+
+  it('applies each entry once: an n not above the last is dropped', () => {
+    const t = setup();
+    t.apply(
+      { kind: 'note', n: 1, text: 'one' },
+      { kind: 'note', n: 1, text: 'again' },
+      { kind: 'note', n: 2, text: 'two' }
+    );
+    assert.deepEqual(
+      t.find('div.ja-note').map(n => n.textContent),
+      ['one', 'two']
+    );
+  });
+
+  it('replaces a reply that broke off when the model retries', () => {
+    const t = setup();
+    t.apply(
+      { kind: 'text_delta', text: 'half a rep' },
+      { kind: 'retry', reason: 'overloaded' },
+      { kind: 'text', text: 'whole reply' }
+    );
+    assert.deepEqual(
+      t.find('div.ja-text').map(b => b.textContent),
+      ['whole reply']
+    );
+    assert.match(t.find('div.ja-warning')[0].textContent, /overloaded/);
+  });
+
+  it('updates a tool card in place: running, output, then its result and diff', () => {
+    const t = setup();
+    t.apply({
+      kind: 'tool_start',
+      tool_use_id: 'tu1',
+      name: 'edit_file',
+      input: { path: 'a.py' },
+      summary: 'edit a.py'
+    });
+    const [card] = t.find('details.ja-tool');
+    assert.equal(card.dataset.state, 'running');
+    assert.equal(
+      card.querySelector('span.ja-tool-summary')?.textContent,
+      'edit a.py'
+    );
+    assert.equal(
+      card.querySelector('span.ja-tool-status')?.textContent,
+      'running…'
+    );
+
+    t.apply({ kind: 'tool_progress', tool_use_id: 'tu1', output: 'step 1\n' });
+    const output = card.querySelector('pre.ja-tool-output')!;
+    assert.equal((output as unknown as HTMLElement).hidden, false);
+    assert.equal(output.textContent, 'step 1\n');
+
+    const diff = '--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-x = 1\n+x = 2';
+    t.apply({
+      kind: 'tool_end',
+      tool_use_id: 'tu1',
+      name: 'edit_file',
+      result: `Edited a.py.\n${diff}`,
+      duration: 0.25,
+      diff
+    });
+    assert.equal(t.find('details.ja-tool').length, 1, 'the same card');
+    assert.equal(card.dataset.state, 'done');
+    assert.equal(
+      card.querySelector('span.ja-tool-status')?.textContent,
+      'done · 250 ms'
+    );
+    assert.equal(
+      card.querySelector('div.ja-tool-result pre.ja-pre')?.textContent,
+      'Edited a.py.'
+    );
+    assert.deepEqual(
+      card.querySelectorAll('pre.ja-diff span').map(s => s.className),
+      [
+        'ja-diff-file',
+        'ja-diff-file',
+        'ja-diff-hunk',
+        'ja-diff-del',
+        'ja-diff-add'
+      ]
+    );
+    assert.equal((card as unknown as HTMLDetailsElement).open, true);
+  });
+
+  it('hides the control tools unless they fail', () => {
+    const t = setup();
+    t.apply(
+      { kind: 'tool_start', tool_use_id: 'a', name: 'ask_user', input: {} },
+      {
+        kind: 'tool_end',
+        tool_use_id: 'b',
+        name: 'submit_plan',
+        result: 'bad plan',
+        is_error: true
+      }
+    );
+    const [asked, failed] = t.find('details.ja-tool');
+    assert.equal((asked as unknown as HTMLElement).hidden, true);
+    assert.equal((failed as unknown as HTMLElement).hidden, false);
+    assert.equal(failed.dataset.state, 'error');
+  });
+
+  it('a stop marks running tools failed, closes open questions and says why', () => {
+    const t = setup();
+    t.apply(
+      { kind: 'tool_start', tool_use_id: 'tu', name: 'bash', input: {} },
+      {
+        kind: 'question',
+        question_id: 'q1',
+        question: {
+          question: 'Which one?',
+          severity: 'normal',
+          options: [{ label: 'A', value: 'a' }]
+        }
+      },
+      { kind: 'stopped', reason: 'user_cancelled', message: 'by you' }
+    );
+    assert.equal(t.find('details.ja-tool')[0].dataset.state, 'error');
+    const [question] = t.find('section.ja-question');
+    assert.equal(question.dataset.state, 'closed');
+    assert.equal(question.classList.contains('ja-flash'), false);
+    assert.equal(
+      question.querySelector('p.ja-answered')?.textContent,
+      'Not answered: the run stopped.'
+    );
+    assert.ok(
+      question.querySelectorAll('button').every(b => b.hasAttribute('disabled'))
+    );
+    assert.equal(
+      t.find('div.ja-stopped')[0].textContent,
+      '■ Stopped (user cancelled): by you'
+    );
+  });
+
+  it('a question answered by a click sends the answer and shows it', async () => {
+    const t = setup();
+    t.apply({
+      kind: 'question',
+      question_id: 'q1',
+      question: {
+        question: 'Go?',
+        severity: 'high',
+        default: 'y',
+        options: [
+          { label: 'Yes', value: 'y' },
+          { label: 'No', value: 'n' }
+        ]
+      }
+    });
+    const [yes, no] = t.find('button.ja-option');
+    assert.ok(yes.classList.contains('ja-default'));
+    no.click();
+    assert.deepEqual(t.commands, [
+      ['answer', { question_id: 'q1', value: 'n' }]
+    ]);
+    assert.ok(no.classList.contains('ja-chosen'));
+    t.apply({ kind: 'answer', question_id: 'q1', value: 'n', label: 'No' });
+    assert.equal(t.find('section.ja-question')[0].dataset.state, 'answered');
+    assert.equal(t.find('p.ja-answered')[0].textContent, 'Answered: No');
+  });
+
+  it('an approval sends the decision and, when the command fails, can be clicked again', async () => {
+    const t = setup({ fail: 'the kernel is gone' });
+    t.apply({
+      kind: 'permission_request',
+      request_id: 'r1',
+      tool_name: 'bash',
+      summary: 'rm -rf build',
+      remember: 'bash rm *'
+    });
+    const allow = t.find('section.ja-approval button')[0];
+    const always = t.find('section.ja-approval button')[1];
+    assert.equal(always.title, 'Remembers for this session: bash rm *');
+    always.click();
+    assert.deepEqual(t.commands, [
+      ['approve', { request_id: 'r1', allow: true, remember: true }]
+    ]);
+    assert.ok(allow.hasAttribute('disabled'));
+    await settle();
+    assert.equal(allow.hasAttribute('disabled'), false);
+    assert.deepEqual(t.errors, ['the kernel is gone']);
+    t.apply({
+      kind: 'permission_response',
+      request_id: 'r1',
+      allowed: true,
+      remember: true,
+      rule: 'bash rm *'
+    });
+    const [card] = t.find('section.ja-approval');
+    assert.equal(card.dataset.state, 'allowed');
+    assert.equal(
+      card.querySelector('p.ja-answered')?.textContent,
+      'Always allowed (bash rm *)'
+    );
+  });
+
+  it('a plan whose run stops offers to continue, its running step marked stopped', () => {
+    const t = setup();
+    t.apply({
+      kind: 'plan',
+      plan: {
+        goal: 'Clean the data',
+        steps: [
+          { step_number: 1, action: 'load' },
+          { step_number: 2, action: 'clean' }
+        ]
+      }
+    });
+    const button = t.find('button.ja-execute')[0];
+    button.click();
+    assert.deepEqual(t.commands, [['execute_plan', undefined]]);
+    t.apply(
+      {
+        kind: 'agent_start',
+        run_id: 'r9',
+        task: 'Execute the plan',
+        role: 'actor',
+        model: 'm'
+      },
+      { kind: 'plan_step', step_number: 1, status: 'done', run_id: 'r9' },
+      { kind: 'plan_step', step_number: 2, status: 'in_progress', run_id: 'r9' }
+    );
+    assert.equal(t.find('td.ja-step-status')[1].textContent, 'in progress');
+    t.apply({ kind: 'stopped', reason: 'user_cancelled', run_id: 'r9' });
+    assert.equal(button.textContent, 'Continue plan');
+    assert.equal(button.hasAttribute('disabled'), false);
+    assert.deepEqual(
+      t.find('td.ja-step-status').map(s => s.dataset.status),
+      ['done', 'stopped']
+    );
+  });
+
+  it('throws on an unknown entry kind when strict, and logs it otherwise', () => {
+    const t = setup();
+    const entry = { kind: 'no_such_kind' } as unknown as TranscriptEntry;
+    assert.throws(() => t.transcript.apply(entry), UnknownEntryError);
+
+    const logged = mock.method(console, 'error', () => {});
+    const lenient = new Transcript(
+      new FakeElement('div') as unknown as HTMLElement,
+      { command: () => Promise.resolve(), busy: () => false, error: () => {} }
+    );
+    lenient.apply(entry);
+    assert.equal(logged.mock.callCount(), 1);
+    assert.match(String(logged.mock.calls[0].arguments[0]), /no_such_kind/);
+  });
+
+  it('renders text as text: markup in a tool summary or a note stays inert', () => {
+    const t = setup();
+    t.apply(
+      { kind: 'note', text: '<img src=x onerror=alert(1)>' },
+      {
+        kind: 'tool_start',
+        tool_use_id: 'x',
+        name: '<b>',
+        input: '<script>',
+        summary: '<script>'
+      }
+    );
+    assert.equal(
+      t.root
+        .descendants()
+        .filter(e => ['img', 'script', 'b'].includes(e.localName)).length,
+      0
+    );
+    assert.equal(
+      t.find('div.ja-note')[0].textContent,
+      '<img src=x onerror=alert(1)>'
+    );
+  });
+});
