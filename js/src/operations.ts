@@ -16,7 +16,7 @@
  */
 import { CodeCell } from '@jupyterlab/cells';
 import type { INotebookModel, NotebookPanel } from '@jupyterlab/notebook';
-import type { Contents, Kernel } from '@jupyterlab/services';
+import type { Contents, Kernel, KernelMessage } from '@jupyterlab/services';
 import type { PartialJSONObject, PartialJSONValue } from '@lumino/coreutils';
 import type { IDisposable } from '@lumino/disposable';
 
@@ -351,6 +351,31 @@ async function run(
     throw BridgeErrors.no_kernel();
   }
   const deletedCells = notebook.model?.deletedCells ?? [];
+  // The execution ends, for `interrupt`, when the kernel reports the request idle on
+  // iopub: the kernel's later messages (an interrupt asked for by a stopped run) come
+  // after it on the same channel, while the execute reply, on another, may come later.
+  const source = widget.model.sharedModel.getSource();
+  let requestId: string | undefined;
+  const onIopub = (_: unknown, msg: KernelMessage.IIOPubMessage): void => {
+    const parent = (msg.parent_header as Partial<KernelMessage.IHeader>).msg_id;
+    if (requestId === undefined) {
+      const input = msg.content as { code?: unknown };
+      if (msg.header.msg_type === 'execute_input' && input.code === source) {
+        requestId = parent;
+      }
+      return;
+    }
+    const state = (msg.content as { execution_state?: unknown })
+      .execution_state;
+    if (
+      parent === requestId &&
+      msg.header.msg_type === 'status' &&
+      state === 'idle'
+    ) {
+      running.delete(target.context, cellId, kernel);
+    }
+  };
+  kernel.iopubMessage.connect(onIopub);
   let reply: PartialJSONObject | null = null;
   let cancelled = false;
   let timedOut = false;
@@ -394,6 +419,7 @@ async function run(
     });
   } finally {
     timers.forEach(clearTimeout);
+    kernel.iopubMessage.disconnect(onIopub);
     running.delete(target.context, cellId, kernel);
   }
   const model = widget.model;
