@@ -1,4 +1,5 @@
-"""Reading a notebook's cells as a page's shared model holds them, and waiting on them."""
+"""A notebook page as the bridge tests drive it: its cells as the shared model holds them,
+waits on them, and the notebook's command mode."""
 
 from __future__ import annotations
 
@@ -44,3 +45,16 @@ def wait_for_cells(page: Any, path: str, predicate: str, what: str, timeout: flo
             f"{path} in {page.url}: {what} within {timeout / 1000:.0f} s; cells:\n{shown}"
         ) from None
     return cells(page, path)
+
+
+def command_mode(notebook: Any) -> None:
+    """Focus the notebook in command mode, where Z is "Undo Cell Operation"."""
+    notebook.cells.first.locator(".jp-InputPrompt").click()
+    notebook.page.keyboard.press("Escape")
+    notebook.page.wait_for_function(
+        f"""path => {{ {PANEL_OF}
+          const notebook = panelOf(path).content;
+          return notebook.mode === 'command' && notebook.node.contains(document.activeElement);
+        }}""",
+        arg=notebook.path,
+    )

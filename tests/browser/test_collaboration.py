@@ -20,7 +20,7 @@ from typing import Any
 
 import nbformat
 from playwright.sync_api import expect
-from shared_model import PANEL_OF, cells, wait_for_cells
+from shared_model import PANEL_OF, cells, command_mode, wait_for_cells
 
 # Bob's page keeps the times (performance.now()) at which cell-0's source changed.
 WATCH_CELL_0 = f"""path => {{ {PANEL_OF}
@@ -76,19 +76,6 @@ def start_agent(alice: Any, line: str) -> Any:
     panel = alice.panel.locator(".ja-panel").last
     expect(panel.locator(".ja-transcript")).not_to_contain_text("Connecting to the kernel")
     return panel
-
-
-def command_mode(notebook: Any) -> None:
-    """Focus the notebook in command mode, where Z is "Undo Cell Operation"."""
-    notebook.cells.first.locator(".jp-InputPrompt").click()
-    notebook.page.keyboard.press("Escape")
-    notebook.page.wait_for_function(
-        f"""path => {{ {PANEL_OF}
-          const notebook = panelOf(path).content;
-          return notebook.mode === 'command' && notebook.node.contains(document.activeElement);
-        }}""",
-        arg=notebook.path,
-    )
 
 
 def test_a_collaborator_sees_the_agents_edits_and_runs_live_and_nothing_is_lost(

@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 import nbformat
-from shared_model import PANEL_OF, cells, wait_for_cells
+from shared_model import PANEL_OF, cells, command_mode, wait_for_cells
 
 CONNECT = """\
 from jupyter_agent.jupyter.bridge import connect_notebook
@@ -62,19 +62,6 @@ def ui_cell(notebook: Any, cell_id: str) -> Any:
     """The cell's node in the page (by its position in the model)."""
     ids = [c["id"] for c in cells(notebook.page, notebook.path)]
     return notebook.cells.nth(ids.index(cell_id))
-
-
-def command_mode(notebook: Any) -> None:
-    """Focus the notebook in command mode, where Z is "Undo Cell Operation"."""
-    notebook.cells.first.locator(".jp-InputPrompt").click()
-    notebook.page.keyboard.press("Escape")
-    notebook.page.wait_for_function(
-        f"""path => {{ {PANEL_OF}
-          const notebook = panelOf(path).content;
-          return notebook.mode === 'command' && notebook.node.contains(document.activeElement);
-        }}""",
-        arg=notebook.path,
-    )
 
 
 def tool_results(notebook: Any) -> dict[str, Any]:
