@@ -20,46 +20,47 @@ from .tools import Tool, ToolContext, ToolOutput, ToolRegistry, tool
 
 __version__ = "0.1.0"
 
-__all__ = [
+# Grouped by concept, not sorted: the groups say what each name is for.
+__all__ = [  # noqa: RUF022
+    # the agent and its runs
+    "Agent",
+    "AgentRuntime",
+    "AgentState",
+    "Run",
+    "RunHandle",
+    "Session",
+    "runtime",
+    # models
+    "AnthropicModel",
+    "Model",
+    "ScriptedModel",
+    "Usage",
     # tools and permissions
     "ACTOR",
     "PLANNER",
-    # the agent
-    "Agent",
-    # errors
-    "AgentError",
-    "AgentRuntime",
-    "AgentState",
-    # models
-    "AnthropicModel",
+    "Permission",
+    "Role",
+    "Tool",
+    "ToolContext",
+    "ToolOutput",
+    "ToolRegistry",
+    "tool",
     # what agents produce
     "Event",
     "EventAdapter",
     "Message",
-    "MissingAPIKey",
-    "Model",
-    "ModelError",
-    "Permission",
     "Plan",
     "PlanStep",
     "Question",
     "QuestionOption",
-    "Role",
-    "Run",
-    "RunHandle",
-    "ScriptedModel",
-    "Session",
     # output
     "TextRenderer",
-    "Tool",
-    "ToolContext",
+    # errors
+    "AgentError",
+    "MissingAPIKey",
+    "ModelError",
     "ToolDenied",
     "ToolError",
-    "ToolOutput",
-    "ToolRegistry",
-    "Usage",
-    "runtime",
-    "tool",
 ]
 
 

@@ -10,6 +10,18 @@ def plural(n: int, noun: str) -> str:
     return f"{n:,} {noun if n == 1 else noun + 's'}"
 
 
+def byte_size(size: int) -> str:
+    """A size for people: "512 B", "1.5 KB", "3.2 MB" (units of 1,024)."""
+    if size < 1024:
+        return f"{size} B"
+    value = float(size)
+    for unit in ("KB", "MB", "GB"):
+        value /= 1024
+        if value < 1024:
+            return f"{value:.1f} {unit}"
+    return f"{value / 1024:.1f} TB"
+
+
 _HIDDEN = re.compile(
     "[\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f"
     "\ufeff\ufff9-\ufffb\U000e0000-\U000e007f]"

@@ -42,6 +42,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ._wording import byte_size
 from .errors import ToolError
 from .secrets import MASK, is_secret_name, looks_secret, mask_secrets, mask_value
 from .static import (
@@ -203,14 +204,7 @@ def _shape(value: Any) -> str:
 
 
 def human_bytes(n: int | None) -> str:
-    if n is None:
-        return ""
-    size = float(n)
-    for unit in ("B", "KB", "MB", "GB"):
-        if size < 1024 or unit == "GB":
-            return f"{int(size)} {unit}" if unit == "B" else f"{size:.1f} {unit}"
-        size /= 1024
-    return f"{size:.1f} TB"  # pragma: no cover
+    return "" if n is None else byte_size(n)
 
 
 # --- safe renderings (never user code) --------------------------------------------------

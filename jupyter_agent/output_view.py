@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from typing import Any
 
+from ._wording import byte_size
 from .messages import ImageBlock, ImageSource
 from .secrets import mask_secrets
 
@@ -277,7 +278,7 @@ def image_info(mime: str, data: str) -> ImageInfo:
 def describe_image(info: ImageInfo) -> str:
     kind = info.mime.split("/")[1]
     pixels = f" {info.width}×{info.height}" if info.width else ""
-    return f"{kind}{pixels}, {info.size // 1024 or 1:,} KB"
+    return f"{kind}{pixels}, {byte_size(info.size)}"
 
 
 FORMULA_HEIGHT = 150

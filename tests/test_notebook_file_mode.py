@@ -108,7 +108,7 @@ async def test_the_view_is_compact_and_marks_provenance(notebook):
     assert "row 0" in text and "row 99" in text and "row 50" not in text
     assert "error ZeroDivisionError: division by zero" in text
     assert "\x1b" not in text  # ANSI stripped
-    assert "[image png 1×1, 1 KB — attached as image 1]" in text
+    assert f"[image png 1×1, {len(base64.b64decode(PNG))} B — attached as image 1]" in text
     assert len(view.images) == 1 and view.images[0].source.media_type == "image/png"
     assert "sk-ant-abcdefghijklmnop1234" not in text  # masked, in source and output
     assert "sk-a•••" in text

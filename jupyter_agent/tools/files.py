@@ -24,6 +24,7 @@ from typing import Any, BinaryIO, TypeVar
 import regex
 
 from .. import beneath
+from .._wording import byte_size
 from ..autorun import autorun_for
 from ..errors import ToolError
 from ..globs import glob_to_regex
@@ -240,7 +241,7 @@ def _list_entries(sandbox: Sandbox, folder: Path, recursive: bool) -> Iterator[s
                 yield from _list_entries(sandbox, Path(entry.path), recursive)
             continue
         try:
-            size = _human_size(entry.stat().st_size)
+            size = byte_size(entry.stat().st_size)
         except OSError:
             size = "?"
         kind = "" if entry.is_file() else "  (special file)"
@@ -511,7 +512,7 @@ def _get_file_info(stop: threading.Event, sandbox: Sandbox, path: str) -> ToolOu
     mode = f"{stat.filemode(st.st_mode)} ({stat.S_IMODE(st.st_mode):04o})"
     lines += [
         f"type: {kind}",
-        f"size: {st.st_size:,} bytes ({_human_size(st.st_size)})",
+        f"size: {st.st_size:,} bytes ({byte_size(st.st_size)})",
         *details,
         f"modified: {modified}",
         f"permissions: {mode}",
@@ -724,7 +725,7 @@ def create_file(ctx: ToolContext, path: str, content: str, overwrite: bool = Fal
     _write(sandbox, real, content, path, make_folders=True)
     _wrote(ctx, real)
     n = _line_count(content)
-    size = _human_size(len(content.encode()))
+    size = byte_size(len(content.encode()))
     diff: str | None
     if not existed:
         diff = unified_diff("", content, rel, new_file=True)
@@ -946,8 +947,8 @@ def _read_for_edit(real: Path, given: str, *, limit: int = EDIT_MAX_BYTES) -> st
         size = real.stat().st_size
         if size > limit:
             raise ToolError(
-                f"{given!r} is too large to edit here ({_human_size(size)}; the limit is "
-                f"{_human_size(limit)})."
+                f"{given!r} is too large to edit here ({byte_size(size)}; the limit is "
+                f"{byte_size(limit)})."
             )
         data = real.read_bytes()
     except OSError as exc:
@@ -992,15 +993,4 @@ def _describe_size(path: Path) -> str:
         size = path.stat().st_size
     except OSError:
         return "size unknown"
-    return _human_size(size)
-
-
-def _human_size(size: int) -> str:
-    if size < 1024:
-        return f"{size} B"
-    value = float(size)
-    for unit in ("KB", "MB", "GB", "TB"):
-        value /= 1024
-        if value < 1024 or unit == "TB":
-            return f"{value:.1f} {unit}"
-    return f"{size} B"  # unreachable
+    return byte_size(size)
