@@ -32,6 +32,8 @@ IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
 WIDGET = "application/vnd.jupyter.widget-view+json"
 MARGIN = 4_096
 """Characters beyond a cut that are masked with what is kept (the longest secret shapes)."""
+MAX_PIXELS = 40_000_000
+"""Pixels above which an image is described, never decoded (its header is read)."""
 MAX_IMAGE_DATA = 30_000_000
 """Base64 characters above which an image is not decoded at all."""
 
@@ -321,7 +323,9 @@ def downscale(mime: str, data: str, side: int) -> ImageBlock | None:
     from PIL import Image  # imported on first use: most reads attach no image
 
     try:
-        with Image.open(io.BytesIO(raw)) as img:
+        with Image.open(io.BytesIO(raw)) as img:  # reads the header only
+            if img.size[0] * img.size[1] > MAX_PIXELS:
+                return None  # a few bytes can claim a vast image: never decode one
             if max(img.size) <= side and mime in ("image/png", "image/jpeg"):
                 return ImageBlock(source=ImageSource(media_type=mime, data=data))
             img.thumbnail((side, side))

@@ -47,6 +47,25 @@ def test_a_figure_is_attached_downscaled_with_its_text_beside_it():
         assert max(img.size) == 512
 
 
+def test_an_image_whose_header_claims_a_vast_size_is_never_decoded(monkeypatch):
+    import zlib
+
+    from PIL import ImageFile
+
+    loads: list[tuple[int, int]] = []
+    monkeypatch.setattr(ImageFile.ImageFile, "load", lambda img: loads.append(img.size))
+    bomb = base64.b64decode(png(1, 1))
+    ihdr = bomb[8:33]
+    # 80 million pixels: under Pillow's own bomb limit, far over what a model needs
+    header = ihdr[:8] + (10_000).to_bytes(4, "big") + (8_000).to_bytes(4, "big") + ihdr[16:21]
+    crc = zlib.crc32(header[4:]).to_bytes(4, "big")
+    data = base64.b64encode(bomb[:8] + header + crc + bomb[33:]).decode()
+    images: list = []
+    text = render_output(_rich({"image/png": data}), ViewLimits(), images)
+    assert "png 10000×8000" in text and "unreadable or too large" in text
+    assert images == [] and loads == []
+
+
 def test_a_widget_shows_its_text_fallback():
     text = render_output(
         _rich(
