@@ -109,15 +109,12 @@ async def ours(path: Path) -> tuple[int, int, int, int, int]:
     first = render_outline(cells, title)
     first_tokens = text_tokens(first.text)
     text, images, calls, start = text_tokens(first.text), 0, 1, 1
-    while start <= len(cells):
+    while start is not None:
         view = render_notebook(cells, title, start=start)
         text += text_tokens(view.text)
         images += sum(_attached(i) for i in view.images)
         calls += 1
-        marker = view.text.rfind("read_notebook(start=")
-        if marker < 0:
-            break
-        start = int(view.text[marker + len("read_notebook(start=") :].split(",")[0].split(")")[0])
+        start = view.next_cell
     return first_tokens, text, images, calls, 0
 
 

@@ -51,6 +51,8 @@ class ExecutionHistory(Protocol):
 class View:
     text: str
     images: list[ImageBlock] = field(default_factory=list)
+    next_cell: int | None = None
+    """Where a read that ran out of room goes on (1-based), or None when it showed all."""
 
 
 def provenance(cells: Sequence[Cell], history: ExecutionHistory | None) -> dict[str, str]:
@@ -143,6 +145,7 @@ def render_notebook(
         header += f"\nShowing cells {start}–{last}."
     body: list[str] = []
     used = len(header)
+    next_cell = None
     for i in range(start - 1, last):
         attached = len(images)
         text = render_cell(cells[i], i + 1, flags.get(cells[i].id, ""), limits, images)
@@ -152,10 +155,11 @@ def render_notebook(
                 f"… cells {i + 1}–{last} not shown (this read is full): "
                 f"read_notebook(start={i + 1}, end={last})"
             )
+            next_cell = i + 1
             break
         body.append(text)
         used += len(text) + 2
-    return View("\n\n".join([header, *body]), images)
+    return View("\n\n".join([header, *body]), images, next_cell)
 
 
 def fits_whole(cells: Sequence[Cell], history: ExecutionHistory | None, title: str) -> View | None:
@@ -163,7 +167,7 @@ def fits_whole(cells: Sequence[Cell], history: ExecutionHistory | None, title: s
     if sum(len(c.source) for c in cells) > WHOLE_CHARS:
         return None
     view = render_notebook(cells, title, history, budget=WHOLE_CHARS)
-    return view if len(view.text) <= WHOLE_CHARS and "not shown" not in view.text[-200:] else None
+    return view if view.next_cell is None and len(view.text) <= WHOLE_CHARS else None
 
 
 # --- the outline -------------------------------------------------------------------------------

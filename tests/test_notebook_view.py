@@ -130,6 +130,7 @@ async def test_a_range_stops_at_a_cell_boundary_and_says_where_to_go_on(tmp_path
     view = render_notebook(cells, "t", start=10, end=900, budget=5_000)
     assert "Showing cells 10–900." in view.text
     assert view.text.rstrip().endswith("end=900)")
+    assert view.next_cell is not None and f"read_notebook(start={view.next_cell}," in view.text
     assert "── 10 · " in view.text
 
 
