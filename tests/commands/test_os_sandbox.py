@@ -46,7 +46,7 @@ from jupyter_agent.commands.os_sandbox import (
 
 linux = pytest.mark.skipif(sys.platform != "linux", reason="the bubblewrap sandbox is Linux's")
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 # Does each operation work? Run inside the sandbox; prints {name: "ok" | errno name | listing}.
 _ATTEMPT = r"""
