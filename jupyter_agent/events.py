@@ -37,7 +37,7 @@ class _Event:
 
 
 @_event
-class AgentStarted(_Event):
+class AgentStart(_Event):
     kind: Literal["agent_start"] = "agent_start"
     task: str
     role: str
@@ -49,7 +49,7 @@ class AgentStarted(_Event):
 
 
 @_event
-class TurnStarted(_Event):
+class TurnStart(_Event):
     kind: Literal["turn_start"] = "turn_start"
     step: int
 
@@ -98,7 +98,7 @@ class Observe(_Event):
 
 
 @_event
-class ToolStarted(_Event):
+class ToolStart(_Event):
     kind: Literal["tool_start"] = "tool_start"
     tool_use_id: str
     name: str
@@ -114,7 +114,7 @@ class ToolProgress(_Event):
 
 
 @_event
-class ToolEnded(_Event):
+class ToolEnd(_Event):
     kind: Literal["tool_end"] = "tool_end"
     tool_use_id: str
     name: str
@@ -163,7 +163,7 @@ class InputTimedOut(_Event):
 
 
 @_event
-class PermissionRequested(_Event):
+class PermissionRequest(_Event):
     kind: Literal["permission_request"] = "permission_request"
     request_id: str
     tool_use_id: str
@@ -180,7 +180,7 @@ class PermissionRequested(_Event):
 
 
 @_event
-class PermissionResolved(_Event):
+class PermissionResponse(_Event):
     kind: Literal["permission_response"] = "permission_response"
     request_id: str
     tool_name: str
@@ -223,7 +223,7 @@ class UsageUpdated(_Event):
 
 
 @_event
-class ModelRetry(_Event):
+class RetryScheduled(_Event):
     """The model call failed mid-way and is being retried; discard the partial turn."""
 
     kind: Literal["retry"] = "retry"
@@ -261,7 +261,7 @@ class Completed(_Event):
 
 
 @_event
-class ErrorOccurred(_Event):
+class Failed(_Event):
     kind: Literal["error"] = "error"
     message: str
     error_type: str = ""
@@ -292,31 +292,31 @@ class SubagentCompleted(_Event):
 
 
 Event = Annotated[
-    AgentStarted
-    | TurnStarted
+    AgentStart
+    | TurnStart
     | TextDelta
     | TextDone
     | ThinkingDelta
     | Reason
     | Observe
-    | ToolStarted
+    | ToolStart
     | ToolProgress
-    | ToolEnded
+    | ToolEnd
     | PlanSubmitted
     | PlanStepUpdated
     | QuestionAsked
     | QuestionAnswered
     | InputTimedOut
-    | PermissionRequested
-    | PermissionResolved
+    | PermissionRequest
+    | PermissionResponse
     | Update
     | StateChanged
     | UsageUpdated
-    | ModelRetry
+    | RetryScheduled
     | AgentWarning
     | Stopped
     | Completed
-    | ErrorOccurred
+    | Failed
     | SubagentSpawned
     | SubagentOutput
     | SubagentCompleted,

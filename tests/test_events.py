@@ -17,34 +17,34 @@ PLAN = Plan(goal="g", steps=[{"step_number": 1, "action": "a"}])
 QUESTION = Question(question="q?", options=[{"label": "Yes", "value": "y"}], default="y")
 
 SAMPLES = [
-    ev.AgentStarted(task="t", role="planner", model="m", loop="tool_use", max_steps=3),
-    ev.TurnStarted(step=1),
+    ev.AgentStart(task="t", role="planner", model="m", loop="tool_use", max_steps=3),
+    ev.TurnStart(step=1),
     ev.TextDelta(text="he", phase="reason"),
     ev.TextDone(text="hello", interrupted=True),
     ev.ThinkingDelta(text="hmm"),
     ev.Reason(step=1, text="r", control={"finish": False}),
     ev.Observe(step=1, text="o", control=None),
-    ev.ToolStarted(tool_use_id="t", name="read_file", input={"path": "a"}, summary="Read a"),
+    ev.ToolStart(tool_use_id="t", name="read_file", input={"path": "a"}, summary="Read a"),
     ev.ToolProgress(tool_use_id="t", output="line"),
-    ev.ToolEnded(tool_use_id="t", name="read_file", result="x\ny", is_error=True, diff="-a\n+b"),
+    ev.ToolEnd(tool_use_id="t", name="read_file", result="x\ny", is_error=True, diff="-a\n+b"),
     ev.PlanSubmitted(plan=PLAN),
     ev.PlanStepUpdated(step_number=1, status="done", note="ok"),
     ev.QuestionAsked(question_id="q", question=QUESTION, timeout=3.0),
     ev.QuestionAnswered(question_id="q", value="y", label="Yes"),
     ev.InputTimedOut(question_id="q", timeout=3.0),
-    ev.PermissionRequested(request_id="r", tool_use_id="t", tool_name="x", summary="s"),
-    ev.PermissionResolved(request_id="r", tool_name="x", allowed=True, remember=True, rule="r1"),
+    ev.PermissionRequest(request_id="r", tool_use_id="t", tool_name="x", summary="s"),
+    ev.PermissionResponse(request_id="r", tool_name="x", allowed=True, remember=True, rule="r1"),
     ev.Update(message="working"),
     ev.StateChanged(state=AgentState.thinking, previous=AgentState.running),
     ev.UsageUpdated(input_tokens=3, run_input_tokens=3, run_cache_read_input_tokens=1),
-    ev.ModelRetry(attempt=1, reason="overloaded_error", delay=0.1),
+    ev.RetryScheduled(attempt=1, reason="overloaded_error", delay=0.1),
     ev.AgentWarning(message="careful"),
     ev.Stopped(reason="manual_stop", message="Stopped by the user."),
     ev.Completed(summary="done"),
-    ev.ErrorOccurred(message="boom", error_type="ModelError"),
+    ev.Failed(message="boom", error_type="ModelError"),
     ev.SubagentSpawned(child_session_id="c", agent_type="planner", task="t"),
     ev.SubagentOutput(
-        child_session_id="c", event=ev.ToolStarted(tool_use_id="t", name="n", input={}, summary="s")
+        child_session_id="c", event=ev.ToolStart(tool_use_id="t", name="n", input={}, summary="s")
     ),
     ev.SubagentCompleted(child_session_id="c", result="r", state=AgentState.completed),
 ]
@@ -111,7 +111,7 @@ def test_a_tool_result_shows_its_first_line_and_how_many_more():
     out = io.StringIO()
     r = TextRenderer(out, color=False)
     for result in ("one", "one\ntwo\nthree"):
-        r(ev.ToolEnded(tool_use_id="t", name="read_file", result=result, is_error=False))
+        r(ev.ToolEnd(tool_use_id="t", name="read_file", result=result, is_error=False))
     assert out.getvalue() == "  ✓ one\n  ✓ one (+2 lines)\n"
 
 
@@ -147,7 +147,7 @@ def test_what_a_model_writes_cannot_hide_itself_in_an_approval_or_a_tool_title(c
     out = io.StringIO()
     r = TextRenderer(out, color=True)  # our own colours stay, the model's do not
     r(
-        ev.PermissionRequested(
+        ev.PermissionRequest(
             request_id="r",
             tool_use_id="t",
             tool_name="execute_command",
@@ -155,9 +155,9 @@ def test_what_a_model_writes_cannot_hide_itself_in_an_approval_or_a_tool_title(c
             input={"command": command},
         )
     )
-    r(ev.ToolStarted(tool_use_id="t", name="execute_command", input={}, summary=summary))
+    r(ev.ToolStart(tool_use_id="t", name="execute_command", input={}, summary=summary))
     r(ev.TextDelta(text=command))
-    r(ev.ToolEnded(tool_use_id="t", name="execute_command", result=command, is_error=False))
+    r(ev.ToolEnd(tool_use_id="t", name="execute_command", result=command, is_error=False))
     printed = out.getvalue()
     model_escapes = (
         printed.replace("\x1b[33m", "")

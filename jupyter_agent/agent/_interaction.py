@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, TypeVar
 
 from ..events import (
     InputTimedOut,
-    PermissionRequested,
-    PermissionResolved,
+    PermissionRequest,
+    PermissionResponse,
     QuestionAnswered,
     QuestionAsked,
 )
@@ -118,7 +118,7 @@ class UserInteraction:
         )
         self.waiting.set()
         run.emit(
-            PermissionRequested(
+            PermissionRequest(
                 request_id=pending.id,
                 tool_use_id=tool_use_id,
                 tool_name=call.name,
@@ -146,7 +146,7 @@ class UserInteraction:
             else None
         )
         run.emit(
-            PermissionResolved(
+            PermissionResponse(
                 request_id=pending.id,
                 tool_name=call.name,
                 allowed=allowed,

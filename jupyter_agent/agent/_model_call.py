@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import ModelError
-from ..events import ModelRetry, TextDelta, TextDone, ThinkingDelta, UsageUpdated
+from ..events import RetryScheduled, TextDelta, TextDone, ThinkingDelta, UsageUpdated
 from ..messages import Message, TextBlock, ToolUseBlock, classify
 from ..models import (
     ModelRequest,
@@ -86,7 +86,9 @@ async def call_model(
                     case StreamRestart():
                         streamed.clear()
                         run.emit(
-                            ModelRetry(attempt=part.attempt, reason=part.reason, delay=part.delay)
+                            RetryScheduled(
+                                attempt=part.attempt, reason=part.reason, delay=part.delay
+                            )
                         )
                     case StreamDone():
                         response = part.response

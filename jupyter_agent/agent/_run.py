@@ -23,15 +23,15 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import AgentError
 from ..events import (
-    AgentStarted,
+    AgentStart,
     AgentWarning,
     Completed,
-    ErrorOccurred,
     Event,
+    Failed,
     StateChanged,
     Stopped,
     ToolProgress,
-    TurnStarted,
+    TurnStart,
     Update,
 )
 from ..messages import (
@@ -131,7 +131,7 @@ class Run:
         try:
             self.set_state(AgentState.running)
             self.emit(
-                AgentStarted(
+                AgentStart(
                     task=self.task,
                     role=self.role.name,
                     model=self.model.name,
@@ -188,7 +188,7 @@ class Run:
         if reason == "completed":
             self.emit(Completed(summary=self.summary or ""))
         elif reason == "error":
-            self.emit(ErrorOccurred(message=message, error_type=type(self.error).__name__))
+            self.emit(Failed(message=message, error_type=type(self.error).__name__))
         else:
             self.emit(Stopped(reason=reason, message=message))
         meta = self.session.metadata
@@ -279,7 +279,7 @@ class Run:
         await self.checkpoint()
         self.limits.check(self.step, self.usage)
         self.step += 1
-        self.emit(TurnStarted(step=self.step))
+        self.emit(TurnStart(step=self.step))
         return self.step
 
     async def checkpoint(self) -> None:
