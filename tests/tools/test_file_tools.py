@@ -617,7 +617,7 @@ async def test_a_pattern_that_backtracks_without_end_is_stopped_and_never_holds_
 ):
     """`(a|aa)+$` on a line of forty a's and a b takes ages to fail; the search gives up
     after its time limit, and meanwhile the event loop (where Stop is heard) keeps running."""
-    from jupyter_agent.tools import files
+    from jupyter_agent.tools import _file_search as files
 
     monkeypatch.setattr(files, "GREP_TIME_LIMIT", 1.0)
     (workspace / "a.txt").write_text("fine line\n" + "a" * 40 + "b\n")

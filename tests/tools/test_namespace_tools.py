@@ -158,7 +158,7 @@ def test_inspect_dataframe(ns):
 
 
 def test_inspect_dataframe_skips_costly_statistics(ns, monkeypatch):
-    import jupyter_agent.namespace as namespace
+    import jupyter_agent._namespace_tables as namespace
 
     monkeypatch.setattr(namespace, "STATS_CELL_LIMIT", 10)
     text = run(inspect_variable, ns, name="df").text

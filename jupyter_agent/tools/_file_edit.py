@@ -1,0 +1,398 @@
+"""The workspace editing tools: update_file, create_file and delete_file, and their diffs.
+
+Invariants kept here:
+
+- Every write is atomic (a temporary file renamed over the old one) and goes through
+  folder descriptors beneath the workspace's root (:mod:`jupyter_agent.beneath`), so a
+  folder swapped for a link after the sandbox's check cannot lead it elsewhere.
+- A write to a path that makes code run later (a git hook, .bashrc…) always asks.
+- Only UTF-8 text files are edited; every change is returned as a unified diff, and each
+  file written is recorded for the session (:class:`~jupyter_agent.provenance.WrittenFiles`).
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from .. import beneath
+from .._wording import byte_size
+from ..autorun import autorun_for
+from ..errors import ToolError
+from ..permissions import Hazard, Permission
+from ..provenance import WrittenFiles
+from ..sandbox import Sandbox
+from ._sandbox import sandbox_for
+from ._tool import ToolContext, ToolOutput, tool
+
+EDIT_MAX_BYTES = 10_000_000
+DIFF_TEXT_LINES = 300
+"""Diff lines shown to the model; the panel gets up to DIFF_MAX_LINES."""
+DIFF_MAX_LINES = 2000
+
+
+# --- update_file -------------------------------------------------------------------------
+
+
+def _assess_write(ctx: ToolContext, args: Mapping[str, Any]) -> list[Hazard]:
+    """A write to a path that makes code run later (a git hook, .bashrc…) always asks."""
+    sandbox = sandbox_for(ctx)
+    real = sandbox.resolve(str(args["path"]), for_write=True, follow_symlinks=False)
+    why = autorun_for(sandbox.root).reason(real)
+    if why is None:
+        return []
+    return [Hazard("ask", f"{sandbox.relative(real)}: {why}.")]
+
+
+def _wrote(ctx: ToolContext, real: Path) -> None:
+    written = ctx.resources.get(WrittenFiles)
+    if written is not None:
+        written.add(real)
+
+
+@tool(
+    category="write",
+    permissions={Permission.READ_FILES, Permission.WRITE_FILES},
+    summary="Edit {path}",
+    assess=_assess_write,
+)
+def update_file(
+    ctx: ToolContext, path: str, old_text: str, new_text: str, replace_all: bool = False
+) -> ToolOutput:
+    """Edit a text file by exact replacement: find old_text (it must occur exactly once,
+    unless replace_all is true) and replace it with new_text. Copy old_text exactly from
+    the file, whitespace and indentation included, without read_file's line numbers;
+    include enough surrounding lines to make it unique. Returns the unified diff.
+
+    Args:
+        path: File path, relative to the workspace root.
+        old_text: The exact text to replace (not empty).
+        new_text: The text to put in its place (may be empty to delete old_text).
+        replace_all: Replace every occurrence instead of requiring exactly one.
+    """
+    if old_text == "":
+        raise ToolError(
+            "old_text is empty: give the exact text to replace (use create_file to write a "
+            "whole new file)."
+        )
+    if old_text == new_text:
+        raise ToolError("old_text and new_text are the same: there is nothing to change.")
+    sandbox = sandbox_for(ctx)
+    real = sandbox.resolve(path, must_exist=True, for_write=True)
+    content = _read_for_edit(real, path)
+    rel = sandbox.relative(real)
+
+    count = content.count(old_text)
+    if count == 0 and "\r\n" in content and "\r\n" not in old_text:
+        # The model writes "\n"; a Windows file has "\r\n". Match and write CRLF.
+        crlf_old = old_text.replace("\n", "\r\n")
+        if crlf_old != old_text and content.count(crlf_old):
+            old_text, new_text = crlf_old, new_text.replace("\r\n", "\n").replace("\n", "\r\n")
+            count = content.count(old_text)
+    if count == 0:
+        raise ToolError(_not_found_message(path, content, old_text))
+    if count > 1 and not replace_all:
+        where = _occurrence_lines(content, old_text)
+        raise ToolError(
+            f"old_text occurs {count} times in {path!r} (at lines {where}); add surrounding "
+            "lines to old_text to make it unique, or set replace_all=true to replace every "
+            "occurrence."
+        )
+    updated = content.replace(old_text, new_text, -1 if replace_all else 1)
+    _write(sandbox, real, updated, path)
+    _wrote(ctx, real)
+    diff = unified_diff(content, updated, rel)
+    what = f"{count} occurrence{'s' if count != 1 else ''}" if replace_all else "1 occurrence"
+    text = f"Updated {rel}: replaced {what}.\n\n{_cap_lines(diff, DIFF_TEXT_LINES)}"
+    return ToolOutput(
+        text,
+        diff=_cap_lines(diff, DIFF_MAX_LINES),
+        data={"path": rel, "replacements": count if replace_all else 1},
+    )
+
+
+def _not_found_message(path: str, content: str, old_text: str) -> str:
+    text = f"old_text was not found in {path!r}."
+    old_lines = old_text.split("\n")
+    if all(re.match(r"\s*\d+\t", ln) for ln in old_lines if ln.strip()):
+        text += " It seems to include read_file's line numbers: leave them out."
+    squash = re.compile(r"\s+")
+    if squash.sub(" ", old_text).strip() in squash.sub(" ", content):
+        text += " The text is there with different whitespace or indentation."
+    lines = content.split("\n")
+    best = _closest_window(lines, old_lines)
+    if best is not None:
+        start, length, ratio = best
+        end = min(start + length, len(lines))
+        shown = [f"{i + 1:>6}\t{lines[i].removesuffix(chr(13))}" for i in range(start, end)]
+        if len(shown) > 20:
+            shown = [*shown[:20], f"   … {len(shown) - 20} more lines"]
+        text += (
+            f" The closest text is at lines {start + 1}–{end} "
+            f"({ratio:.0%} similar):\n" + "\n".join(shown)
+        )
+    text += "\nCopy old_text exactly from the file (read it again if it may have changed)."
+    return text
+
+
+def _closest_window(lines: list[str], old_lines: list[str]) -> tuple[int, int, float] | None:
+    """Where the file looks most like ``old_lines``: (first index, length, similarity)."""
+    anchors = [(i, ln.strip()) for i, ln in enumerate(old_lines) if ln.strip()]
+    if not anchors or not lines:
+        return None
+    offset, anchor = anchors[0]
+    matcher = difflib.SequenceMatcher(autojunk=False)
+    matcher.set_seq2(anchor)
+    scored: list[tuple[float, int]] = []
+    for i, line in enumerate(lines[:50_000]):
+        stripped = line.strip()
+        if not stripped:
+            continue
+        matcher.set_seq1(stripped)
+        if matcher.real_quick_ratio() < 0.5 or matcher.quick_ratio() < 0.5:
+            continue
+        scored.append((matcher.ratio(), i))
+    if not scored:
+        return None
+    scored.sort(reverse=True)
+    old = "\n".join(old_lines)
+    best: tuple[float, int] | None = None
+    for _, i in scored[:20]:
+        start = max(0, i - offset)
+        window = "\n".join(lines[start : start + len(old_lines)])
+        ratio = difflib.SequenceMatcher(None, window, old, autojunk=False).ratio()
+        if best is None or ratio > best[0]:
+            best = (ratio, start)
+    assert best is not None
+    if best[0] < 0.4:
+        return None
+    return best[1], len(old_lines), best[0]
+
+
+def _occurrence_lines(content: str, needle: str, limit: int = 10) -> str:
+    found: list[int] = []
+    at = content.find(needle)
+    while at != -1 and len(found) < limit + 1:
+        found.append(content.count("\n", 0, at) + 1)
+        at = content.find(needle, at + len(needle))
+    shown = ", ".join(str(n) for n in found[:limit])
+    return shown + (", …" if len(found) > limit else "")
+
+
+# --- create_file -------------------------------------------------------------------------
+
+
+@tool(
+    category="write",
+    assess=_assess_write,
+    permissions={Permission.WRITE_FILES, Permission.CREATE_FILES},
+    summary=lambda a: f"{'Overwrite' if a.get('overwrite') else 'Create'} {a.get('path', '?')}",
+)
+def create_file(ctx: ToolContext, path: str, content: str, overwrite: bool = False) -> ToolOutput:
+    """Create a text file (UTF-8) with the given content, creating missing parent folders.
+    Refuses to replace an existing file unless overwrite is true; to change part of a file,
+    use update_file instead.
+
+    Args:
+        path: File path, relative to the workspace root.
+        content: The complete content of the file.
+        overwrite: Replace the file if it already exists.
+    """
+    sandbox = sandbox_for(ctx)
+    real = sandbox.resolve(path, for_write=True)
+    rel = sandbox.relative(real)
+    if real.is_dir():
+        raise ToolError(f"{path!r} is a folder; give a file path inside it.")
+    existed = os.path.lexists(real)
+    old: str | None = None
+    if existed:
+        if not overwrite:
+            raise ToolError(
+                f"{path!r} already exists ({_describe_size(real)}); use update_file to change "
+                "part of it, or set overwrite=true to replace it whole."
+            )
+        try:
+            old = _read_for_edit(real, path)
+        except ToolError:
+            old = None  # binary or unreadable: replaced whole, with no text diff
+    _write(sandbox, real, content, path, make_folders=True)
+    _wrote(ctx, real)
+    n = _line_count(content)
+    size = byte_size(len(content.encode()))
+    diff: str | None
+    if not existed:
+        diff = unified_diff("", content, rel, new_file=True)
+        text = f"Created {rel} ({n:,} line{'s' if n != 1 else ''}, {size})."
+    elif old is None:
+        diff = None
+        text = f"Replaced {rel}, which was not a UTF-8 text file, with {n:,} lines ({size})."
+    else:
+        diff = unified_diff(old, content, rel)
+        text = f"Replaced {rel} ({_line_count(old):,} → {n:,} lines, {size})."
+        text += f"\n\n{_cap_lines(diff, DIFF_TEXT_LINES)}" if diff else " The content is unchanged."
+    return ToolOutput(
+        text,
+        diff=_cap_lines(diff, DIFF_MAX_LINES) if diff else None,
+        data={"path": rel, "lines": n, "created": not existed},
+    )
+
+
+# --- delete_file -------------------------------------------------------------------------
+
+
+@tool(
+    category="delete",
+    assess=_assess_write,
+    permissions={Permission.READ_FILES, Permission.DELETE_FILES},
+    summary="Delete {path}",
+)
+def delete_file(ctx: ToolContext, path: str) -> ToolOutput:
+    """Delete one file of the workspace (a symbolic link is removed, not its target).
+    Folders are refused. Ask the user before deleting anything they did not ask you to.
+
+    Args:
+        path: File path, relative to the workspace root.
+    """
+    sandbox = sandbox_for(ctx)
+    entry = sandbox.resolve(path, must_exist=True, for_write=True, follow_symlinks=False)
+    rel = sandbox.relative(entry)
+    if entry.is_symlink():
+        target = os.readlink(entry)
+        _unlink(sandbox, entry, path)
+        return ToolOutput(
+            f"Deleted the symbolic link {rel} (it pointed to {target}; the target is untouched).",
+            data={"path": rel, "link_target": target},
+        )
+    if entry.is_dir():
+        raise ToolError(
+            f"{path!r} is a folder; delete_file removes single files only. Delete the files "
+            "inside it one by one, or ask the user to remove the folder."
+        )
+    described = _describe_size(entry)
+    try:
+        old: str | None = _read_for_edit(entry, path, limit=2_000_000)
+    except ToolError:
+        old = None
+    _unlink(sandbox, entry, path)
+    diff = unified_diff(old, "", rel, deleted=True) if old is not None else None
+    return ToolOutput(
+        f"Deleted {rel} ({described}).",
+        diff=_cap_lines(diff, DIFF_MAX_LINES) if diff else None,
+        data={"path": rel},
+    )
+
+
+def _unlink(sandbox: Sandbox, path: Path, given: str) -> None:
+    try:
+        beneath.unlink(sandbox.root, _parts(sandbox, path))
+    except beneath.MovedUnderfoot:
+        raise ToolError(_MOVED.format(given=given)) from None
+    except OSError as exc:
+        raise ToolError(f"Could not delete {given!r}: {exc.strerror or exc}.") from None
+
+
+_MOVED = (
+    "Refused {given!r}: a folder on its path was changed into a link or a file while it was "
+    "being written; nothing was changed."
+)
+
+
+def _parts(sandbox: Sandbox, real: Path) -> list[str]:
+    """``real`` (resolved, inside the workspace) as names beneath the workspace's root."""
+    return list(real.relative_to(sandbox.root).parts)
+
+
+# --- diffs -------------------------------------------------------------------------------
+
+
+def unified_diff(
+    old: str, new: str, rel: str, *, new_file: bool = False, deleted: bool = False
+) -> str:
+    """A git-style unified diff of ``old`` → ``new`` (``/dev/null`` for a new or gone file)."""
+    before = "/dev/null" if new_file else f"a/{rel}"
+    after = "/dev/null" if deleted else f"b/{rel}"
+    out = []
+    for line in difflib.unified_diff(_split_lines(old), _split_lines(new), before, after):
+        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return "".join(out)
+
+
+def _split_lines(text: str) -> list[str]:
+    parts = text.split("\n")
+    lines = [p + "\n" for p in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return lines
+
+
+def _cap_lines(text: str, limit: int) -> str:
+    lines = text.splitlines(keepends=True)
+    if len(lines) <= limit:
+        return text
+    rest = len(lines) - limit
+    return "".join(lines[:limit]) + f"… {rest:,} more diff lines not shown\n"
+
+
+# --- reading and writing -----------------------------------------------------------------
+
+
+def _read_for_edit(real: Path, given: str, *, limit: int = EDIT_MAX_BYTES) -> str:
+    if real.is_dir():
+        raise ToolError(f"{given!r} is a folder, not a file.")
+    if not real.is_file():
+        raise ToolError(f"{given!r} is not a regular file (a device, pipe or socket).")
+    try:
+        size = real.stat().st_size
+        if size > limit:
+            raise ToolError(
+                f"{given!r} is too large to edit here ({byte_size(size)}; the limit is "
+                f"{byte_size(limit)})."
+            )
+        data = real.read_bytes()
+    except OSError as exc:
+        raise ToolError(f"Could not read {given!r}: {exc.strerror or exc}.") from None
+    if b"\0" in data:
+        raise ToolError(f"{given!r} is a binary file; only text files can be edited.")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ToolError(
+            f"{given!r} is not valid UTF-8 text; it cannot be edited safely with these tools."
+        ) from None
+
+
+def _write(
+    sandbox: Sandbox, real: Path, text: str, given: str, *, make_folders: bool = False
+) -> None:
+    """Write ``real`` atomically, through folder descriptors beneath the workspace's root,
+    so a folder swapped for a link after the check cannot lead the write elsewhere."""
+    try:
+        beneath.write_bytes(
+            sandbox.root, _parts(sandbox, real), text.encode("utf-8"), make_folders=make_folders
+        )
+    except beneath.MovedUnderfoot:
+        raise ToolError(_MOVED.format(given=given)) from None
+    except (FileExistsError, NotADirectoryError):
+        raise ToolError(
+            f"Cannot create {given!r}: a part of its folder path is a file, not a folder."
+        ) from None
+    except OSError as exc:
+        raise ToolError(f"Could not write {given!r}: {exc.strerror or exc}.") from None
+
+
+def _line_count(text: str) -> int:
+    if not text:
+        return 0
+    return text.count("\n") + (0 if text.endswith("\n") else 1)
+
+
+def _describe_size(path: Path) -> str:
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return "size unknown"
+    return byte_size(size)

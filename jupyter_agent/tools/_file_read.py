@@ -1,0 +1,327 @@
+"""The workspace reading tools: read_file, list_directory and get_file_info.
+
+Every path goes through the workspace :class:`~jupyter_agent.sandbox.Sandbox`; bodies run
+off the event loop and stop when asked. Listing never follows a symbolic link nor enters
+the skipped folders (.git, node_modules…) unless asked for one directly; reading caps the
+lines and bytes it returns and says how to read on.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+from collections.abc import Iterator, Mapping
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from .._wording import byte_size
+from ..errors import ToolError
+from ..permissions import Permission
+from ..sandbox import SKIP_DIRS, Sandbox
+from ._file_text import (
+    SNIFF_BYTES,
+    binary_message,
+    bounded_lines,
+    count_rest,
+    decode_line,
+    off_loop,
+    require_regular_file,
+    sniff,
+)
+from ._sandbox import sandbox_for
+from ._tool import ToolContext, ToolOutput, tool
+
+READ_MAX_LINES = 2000
+READ_MAX_BYTES = 100_000
+LINE_MAX_CHARS = 2000
+"""Longer lines are cut in read_file's output (minified files, data dumps)."""
+COUNT_MORE_LIMIT = 10_000
+"""Most entries list_directory counts beyond those it shows."""
+
+
+# --- read_file -------------------------------------------------------------------------
+
+
+def _read_summary(a: Mapping[str, Any]) -> str:
+    start, end = a.get("start_line"), a.get("end_line")
+    if start in (None, 1) and end is None:
+        return f"Read {a.get('path', '?')}"
+    return f"Read {a.get('path', '?')} (lines {start or 1}–{end or 'end'})"
+
+
+@tool(category="read", permissions={Permission.READ_FILES}, summary=_read_summary)
+async def read_file(
+    ctx: ToolContext, path: str, start_line: int = 1, end_line: int | None = None
+) -> ToolOutput:
+    """Read a text file of the workspace, with line numbers (`cat -n` style: the number,
+    a tab, then the line). At most 2,000 lines or 100 KB per call; a note at the end says
+    what was left out and which start_line reads on. Lines over 2,000 characters are cut.
+    Binary files are refused. Notebooks (.ipynb) are JSON: prefer the notebook tools.
+
+    Args:
+        path: File path, relative to the workspace root.
+        start_line: First line to show (1-based).
+        end_line: Last line to show (inclusive); omit to read to the end (within the limits).
+    """
+    if start_line < 1:
+        raise ToolError(f"start_line must be 1 or more, got {start_line}.")
+    if end_line is not None and end_line < start_line:
+        raise ToolError(f"end_line ({end_line}) is before start_line ({start_line}).")
+    return await off_loop(_read_file, sandbox_for(ctx), path, start_line, end_line)
+
+
+def _read_file(
+    stop: threading.Event, sandbox: Sandbox, path: str, start_line: int, end_line: int | None
+) -> ToolOutput:
+    real = sandbox.resolve(path, must_exist=True)
+    require_regular_file(real, path)
+    rel = sandbox.relative(real)
+    lossy = False
+    shown: list[str] = []
+    stopped_at: int | None = None  # the first line left out because of a cap
+    try:
+        with open(real, "rb") as f:
+            sample = f.read(SNIFF_BYTES)
+            sniff(sample, path, complete=len(sample) < SNIFF_BYTES)
+            f.seek(0)
+            size = n = 0
+            for raw, beyond in bounded_lines(f, stop):
+                n += 1
+                if n < start_line:
+                    continue
+                if end_line is not None and n > end_line:
+                    break
+                if b"\0" in raw:
+                    raise ToolError(binary_message(path))
+                line, bad = decode_line(raw, cut=beyond > 0)
+                lossy = lossy or bad
+                if len(line) > LINE_MAX_CHARS or beyond:
+                    cut = len(line) - LINE_MAX_CHARS + beyond
+                    line = f"{line[:LINE_MAX_CHARS]}… [{cut:,} more characters on this line]"
+                entry = f"{n:>6}\t{line}"
+                full = len(shown) >= READ_MAX_LINES or size + len(entry) + 1 > READ_MAX_BYTES
+                if full and shown:
+                    stopped_at = n
+                    break
+                shown.append(entry)
+                size += len(entry) + 1
+            total = n + count_rest(f, stop)  # the lines read, then the unread rest
+    except OSError as exc:
+        raise ToolError(f"Could not read {path!r}: {exc.strerror or exc}.") from None
+
+    if total == 0:
+        return ToolOutput(f"{rel} is empty (0 lines).", data={"path": rel, "total_lines": 0})
+    if start_line > total:
+        raise ToolError(
+            f"start_line={start_line} is past the end of {path!r}, which has {total:,} "
+            f"line{'s' if total != 1 else ''}."
+        )
+    last = start_line + len(shown) - 1
+    notes = []
+    if lossy:
+        notes.append("[the file is not valid UTF-8: undecodable bytes are shown as �]")
+    if stopped_at is not None:
+        more = total - last
+        notes.append(
+            f"… {more:,} more line{'s' if more != 1 else ''}; "
+            f"call read_file with start_line={stopped_at}"
+        )
+    elif start_line > 1 or last < total:
+        notes.append(f"[showing lines {start_line:,}–{last:,} of {total:,}]")
+    return ToolOutput(
+        "\n".join(shown + notes),
+        data={"path": rel, "start_line": start_line, "end_line": last, "total_lines": total},
+    )
+
+
+# --- list_directory --------------------------------------------------------------------
+
+
+@tool(
+    category="read",
+    permissions={Permission.READ_FILES},
+    summary=lambda a: f"List {a.get('path', '.')}{' (recursive)' if a.get('recursive') else ''}",
+)
+async def list_directory(
+    ctx: ToolContext, path: str = ".", recursive: bool = False, max_entries: int = 500
+) -> ToolOutput:
+    """List a folder of the workspace: one entry per line, paths relative to the workspace
+    root, folders ending in `/`, files with their size, sorted by name. Folders .git,
+    node_modules, .jupyter_agent, __pycache__ and .ipynb_checkpoints are shown but not
+    entered unless you list them directly. At most max_entries lines.
+
+    Args:
+        path: Folder path, relative to the workspace root.
+        recursive: Also list everything inside the subfolders.
+        max_entries: Maximum number of entries to show (1 to 10,000).
+    """
+    if not 1 <= max_entries <= 10_000:
+        raise ToolError(f"max_entries must be between 1 and 10,000, got {max_entries}.")
+    return await off_loop(_list_directory, sandbox_for(ctx), path, recursive, max_entries)
+
+
+def _list_directory(
+    stop: threading.Event, sandbox: Sandbox, path: str, recursive: bool, max_entries: int
+) -> ToolOutput:
+    real = sandbox.resolve(path, must_exist=True)
+    if not real.is_dir():
+        raise ToolError(f"{path!r} is a file, not a folder; use read_file or get_file_info on it.")
+    rel = sandbox.relative(real)
+    entries: list[str] = []
+    more = 0
+    for line in _list_entries(sandbox, real, recursive):
+        if stop.is_set():
+            break
+        if len(entries) < max_entries:
+            entries.append(line)
+        else:
+            more += 1
+            if more > COUNT_MORE_LIMIT:
+                break
+    where = "the workspace root" if rel == "." else f"{rel}/"
+    if not entries:
+        return ToolOutput(f"{where} is empty.", data={"path": rel, "entries": 0})
+    lines = [f"Contents of {where}{' (recursive)' if recursive else ''}:", *entries]
+    if more:
+        count = f"more than {COUNT_MORE_LIMIT:,}" if more > COUNT_MORE_LIMIT else f"{more:,}"
+        lines.append(
+            f"… {count} more entries not shown (max_entries={max_entries}); list a subfolder, "
+            "or call again with a larger max_entries."
+        )
+    return ToolOutput("\n".join(lines), data={"path": rel, "entries": len(entries), "more": more})
+
+
+def _list_entries(sandbox: Sandbox, folder: Path, recursive: bool) -> Iterator[str]:
+    asked_for_skipped = any(p in SKIP_DIRS for p in Path(sandbox.relative(folder)).parts)
+    try:
+        with os.scandir(folder) as it:
+            items = sorted(it, key=lambda e: (e.name.lower(), e.name))
+    except OSError as exc:
+        yield f"{sandbox.relative(folder)}/  (cannot list: {exc.strerror or exc})"
+        return
+    for entry in items:
+        rel = sandbox.relative(entry.path)
+        try:
+            is_link = entry.is_symlink()
+            is_dir = entry.is_dir()
+        except OSError:
+            is_link, is_dir = False, False
+        slash = "/" if is_dir else ""
+        if not sandbox.allows(Path(entry.path)):
+            if is_link and not _inside_root(sandbox, entry.path):
+                yield f"{rel}{slash} -> {os.readlink(entry.path)}  (leads outside the workspace)"
+            else:
+                yield f"{rel}{slash}  (access refused)"
+            continue
+        if is_link:
+            yield f"{rel}{slash} -> {os.readlink(entry.path)}"
+            continue  # never followed: no loops, no surprises
+        if is_dir:
+            if not recursive:
+                yield f"{rel}/  ({_count_entries(entry.path)})"
+            elif entry.name in SKIP_DIRS and not asked_for_skipped:
+                yield f"{rel}/  (skipped; list it directly to see inside)"
+            else:
+                yield f"{rel}/"
+                yield from _list_entries(sandbox, Path(entry.path), recursive)
+            continue
+        try:
+            size = byte_size(entry.stat().st_size)
+        except OSError:
+            size = "?"
+        kind = "" if entry.is_file() else "  (special file)"
+        yield f"{rel}  {size}{kind}"
+
+
+def _count_entries(path: str) -> str:
+    try:
+        n = len(os.listdir(path))
+    except OSError:
+        return "unreadable"
+    return f"{n:,} entr{'y' if n == 1 else 'ies'}"
+
+
+def _inside_root(sandbox: Sandbox, path: str) -> bool:
+    real = os.path.realpath(path)
+    root = str(sandbox.root)
+    return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
+
+
+# --- get_file_info ---------------------------------------------------------------------
+
+
+@tool(
+    category="read",
+    permissions={Permission.READ_FILES},
+    summary="Inspect {path}",
+)
+async def get_file_info(ctx: ToolContext, path: str) -> ToolOutput:
+    """Describe a file or folder of the workspace: type, size, line count (text files),
+    last modification time (ISO 8601) and permissions. Cheaper than reading the file.
+
+    Args:
+        path: File or folder path, relative to the workspace root.
+    """
+    return await off_loop(_get_file_info, sandbox_for(ctx), path)
+
+
+def _get_file_info(stop: threading.Event, sandbox: Sandbox, path: str) -> ToolOutput:
+    entry = sandbox.resolve(path, must_exist=True, follow_symlinks=False)
+    rel = sandbox.relative(entry)
+    info: dict[str, object] = {"path": rel}
+    lines = [f"path: {rel}"]
+    if entry.is_symlink():
+        target = os.readlink(entry)
+        entry = sandbox.resolve(path, must_exist=True)  # refuses a link leading outside
+        lines.append(f"link: a symbolic link to {target} (resolves to {sandbox.relative(entry)})")
+        info["link_target"] = target
+    try:
+        st = entry.stat()
+    except OSError as exc:
+        raise ToolError(f"Could not inspect {path!r}: {exc.strerror or exc}.") from None
+    details: list[str] = []
+    if stat.S_ISDIR(st.st_mode):
+        kind = "folder"
+        try:
+            info["entries"] = count = len(os.listdir(entry))
+            details.append(f"entries: {count:,}")
+        except OSError:
+            pass
+    elif stat.S_ISREG(st.st_mode):
+        text_kind, n_lines = _describe_text(entry, stop)
+        kind = f"file ({text_kind})"
+        if n_lines is not None:
+            info["lines"] = n_lines
+            details.append(f"lines: {n_lines:,}")
+    else:
+        kind = "special file (device, pipe or socket)"
+    modified = datetime.fromtimestamp(st.st_mtime).astimezone().isoformat(timespec="seconds")
+    mode = f"{stat.filemode(st.st_mode)} ({stat.S_IMODE(st.st_mode):04o})"
+    lines += [
+        f"type: {kind}",
+        f"size: {st.st_size:,} bytes ({byte_size(st.st_size)})",
+        *details,
+        f"modified: {modified}",
+        f"permissions: {mode}",
+    ]
+    info.update(type=kind, size=st.st_size, modified=modified, permissions=mode)
+    return ToolOutput("\n".join(lines), data=info)
+
+
+def _describe_text(path: Path, stop: threading.Event) -> tuple[str, int | None]:
+    try:
+        with open(path, "rb") as f:
+            sample = f.read(SNIFF_BYTES)
+            if b"\0" in sample:
+                return "binary", None
+            try:
+                lossy = sniff(sample, str(path), complete=len(sample) < SNIFF_BYTES)
+            except ToolError:
+                return "binary", None
+            kind = "text, not valid UTF-8" if lossy else "text"
+            f.seek(0)
+            return kind, count_rest(f, stop)
+    except OSError:
+        return "unreadable", None

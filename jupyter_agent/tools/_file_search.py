@@ -1,0 +1,233 @@
+"""The workspace search tool, grep: a regular expression over the text files of a folder.
+
+Invariants kept here: the sandbox decides which files are searched (links to folders are
+not followed); binary and very large files are skipped; a pattern is matched under a time
+limit without holding the interpreter, so a pattern that backtracks without end is stopped
+and the event loop (and Stop) keeps running; model-given text is echoed back cut.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+import stat
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import regex
+
+from ..errors import ToolError
+from ..globs import glob_to_regex
+from ..permissions import Permission
+from ..sandbox import SKIP_DIRS, Sandbox
+from ._file_text import SNIFF_BYTES, off_loop
+from ._sandbox import sandbox_for
+from ._tool import ToolContext, ToolOutput, tool
+
+GREP_LINE_CHARS = 300
+GREP_MAX_FILE_BYTES = 10_000_000
+GREP_MAX_PATTERN = 10_000
+GREP_TIME_LIMIT = 10.0
+"""Seconds of matching a search may take: a pattern that backtracks without end (``(a|aa)+$``)
+is stopped, and matches without holding the interpreter, so the event loop (and Stop) runs."""
+
+
+# --- grep --------------------------------------------------------------------------------
+
+
+@tool(
+    category="read",
+    permissions={Permission.READ_FILES},
+    summary=lambda a: f"Search /{a.get('pattern', '')}/ in {a.get('path', '.')}",
+)
+async def grep(
+    ctx: ToolContext,
+    pattern: str,
+    path: str = ".",
+    glob: str | None = None,
+    ignore_case: bool = False,
+    max_results: int = 200,
+) -> ToolOutput:
+    """Search the text files under a folder (or one file) for a Python regular expression,
+    line by line. Each match is shown as `path:line: text` (text cut to 300 characters).
+    Skips binary files, files over 10 MB, files refused by the sandbox, and the folders
+    .git, node_modules, .jupyter_agent, __pycache__ and .ipynb_checkpoints unless path is
+    inside one. At most max_results matches.
+
+    Args:
+        pattern: A Python regular expression (re module syntax), matched within each line.
+        path: Folder or file to search, relative to the workspace root.
+        glob: Only search files whose name matches this glob, e.g. "*.py" or "*.{py,ipynb}";
+            a glob with a slash matches the path, e.g. "src/**/*.py".
+        ignore_case: Match without regard to case.
+        max_results: Maximum number of matching lines to show (1 to 5,000).
+    """
+    if not 1 <= max_results <= 5000:
+        raise ToolError(f"max_results must be between 1 and 5,000, got {max_results}.")
+    if len(pattern) > GREP_MAX_PATTERN:
+        raise ToolError(
+            f"The pattern {_clip(pattern)!r} is too long to search with (the limit is "
+            f"{GREP_MAX_PATTERN:,} characters)."
+        )
+    try:
+        compiled = regex.compile(pattern, regex.IGNORECASE if ignore_case else 0)
+    except (regex.error, ValueError, RecursionError) as exc:
+        why = "it is nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+        raise ToolError(f"Invalid regular expression {_clip(pattern)!r}: {why}.") from None
+    globs = _expand_braces(glob) if glob else None
+    return await off_loop(_grep, sandbox_for(ctx), compiled, path, glob, globs, max_results)
+
+
+def _grep(
+    stop: threading.Event,
+    sandbox: Sandbox,
+    pattern: regex.Pattern[str],
+    path: str,
+    glob: str | None,
+    globs: list[str] | None,
+    max_results: int,
+) -> ToolOutput:
+    real = sandbox.resolve(path, must_exist=True)
+    results: list[str] = []
+    searched = skipped_binary = skipped_large = files_with_matches = 0
+    capped = slow = False
+    deadline = time.monotonic() + GREP_TIME_LIMIT
+    for file in _walk_files(sandbox, real):
+        if stop.is_set():
+            break
+        if globs is not None and not _glob_matches(globs, file, real, sandbox):
+            continue
+        try:
+            st = file.stat()
+            if not stat.S_ISREG(st.st_mode):
+                continue
+            if st.st_size > GREP_MAX_FILE_BYTES:
+                skipped_large += 1
+                continue
+            data = file.read_bytes()
+        except OSError:
+            continue
+        if b"\0" in data[:SNIFF_BYTES]:
+            skipped_binary += 1
+            continue
+        searched += 1
+        rel = sandbox.relative(file)
+        found = False
+        for lineno, line in enumerate(data.decode("utf-8", errors="replace").split("\n"), 1):
+            left = deadline - time.monotonic()
+            try:
+                if left <= 0 or stop.is_set():
+                    raise TimeoutError
+                m = pattern.search(line := line.removesuffix("\r"), concurrent=True, timeout=left)
+            except TimeoutError:
+                slow = True
+                break
+            if m is None:
+                continue
+            if len(results) >= max_results:
+                capped = True
+                break
+            found = True
+            results.append(f"{rel}:{lineno}: {_around(line, m)}")
+        files_with_matches += found
+        if capped or slow:
+            break
+
+    skipped = []
+    if skipped_binary:
+        skipped.append(f"{skipped_binary:,} binary")
+    if skipped_large:
+        skipped.append(f"{skipped_large:,} over 10 MB")
+    skipped_note = f"; skipped {' and '.join(skipped)} file(s)" if skipped else ""
+    data_out = {"matches": len(results), "files": files_with_matches, "capped": capped}
+    if slow and not stop.is_set():
+        data_out["timed_out"] = True
+        results.append(
+            f"… stopped after {GREP_TIME_LIMIT:g} s of matching, in {sandbox.relative(file)}: "
+            "the pattern may backtrack without end (nested repetition such as (a+)+ or "
+            "(a|aa)+). Simplify it, or narrow the path or glob."
+        )
+        return ToolOutput("\n".join(results), data=data_out, is_error=len(results) == 1)
+    if not results:
+        return ToolOutput(
+            f"No matches for /{_clip(pattern.pattern)}/ in {sandbox.relative(real)}"
+            f"{f' (files matching {glob!r})' if glob else ''}: "
+            f"{searched:,} file{'s' if searched != 1 else ''} searched{skipped_note}.",
+            data=data_out,
+        )
+    if capped:
+        results.append(
+            f"… stopped at max_results={max_results}; there are more matches. Narrow the "
+            "pattern, path or glob, or raise max_results."
+        )
+    else:
+        results.append(
+            f"[{len(results):,} match{'es' if len(results) != 1 else ''} in "
+            f"{files_with_matches:,} file{'s' if files_with_matches != 1 else ''}; "
+            f"{searched:,} searched{skipped_note}]"
+        )
+    return ToolOutput("\n".join(results), data=data_out)
+
+
+def _walk_files(sandbox: Sandbox, start: Path) -> Iterator[Path]:
+    """The readable files under ``start`` (or ``start`` itself), in a stable order."""
+    if not start.is_dir():
+        yield start
+        return
+    asked_for_skipped = any(p in SKIP_DIRS for p in Path(sandbox.relative(start)).parts)
+    for folder, dirnames, filenames in os.walk(start):
+        keep = []
+        for d in sorted(dirnames):
+            full = Path(folder, d)
+            if d in SKIP_DIRS and not asked_for_skipped:
+                continue
+            if os.path.islink(full) or not sandbox.allows(full):
+                continue  # links to folders are not followed (no loops, no escapes)
+            keep.append(d)
+        dirnames[:] = keep
+        for name in sorted(filenames):
+            full = Path(folder, name)
+            if sandbox.allows(full):
+                yield full
+
+
+def _expand_braces(pattern: str) -> list[str]:
+    m = re.search(r"\{([^{}]*)\}", pattern)
+    if m is None:
+        return [pattern]
+    out: list[str] = []
+    for option in m.group(1).split(","):
+        out.extend(_expand_braces(pattern[: m.start()] + option + pattern[m.end() :]))
+    return out
+
+
+def _glob_matches(globs: list[str], file: Path, start: Path, sandbox: Sandbox) -> bool:
+    for g in globs:
+        if "/" not in g:
+            if fnmatch.fnmatchcase(file.name, g):
+                return True
+            continue
+        compiled = glob_to_regex(g.lstrip("/"), ignore_case=False)
+        candidates = [sandbox.relative(file)]
+        if start.is_dir():
+            candidates.append(file.relative_to(start).as_posix())
+        if any(compiled.match(c) for c in candidates):
+            return True
+    return False
+
+
+def _clip(text: str, limit: int = 200) -> str:
+    """Model-given text echoed in a message, cut: a 10 MB pattern is not sent back whole."""
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"
+
+
+def _around(line: str, m: regex.Match[str]) -> str:
+    line = line.rstrip()
+    if len(line) <= GREP_LINE_CHARS:
+        return line
+    start = max(0, min(m.start() - 100, len(line) - GREP_LINE_CHARS))
+    snippet = line[start : start + GREP_LINE_CHARS]
+    return ("…" if start else "") + snippet + ("…" if start + GREP_LINE_CHARS < len(line) else "")
