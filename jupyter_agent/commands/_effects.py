@@ -1,11 +1,13 @@
-"""What one program invocation does: the answer the program table gives."""
+"""What one program invocation does (:class:`Effect`): the answer a :data:`Judge` of the
+program table gives."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from ._syntax import Word
+from ._parsed import Word
 
 Kind = Literal["inert", "reads", "writes", "runs_code", "unknown"]
 
@@ -37,3 +39,12 @@ class Effect:
 def code(note: str, *runs: Run) -> Effect:
     """It runs code (given to it, or found in ``runs``)."""
     return Effect("runs_code", runs=runs, note=note)
+
+
+Judge = Callable[[str, tuple[Word, ...]], Effect]
+"""What a program does, from its name (as invoked) and its arguments."""
+
+
+def is_version(args: Sequence[Word]) -> bool:
+    """A lone ``--version``/``--help`` (or its short form): the program only prints."""
+    return len(args) == 1 and args[0].value in ("--version", "-V", "-v", "--help", "-h")

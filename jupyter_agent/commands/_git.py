@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from ._effects import Effect, code
 from ._options import literal, names, parse_options
-from ._syntax import Word
+from ._parsed import Word
 
 _GIT_GLOBAL_TAKES = names(
     "-C -c --git-dir --work-tree --namespace --config-env --super-prefix --exec-path "

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ._syntax import Word
+from ._parsed import Word
 
 
 def names(text: str) -> frozenset[str]:

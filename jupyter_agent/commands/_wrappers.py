@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from .._system import SYSTEM_FOLDERS
 from ._options import Options, literal, names, parse_options
-from ._syntax import Assignment, Word
+from ._parsed import Assignment, Word
 
 SYSTEM_BIN = frozenset(SYSTEM_FOLDERS)
 

@@ -17,8 +17,9 @@ import re
 from dataclasses import dataclass
 
 from ._effects import Effect, Kind, Run
+from ._parsed import Assignment, Redirect, Word
 from ._programs import effect_of
-from ._syntax import Assignment, Redirect, Word, parse_script
+from ._syntax import parse_script
 from ._wrappers import program_name, unwrap
 
 HARMLESS_VARIABLES = frozenset(

@@ -44,32 +44,35 @@ background process outlives the command unless the group kill reaches it), ``/tm
 private (it is read-only; ``TMPDIR`` points at the private folder), and Mach services
 (``open``, ``osascript``) stay reachable. Elsewhere there is no OS sandbox, and
 :meth:`OsSandbox.status` says so.
+
+This module decides and assembles; the parts live apart: bubblewrap's flags and probe
+(``_bwrap.py``), the mounts for protected and hidden paths (``_mounts.py``), the mount-point
+files (``_mount_points.py``), the private /tmp (``_private_tmp.py``), the seccomp filter
+(``_seccomp.py``) and the macOS profile (``_seatbelt.py``).
 """
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
-import itertools
 import logging
 import os
-import shutil
-import stat
-import subprocess
 import sys
 import tempfile
 import threading
 import weakref
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .._system import system_program
+from ._bwrap import bwrap_flags, probe_bwrap, readable_fd
+from ._mount_points import LEDGER
+from ._mounts import depth, hidden_args, plan_protection
+from ._private_tmp import make_private_tmp, programs_under, remove_tree
+from ._probe import probe
+from ._seatbelt import seatbelt_profile
 from ._seccomp import unix_socket_filter
 
 log = logging.getLogger(__name__)
-
-_PROBE_TIMEOUT = 5.0
 
 _NO_SANDBOX = "the permission rules alone apply"
 
@@ -150,7 +153,7 @@ class OsSandbox:
         self._disable_userns = False
         self._lock = threading.Lock()
         self._tmp: Path | None = None
-        self._tmp_finalizer: weakref.finalize | None = None
+        self._tmp_finalizer: weakref.finalize[[Path], OsSandbox] | None = None
 
     # --- status ----------------------------------------------------------------------
 
@@ -187,7 +190,7 @@ class OsSandbox:
             )
         self._bwrap = bwrap
         seccomp = None if self._settings.unix_sockets else unix_socket_filter()
-        ok, reason, disable_userns = _probe_bwrap(bwrap, self._settings.network, seccomp)
+        ok, reason, disable_userns = probe_bwrap(bwrap, self._settings.network, seccomp)
         if not ok:
             return _unavailable(
                 f"bubblewrap cannot create a sandbox here: {reason}. It needs unprivileged "
@@ -210,7 +213,7 @@ class OsSandbox:
         if not os.access(tool, os.X_OK):
             return _unavailable(f"sandbox-exec is missing from this Mac; {_NO_SANDBOX}.")
         profile = self._profile([])
-        ok, reason = _probe_cached((tool, profile), [tool, "-p", profile, "/usr/bin/true"], ())
+        ok, reason = probe((tool, profile), [tool, "-p", profile, "/usr/bin/true"], ())
         if not ok:
             return _unavailable(
                 f"sandbox-exec refused the sandbox profile: {reason}; {_NO_SANDBOX}."
@@ -283,8 +286,8 @@ class OsSandbox:
         launch = Launch([])
         try:
             tmp = self._private_tmp()
-            args = [self._bwrap, *_bwrap_flags(self._settings.network, self._disable_userns)]
-            roots = sorted(self._roots(), key=_depth)
+            args = [self._bwrap, *bwrap_flags(self._settings.network, self._disable_userns)]
+            roots = sorted(self._roots(), key=depth)
             # The private /tmp goes over the real one, and a workspace under /tmp over it in
             # turn; a root that is /tmp itself keeps the real one.
             temps = [
@@ -297,20 +300,20 @@ class OsSandbox:
                 args += ["--bind", str(root), str(root)]
             for source, place in temps:
                 args += ["--bind", str(source), str(place)]
-            for program in _programs_under([place for _, place in temps], roots):
+            for program in programs_under([place for _, place in temps], roots):
                 args += ["--ro-bind", str(program), str(program)]
             for root in roots:
                 if root not in above:
                     args += ["--bind", str(root), str(root)]
             protected, spellings = self._protected(), self._root_spellings()
-            plan, release = _LEDGER.reserve(lambda: _plan_protection(protected, spellings))
+            plan, release = LEDGER.reserve(lambda: plan_protection(protected, spellings))
             launch._cleanups.append(release)
             args += plan.mount_args()
-            args += _hidden_args(self._hidden, roots)
+            args += hidden_args(self._hidden, roots)
             args += ["--setenv", "TMPDIR", "/tmp", "--chdir", os.fspath(cwd)]
-            program = None if self._settings.unix_sockets else unix_socket_filter()
-            if program is not None:
-                fd = _readable_fd(program)
+            seccomp = None if self._settings.unix_sockets else unix_socket_filter()
+            if seccomp is not None:
+                fd = readable_fd(seccomp)
                 launch._cleanups.append(lambda: os.close(fd))
                 launch.pass_fds = (fd,)
                 args += ["--seccomp", str(fd)]
@@ -357,289 +360,21 @@ class OsSandbox:
             written = Path(os.path.abspath(os.path.expanduser(spelled)))
             pairs.append((written, Path(os.path.realpath(written))))
         roots = set(self._roots())
-        return sorted((p for p in pairs if p[1] in roots), key=lambda p: -_depth(p[1]))
+        return sorted((p for p in pairs if p[1] in roots), key=lambda p: -depth(p[1]))
 
     def _private_tmp(self) -> Path:
         with self._lock:
             if self._tmp is None:
-                _remove_orphaned_tmps()
-                owner = f"{os.getpid()}-{_start_time(os.getpid())}"
-                tmp = Path(tempfile.mkdtemp(prefix=f"{_TMP_PREFIX}{owner}-"))  # 0700
-                for name in ("tmp", "var-tmp"):
-                    (tmp / name).mkdir()
-                    # What programs expect of /tmp; the 0700 folder around keeps others out.
-                    os.chmod(tmp / name, 0o1777)
+                tmp = make_private_tmp()
                 self._tmp = tmp
-                self._tmp_finalizer = weakref.finalize(self, _remove_tree, tmp)
+                self._tmp_finalizer = weakref.finalize(self, remove_tree, tmp)
             return self._tmp
-
-
-def _programs_under(temps: Sequence[Path], roots: Sequence[Path]) -> list[Path]:
-    """Installed programs the private /tmp would hide: this Python's prefixes and the
-    PATH's folders that live under the real /tmp (a virtual environment made there, a CI
-    checkout), shown read-only, outermost first."""
-    places = [Path(sys.prefix), Path(sys.exec_prefix), Path(sys.base_prefix)]
-    for entry in os.environ.get("PATH", "").split(os.pathsep):
-        if entry and os.path.isabs(entry):
-            folder = Path(entry)
-            places.append(folder.parent if folder.name == "bin" else folder)
-    found: list[Path] = []
-    for place in places:
-        real = Path(os.path.realpath(place))
-        if (
-            os.path.isdir(real)
-            and any(t in real.parents for t in temps)
-            and not any(r == real or r in real.parents for r in roots)
-            and not any(f == real or f in real.parents for f in found)
-        ):
-            found = [f for f in found if real not in f.parents]
-            found.append(real)
-    return sorted(found, key=_depth)
 
 
 def _unavailable(detail: str) -> SandboxStatus:
     return SandboxStatus(
         active=False, mechanism="none", summary="commands not sandboxed", detail=detail
     )
-
-
-def _depth(path: Path) -> int:
-    return len(path.parts)
-
-
-# --- bubblewrap ----------------------------------------------------------------------
-
-
-def _bwrap_flags(network: bool, disable_userns: bool) -> list[str]:
-    flags = [
-        # Run by root, bwrap leaves the command every capability unless told otherwise, and
-        # `mount -o remount,rw /` would undo the sandbox. In a user namespace of its own, root
-        # is root there only; no further namespaces (new mounts of its own) from inside.
-        "--unshare-user",
-        *(["--disable-userns"] if disable_userns else []),
-        "--cap-drop",
-        "ALL",
-        "--unshare-pid",
-        "--unshare-ipc",
-        "--unshare-uts",
-        *([] if network else ["--unshare-net"]),
-        "--die-with-parent",
-        "--new-session",
-        "--ro-bind",
-        "/",
-        "/",
-        "--dev",
-        "/dev",
-        "--proc",
-        "/proc",
-    ]
-    return flags
-
-
-_probe_lock = threading.Lock()
-_probes: dict[object, tuple[bool, str]] = {}
-
-
-def _probe_cached(key: object, argv: list[str], pass_fds: tuple[int, ...]) -> tuple[bool, str]:
-    """Run a trivial confined command once per process and key: (worked, why not)."""
-    with _probe_lock:
-        if key not in _probes:
-            _probes[key] = _run_probe(argv, pass_fds)
-        return _probes[key]
-
-
-def _run_probe(argv: list[str], pass_fds: tuple[int, ...]) -> tuple[bool, str]:
-    try:
-        done = subprocess.run(
-            argv,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=_PROBE_TIMEOUT,
-            pass_fds=pass_fds,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
-        return False, f"{Path(argv[0]).name} did not answer within {_PROBE_TIMEOUT:g} s"
-    except OSError as e:
-        return False, str(e)
-    if done.returncode == 0:
-        return True, ""
-    reason = done.stderr.decode(errors="replace").strip() or f"exit status {done.returncode}"
-    return False, reason
-
-
-def _probe_bwrap(bwrap: str, network: bool, seccomp: bytes | None) -> tuple[bool, str, bool]:
-    """(works, why not, supports --disable-userns), with the flags launches will use."""
-    results = []
-    for disable_userns in (True, False):  # --disable-userns needs bwrap 0.8 (Ubuntu 22.04: 0.6)
-        argv = [bwrap, *_bwrap_flags(network, disable_userns)]
-        fds: tuple[int, ...] = ()
-        if seccomp is not None:
-            fds = (_readable_fd(seccomp),)
-            argv += ["--seccomp", str(fds[0])]
-        try:
-            key = (bwrap, network, seccomp is not None, disable_userns)
-            ok, reason = _probe_cached(key, [*argv, "--", "true"], fds)
-        finally:
-            for fd in fds:
-                os.close(fd)
-        if ok:
-            return True, "", disable_userns
-        results.append(reason)
-    return False, results[-1], False
-
-
-def _readable_fd(data: bytes) -> int:
-    """A pipe's read end holding ``data`` then EOF (how bwrap reads ``--seccomp FD``)."""
-    read, write = os.pipe()
-    try:
-        os.write(write, data)  # a few hundred bytes: far below the pipe's buffer
-    except BaseException:
-        os.close(read)
-        raise
-    finally:
-        os.close(write)
-    return read
-
-
-@dataclass
-class _Plan:
-    """Mounts that keep the protected paths read-only and in place."""
-
-    pinned: dict[Path, set[str]] = field(default_factory=dict)
-    """Folder → names of symbolic links in it that must not change: the folder goes read-only."""
-    kept: set[Path] = field(default_factory=set)
-    """Folders on the way to a protected path: mounted on themselves so they cannot move."""
-    readonly: set[Path] = field(default_factory=set)
-    """Existing protected paths, no link on the way."""
-    blocked: set[Path] = field(default_factory=set)
-    """First missing component of a protected path: /dev/null goes there."""
-
-    def _covered(self, path: Path, *, itself: bool) -> bool:
-        """Whether a read-only path already covers ``path`` (then a mount there is moot)."""
-        if any(parent in self.readonly for parent in path.parents):
-            return True
-        return itself and path in self.readonly
-
-    def blocked_paths(self) -> list[Path]:
-        # A missing entry of a pinned (read-only) folder cannot be created anyway, and bwrap
-        # could not create a mount point there.
-        return sorted(
-            b
-            for b in self.blocked
-            if b.parent not in self.pinned and not self._covered(b, itself=False)
-        )
-
-    def mount_args(self) -> list[str]:
-        # A mount replaces everything mounted below its target earlier (its source is the
-        # host's folder), so mounts go shallowest first; at one depth, read-only last.
-        mounts: list[tuple[int, int, list[str]]] = []
-        for folder, links in self.pinned.items():
-            if self._covered(folder, itself=True):
-                continue
-            mounts.append((_depth(folder), 1, ["--ro-bind", str(folder), str(folder)]))
-            for entry in _entries(folder):
-                if entry.name not in links:
-                    mounts.append((_depth(folder) + 1, 0, ["--bind", entry.path, entry.path]))
-        for folder in self.kept:
-            # A folder in a pinned one was mounted back with its siblings already.
-            moot = folder in self.pinned or folder.parent in self.pinned
-            if not moot and not self._covered(folder, itself=True):
-                mounts.append((_depth(folder), 0, ["--bind", str(folder), str(folder)]))
-        for path in self.readonly:
-            if not self._covered(path, itself=False):
-                mounts.append((_depth(path), 1, ["--ro-bind", str(path), str(path)]))
-        for path in self.blocked_paths():
-            mounts.append((_depth(path), 1, ["--ro-bind", "/dev/null", str(path)]))
-        return [arg for *_, args in sorted(mounts) for arg in args]
-
-
-def _entries(folder: Path) -> list[os.DirEntry[str]]:
-    """The entries of a pinned folder that get mounted back writable: files and folders."""
-    try:
-        with os.scandir(folder) as it:
-            return [
-                e
-                for e in it
-                if not e.is_symlink() and (e.is_dir(follow_symlinks=False) or e.is_file())
-            ]
-    except OSError:
-        return []
-
-
-def _plan_protection(paths: Iterable[Path], roots: Sequence[tuple[Path, Path]]) -> _Plan:
-    plan = _Plan()
-    todo = [Path(os.path.abspath(p)) for p in paths]
-    seen: set[Path] = set()
-    while todo and len(seen) < 10_000:
-        path = todo.pop()
-        if path in seen:
-            continue
-        seen.add(path)
-        anchored = _anchor(path, roots)
-        if anchored is None:
-            continue  # outside the writable roots: read-only already
-        root, parts = anchored
-        current = root
-        for index, part in enumerate(parts):
-            parent, current = current, current / part
-            try:
-                mode = os.lstat(current).st_mode
-            except FileNotFoundError:
-                plan.blocked.add(current)
-                break
-            except OSError:
-                break  # e.g. a file where a folder should be: nothing can be created below
-            if stat.S_ISLNK(mode):
-                plan.pinned.setdefault(parent, set()).add(part)
-                target = os.path.realpath(current.joinpath(*parts[index + 1 :]))
-                todo.append(Path(target))
-                break
-            if index < len(parts) - 1:
-                if not stat.S_ISDIR(mode):
-                    break
-                plan.kept.add(current)
-        else:
-            plan.readonly.add(current)
-    return plan
-
-
-def _anchor(path: Path, roots: Sequence[tuple[Path, Path]]) -> tuple[Path, tuple[str, ...]] | None:
-    """(resolved root, the parts below it) for a path inside a writable root, else None."""
-    for written, real in roots:
-        for base in (real, written):
-            if path == base or base in path.parents:
-                return real, path.relative_to(base).parts
-    # Spelled through a link above the root: resolve the folders, never the last part.
-    resolved = Path(os.path.realpath(path.parent)) / path.name
-    if resolved != path:
-        for _written, real in roots:
-            if resolved == real or real in resolved.parents:
-                return real, resolved.relative_to(real).parts
-    return None
-
-
-def _hidden_args(hidden: Iterable[Path], roots: Sequence[Path]) -> list[str]:
-    places: list[Path] = []
-    for spelled in hidden:
-        path = Path(os.path.realpath(spelled))
-        if not os.path.exists(path) or path in places:  # False, never raising, if unreadable
-            continue
-        if any(path == root or path in root.parents for root in roots):
-            continue  # covering it would hide the workspace itself
-        in_tmp = any(path == t or t in path.parents for t in (Path("/tmp"), Path("/var/tmp")))
-        if in_tmp and not any(r in path.parents for r in roots):
-            continue  # the private /tmp hides it already
-        places.append(path)
-    args: list[str] = []
-    for path in sorted(places, key=_depth):
-        if any(p in path.parents for p in places):
-            continue  # inside a hidden folder
-        if os.path.isdir(path):
-            args += ["--tmpfs", str(path)]
-        else:
-            args += ["--ro-bind", "/dev/null", str(path)]
-    return args
 
 
 def _default_hidden() -> list[Path]:
@@ -676,237 +411,3 @@ def _jupyter_runtime_dir() -> Path:
             return Path.home() / "Library/Jupyter/runtime"
         data_home = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local/share")
         return Path(data_home) / "jupyter/runtime"
-
-
-_TMP_PREFIX = "jupyter_agent-tmp-"
-
-
-def _remove_orphaned_tmps() -> None:
-    """Remove the private /tmp folders of processes that ended without closing (a killed
-    kernel): ``jupyter_agent-tmp-<pid>-<start time>-<random>``."""
-    base = tempfile.gettempdir()
-    uid = os.getuid() if hasattr(os, "getuid") else None
-    try:
-        names = [n for n in os.listdir(base) if n.startswith(_TMP_PREFIX)]
-    except OSError:
-        return
-    for name in names:
-        owner = name[len(_TMP_PREFIX) :].rsplit("-", 1)[0]
-        path = os.path.join(base, name)
-        try:
-            info = os.lstat(path)
-        except OSError:
-            continue
-        ours = stat.S_ISDIR(info.st_mode) and (uid is None or info.st_uid == uid)
-        if ours and owner.count("-") == 1 and not _owner_alive(owner):
-            _remove_tree(Path(path))
-
-
-def _remove_tree(path: Path) -> None:
-    """Remove a private /tmp, including folders a command made read-only."""
-    for folder, dirs, _files in os.walk(path):
-        for name in dirs:
-            child = os.path.join(folder, name)
-            if not os.path.islink(child):
-                with contextlib.suppress(OSError):
-                    os.chmod(child, 0o700)
-    shutil.rmtree(path, ignore_errors=True)
-
-
-# --- mount-point files ---------------------------------------------------------------
-
-
-class _MountPointLedger:
-    """Which live launches, in any process of this user, use a /dev/null mount-point file.
-
-    ``<tempdir>/jupyter_agent-mountpoints-<uid>/<hash of the path>/`` holds the path and one
-    marker per live launch, ``<pid>-<process start time>-<n>`` (a reused pid does not look
-    alive). All of it happens under an exclusive ``flock`` on ``lock``: a launch plans its
-    mounts and adds its markers in one locked step before bwrap starts, and a file is removed
-    only when no live marker is left.
-    """
-
-    def __init__(self) -> None:
-        self._count = itertools.count()
-
-    @contextlib.contextmanager
-    def _locked(self, *, create: bool) -> Iterator[Path | None]:
-        import fcntl  # POSIX only; the ledger serves bubblewrap alone
-
-        base = Path(tempfile.gettempdir()) / f"jupyter_agent-mountpoints-{os.getuid()}"
-        if create:
-            with contextlib.suppress(FileExistsError):
-                base.mkdir(mode=0o700)
-        try:
-            info = os.lstat(base)
-        except FileNotFoundError:
-            yield None
-            return
-        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
-            log.warning("%s is not a private folder of ours: mount points are left in place", base)
-            yield None
-            return
-        fd = os.open(base / "lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            yield base
-        finally:
-            os.close(fd)
-
-    def reserve(self, make_plan: Callable[[], _Plan]) -> tuple[_Plan, Callable[[], None]]:
-        """Plan a launch's mounts and mark the mount-point files it uses, in one locked step.
-
-        First the files of crashed processes go (else the plan would take one for a real
-        file); a planned read-only path that is another launch's mount-point file is marked
-        too, so that launch's end does not remove it under this one. The returned function
-        releases the marks.
-        """
-        with self._locked(create=True) as base:
-            if base is None:
-                return make_plan(), lambda: None
-            for entry in os.listdir(base):
-                if entry != "lock":
-                    _settle(base / entry)
-            plan = make_plan()
-            used = {base / _key(p): p for p in plan.blocked_paths()}
-            used.update((base / _key(p), p) for p in plan.readonly if (base / _key(p)).is_dir())
-            folders = list(used)
-            marker = f"{os.getpid()}-{_start_time(os.getpid())}-{next(self._count)}"
-            for folder, path in used.items():
-                folder.mkdir(exist_ok=True)
-                (folder / "path").write_bytes(os.fsencode(path))
-                (folder / marker).touch()
-        if not folders:
-            return plan, lambda: None
-
-        def release() -> None:
-            with self._locked(create=False) as base:
-                if base is None:
-                    return
-                for folder in folders:
-                    with contextlib.suppress(FileNotFoundError):
-                        (folder / marker).unlink()
-                    _settle(folder)
-
-        return plan, release
-
-
-def _key(path: Path) -> str:
-    return hashlib.sha256(os.fsencode(path)).hexdigest()[:32]
-
-
-def _settle(folder: Path) -> None:
-    """Drop stale markers; with no live one left, remove the mount-point file if unchanged."""
-    try:
-        names = os.listdir(folder)
-    except OSError:
-        return
-    live = False
-    for name in names:
-        if name == "path":
-            continue
-        if _owner_alive(name):
-            live = True
-        else:
-            with contextlib.suppress(OSError):
-                (folder / name).unlink()
-    if live:
-        return
-    with contextlib.suppress(OSError):
-        path = os.fsdecode((folder / "path").read_bytes())
-        info = os.lstat(path)
-        # Only the empty regular file bwrap made: anything else is someone's work.
-        if stat.S_ISREG(info.st_mode) and info.st_size == 0:
-            os.unlink(path)
-    with contextlib.suppress(OSError):
-        (folder / "path").unlink()
-    with contextlib.suppress(OSError):
-        folder.rmdir()
-
-
-def _start_time(pid: int) -> str:
-    """When the process started (clock ticks since boot), or "" if that cannot be read."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            data = f.read()
-        # The command name (field 2) may hold spaces and parentheses: split after its last ")".
-        return data.rsplit(b")", 1)[1].split()[19].decode()
-    except (OSError, IndexError):
-        return ""
-
-
-def _owner_alive(name: str) -> bool:
-    """Whether the process named ``<pid>-<start time>[-…]`` still runs."""
-    pid, start, _n = [*name.split("-", 2), "", ""][:3]
-    if not pid.isdigit():
-        return False
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        pass  # alive, another user's: only the start time can tell a reused pid
-    return not start or _start_time(int(pid)) == start
-
-
-_LEDGER = _MountPointLedger()
-
-
-# --- macOS ---------------------------------------------------------------------------
-
-
-def seatbelt_profile(
-    *,
-    writable: Sequence[Path],
-    protected: Sequence[Path],
-    hidden: Sequence[Path],
-    network: bool,
-    unix_sockets: bool,
-) -> str:
-    """A ``sandbox-exec`` profile with the semantics of the bubblewrap sandbox.
-
-    Seatbelt applies the last rule that matches, so the order is: everything allowed; writes
-    denied; writes re-allowed in the writable roots; protected paths, their folders and hidden
-    paths denied again. Rules name paths, so a link itself is protected by its own name; both
-    the written and the resolved spelling are listed.
-    """
-
-    def spellings(paths: Iterable[Path]) -> list[Path]:
-        out: list[Path] = []
-        for path in paths:
-            for spelled in (Path(os.path.abspath(path)), Path(os.path.realpath(path))):
-                if spelled not in out:
-                    out.append(spelled)
-        return out
-
-    def quoted(path: Path) -> str:
-        return '"' + str(path).replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-    def rule(verb: str, operations: str, filters: list[str]) -> list[str]:
-        if not filters:
-            return []
-        return [f"({verb} {operations}", *(f"  {f}" for f in filters), ")"]
-
-    devices = ["/dev/null", "/dev/zero", "/dev/tty", "/dev/dtracehelper"]
-    lines = ["(version 1)", "(allow default)", "(deny file-write*)"]
-    lines += rule(
-        "allow",
-        "file-write*",
-        [f"(subpath {quoted(p)})" for p in spellings(writable)]
-        + [f"(literal {quoted(Path(d))})" for d in devices]
-        + ['(regex #"^/dev/ttys[0-9]+$")', '(regex #"^/dev/fd/")'],
-    )
-    guarded = spellings(protected)
-    lines += rule("deny", "file-write*", [f"(subpath {quoted(p)})" for p in guarded])
-    # rename(2) of a folder on the way would move a protected path out from under its rule.
-    ancestors = sorted({a for p in guarded for a in p.parents if a != a.parent})
-    lines += rule(
-        "deny", "file-write-unlink file-write-create", [f"(literal {quoted(a)})" for a in ancestors]
-    )
-    secret = [f"(subpath {quoted(p)})" for p in spellings(hidden)]
-    lines += rule("deny", "file-read* file-write*", secret)
-    if not network:
-        lines.append("(deny network*)")
-    if not unix_sockets:
-        lines.append("(deny system-socket (socket-domain AF_UNIX))")
-    return "\n".join(lines) + "\n"

@@ -1,0 +1,170 @@
+"""The bubblewrap mounts beyond the writable roots: protected paths kept read-only and in
+place, hidden paths covered.
+
+Invariants (the "why" of each is in :mod:`.os_sandbox`'s docstring):
+
+- Mounts go shallowest first (:func:`depth`): a mount replaces everything mounted below its
+  target earlier. At one depth, read-only mounts come last.
+- An existing protected path is a read-only mount; each folder on the way to it is mounted
+  on itself; a missing one gets ``/dev/null`` on its first missing component; a symbolic
+  link on the way is pinned by making its folder read-only (the other entries mounted back
+  writable), and what it points to is protected in turn.
+- A hidden folder gets an empty tmpfs, a hidden file ``/dev/null``; a hidden path that holds
+  a writable root is never covered (that would hide the workspace).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+def depth(path: Path) -> int:
+    """How many parts ``path`` has: mounts are ordered by it, shallowest first."""
+    return len(path.parts)
+
+
+@dataclass
+class ProtectionPlan:
+    """Mounts that keep the protected paths read-only and in place."""
+
+    pinned: dict[Path, set[str]] = field(default_factory=dict)
+    """Folder → names of symbolic links in it that must not change: the folder goes read-only."""
+    kept: set[Path] = field(default_factory=set)
+    """Folders on the way to a protected path: mounted on themselves so they cannot move."""
+    readonly: set[Path] = field(default_factory=set)
+    """Existing protected paths, no link on the way."""
+    blocked: set[Path] = field(default_factory=set)
+    """First missing component of a protected path: /dev/null goes there."""
+
+    def _covered(self, path: Path, *, itself: bool) -> bool:
+        """Whether a read-only path already covers ``path`` (then a mount there is moot)."""
+        if any(parent in self.readonly for parent in path.parents):
+            return True
+        return itself and path in self.readonly
+
+    def blocked_paths(self) -> list[Path]:
+        # A missing entry of a pinned (read-only) folder cannot be created anyway, and bwrap
+        # could not create a mount point there.
+        return sorted(
+            b
+            for b in self.blocked
+            if b.parent not in self.pinned and not self._covered(b, itself=False)
+        )
+
+    def mount_args(self) -> list[str]:
+        # A mount replaces everything mounted below its target earlier (its source is the
+        # host's folder), so mounts go shallowest first; at one depth, read-only last.
+        mounts: list[tuple[int, int, list[str]]] = []
+        for folder, links in self.pinned.items():
+            if self._covered(folder, itself=True):
+                continue
+            mounts.append((depth(folder), 1, ["--ro-bind", str(folder), str(folder)]))
+            for entry in _entries(folder):
+                if entry.name not in links:
+                    mounts.append((depth(folder) + 1, 0, ["--bind", entry.path, entry.path]))
+        for folder in self.kept:
+            # A folder in a pinned one was mounted back with its siblings already.
+            moot = folder in self.pinned or folder.parent in self.pinned
+            if not moot and not self._covered(folder, itself=True):
+                mounts.append((depth(folder), 0, ["--bind", str(folder), str(folder)]))
+        for path in self.readonly:
+            if not self._covered(path, itself=False):
+                mounts.append((depth(path), 1, ["--ro-bind", str(path), str(path)]))
+        for path in self.blocked_paths():
+            mounts.append((depth(path), 1, ["--ro-bind", "/dev/null", str(path)]))
+        return [arg for *_, args in sorted(mounts) for arg in args]
+
+
+def _entries(folder: Path) -> list[os.DirEntry[str]]:
+    """The entries of a pinned folder that get mounted back writable: files and folders."""
+    try:
+        with os.scandir(folder) as it:
+            return [
+                e
+                for e in it
+                if not e.is_symlink() and (e.is_dir(follow_symlinks=False) or e.is_file())
+            ]
+    except OSError:
+        return []
+
+
+def plan_protection(paths: Iterable[Path], roots: Sequence[tuple[Path, Path]]) -> ProtectionPlan:
+    """The mounts that keep ``paths`` read-only and in place; ``roots`` are the writable
+    roots as (written, resolved) pairs, deepest first."""
+    plan = ProtectionPlan()
+    todo = [Path(os.path.abspath(p)) for p in paths]
+    seen: set[Path] = set()
+    while todo and len(seen) < 10_000:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        anchored = _anchor(path, roots)
+        if anchored is None:
+            continue  # outside the writable roots: read-only already
+        root, parts = anchored
+        current = root
+        for index, part in enumerate(parts):
+            parent, current = current, current / part
+            try:
+                mode = os.lstat(current).st_mode
+            except FileNotFoundError:
+                plan.blocked.add(current)
+                break
+            except OSError:
+                break  # e.g. a file where a folder should be: nothing can be created below
+            if stat.S_ISLNK(mode):
+                plan.pinned.setdefault(parent, set()).add(part)
+                target = os.path.realpath(current.joinpath(*parts[index + 1 :]))
+                todo.append(Path(target))
+                break
+            if index < len(parts) - 1:
+                if not stat.S_ISDIR(mode):
+                    break
+                plan.kept.add(current)
+        else:
+            plan.readonly.add(current)
+    return plan
+
+
+def _anchor(path: Path, roots: Sequence[tuple[Path, Path]]) -> tuple[Path, tuple[str, ...]] | None:
+    """(resolved root, the parts below it) for a path inside a writable root, else None."""
+    for written, real in roots:
+        for base in (real, written):
+            if path == base or base in path.parents:
+                return real, path.relative_to(base).parts
+    # Spelled through a link above the root: resolve the folders, never the last part.
+    resolved = Path(os.path.realpath(path.parent)) / path.name
+    if resolved != path:
+        for _written, real in roots:
+            if resolved == real or real in resolved.parents:
+                return real, resolved.relative_to(real).parts
+    return None
+
+
+def hidden_args(hidden: Iterable[Path], roots: Sequence[Path]) -> list[str]:
+    """bwrap arguments that cover the existing ``hidden`` paths, outside the ``roots``."""
+    places: list[Path] = []
+    for spelled in hidden:
+        path = Path(os.path.realpath(spelled))
+        if not os.path.exists(path) or path in places:  # False, never raising, if unreadable
+            continue
+        if any(path == root or path in root.parents for root in roots):
+            continue  # covering it would hide the workspace itself
+        in_tmp = any(path == t or t in path.parents for t in (Path("/tmp"), Path("/var/tmp")))
+        if in_tmp and not any(r in path.parents for r in roots):
+            continue  # the private /tmp hides it already
+        places.append(path)
+    args: list[str] = []
+    for path in sorted(places, key=depth):
+        if any(p in path.parents for p in places):
+            continue  # inside a hidden folder
+        if os.path.isdir(path):
+            args += ["--tmpfs", str(path)]
+        else:
+            args += ["--ro-bind", "/dev/null", str(path)]
+    return args
