@@ -15,16 +15,22 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import Discriminator, TypeAdapter
+from typing_extensions import dataclass_transform
 
 from .plans import Plan, Question, StepStatus
 from .states import AgentState, StopReason
 
-_event = dataclass(kw_only=True, slots=True)
-"""Every event class's decorator: keyword-only (a field with a default in the base may be
-followed by required ones) and slotted (no per-event ``__dict__``)."""
+_T = TypeVar("_T")
+
+
+@dataclass_transform(kw_only_default=True)
+def _event(cls: type[_T]) -> type[_T]:
+    """Every event class's decorator: keyword-only (a field with a default in the base may
+    be followed by required ones) and slotted (no per-event ``__dict__``)."""
+    return dataclass(kw_only=True, slots=True)(cls)
 
 
 @_event

@@ -3,11 +3,42 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from typing import IO, Any, get_args
 
+from typing_extensions import assert_never
+
 from ._wording import plural, visible
-from .events import Event
+from .events import (
+    AgentStart,
+    AgentWarning,
+    Completed,
+    Event,
+    Failed,
+    InputTimedOut,
+    Observe,
+    PermissionRequest,
+    PermissionResponse,
+    PlanStepUpdated,
+    PlanSubmitted,
+    QuestionAnswered,
+    QuestionAsked,
+    Reason,
+    RetryScheduled,
+    StateChanged,
+    Stopped,
+    SubagentCompleted,
+    SubagentOutput,
+    SubagentSpawned,
+    TextDelta,
+    TextDone,
+    ThinkingDelta,
+    ToolEnd,
+    ToolProgress,
+    ToolStart,
+    TurnStart,
+    Update,
+    UsageUpdated,
+)
 from .plans import Plan
 
 
@@ -58,26 +89,83 @@ class TextRenderer:
     # --- events -------------------------------------------------------------------------
 
     def __call__(self, event: Event) -> None:
-        handler: Callable[[Any], None] = getattr(self, "_on_" + event.kind)
-        handler(event)
+        match event:
+            case AgentStart():
+                self._on_agent_start(event)
+            case TurnStart():
+                self._on_turn_start(event)
+            case TextDelta():
+                self._on_text_delta(event)
+            case TextDone():
+                self._on_text(event)
+            case ThinkingDelta():
+                self._on_thinking_delta(event)
+            case Reason():
+                self._on_reason(event)
+            case Observe():
+                self._on_observe(event)
+            case ToolStart():
+                self._on_tool_start(event)
+            case ToolProgress():
+                self._on_tool_progress(event)
+            case ToolEnd():
+                self._on_tool_end(event)
+            case PlanSubmitted():
+                self._on_plan(event)
+            case PlanStepUpdated():
+                self._on_plan_step(event)
+            case QuestionAsked():
+                self._on_question(event)
+            case QuestionAnswered():
+                self._on_answer(event)
+            case InputTimedOut():
+                self._on_request_input_timeout(event)
+            case PermissionRequest():
+                self._on_permission_request(event)
+            case PermissionResponse():
+                self._on_permission_response(event)
+            case Update():
+                self._on_update(event)
+            case StateChanged():
+                self._on_state(event)
+            case UsageUpdated():
+                self._on_usage(event)
+            case RetryScheduled():
+                self._on_retry(event)
+            case AgentWarning():
+                self._on_warning(event)
+            case Stopped():
+                self._on_stopped(event)
+            case Completed():
+                self._on_completed(event)
+            case Failed():
+                self._on_error(event)
+            case SubagentSpawned():
+                self._on_subagent_spawned(event)
+            case SubagentOutput():
+                self._on_subagent_output(event)
+            case SubagentCompleted():
+                self._on_subagent_complete(event)
+            case _:
+                assert_never(event)
 
-    def _on_agent_start(self, e: Any) -> None:
+    def _on_agent_start(self, e: AgentStart) -> None:
         label = self.label or e.model_label
         caption = f" — {label}" if label else ""
         self._line(self._style(f"▶ {e.role} on {e.model} ({e.loop} loop){caption}", "1"))
         self._line(f"  task: {visible(e.task)}")
 
-    def _on_turn_start(self, e: Any) -> None:
+    def _on_turn_start(self, e: TurnStart) -> None:
         self._phase = None
 
-    def _on_text_delta(self, e: Any) -> None:
+    def _on_text_delta(self, e: TextDelta) -> None:
         if e.phase != self._phase and e.phase:
             self._line(self._style(f"[{e.phase}]", "36"))
         self._phase = e.phase
         self._write(visible(e.text))
         self._open_line = not e.text.endswith("\n")
 
-    def _on_text(self, e: Any) -> None:
+    def _on_text(self, e: TextDone) -> None:
         self._last_text = e.text
         if e.interrupted:
             self._write(self._style(" [interrupted]", "33"))
@@ -86,27 +174,27 @@ class TextRenderer:
             self._write("\n")
             self._open_line = False
 
-    def _on_thinking_delta(self, e: Any) -> None:
+    def _on_thinking_delta(self, e: ThinkingDelta) -> None:
         if self.show_thinking:
             self._write(self._style(e.text, "2"))
             self._open_line = True
 
-    def _on_reason(self, e: Any) -> None:
+    def _on_reason(self, e: Reason) -> None:
         if e.control:
             self._line(self._style(f"  reason control: {e.control}", "2"))
 
-    def _on_observe(self, e: Any) -> None:
+    def _on_observe(self, e: Observe) -> None:
         if e.control:
             self._line(self._style(f"  observe control: {e.control}", "2"))
 
-    def _on_tool_start(self, e: Any) -> None:
+    def _on_tool_start(self, e: ToolStart) -> None:
         self._line(self._style(f"⚙ {e.summary}", "34"))
 
-    def _on_tool_progress(self, e: Any) -> None:
+    def _on_tool_progress(self, e: ToolProgress) -> None:
         for line in visible(e.output).splitlines():
             self._line(f"  │ {line}")
 
-    def _on_tool_end(self, e: Any) -> None:
+    def _on_tool_end(self, e: ToolEnd) -> None:
         lines = visible(e.result).splitlines() or [""]
         hidden = len(lines) - 1
         more = f" (+{plural(hidden, 'line')})" if hidden else ""
@@ -117,16 +205,16 @@ class TextRenderer:
                 code = "32" if line.startswith("+") else "31" if line.startswith("-") else "2"
                 self._line("    " + self._style(line, code))
 
-    def _on_plan(self, e: Any) -> None:
+    def _on_plan(self, e: PlanSubmitted) -> None:
         plan: Plan = e.plan
         self._line(self._style("Plan", "1"))
         self._line(visible(plan.to_markdown()))
 
-    def _on_plan_step(self, e: Any) -> None:
+    def _on_plan_step(self, e: PlanStepUpdated) -> None:
         note = f" — {visible(e.note)}" if e.note else ""
         self._line(f"  step {e.step_number}: {e.status}{note}")
 
-    def _on_question(self, e: Any) -> None:
+    def _on_question(self, e: QuestionAsked) -> None:
         q = e.question
         self._line(self._style(f"? {q.question}", "1;35") + f"  [{q.severity}]")
         if q.context:
@@ -138,13 +226,13 @@ class TextRenderer:
         how = "handle.answer(value)" if q.options else "handle.answer(text)"
         self._line(self._style(f"  answer with {how}", "2"))
 
-    def _on_answer(self, e: Any) -> None:
+    def _on_answer(self, e: QuestionAnswered) -> None:
         self._line(f"  → {visible(e.label or e.value)}")
 
-    def _on_request_input_timeout(self, e: Any) -> None:
+    def _on_request_input_timeout(self, e: InputTimedOut) -> None:
         self._line(self._style(f"  no answer within {e.timeout:g} s", "33"))
 
-    def _on_permission_request(self, e: Any) -> None:
+    def _on_permission_request(self, e: PermissionRequest) -> None:
         reason = f" ({e.reason})" if e.reason else ""
         self._line(self._style(f"⚠ approval needed: {e.summary}{reason}", "33"))
         for warning in e.warnings:
@@ -160,18 +248,18 @@ class TextRenderer:
                 )
             )
 
-    def _on_permission_response(self, e: Any) -> None:
+    def _on_permission_response(self, e: PermissionResponse) -> None:
         verdict = "allowed" if e.allowed else "denied"
         self._line(f"  → {verdict}" + (f"; remembered: {visible(e.rule)}" if e.rule else ""))
 
-    def _on_update(self, e: Any) -> None:
+    def _on_update(self, e: Update) -> None:
         self._line(self._style(f"ℹ {e.message}", "36"))
 
-    def _on_state(self, e: Any) -> None:
+    def _on_state(self, e: StateChanged) -> None:
         if e.state.value == "paused":
             self._line(self._style("‖ paused", "33"))
 
-    def _on_usage(self, e: Any) -> None:
+    def _on_usage(self, e: UsageUpdated) -> None:
         self._usage = e  # the run's total is printed when it ends
 
     def _totals(self) -> None:
@@ -187,35 +275,35 @@ class TextRenderer:
             )
         )
 
-    def _on_retry(self, e: Any) -> None:
+    def _on_retry(self, e: RetryScheduled) -> None:
         self._line(self._style(f"↻ the reply broke off ({e.reason}); retrying", "33"))
 
-    def _on_warning(self, e: Any) -> None:
+    def _on_warning(self, e: AgentWarning) -> None:
         self._line(self._style(f"⚠ {e.message}", "33"))
 
-    def _on_stopped(self, e: Any) -> None:
+    def _on_stopped(self, e: Stopped) -> None:
         self._line(self._style(f"■ stopped ({e.reason}): {e.message}", "33"))
         self._totals()
 
-    def _on_completed(self, e: Any) -> None:
+    def _on_completed(self, e: Completed) -> None:
         # A run that ends on plain text has that text as its summary: printed once is enough.
         summary = e.summary if e.summary and e.summary.strip() != self._last_text.strip() else ""
         self._line(self._style("✔ completed", "32") + (f": {visible(summary)}" if summary else ""))
         self._totals()
 
-    def _on_error(self, e: Any) -> None:
+    def _on_error(self, e: Failed) -> None:
         self._line(self._style(f"✗ error: {e.message}", "31"))
         self._totals()
 
-    def _on_subagent_spawned(self, e: Any) -> None:
+    def _on_subagent_spawned(self, e: SubagentSpawned) -> None:
         self._line(f"↳ subagent {e.child_session_id} ({e.agent_type}): {visible(e.task)}")
 
-    def _on_subagent_output(self, e: Any) -> None:
-        if e.event.kind in ("tool_start", "completed", "stopped", "error"):
+    def _on_subagent_output(self, e: SubagentOutput) -> None:
+        if isinstance(e.event, (ToolStart, Completed, Stopped, Failed)):
             self._write(f"  [{e.child_session_id}] ")
             self(e.event)
 
-    def _on_subagent_complete(self, e: Any) -> None:
+    def _on_subagent_complete(self, e: SubagentCompleted) -> None:
         self._line(f"↳ subagent {e.child_session_id} ended {e.state.value}")
 
 

@@ -70,7 +70,7 @@ describe('the transcript', () => {
         '<div><p>some <strong>bold</strong></p></div></div>'
     );
     // The end of a streamed block carries no text: the view keeps what it has.
-    t.apply({ kind: 'text', n: 4, streamed: true });
+    t.apply({ kind: 'text_end', n: 4, phase: null, interrupted: false });
     assert.equal(t.find('div.ja-text').length, 1);
     assert.equal(
       html(t.find('div.ja-text')[0]),
@@ -84,7 +84,13 @@ describe('the transcript', () => {
     t.apply(
       { kind: 'text_delta', text: 'a', phase: 'reason' },
       { kind: 'text_delta', text: 'b' },
-      { kind: 'tool_start', tool_use_id: 't', name: 'bash', input: {} },
+      {
+        kind: 'tool_start',
+        tool_use_id: 't',
+        name: 'bash',
+        input: {},
+        summary: 'bash'
+      },
       { kind: 'text_delta', text: 'c' }
     );
     t.transcript.renderDirty();
@@ -124,7 +130,7 @@ describe('the transcript', () => {
     const t = setup();
     t.apply(
       { kind: 'text_delta', text: 'half a rep' },
-      { kind: 'retry', reason: 'overloaded' },
+      { kind: 'retry', attempt: 1, reason: 'overloaded', delay: 0.5 },
       { kind: 'text', text: 'whole reply' }
     );
     assert.deepEqual(
@@ -194,7 +200,13 @@ describe('the transcript', () => {
   it('hides the control tools unless they fail', () => {
     const t = setup();
     t.apply(
-      { kind: 'tool_start', tool_use_id: 'a', name: 'ask_user', input: {} },
+      {
+        kind: 'tool_start',
+        tool_use_id: 'a',
+        name: 'ask_user',
+        input: {},
+        summary: 'ask'
+      },
       {
         kind: 'tool_end',
         tool_use_id: 'b',
@@ -212,17 +224,23 @@ describe('the transcript', () => {
   it('a stop marks running tools failed, closes open questions and says why', () => {
     const t = setup();
     t.apply(
-      { kind: 'tool_start', tool_use_id: 'tu', name: 'bash', input: {} },
+      {
+        kind: 'tool_start',
+        tool_use_id: 'tu',
+        name: 'bash',
+        input: {},
+        summary: 'bash'
+      },
       {
         kind: 'question',
         question_id: 'q1',
         question: {
           question: 'Which one?',
-          severity: 'normal',
+          severity: 'minor',
           options: [{ label: 'A', value: 'a' }]
         }
       },
-      { kind: 'stopped', reason: 'user_cancelled', message: 'by you' }
+      { kind: 'stopped', reason: 'manual_stop', message: 'by you' }
     );
     assert.equal(t.find('details.ja-tool')[0].dataset.state, 'error');
     const [question] = t.find('section.ja-question');
@@ -237,7 +255,7 @@ describe('the transcript', () => {
     );
     assert.equal(
       t.find('div.ja-stopped')[0].textContent,
-      '■ Stopped (user cancelled): by you'
+      '■ Stopped (manual stop): by you'
     );
   });
 
@@ -248,7 +266,7 @@ describe('the transcript', () => {
       question_id: 'q1',
       question: {
         question: 'Go?',
-        severity: 'high',
+        severity: 'major',
         default: 'y',
         options: [
           { label: 'Yes', value: 'y' },
@@ -273,6 +291,7 @@ describe('the transcript', () => {
     t.apply({
       kind: 'permission_request',
       request_id: 'r1',
+      tool_use_id: 'tu1',
       tool_name: 'bash',
       summary: 'rm -rf build',
       remember: 'bash rm *'
@@ -291,6 +310,7 @@ describe('the transcript', () => {
     t.apply({
       kind: 'permission_response',
       request_id: 'r1',
+      tool_name: 'bash',
       allowed: true,
       remember: true,
       rule: 'bash rm *'
@@ -324,13 +344,15 @@ describe('the transcript', () => {
         run_id: 'r9',
         task: 'Execute the plan',
         role: 'actor',
-        model: 'm'
+        model: 'm',
+        loop: 'react',
+        max_steps: 30
       },
       { kind: 'plan_step', step_number: 1, status: 'done', run_id: 'r9' },
       { kind: 'plan_step', step_number: 2, status: 'in_progress', run_id: 'r9' }
     );
     assert.equal(t.find('td.ja-step-status')[1].textContent, 'in progress');
-    t.apply({ kind: 'stopped', reason: 'user_cancelled', run_id: 'r9' });
+    t.apply({ kind: 'stopped', reason: 'manual_stop', run_id: 'r9' });
     assert.equal(button.textContent, 'Continue plan');
     assert.equal(button.hasAttribute('disabled'), false);
     assert.deepEqual(
@@ -362,7 +384,8 @@ describe('the transcript', () => {
         kind: 'tool_start',
         tool_use_id: 'x',
         name: '<b>',
-        input: '<script>',
+        // Not what the kernel sends (an object): a view renders whatever arrives as text.
+        input: '<script>' as unknown as Record<string, unknown>,
         summary: '<script>'
       }
     );

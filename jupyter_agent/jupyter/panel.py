@@ -1,28 +1,21 @@
 """The agent panel: one anywidget UI for a kernel's agent, inline under a cell or docked.
 
-Traffic between the kernel and ``static/panel.js`` is split by purpose:
+Every message and trait between the kernel and a view (``static/panel.js``, built from
+``js/src/panel``) is defined in :mod:`~jupyter_agent.jupyter.panel_protocol`. Traffic is
+split by purpose:
 
 - **State** lives in small synced traits (status, detail, role, busy, usage, pending ids,
   running_code, kernel_id, dock…), written only by the kernel. The browser never sets a
   trait; it sends commands.
-- **The transcript** travels as custom messages. A view that renders sends
-  ``{"type": "hello", "view": <view id>}`` (again after a page reload); the kernel answers
-  ``{"type": "snapshot", "view", "entries"}``: the transcript so far, each stream merged
-  into one entry and each finished text block as its whole text. Then every view gets live
-  ``{"type": "events", "entries"}`` batches, about 30 a second at most, consecutive pieces
-  of a stream merged; a batch that is only streamed text goes as ``{"type": "text", "n",
-  "text"}``, and streamed text shorter than 32 characters waits up to 0.1 s for more. A
-  text block's end is sent as ``{"kind": "text", "streamed": true}`` without the text the
-  view already has. Entries are events as :data:`~jupyter_agent.events.EventAdapter` dumps
-  them, minus ``session_id``, ``seq`` and ``time``, plus ``n``, the entry's place in the
-  panel's log, so a view drops what it already has; state and usage events only set
-  traits. ``{"type": "snapshot", "view": null}`` (after a session was resumed) replaces
-  every view's transcript.
-- **Commands** from the browser are ``{"type": "command", "id", "name", ...arguments}``; each
-  gets ``{"type": "reply", "id", "ok", "error"}``. Names: ``send`` (text, role),
-  ``stop``, ``answer`` (question_id, value), ``approve`` (request_id, allow, remember),
-  ``execute_plan``, ``set_role`` (role), ``set_max_steps`` (value), ``resume``
-  (session_id), ``sessions``.
+- **The transcript** travels as custom messages. A view that renders sends ``hello`` (again
+  after a page reload); the kernel answers with a ``snapshot``: the transcript so far, each
+  stream merged into one entry and each finished text block as its whole text
+  (:class:`~jupyter_agent.jupyter.transcript.Transcript`). Then every view gets live
+  ``events`` batches, about 30 a second at most, consecutive pieces of a stream merged; a
+  batch that is only streamed text goes as ``text``, and streamed text shorter than 32
+  characters waits up to 0.1 s for more. State and usage events only set traits. A
+  ``snapshot`` for no view (after a session was resumed) replaces every view's transcript.
+- **Commands** from a view are validated, then carried out; each gets a ``reply``.
 
 Comm messages arrive on the kernel's shell thread, or on a subshell thread when JupyterLab
 runs comms over subshells; every one is handed to the agent's event loop with
@@ -40,7 +33,6 @@ from __future__ import annotations
 
 import asyncio
 import io
-import json
 import logging
 import time
 import uuid
@@ -50,13 +42,68 @@ from typing import Any
 
 import anywidget
 import traitlets as t
+from pydantic import ValidationError
+from typing_extensions import assert_never
 
 from ..agent import Agent
 from ..errors import AgentError
-from ..events import Event, EventAdapter
-from ..messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from ..events import (
+    AgentStart,
+    AgentWarning,
+    Completed,
+    Event,
+    Failed,
+    InputTimedOut,
+    Observe,
+    PermissionRequest,
+    PermissionResponse,
+    PlanStepUpdated,
+    PlanSubmitted,
+    QuestionAnswered,
+    QuestionAsked,
+    Reason,
+    RetryScheduled,
+    StateChanged,
+    Stopped,
+    SubagentCompleted,
+    SubagentOutput,
+    SubagentSpawned,
+    TextDelta,
+    TextDone,
+    ThinkingDelta,
+    ToolEnd,
+    ToolProgress,
+    ToolStart,
+    TurnStart,
+    Update,
+    UsageUpdated,
+)
 from ..permissions import Permission
 from ..render import TextRenderer
+from .panel_protocol import (
+    TRAIT_EVENTS,
+    AnswerCommand,
+    ApproveCommand,
+    Command,
+    Events,
+    ExecutePlanCommand,
+    Hello,
+    KernelMessage,
+    PanelUsage,
+    Reply,
+    ResumeCommand,
+    SendCommand,
+    SessionsCommand,
+    SetMaxStepsCommand,
+    SetRoleCommand,
+    Snapshot,
+    StopCommand,
+    StreamedText,
+    TrustCommand,
+    ViewMessageAdapter,
+    to_entry,
+)
+from .transcript import Transcript, history_entries
 
 log = logging.getLogger(__name__)
 
@@ -67,264 +114,14 @@ TEXT_BATCH = 32
 TEXT_HOLD = 0.1
 """Streamed text shorter than TEXT_BATCH characters waits up to TEXT_HOLD seconds for more."""
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
-TEXT_REFRESH_KINDS = frozenset(
-    {"plan", "question", "permission_request", "completed", "stopped", "error"}
-)
+TEXT_REFRESH = (PlanSubmitted, QuestionAsked, PermissionRequest, Completed, Stopped, Failed)
 """Events after which a frontend without widgets gets the transcript again."""
-URGENT_KINDS = TEXT_REFRESH_KINDS | {"answer", "permission_response", "request_input_timeout"}
+URGENT = (*TEXT_REFRESH, QuestionAnswered, PermissionResponse, InputTimedOut)
 """Events sent at once rather than with the next batch: the user waits for them."""
 TEXT_FALLBACK_LIMIT = 20_000
 """Characters of transcript kept in the text/plain fallback (the end of it)."""
 TEXT_GRACE = 2.0
 """Seconds a new display has to say hello (be a widget) before its text is refreshed."""
-
-LOG_BUDGET = 2_000_000
-"""Characters of transcript the kernel keeps for views that connect later (a reload).
-Past it, old long fields shrink to head and tail, then the oldest entries go."""
-LOG_KEEP_RECENT = 20
-"""The newest entries are never trimmed."""
-FIELD_KEEP = 2_000
-
-_MERGEABLE = frozenset({"text_delta", "thinking_delta", "tool_progress"})
-# Kinds that change only traits: the status line and the usage line show them.
-_STATE_ONLY = frozenset({"state", "usage"})
-_DROP = ("session_id", "time", "seq")
-
-
-def wire(event: Event) -> dict[str, Any]:
-    """An event as the panel receives it: without the fields the panel never reads."""
-    if event.kind == "text_delta":
-        entry: dict[str, Any] = {"kind": "text_delta", "text": event.text}
-        if event.phase:
-            entry["phase"] = event.phase
-        return entry
-    data = EventAdapter.dump_python(event, mode="json")
-    for key in _DROP:
-        data.pop(key, None)
-    return data
-
-
-def _size(entry: dict[str, Any]) -> int:
-    return len(json.dumps(entry, default=str))
-
-
-def _stream_key(entry: dict[str, Any]) -> str:
-    return "output" if entry["kind"] == "tool_progress" else "text"
-
-
-def _same_stream(previous: dict[str, Any], entry: dict[str, Any]) -> bool:
-    """Whether ``entry`` continues the stream ``previous`` is a piece of."""
-    kind = entry["kind"]
-    if kind not in _MERGEABLE or previous["kind"] != kind:
-        return False
-    if kind == "tool_progress":
-        return bool(previous["tool_use_id"] == entry["tool_use_id"])
-    return previous.get("phase") == entry.get("phase")
-
-
-class Transcript:
-    """What the panel has shown (``entries``, for snapshots) and what it has yet to send
-    (``pending``, the next batch). DOM-free: the browser side renders the same entries.
-
-    Consecutive pieces of one stream are merged, in both. The log keeps a stream's pieces
-    in a list until a snapshot needs them, so a long answer costs linear time; and when a
-    text block ends, its pieces give way to the finished text, which the browser is sent
-    without the text it already streamed.
-    """
-
-    def __init__(self) -> None:
-        self.entries: list[dict[str, Any]] = []
-        self.pending: list[dict[str, Any]] = []
-        self.pending_since = 0.0
-        self.n = 0
-        self._open: dict[str, Any] | None = None  # the log's stream entry still growing
-        self._parts: list[str] = []
-        self._block: list[str] = []  # the text block being streamed, for its end
-        self._last_text = ""
-        self._chars = 0  # about the size of entries, for LOG_BUDGET
-        self._dropped = 0
-
-    def add(self, entry: dict[str, Any], *, live: bool = True) -> None:
-        self.n += 1
-        entry["n"] = self.n
-        kind = entry["kind"]
-        sent = entry
-        if kind == "text_delta":
-            self._block.append(entry["text"])
-        elif kind == "text":
-            sent = self._end_block(entry)
-        elif kind in ("turn_start", "retry"):
-            self._block = []
-        elif kind == "completed" and entry.get("summary") and entry["summary"] == self._last_text:
-            # A run that ended with its answer has that answer as summary: shown already.
-            entry["summary"], entry["summary_is_answer"] = "", True
-        self._log(entry)
-        if not live:
-            return
-        if not self.pending:
-            self.pending_since = time.monotonic()
-        last = self.pending[-1] if self.pending else None
-        if last is not None and _same_stream(last, sent):
-            key = _stream_key(sent)
-            last[key] += sent[key]
-            last["n"] = sent["n"]
-        else:
-            self.pending.append(sent)
-
-    def _log(self, entry: dict[str, Any]) -> None:
-        open_ = self._open
-        if open_ is not None and self.entries[-1] is open_ and _same_stream(open_, entry):
-            part = entry[_stream_key(entry)]
-            self._parts.append(part)
-            open_["n"] = entry["n"]
-            self._grow(len(part))
-            return
-        self._close()
-        copy = dict(entry)
-        self.entries.append(copy)
-        if entry["kind"] in _MERGEABLE:
-            self._open, self._parts = copy, [entry[_stream_key(entry)]]
-        self._grow(_size(copy))
-
-    def _grow(self, chars: int) -> None:
-        self._chars += chars
-        if self._chars > LOG_BUDGET:
-            self._trim()
-
-    def _trim(self) -> None:
-        """Bring the log to half its budget: long fields of old entries first, then the
-        oldest entries, leaving a note that says how many are not shown."""
-        target = LOG_BUDGET // 2
-        old = self.entries[: max(len(self.entries) - LOG_KEEP_RECENT, 0)]
-        for entry in old:
-            if self._chars <= target:
-                return
-            for key, value in list(entry.items()):
-                if entry is not self._open and isinstance(value, str) and len(value) > FIELD_KEEP:
-                    cut = (
-                        f"{value[: FIELD_KEEP // 2]}\n… {len(value) - FIELD_KEEP:,} characters "
-                        f"of this earlier entry trimmed …\n{value[-FIELD_KEEP // 2 :]}"
-                    )
-                    self._chars -= len(value) - len(cut)
-                    entry[key] = cut
-        first = 1 if self.entries and self.entries[0].get("trimmed") else 0
-        while self._chars > target and len(self.entries) - first > LOG_KEEP_RECENT:
-            gone = self.entries.pop(first)
-            self._chars -= _size(gone)
-            self._dropped += 1
-        if self._dropped:
-            note = {
-                "kind": "note",
-                "trimmed": True,
-                "text": f"{self._dropped:,} earlier entries of this session are not shown.",
-            }
-            if first:
-                self.entries[0] = note
-            else:
-                self.entries.insert(0, note)
-
-    def _close(self) -> None:
-        if self._open is not None:
-            self._open[_stream_key(self._open)] = "".join(self._parts)
-            self._open, self._parts = None, []
-
-    def _end_block(self, entry: dict[str, Any]) -> dict[str, Any]:
-        """A text block ended: log its whole text instead of its pieces, and send the
-        browser only the end marker when it has streamed that text already."""
-        streamed, self._block = "".join(self._block), []
-        self._last_text = entry["text"]
-        last = self.entries[-1] if self.entries else None
-        if (
-            last is not None
-            and last["kind"] == "text_delta"
-            and last.get("phase") == entry.get("phase")
-        ):
-            self._close()
-            self.entries.pop()
-        if not streamed or streamed != entry["text"]:
-            return entry
-        sent = {k: v for k, v in entry.items() if k != "text"}
-        sent["streamed"] = True
-        return sent
-
-    def drop_partial_turn(self) -> None:
-        """A retried model call starts its turn again: the partial text is void."""
-        self._close()
-        while self.entries and self.entries[-1]["kind"] in ("text_delta", "thinking_delta"):
-            self.entries.pop()
-
-    def snapshot(self) -> list[dict[str, Any]]:
-        if self._open is not None:
-            self._open[_stream_key(self._open)] = "".join(self._parts)
-            self._parts = [self._open[_stream_key(self._open)]]
-        return self.entries
-
-    def take(self) -> list[dict[str, Any]]:
-        batch, self.pending = self.pending, []
-        return batch
-
-    def pending_is_short_text(self, chars: int) -> bool:
-        """Only streamed text is waiting, and less than ``chars`` of it."""
-        return all(e["kind"] == "text_delta" for e in self.pending) and (
-            sum(len(e["text"]) for e in self.pending) < chars
-        )
-
-
-def history_entries(history: list[Message], agent: Agent) -> list[dict[str, Any]]:
-    """A saved conversation as transcript entries (for a resumed session)."""
-    entries: list[dict[str, Any]] = []
-    names: dict[str, str] = {}
-    meta = agent.session.metadata
-    for message in history:
-        if message.role == "user" and message.message_type != "tool_result":
-            text = message.text
-            for prefix in ("[The user stopped the previous run before it finished.]",):
-                text = text.removeprefix(prefix).lstrip()
-            if text:
-                entries.append({"kind": "user", "text": text})
-            continue
-        for block in message.content:
-            if isinstance(block, TextBlock) and block.text.strip():
-                entries.append(
-                    {"kind": "text", "text": block.text, "interrupted": message.interrupted}
-                )
-            elif isinstance(block, ToolUseBlock):
-                names[block.id] = block.name
-                tool = agent.tools.get(block.name)
-                summary = tool.summary(block.input) if tool else block.name
-                entries.append(
-                    {
-                        "kind": "tool_start",
-                        "tool_use_id": block.id,
-                        "name": block.name,
-                        "input": block.input,
-                        "summary": summary,
-                    }
-                )
-            elif isinstance(block, ToolResultBlock):
-                entries.append(
-                    {
-                        "kind": "tool_end",
-                        "tool_use_id": block.tool_use_id,
-                        "name": names.get(block.tool_use_id, ""),
-                        "result": block.text,
-                        "is_error": block.is_error,
-                    }
-                )
-    if meta.plan is not None:
-        entries.append({"kind": "plan", "plan": meta.plan.model_dump(mode="json")})
-        marked = [p for p in meta.plan_progress if p.status != "pending"]
-        entries.extend(
-            {"kind": "plan_step", "step_number": p.step_number, "status": p.status, "note": p.note}
-            for p in marked
-        )
-        unfinished = any(p.status in ("pending", "in_progress") for p in meta.plan_progress)
-        if marked and unfinished and meta.stop_reason not in (None, "completed"):
-            # Its execution was cut short: the panel offers to carry on (execute_plan does).
-            entries.append({"kind": "plan_stopped"})
-    if history:
-        entries.append({"kind": "note", "text": f"Resumed session {agent.session.id}."})
-    return entries
 
 
 class AgentPanel(anywidget.AnyWidget):
@@ -416,7 +213,9 @@ class AgentPanel(anywidget.AnyWidget):
         self._agent = agent
         self.transcript = Transcript()
         if agent.running and agent.handle is not None:
-            seed = [wire(e) for e in agent.handle.events_so_far if e.kind not in _STATE_ONLY]
+            seed = [
+                to_entry(e) for e in agent.handle.events_so_far if not isinstance(e, TRAIT_EVENTS)
+            ]
         else:
             seed = history_entries(agent.history, agent)
         for entry in seed:
@@ -433,7 +232,7 @@ class AgentPanel(anywidget.AnyWidget):
         self.refresh_notebook()
         self.refresh_sessions()
         if self.views_seen:
-            self._post({"type": "snapshot", "view": None, "entries": self.transcript.snapshot()})
+            self._post(Snapshot(type="snapshot", view=None, entries=self.transcript.snapshot()))
 
     def refresh(self) -> None:
         """Show the agent's settings again (after a magic changed its role, model, limits)."""
@@ -478,68 +277,93 @@ class AgentPanel(anywidget.AnyWidget):
     # --- events → traits and transcript (on the loop's thread) -----------------------
 
     def _on_event(self, event: Event) -> None:
-        kind = event.kind
         self._renderer(event)
-        if kind == "state":
-            self.status = event.state.value
-            detail = event.detail
-            if not detail and event.state.value == "tool_executing":
-                detail = self._tool  # back from an approval: the state event names no tool
-            elif event.state.value == "completed":
-                detail = ""  # the summary, maybe the whole answer: the transcript shows it
-            self.detail = _short(detail)
-            self.busy = not event.state.terminal and event.state.value != "idle"
-        elif kind == "usage":
-            self.usage = {
-                "run_input_tokens": event.run_input_tokens,
-                "run_output_tokens": event.run_output_tokens,
-                "run_cache_read_input_tokens": event.run_cache_read_input_tokens,
-                "run_cost_usd": event.run_cost_usd,
-                "session_cost_usd": event.session_cost_usd,
-                "session_input_tokens": self.agent.session.usage.total_input_tokens,
-                "session_output_tokens": self.agent.session.usage.output_tokens,
-                "session_cache_read_input_tokens": (
-                    self.agent.session.usage.cache_read_input_tokens
-                ),
-            }
-        elif kind == "agent_start":
-            self.busy = True
-            self.stop_reason = ""
-            self.role = event.role
-            self.model_name = event.model
-            self.model_label = event.model_label or ""
-        elif kind == "tool_start":
-            self._tool = event.name
-            tool = self.agent.tools.get(event.name)
-            self.running_code = tool is not None and Permission.EXECUTE_CODE in tool.permissions
-        elif kind == "tool_end":
-            self._tool = ""
-            self.running_code = False
-        elif kind == "question":
-            self.pending_question = event.question_id
-        elif kind in ("answer", "request_input_timeout"):
-            self.pending_question = ""
-        elif kind == "permission_request":
-            self.pending_approval = event.request_id
-        elif kind == "permission_response":
-            self.pending_approval = ""
-        elif kind in ("stopped", "completed", "error"):
-            self.busy = False
-            self.running_code = False
-            self.pending_question = self.pending_approval = ""
-            self.stop_reason = getattr(event, "reason", kind)
-            self.refresh_sessions()
-        if kind in _STATE_ONLY:
+        self._set_traits(event)
+        if isinstance(event, TRAIT_EVENTS):
             return
-        if kind == "retry":
+        if isinstance(event, RetryScheduled):
             self.transcript.drop_partial_turn()
-        self.transcript.add(wire(event))
-        if kind in URGENT_KINDS:
+        self.transcript.add(to_entry(event))
+        if isinstance(event, URGENT):
             self._flush(force=True)
         else:
             self._schedule_flush()
-        if kind in TEXT_REFRESH_KINDS:
+        if isinstance(event, TEXT_REFRESH):
             self._refresh_text()
+
+    def _set_traits(self, event: Event) -> None:
+        """What an event changes in the synced state (every kind named: mypy checks)."""
+        match event:
+            case StateChanged():
+                self.status = event.state.value
+                detail = event.detail
+                if not detail and event.state.value == "tool_executing":
+                    detail = self._tool  # back from an approval: the state event names no tool
+                elif event.state.value == "completed":
+                    detail = ""  # the summary, maybe the whole answer: the transcript shows it
+                self.detail = _short(detail)
+                self.busy = not event.state.terminal and event.state.value != "idle"
+            case UsageUpdated():
+                session = self.agent.session.usage
+                self.usage = dict(
+                    PanelUsage(
+                        run_input_tokens=event.run_input_tokens,
+                        run_output_tokens=event.run_output_tokens,
+                        run_cache_read_input_tokens=event.run_cache_read_input_tokens,
+                        run_cost_usd=event.run_cost_usd,
+                        session_cost_usd=event.session_cost_usd,
+                        session_input_tokens=session.total_input_tokens,
+                        session_output_tokens=session.output_tokens,
+                        session_cache_read_input_tokens=session.cache_read_input_tokens,
+                    )
+                )
+            case AgentStart():
+                self.busy = True
+                self.stop_reason = ""
+                self.role = event.role
+                self.model_name = event.model
+                self.model_label = event.model_label or ""
+            case ToolStart():
+                self._tool = event.name
+                tool = self.agent.tools.get(event.name)
+                self.running_code = tool is not None and Permission.EXECUTE_CODE in tool.permissions
+            case ToolEnd():
+                self._tool = ""
+                self.running_code = False
+            case QuestionAsked():
+                self.pending_question = event.question_id
+            case QuestionAnswered() | InputTimedOut():
+                self.pending_question = ""
+            case PermissionRequest():
+                self.pending_approval = event.request_id
+            case PermissionResponse():
+                self.pending_approval = ""
+            case Stopped() | Completed() | Failed():
+                self.busy = False
+                self.running_code = False
+                self.pending_question = self.pending_approval = ""
+                self.stop_reason = event.reason if isinstance(event, Stopped) else event.kind
+                self.refresh_sessions()
+            case (
+                TurnStart()
+                | TextDelta()
+                | TextDone()
+                | ThinkingDelta()
+                | Reason()
+                | Observe()
+                | ToolProgress()
+                | PlanSubmitted()
+                | PlanStepUpdated()
+                | Update()
+                | RetryScheduled()
+                | AgentWarning()
+                | SubagentSpawned()
+                | SubagentOutput()
+                | SubagentCompleted()
+            ):
+                pass  # the transcript shows them; no trait changes
+            case _:
+                assert_never(event)
 
     def _schedule_flush(self, delay: float | None = None) -> None:
         if self._flush_handle is not None:
@@ -569,11 +393,11 @@ class AgentPanel(anywidget.AnyWidget):
         batch = transcript.take()
         self._last_flush = now
         if len(batch) == 1 and batch[0]["kind"] == "text_delta" and "phase" not in batch[0]:
-            self._post({"type": "text", "n": batch[0]["n"], "text": batch[0]["text"]})
+            self._post(StreamedText(type="text", n=batch[0]["n"], text=batch[0]["text"]))
         else:
-            self._post({"type": "events", "entries": batch})
+            self._post(Events(type="events", entries=batch))
 
-    def _post(self, content: dict[str, Any]) -> None:
+    def _post(self, content: KernelMessage) -> None:
         if self.comm is None:
             return  # closed
         self.send(content)
@@ -588,73 +412,81 @@ class AgentPanel(anywidget.AnyWidget):
         self._loop.call_soon_threadsafe(self._handle, content)
 
     def _handle(self, content: dict[str, Any]) -> None:
-        kind = content.get("type")
-        if kind == "hello":
+        try:
+            message = ViewMessageAdapter.validate_python(content)
+        except ValidationError as exc:
+            error = _invalid(content, exc)
+            log.warning("panel: %s", error)
+            cid = content.get("id")
+            self._post(
+                Reply(type="reply", id=cid if isinstance(cid, str) else None, ok=False, error=error)
+            )
+            return
+        if isinstance(message, Hello):
             self.views_seen += 1
             self._flush(force=True)
             self.refresh_sessions()
             entries = self.transcript.snapshot()
-            self._post({"type": "snapshot", "view": content.get("view"), "entries": entries})
-        elif kind == "command":
-            ok, error = True, None
-            try:
-                self.command(str(content.get("name", "")), content)
-            except (AgentError, ValueError, KeyError, TypeError) as exc:
-                message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-                ok, error = False, str(message) or type(exc).__name__
-            except Exception as exc:
-                log.exception("panel command %r failed", content.get("name"))
-                ok, error = False, f"{type(exc).__name__}: {exc}"
-            self._post({"type": "reply", "id": content.get("id"), "ok": ok, "error": error})
+            self._post(Snapshot(type="snapshot", view=message.view, entries=entries))
+            return
+        ok, failure = True, None  # type: tuple[bool, str | None]
+        try:
+            self.command(message)
+        except (AgentError, ValueError, KeyError, TypeError) as exc:
+            text = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+            ok, failure = False, str(text) or type(exc).__name__
+        except Exception as exc:
+            log.exception("panel command %r failed", message.name)
+            ok, failure = False, f"{type(exc).__name__}: {exc}"
+        self._post(Reply(type="reply", id=message.id, ok=ok, error=failure))
 
-    def command(self, name: str, args: dict[str, Any]) -> None:
-        """Carry out a command from the browser (on the loop's thread)."""
+    def command(self, command: Command) -> None:
+        """Carry out a command from a view (on the loop's thread)."""
         agent = self.agent
-        if name == "send":
-            text = str(args.get("text", "")).strip()
-            if not text:
-                raise ValueError("Type a message first.")
-            role = args.get("role")
-            agent.start(text, role=str(role) if role else None)
-        elif name == "stop":
-            agent.stop()
-        elif name == "answer":
-            self._check_pending(self.pending_question, args.get("question_id"), "question")
-            handle = agent.handle
-            assert handle is not None
-            handle.answer(str(args.get("value", "")))
-        elif name == "approve":
-            self._check_pending(self.pending_approval, args.get("request_id"), "approval")
-            handle = agent.handle
-            assert handle is not None
-            handle.approve(bool(args.get("allow")), remember=bool(args.get("remember")))
-        elif name == "execute_plan":
-            agent.execute_plan()
-        elif name == "set_role":
-            agent.set_role(str(args.get("role", "")))
-            self.role = agent.role
-        elif name == "set_max_steps":
-            value = int(args.get("value", 0))
-            if value < 1:
-                raise ValueError("Max iterations must be at least 1.")
-            agent.limits.max_steps = value
-            self.max_steps = value
-        elif name == "resume":
-            if self._resume is None:
-                raise ValueError("This panel cannot resume sessions.")
-            if agent.running:
-                raise ValueError("Stop the running agent before resuming another session.")
-            self.bind(self._resume(str(args.get("session_id", ""))))
-        elif name == "sessions":
-            self.refresh_sessions()
-        elif name == "trust":
-            agent.trust_workspace()
-            self.refresh()
-        else:
-            raise ValueError(f"unknown command {name!r}")
+        match command:
+            case SendCommand():
+                text = command.text.strip()
+                if not text:
+                    raise ValueError("Type a message first.")
+                agent.start(text, role=command.role or None)
+            case StopCommand():
+                agent.stop()
+            case AnswerCommand():
+                self._check_pending(self.pending_question, command.question_id, "question")
+                handle = agent.handle
+                assert handle is not None
+                handle.answer(command.value)
+            case ApproveCommand():
+                self._check_pending(self.pending_approval, command.request_id, "approval")
+                handle = agent.handle
+                assert handle is not None
+                handle.approve(command.allow, remember=command.remember)
+            case ExecutePlanCommand():
+                agent.execute_plan()
+            case SetRoleCommand():
+                agent.set_role(command.role)
+                self.role = agent.role
+            case SetMaxStepsCommand():
+                if command.value < 1:
+                    raise ValueError("Max iterations must be at least 1.")
+                agent.limits.max_steps = command.value
+                self.max_steps = command.value
+            case ResumeCommand():
+                if self._resume is None:
+                    raise ValueError("This panel cannot resume sessions.")
+                if agent.running:
+                    raise ValueError("Stop the running agent before resuming another session.")
+                self.bind(self._resume(command.session_id))
+            case SessionsCommand():
+                self.refresh_sessions()
+            case TrustCommand():
+                agent.trust_workspace()
+                self.refresh()
+            case _:
+                assert_never(command)
 
     @staticmethod
-    def _check_pending(current: str, given: Any, what: str) -> None:
+    def _check_pending(current: str, given: str, what: str) -> None:
         if not current or (given and given != current):
             raise ValueError(f"That {what} is no longer pending.")
 
@@ -751,6 +583,16 @@ class AgentPanel(anywidget.AnyWidget):
             self._shell.events.unregister("post_run_cell", self._on_cell)
             self._shell = None
         super().close()
+
+
+def _invalid(content: dict[str, Any], exc: ValidationError) -> str:
+    """What was wrong with a view's message, in a line (the reply's error)."""
+    error = exc.errors()[0]
+    if error["type"] == "union_tag_invalid" and content.get("type") == "command":
+        return f"unknown command {content.get('name')!r}"
+    where = ".".join(str(part) for part in error["loc"][1:]) or "message"
+    name = content.get("name") or content.get("type")
+    return f"bad {name!r} message: {where}: {error['msg']}"
 
 
 def _short(text: str, limit: int = 300) -> str:

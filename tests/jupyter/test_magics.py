@@ -541,7 +541,7 @@ async def test_a_resumed_session_offers_to_carry_on_a_plan_whose_execution_stopp
     from helpers import until
 
     from jupyter_agent import Agent, ScriptedModel
-    from jupyter_agent.jupyter.panel import history_entries
+    from jupyter_agent.jupyter.transcript import history_entries
 
     def mark(number: int, status: str) -> dict[str, Any]:
         return {"name": "update_plan_step", "input": {"step_number": number, "status": status}}
@@ -575,7 +575,7 @@ async def test_a_resumed_session_offers_to_carry_on_a_plan_whose_execution_stopp
 
 
 def test_the_transcript_merges_streams_and_a_finished_block_keeps_its_text() -> None:
-    from jupyter_agent.jupyter.panel import Transcript
+    from jupyter_agent.jupyter.transcript import Transcript
 
     t = Transcript()
     t.add({"kind": "turn_start", "step": 1})
@@ -591,7 +591,7 @@ def test_the_transcript_merges_streams_and_a_finished_block_keeps_its_text() -> 
     t.add({"kind": "tool_progress", "tool_use_id": "b", "output": "x"})
     assert t.take() == [
         {"kind": "text_delta", "text": "ld", "n": 5},
-        {"kind": "text", "interrupted": False, "n": 6, "streamed": True},
+        {"kind": "text_end", "phase": None, "interrupted": False, "n": 6},
         {"kind": "tool_progress", "tool_use_id": "a", "output": "1\n2\n", "n": 8},
         {"kind": "tool_progress", "tool_use_id": "b", "output": "x", "n": 9},
     ]
@@ -661,8 +661,8 @@ def test_a_view_gets_a_snapshot_then_live_batches(kernel: Kernel) -> None:
     assert sum(1 for e in live if e["kind"] == "text_delta") < 100
     # A second view (a page reload) gets the same transcript, deltas merged.
     # The text block's end carries no text: the view has it from the pieces.
-    end = next(e for e in live if e["kind"] == "text")
-    assert end["streamed"] is True and "text" not in end
+    end = next(e for e in live if e["kind"] in ("text", "text_end"))
+    assert end["kind"] == "text_end" and "text" not in end
     snapshot = hello(kernel, comm, "v2")
     assert [e["kind"] for e in snapshot][:3] == ["agent_start", "turn_start", "text"]
     assert snapshot[2]["text"] == LONG_TEXT[:800]
@@ -935,11 +935,11 @@ def test_terminal_ipython_prints_the_run_and_asks_at_the_prompt(tmp_path: Path) 
 def test_a_long_sessions_log_stays_within_its_budget_and_says_what_it_left_out(
     monkeypatch,
 ) -> None:
-    import jupyter_agent.jupyter.panel as panel
+    import jupyter_agent.jupyter.transcript as transcript
 
-    monkeypatch.setattr(panel, "LOG_BUDGET", 200_000)
-    monkeypatch.setattr(panel, "LOG_KEEP_RECENT", 10)
-    t = panel.Transcript()
+    monkeypatch.setattr(transcript, "LOG_BUDGET", 200_000)
+    monkeypatch.setattr(transcript, "LOG_KEEP_RECENT", 10)
+    t = transcript.Transcript()
     for step in range(300):
         t.add({"kind": "turn_start", "step": step})
         t.add({"kind": "tool_end", "tool_use_id": f"t{step}", "result": f"{step}:" + "x" * 5_000})

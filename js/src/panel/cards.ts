@@ -4,18 +4,13 @@
  * does is the caller's (the transcript sends the command).
  */
 import { clip, h, pretty } from './dom';
-import type { EntryOf, IPlan } from './types';
+import type { EntryOf, Plan } from './types';
+import { CONTROL_TOOLS as CONTROL_TOOL_NAMES } from './wire';
 
 /** Tools the agent uses to talk to the panel: their cards stay hidden unless they fail. */
-export const CONTROL_TOOLS = new Set([
-  'submit_plan',
-  'ask_user',
-  'update_plan_step',
-  'send_update',
-  'task_complete'
-]);
+export const CONTROL_TOOLS: ReadonlySet<string> = new Set(CONTROL_TOOL_NAMES);
 
-export const STEP_LABELS: Record<string, string> = {
+export const STEP_LABELS: Record<EntryOf<'plan_step'>['status'], string> = {
   pending: 'pending',
   in_progress: 'in progress',
   done: 'done',
@@ -132,7 +127,7 @@ export interface IPlanCard {
   steps: Map<number, IPlanStepRow>;
 }
 
-export function planCard(plan: IPlan): IPlanCard {
+export function planCard(plan: Plan): IPlanCard {
   const rows = plan.steps.map((step): [number, IPlanStepRow] => {
     const status = h('td', {
       class: 'ja-step-status',

@@ -127,6 +127,7 @@ export class Transcript {
       case 'text_delta':
         return this.onTextDelta(entry);
       case 'text':
+      case 'text_end':
         return this.onText(entry);
       case 'thinking_delta':
         return this.onThinkingDelta(entry);
@@ -275,14 +276,15 @@ export class Transcript {
     this.schedule();
   }
 
-  private onText(e: EntryOf<'text'>): void {
+  /** A text block ended: `text` carries its whole text, `text_end` keeps what streamed. */
+  private onText(e: EntryOf<'text'> | EntryOf<'text_end'>): void {
     const phase = e.phase ?? null;
     let block = this.text;
     if (block === null || block.phase !== phase) {
       this.closeStreams();
       block = this.textBlock(phase);
     }
-    if (e.text !== undefined) block.text = e.text; // else: exactly what was streamed
+    if (e.kind === 'text') block.text = e.text;
     this.finishText(block);
     if (e.interrupted)
       block.el.append(

@@ -10,7 +10,13 @@
 import { h } from './dom';
 import { interruptKernel } from './interrupt';
 import { Transcript } from './transcript';
-import type { CommandName, ICommandArgs, KernelMessage } from './types';
+import type {
+  CommandArgs,
+  CommandName,
+  KernelMessage,
+  PanelState,
+  PanelUsage
+} from './types';
 
 export { renderInline, renderMarkdown } from './markdown';
 export { interruptKernel };
@@ -21,45 +27,9 @@ export { interruptKernel };
  */
 const SLOW_REPLY = 1500; // ms
 
-interface IUsage {
-  run_input_tokens?: number;
-  run_output_tokens?: number;
-  run_cache_read_input_tokens?: number;
-  run_cost_usd?: number;
-  session_input_tokens?: number;
-  session_output_tokens?: number;
-  session_cache_read_input_tokens?: number;
-  session_cost_usd?: number;
-}
-
-/** The synced traits panel.py declares (written by the kernel only). */
-export interface IPanelState {
-  status: string;
-  detail: string;
-  stop_reason: string;
-  busy: boolean;
-  role: string;
-  roles: { name: string; description?: string }[];
-  model_name: string;
-  model_label: string;
-  sandbox: string;
-  sandbox_detail: string;
-  sandboxed: boolean;
-  session_id: string;
-  sessions: { id: string; title: string; updated: number }[];
-  notebook: string;
-  bridge_mode: string;
-  usage: IUsage;
-  max_steps: number;
-  dock: string;
-  running_code: boolean;
-  kernel_id: string;
-  widget_id: string;
-}
-
 /** The part of anywidget's model the panel uses. */
 export interface IModel {
-  get<K extends keyof IPanelState>(name: K): IPanelState[K];
+  get<K extends keyof PanelState>(name: K): PanelState[K];
   on(name: string, callback: (...args: any[]) => void): void;
   off(name: string, callback: (...args: any[]) => void): void;
   send(message: Record<string, unknown>): void;
@@ -94,8 +64,11 @@ function statusText(model: Pick<IModel, 'get'>): string {
       return `stopped: ${detail || (model.get('stop_reason') || '').replace(/_/g, ' ')}`;
     case 'error':
       return `error: ${detail}`;
-    default:
-      return status;
+    default: {
+      // Every state is named above (the compiler checks); a newer kernel's shows as is.
+      const unknown: never = status;
+      return String(unknown);
+    }
   }
 }
 
@@ -103,7 +76,7 @@ function number(n: number | undefined): string {
   return Number(n || 0).toLocaleString('en-US');
 }
 
-function usageText(usage: IUsage | null | undefined): string {
+function usageText(usage: PanelUsage | null | undefined): string {
   if (!usage || usage.run_input_tokens === undefined) return '';
   const cached = (input?: number, read?: number) =>
     input ? ` (${Math.round((100 * (read as number)) / input)}% cached)` : '';
@@ -228,7 +201,7 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
       pending => pending.slow
     );
   };
-  const command = <K extends CommandName>(name: K, args?: ICommandArgs[K]) =>
+  const command = <K extends CommandName>(name: K, args?: CommandArgs<K>) =>
     new Promise<unknown>((resolve, reject) => {
       const id = `${viewId}:${nextId++}`;
       const pending: IPendingReply = { resolve, reject, slow: false };
@@ -255,8 +228,8 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
   on('msg:custom', (msg: KernelMessage | null) => {
     if (!msg || typeof msg !== 'object') return;
     if (msg.type === 'reply') {
-      const pending = waitingReplies.get(msg.id);
-      if (!pending) return;
+      const pending = msg.id === null ? undefined : waitingReplies.get(msg.id);
+      if (!pending || msg.id === null) return;
       waitingReplies.delete(msg.id);
       clearTimeout(pending.timer);
       showWaitNote();

@@ -77,14 +77,17 @@ function interruptKernel(kernelId) {
   );
 }
 
-// src/panel/cards.ts
-var CONTROL_TOOLS = /* @__PURE__ */ new Set([
-  "submit_plan",
+// src/panel/wire.ts
+var CONTROL_TOOLS = [
   "ask_user",
-  "update_plan_step",
   "send_update",
-  "task_complete"
-]);
+  "submit_plan",
+  "task_complete",
+  "update_plan_step"
+];
+
+// src/panel/cards.ts
+var CONTROL_TOOLS2 = new Set(CONTROL_TOOLS);
 var STEP_LABELS = {
   pending: "pending",
   in_progress: "in progress",
@@ -116,7 +119,7 @@ function toolCard(e) {
       result
     )
   );
-  if (CONTROL_TOOLS.has(e.name)) card.hidden = true;
+  if (CONTROL_TOOLS2.has(e.name)) card.hidden = true;
   return { card, status, output, result };
 }
 function endTool(tool, e) {
@@ -139,7 +142,7 @@ function endTool(tool, e) {
     );
     card.open = true;
   }
-  if (CONTROL_TOOLS.has(e.name) && e.is_error) card.hidden = false;
+  if (CONTROL_TOOLS2.has(e.name) && e.is_error) card.hidden = false;
 }
 function renderDiff(diff) {
   const pre = h("pre", { class: "ja-pre ja-diff" });
@@ -689,6 +692,7 @@ var Transcript = class {
       case "text_delta":
         return this.onTextDelta(entry);
       case "text":
+      case "text_end":
         return this.onText(entry);
       case "thinking_delta":
         return this.onThinkingDelta(entry);
@@ -822,6 +826,7 @@ var Transcript = class {
     this.dirty.add(this.text);
     this.schedule();
   }
+  /** A text block ended: `text` carries its whole text, `text_end` keeps what streamed. */
   onText(e) {
     const phase = e.phase ?? null;
     let block = this.text;
@@ -829,7 +834,7 @@ var Transcript = class {
       this.closeStreams();
       block = this.textBlock(phase);
     }
-    if (e.text !== void 0) block.text = e.text;
+    if (e.kind === "text") block.text = e.text;
     this.finishText(block);
     if (e.interrupted)
       block.el.append(
@@ -1158,8 +1163,10 @@ function statusText(model) {
       return `stopped: ${detail || (model.get("stop_reason") || "").replace(/_/g, " ")}`;
     case "error":
       return `error: ${detail}`;
-    default:
-      return status;
+    default: {
+      const unknown = status;
+      return String(unknown);
+    }
   }
 }
 function number(n) {
@@ -1300,8 +1307,8 @@ function render({ model, el }) {
   on("msg:custom", (msg) => {
     if (!msg || typeof msg !== "object") return;
     if (msg.type === "reply") {
-      const pending = waitingReplies.get(msg.id);
-      if (!pending) return;
+      const pending = msg.id === null ? void 0 : waitingReplies.get(msg.id);
+      if (!pending || msg.id === null) return;
       waitingReplies.delete(msg.id);
       clearTimeout(pending.timer);
       showWaitNote();

@@ -1,0 +1,998 @@
+/**
+ * The panel's wire protocol: transcript entries, the messages each side sends and the
+ * synced traits. Generated from jupyter_agent/jupyter/panel_protocol.py's JSON Schema
+ * (panel_protocol.json) by scripts/wire.js (`npm run build:wire`). Do not edit:
+ * test/wire.test.ts fails when this file is not what the schema gives.
+ */
+
+/**
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "AgentState".
+ */
+export type AgentState =
+  | 'idle'
+  | 'running'
+  | 'thinking'
+  | 'tool_executing'
+  | 'waiting_user'
+  | 'paused'
+  | 'completed'
+  | 'cancelled'
+  | 'error';
+/**
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "TranscriptEntry".
+ */
+export type TranscriptEntry =
+  | AgentStart
+  | TurnStart
+  | TextDelta
+  | TextDone
+  | ThinkingDelta
+  | Reason
+  | Observe
+  | ToolStart
+  | ToolProgress
+  | ToolEnd
+  | PlanSubmitted
+  | PlanStepUpdated
+  | QuestionAsked
+  | QuestionAnswered
+  | InputTimedOut
+  | PermissionRequest
+  | PermissionResponse
+  | Update
+  | RetryScheduled
+  | AgentWarning
+  | Stopped
+  | Completed
+  | Failed
+  | SubagentSpawned
+  | SubagentOutput
+  | SubagentCompleted
+  | UserEntry
+  | NoteEntry
+  | TextEndEntry
+  | PlanStoppedEntry;
+/**
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "Command".
+ */
+export type Command =
+  | SendCommand
+  | StopCommand
+  | AnswerCommand
+  | ApproveCommand
+  | ExecutePlanCommand
+  | SetRoleCommand
+  | SetMaxStepsCommand
+  | ResumeCommand
+  | SessionsCommand
+  | TrustCommand;
+/**
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "KernelMessage".
+ */
+export type KernelMessage = Reply | Snapshot | Events | StreamedText;
+/**
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "ViewMessage".
+ */
+export type ViewMessage = Hello | Command;
+
+/**
+ * The roots of the schema (this type itself is never sent).
+ */
+export interface PanelProtocol {
+  entry:
+    | AgentStart
+    | TurnStart
+    | TextDelta
+    | TextDone
+    | ThinkingDelta
+    | Reason
+    | Observe
+    | ToolStart
+    | ToolProgress
+    | ToolEnd
+    | PlanSubmitted
+    | PlanStepUpdated
+    | QuestionAsked
+    | QuestionAnswered
+    | InputTimedOut
+    | PermissionRequest
+    | PermissionResponse
+    | Update
+    | RetryScheduled
+    | AgentWarning
+    | Stopped
+    | Completed
+    | Failed
+    | SubagentSpawned
+    | SubagentOutput
+    | SubagentCompleted
+    | UserEntry
+    | NoteEntry
+    | TextEndEntry
+    | PlanStoppedEntry;
+  kernel_message: Reply | Snapshot | Events | StreamedText;
+  state: PanelState;
+  view_message: Hello | Command;
+}
+/**
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "AgentStart".
+ */
+export interface AgentStart {
+  kind: 'agent_start';
+  loop: string;
+  max_steps: number;
+  model: string;
+  model_label?: string | null;
+  /**
+   * The entry's place in the log.
+   */
+  n?: number;
+  role: string;
+  run_id?: string;
+  task: string;
+}
+/**
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "TurnStart".
+ */
+export interface TurnStart {
+  kind: 'turn_start';
+  /**
+   * The entry's place in the log.
+   */
+  n?: number;
+  run_id?: string;
+  step: number;
+}
+/**
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "TextDelta".
+ */
+export interface TextDelta {
+  kind: 'text_delta';
+  /**
+   * The entry's place in the log.
+   */
+  n?: number;
+  phase?: string | null;
+  run_id?: string;
+  text: string;
+}
+/**
+ * A text block finished streaming (or was cut off, ``interrupted``).
+ *
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "TextDone".
+ */
+export interface TextDone {
+  interrupted?: boolean;
+  kind: 'text';
+  /**
+   * The entry's place in the log.
+   */
+  n?: number;
+  phase?: string | null;
+  run_id?: string;
+  text: string;
+}
+/**
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "ThinkingDelta".
+ */
+export interface ThinkingDelta {
+  kind: 'thinking_delta';
+  /**
+   * The entry's place in the log.
+   */
+  n?: number;
+  run_id?: string;
+  text: string;
+}
+/**
+ * The reason phase of the reason → act → observe loop.
+ *
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "Reason".
+ */
+export interface Reason {
+  control?: {
+    [k: string]: unknown;
+  } | null;
+  kind: 'reason';
+  /**
+   * The entry's place in the log.
+   */
+  n?: number;
+  run_id?: string;
+  step: number;
+  text: string;
+}
+/**
+ * The observe phase of the reason → act → observe loop.
+ *
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "Observe".
+ */
+export interface Observe {
+  control?: {
+    [k: string]: unknown;
+  } | null;
+  kind: 'observe';
+  /**
+   * The entry's place in the log.
+   */
+  n?: number;
+  run_id?: string;
+  step: number;
+  text: string;
+}
+/**
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "ToolStart".
+ */
+export interface ToolStart {
+  input: {
+    [k: string]: unknown;
+  };
+  kind: 'tool_start';
+  /**
+   * The entry's place in the log.
+   */
+  n?: number;
+  name: string;
+  run_id?: string;
+  summary: string;
+  tool_use_id: string;
+}
+/**
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "ToolProgress".
+ */
+export interface ToolProgress {
+  kind: 'tool_progress';
+  /**
+   * The entry's place in the log.
+   */
+  n?: number;
+  output: string;
+  run_id?: string;
+  tool_use_id: string;
+}
+/**
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "ToolEnd".
+ */
+export interface ToolEnd {
+  data?: {
+    [k: string]: unknown;
+  } | null;
+  diff?: string | null;
+  duration?: number;
+  is_error?: boolean;
+  kind: 'tool_end';
+  /**
+   * The entry's place in the log.
+   */
+  n?: number;
+  name: string;
+  result: string;
+  run_id?: string;
+  tool_use_id: string;
+}
+/**
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "PlanSubmitted".
+ */
+export interface PlanSubmitted {
+  kind: 'plan';
+  /**
+   * The entry's place in the log.
+   */
+  n?: number;
+  plan: Plan;
+  run_id?: string;
+}
+/**
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "Plan".
+ */
+export interface Plan {
+  /**
+   * Total time estimate.
+   */
+  estimated_total_time?: string;
+  format_version?: string;
+  /**
+   * The user's objective in one or two sentences.
+   */
+  goal: string;
+  /**
+   * What the user must prepare first.
+   */
+  prerequisites?: string[];
+  /**
+   * What could go wrong.
+   */
+  risks?: string[];
+  /**
+   * Ordered steps.
+   *
+   * @minItems 1
+   */
+  steps: [PlanStep, ...PlanStep[]];
+  type?: 'plan';
+}
+/**
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "PlanStep".
+ */
+export interface PlanStep {
+  /**
+   * What will be done, in one sentence.
+   */
+  action: string;
+  /**
+   * Rough estimate, e.g. '~1 minute'.
+   */
+  estimated_time?: string;
+  /**
+   * Why this step is needed.
+   */
+  reason?: string;
+  /**
+   * 1-based position of the step in the plan.
+   */
+  step_number: number;
+  /**
+   * Tools the step will use.
+   */
+  tools_needed?: string[];
+}
+/**
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "PlanStepUpdated".
+ */
+export interface PlanStepUpdated {
+  kind: 'plan_step';
+  /**
+   * The entry's place in the log.
+   */
+  n?: number;
+  note?: string;
+  run_id?: string;
+  status: 'pending' | 'in_progress' | 'done' | 'skipped';
+  step_number: number;
+}
+/**
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "QuestionAsked".
+ */
+export interface QuestionAsked {
+  kind: 'question';
+  /**
+   * The entry's place in the log.
+   */
+  n?: number;
+  question: Question;
+  question_id: string;
+  run_id?: string;
+  timeout?: number | null;
+}
+/**
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "Question".
+ */
+export interface Question {
+  /**
+   * Also accept a free-text answer.
+   */
+  allow_custom?: boolean;
+  /**
+   * Why you ask / what you found.
+   */
+  context?: string;
+  /**
+   * Value of the recommended option.
+   */
+  default?: string | null;
+  format_version?: string;
+  /**
+   * Choices shown as buttons. Leave empty to ask for free text.
+   */
+  options?: QuestionOption[];
+  /**
+   * The question, clear and self-contained.
+   */
+  question: string;
+  severity?: 'critical' | 'major' | 'minor';
+  type?: 'question';
+}
+/**
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "QuestionOption".
+ */
+export interface QuestionOption {
+  /**
+   * Longer explanation, shown as a tooltip.
+   */
+  description?: string;
+  /**
+   * Short button label.
+   */
+  label: string;
+  /**
+   * Machine value returned when chosen.
+   */
+  value: string;
+}
+/**
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "QuestionAnswered".
+ */
+export interface QuestionAnswered {
+  kind: 'answer';
+  label?: string | null;
+  /**
+   * The entry's place in the log.
+   */
+  n?: number;
+  question_id: string;
+  run_id?: string;
+  value: string;
+}
+/**
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "InputTimedOut".
+ */
+export interface InputTimedOut {
+  kind: 'request_input_timeout';
+  /**
+   * The entry's place in the log.
+   */
+  n?: number;
+  question_id: string;
+  run_id?: string;
+  timeout: number;
+}
+/**
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "PermissionRequest".
+ */
+export interface PermissionRequest {
+  input?: {
+    [k: string]: unknown;
+  };
+  kind: 'permission_request';
+  /**
+   * The entry's place in the log.
+   */
+  n?: number;
+  reason?: string;
+  remember?: string | null;
+  request_id: string;
+  run_id?: string;
+  summary: string;
+  tool_name: string;
+  tool_use_id: string;
+  warnings?: string[];
+}
+/**
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "PermissionResponse".
+ */
+export interface PermissionResponse {
+  allowed: boolean;
+  kind: 'permission_response';
+  /**
+   * The entry's place in the log.
+   */
+  n?: number;
+  remember?: boolean;
+  request_id: string;
+  rule?: string | null;
+  run_id?: string;
+  tool_name: string;
+}
+/**
+ * A progress message from the agent (the send_update tool).
+ *
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "Update".
+ */
+export interface Update {
+  kind: 'update';
+  message: string;
+  /**
+   * The entry's place in the log.
+   */
+  n?: number;
+  run_id?: string;
+}
+/**
+ * The model call failed mid-way and is being retried; discard the partial turn.
+ *
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "RetryScheduled".
+ */
+export interface RetryScheduled {
+  attempt: number;
+  delay: number;
+  kind: 'retry';
+  /**
+   * The entry's place in the log.
+   */
+  n?: number;
+  reason: string;
+  run_id?: string;
+}
+/**
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "AgentWarning".
+ */
+export interface AgentWarning {
+  action?: 'trust_workspace' | null;
+  kind: 'warning';
+  message: string;
+  /**
+   * The entry's place in the log.
+   */
+  n?: number;
+  run_id?: string;
+}
+/**
+ * The run ended without completing its task.
+ *
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "Stopped".
+ */
+export interface Stopped {
+  kind: 'stopped';
+  message?: string;
+  /**
+   * The entry's place in the log.
+   */
+  n?: number;
+  reason:
+    | 'completed'
+    | 'manual_stop'
+    | 'error'
+    | 'iteration_limit'
+    | 'time_limit'
+    | 'budget'
+    | 'input_timeout';
+  run_id?: string;
+}
+/**
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "Completed".
+ */
+export interface Completed {
+  kind: 'completed';
+  /**
+   * The entry's place in the log.
+   */
+  n?: number;
+  run_id?: string;
+  summary?: string;
+}
+/**
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "Failed".
+ */
+export interface Failed {
+  error_type?: string;
+  kind: 'error';
+  message: string;
+  /**
+   * The entry's place in the log.
+   */
+  n?: number;
+  run_id?: string;
+}
+/**
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "SubagentSpawned".
+ */
+export interface SubagentSpawned {
+  agent_type: string;
+  child_session_id: string;
+  kind: 'subagent_spawned';
+  /**
+   * The entry's place in the log.
+   */
+  n?: number;
+  parent_tool_use_id?: string | null;
+  run_id?: string;
+  task?: string;
+}
+/**
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "SubagentOutput".
+ */
+export interface SubagentOutput {
+  child_session_id: string;
+  event:
+    | AgentStart
+    | TurnStart
+    | TextDelta
+    | TextDone
+    | ThinkingDelta
+    | Reason
+    | Observe
+    | ToolStart
+    | ToolProgress
+    | ToolEnd
+    | PlanSubmitted
+    | PlanStepUpdated
+    | QuestionAsked
+    | QuestionAnswered
+    | InputTimedOut
+    | PermissionRequest
+    | PermissionResponse
+    | Update
+    | StateChanged
+    | UsageUpdated
+    | RetryScheduled
+    | AgentWarning
+    | Stopped
+    | Completed
+    | Failed
+    | SubagentSpawned
+    | SubagentOutput
+    | SubagentCompleted;
+  kind: 'subagent_output';
+  /**
+   * The entry's place in the log.
+   */
+  n?: number;
+  run_id?: string;
+}
+/**
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "StateChanged".
+ */
+export interface StateChanged {
+  detail?: string;
+  kind: 'state';
+  /**
+   * The entry's place in the log.
+   */
+  n?: number;
+  previous: AgentState;
+  run_id?: string;
+  state: AgentState;
+}
+/**
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "UsageUpdated".
+ */
+export interface UsageUpdated {
+  cache_creation_input_tokens?: number;
+  cache_read_input_tokens?: number;
+  cost_usd?: number;
+  input_tokens?: number;
+  kind: 'usage';
+  /**
+   * The entry's place in the log.
+   */
+  n?: number;
+  output_tokens?: number;
+  run_cache_read_input_tokens?: number;
+  run_cost_usd?: number;
+  run_id?: string;
+  run_input_tokens?: number;
+  run_output_tokens?: number;
+  session_cost_usd?: number;
+}
+/**
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "SubagentCompleted".
+ */
+export interface SubagentCompleted {
+  child_session_id: string;
+  kind: 'subagent_complete';
+  /**
+   * The entry's place in the log.
+   */
+  n?: number;
+  result?: string | null;
+  run_id?: string;
+  state?: AgentState;
+}
+/**
+ * What the user sent (shown again for a resumed session).
+ *
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "UserEntry".
+ */
+export interface UserEntry {
+  kind: 'user';
+  n?: number;
+  text: string;
+}
+/**
+ * A line from the panel itself: a resumed session, entries trimmed from the log.
+ *
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "NoteEntry".
+ */
+export interface NoteEntry {
+  kind: 'note';
+  n?: number;
+  text: string;
+  trimmed?: boolean;
+}
+/**
+ * A text block ended whose text the view has streamed already: it keeps that text
+ * (a ``text`` entry carries the whole text instead when the pieces did not add up).
+ *
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "TextEndEntry".
+ */
+export interface TextEndEntry {
+  interrupted: boolean;
+  kind: 'text_end';
+  n?: number;
+  phase: string | null;
+  run_id?: string;
+}
+/**
+ * A resumed session's plan whose execution was cut short: the view offers to go on.
+ *
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "PlanStoppedEntry".
+ */
+export interface PlanStoppedEntry {
+  kind: 'plan_stopped';
+  n?: number;
+}
+/**
+ * The answer to a command: ``error`` says what went wrong, in words for the user.
+ *
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "Reply".
+ */
+export interface Reply {
+  error: string | null;
+  id: string | null;
+  ok: boolean;
+  type: 'reply';
+}
+/**
+ * The transcript so far, for one view (``view``) or, after a resume, every view.
+ *
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "Snapshot".
+ */
+export interface Snapshot {
+  entries: TranscriptEntry[];
+  type: 'snapshot';
+  view: string | null;
+}
+/**
+ * New entries, about 30 batches a second at most; pieces of a stream merged.
+ *
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "Events".
+ */
+export interface Events {
+  entries: TranscriptEntry[];
+  type: 'events';
+}
+/**
+ * A batch that is only streamed text of the current block: entry ``n`` appends ``text``.
+ *
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "StreamedText".
+ */
+export interface StreamedText {
+  n: number;
+  text: string;
+  type: 'text';
+}
+/**
+ * The widget's synced traits, as :class:`~jupyter_agent.jupyter.panel.AgentPanel`
+ * declares them; the kernel writes them, a view only reads.
+ *
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "PanelState".
+ */
+export interface PanelState {
+  bridge_mode: 'live' | 'file' | 'connecting' | '';
+  busy: boolean;
+  detail: string;
+  dock: 'inline' | 'side';
+  kernel_id: string;
+  max_steps: number;
+  model_label: string;
+  model_name: string;
+  notebook: string;
+  pending_approval: string;
+  pending_question: string;
+  role: string;
+  roles: RoleChoice[];
+  running_code: boolean;
+  sandbox: string;
+  sandbox_detail: string;
+  sandboxed: boolean;
+  session_id: string;
+  sessions: SavedSession[];
+  status: AgentState;
+  stop_reason: string;
+  usage: PanelUsage;
+  widget_id: string;
+}
+/**
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "RoleChoice".
+ */
+export interface RoleChoice {
+  description: string;
+  name: string;
+}
+/**
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "SavedSession".
+ */
+export interface SavedSession {
+  id: string;
+  runs: number;
+  state: string;
+  title: string;
+  updated: number;
+}
+/**
+ * Tokens and cost of the current run and of the session (empty before the first call).
+ *
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "PanelUsage".
+ */
+export interface PanelUsage {
+  run_cache_read_input_tokens?: number;
+  run_cost_usd?: number;
+  run_input_tokens?: number;
+  run_output_tokens?: number;
+  session_cache_read_input_tokens?: number;
+  session_cost_usd?: number;
+  session_input_tokens?: number;
+  session_output_tokens?: number;
+}
+/**
+ * A view rendered (again, after a page reload): it wants a snapshot.
+ *
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "Hello".
+ */
+export interface Hello {
+  type: 'hello';
+  view?: string | null;
+}
+/**
+ * Start a run with ``text`` as the task, in ``role`` (the current role if empty).
+ *
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "SendCommand".
+ */
+export interface SendCommand {
+  id: string;
+  name: 'send';
+  role?: string | null;
+  text: string;
+  type: 'command';
+}
+/**
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "StopCommand".
+ */
+export interface StopCommand {
+  id: string;
+  name: 'stop';
+  type: 'command';
+}
+/**
+ * Answer the pending question ``question_id``.
+ *
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "AnswerCommand".
+ */
+export interface AnswerCommand {
+  id: string;
+  name: 'answer';
+  question_id: string;
+  type: 'command';
+  value: string;
+}
+/**
+ * Allow or deny the pending approval ``request_id``; ``remember``: always allow calls
+ * like it for the session.
+ *
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "ApproveCommand".
+ */
+export interface ApproveCommand {
+  allow: boolean;
+  id: string;
+  name: 'approve';
+  remember?: boolean;
+  request_id: string;
+  type: 'command';
+}
+/**
+ * Hand the submitted plan to the Actor (or carry on with one cut short).
+ *
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "ExecutePlanCommand".
+ */
+export interface ExecutePlanCommand {
+  id: string;
+  name: 'execute_plan';
+  type: 'command';
+}
+/**
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "SetRoleCommand".
+ */
+export interface SetRoleCommand {
+  id: string;
+  name: 'set_role';
+  role: string;
+  type: 'command';
+}
+/**
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "SetMaxStepsCommand".
+ */
+export interface SetMaxStepsCommand {
+  id: string;
+  name: 'set_max_steps';
+  type: 'command';
+  value: number;
+}
+/**
+ * Show and continue the saved session ``session_id``.
+ *
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "ResumeCommand".
+ */
+export interface ResumeCommand {
+  id: string;
+  name: 'resume';
+  session_id: string;
+  type: 'command';
+}
+/**
+ * List the saved sessions again (the ``sessions`` trait).
+ *
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "SessionsCommand".
+ */
+export interface SessionsCommand {
+  id: string;
+  name: 'sessions';
+  type: 'command';
+}
+/**
+ * Trust the workspace's own settings (the button on the warning that they were ignored).
+ *
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "TrustCommand".
+ */
+export interface TrustCommand {
+  id: string;
+  name: 'trust';
+  type: 'command';
+}
+
+export const CONTROL_TOOLS = [
+  'ask_user',
+  'send_update',
+  'submit_plan',
+  'task_complete',
+  'update_plan_step'
+] as const;

@@ -1,0 +1,402 @@
+"""The panel's wire protocol: every message between the kernel and a panel view, typed.
+
+Three channels join the kernel's :class:`~jupyter_agent.jupyter.panel.AgentPanel` and a view
+(``js/src/panel``):
+
+- the widget's synced traits, :class:`PanelState`, written by the kernel only;
+- custom messages from the kernel, :data:`KernelMessage`: command replies and the
+  transcript (a snapshot, then batches of entries, or a piece of streamed text);
+- custom messages from a view, :data:`ViewMessage`: ``hello`` when it renders, and commands.
+
+A transcript entry (:data:`TranscriptEntry`) is a run's event as
+:data:`~jupyter_agent.events.EventAdapter` dumps it, without ``session_id``, ``seq`` and
+``time`` (:func:`to_entry`), or one of the panel's own entries (a user's message, a note, the
+end of a streamed text block, a plan's execution cut short). Every entry may carry ``n``,
+its place in the panel's log, so a view drops what it already has.
+
+This module is the protocol's one definition. ``python -m jupyter_agent.jupyter.panel_protocol``
+writes its JSON Schema, with the constants both sides share, to ``panel_protocol.json``;
+``js/scripts/wire.js`` (``npm run build:wire``) turns that into ``js/src/panel/wire.ts``.
+A test on each side fails when its generated file is stale, and both sides dispatch on
+every kind exhaustively. What a view sends is validated here (:data:`ViewMessageAdapter`)
+before the kernel acts on it.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, get_args
+
+from pydantic import BaseModel, ConfigDict, Discriminator, TypeAdapter
+from typing_extensions import NotRequired, TypedDict
+
+from ..events import Event, EventAdapter, StateChanged, UsageUpdated
+from ..states import AgentState
+from ..tools.control import CONTROL_TOOLS
+
+SCHEMA_FILE = Path(__file__).with_name("panel_protocol.json")
+
+Entry = dict[str, Any]
+"""An entry as the kernel builds and sends it: a dict in the shape of :data:`TranscriptEntry`
+(the transcript merges and trims entries in place, so they stay plain dicts)."""
+
+DROPPED_FIELDS = ("session_id", "seq", "time")
+"""Event fields a view never reads: not sent."""
+
+
+def to_entry(event: Event) -> Entry:
+    """An event as the panel sends it: without the fields a view never reads."""
+    if event.kind == "text_delta":
+        compact: Entry = {"kind": "text_delta", "text": event.text}
+        if event.phase:
+            compact["phase"] = event.phase
+        return compact
+    data = EventAdapter.dump_python(event, mode="json")
+    for key in DROPPED_FIELDS:
+        data.pop(key, None)
+    return data
+
+
+# --- the panel's own transcript entries ------------------------------------------------
+
+
+class UserEntry(TypedDict):
+    """What the user sent (shown again for a resumed session)."""
+
+    kind: Literal["user"]
+    text: str
+    n: NotRequired[int]
+
+
+class NoteEntry(TypedDict):
+    """A line from the panel itself: a resumed session, entries trimmed from the log."""
+
+    kind: Literal["note"]
+    text: str
+    trimmed: NotRequired[bool]
+    """The note that says how many of the oldest entries the log no longer holds."""
+    n: NotRequired[int]
+
+
+class TextEndEntry(TypedDict):
+    """A text block ended whose text the view has streamed already: it keeps that text
+    (a ``text`` entry carries the whole text instead when the pieces did not add up)."""
+
+    kind: Literal["text_end"]
+    phase: str | None
+    interrupted: bool
+    run_id: NotRequired[str]
+    n: NotRequired[int]
+
+
+class PlanStoppedEntry(TypedDict):
+    """A resumed session's plan whose execution was cut short: the view offers to go on."""
+
+    kind: Literal["plan_stopped"]
+    n: NotRequired[int]
+
+
+PanelEntry = UserEntry | NoteEntry | TextEndEntry | PlanStoppedEntry
+EVENT_TYPES: tuple[type, ...] = get_args(get_args(Event)[0])
+TRAIT_EVENTS = (StateChanged, UsageUpdated)
+"""Events that only set traits (the status and usage lines): never transcript entries."""
+
+if TYPE_CHECKING:
+    TranscriptEntry = Entry
+else:  # built from the event union, so a new event is in the protocol by itself
+    TranscriptEntry = Annotated[
+        Union[
+            (*(t for t in EVENT_TYPES if t not in TRAIT_EVENTS), *get_args(PanelEntry))
+        ],  # a Union of a tuple of types
+        Discriminator("kind"),
+    ]
+"""Everything a transcript shows: every event kind (state and usage only set traits) and
+the panel's own entries."""
+
+# --- messages from the kernel ----------------------------------------------------------
+
+
+class Reply(TypedDict):
+    """The answer to a command: ``error`` says what went wrong, in words for the user."""
+
+    type: Literal["reply"]
+    id: str | None
+    ok: bool
+    error: str | None
+
+
+class Snapshot(TypedDict):
+    """The transcript so far, for one view (``view``) or, after a resume, every view."""
+
+    type: Literal["snapshot"]
+    view: str | None
+    entries: list[TranscriptEntry]
+
+
+class Events(TypedDict):
+    """New entries, about 30 batches a second at most; pieces of a stream merged."""
+
+    type: Literal["events"]
+    entries: list[TranscriptEntry]
+
+
+class StreamedText(TypedDict):
+    """A batch that is only streamed text of the current block: entry ``n`` appends ``text``."""
+
+    type: Literal["text"]
+    n: int
+    text: str
+
+
+KernelMessage = Annotated[Reply | Snapshot | Events | StreamedText, Discriminator("type")]
+
+# --- messages from a view --------------------------------------------------------------
+
+
+class Hello(BaseModel):
+    """A view rendered (again, after a page reload): it wants a snapshot."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    type: Literal["hello"]
+    view: str | None = None
+
+
+class _Command(BaseModel):
+    """A command: answered by a :class:`Reply` with the same ``id``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    type: Literal["command"]
+    id: str
+
+
+class SendCommand(_Command):
+    """Start a run with ``text`` as the task, in ``role`` (the current role if empty)."""
+
+    name: Literal["send"]
+    text: str
+    role: str | None = None
+
+
+class StopCommand(_Command):
+    name: Literal["stop"]
+
+
+class AnswerCommand(_Command):
+    """Answer the pending question ``question_id``."""
+
+    name: Literal["answer"]
+    question_id: str
+    value: str
+
+
+class ApproveCommand(_Command):
+    """Allow or deny the pending approval ``request_id``; ``remember``: always allow calls
+    like it for the session."""
+
+    name: Literal["approve"]
+    request_id: str
+    allow: bool
+    remember: bool = False
+
+
+class ExecutePlanCommand(_Command):
+    """Hand the submitted plan to the Actor (or carry on with one cut short)."""
+
+    name: Literal["execute_plan"]
+
+
+class SetRoleCommand(_Command):
+    name: Literal["set_role"]
+    role: str
+
+
+class SetMaxStepsCommand(_Command):
+    name: Literal["set_max_steps"]
+    value: int
+
+
+class ResumeCommand(_Command):
+    """Show and continue the saved session ``session_id``."""
+
+    name: Literal["resume"]
+    session_id: str
+
+
+class SessionsCommand(_Command):
+    """List the saved sessions again (the ``sessions`` trait)."""
+
+    name: Literal["sessions"]
+
+
+class TrustCommand(_Command):
+    """Trust the workspace's own settings (the button on the warning that they were ignored)."""
+
+    name: Literal["trust"]
+
+
+Command = Annotated[
+    SendCommand
+    | StopCommand
+    | AnswerCommand
+    | ApproveCommand
+    | ExecutePlanCommand
+    | SetRoleCommand
+    | SetMaxStepsCommand
+    | ResumeCommand
+    | SessionsCommand
+    | TrustCommand,
+    Discriminator("name"),
+]
+
+ViewMessage = Annotated[Hello | Command, Discriminator("type")]
+ViewMessageAdapter: TypeAdapter[Hello | Command] = TypeAdapter(ViewMessage)
+"""Validates what a view sends: ``ViewMessageAdapter.validate_python(content)``."""
+
+# --- the synced traits ------------------------------------------------------------------
+
+
+class RoleChoice(TypedDict):
+    name: str
+    description: str
+
+
+class SavedSession(TypedDict):
+    id: str
+    title: str
+    updated: float
+    state: str
+    runs: int
+
+
+class PanelUsage(TypedDict, total=False):
+    """Tokens and cost of the current run and of the session (empty before the first call)."""
+
+    run_input_tokens: int
+    run_output_tokens: int
+    run_cache_read_input_tokens: int
+    run_cost_usd: float
+    session_input_tokens: int
+    session_output_tokens: int
+    session_cache_read_input_tokens: int
+    session_cost_usd: float
+
+
+class PanelState(TypedDict):
+    """The widget's synced traits, as :class:`~jupyter_agent.jupyter.panel.AgentPanel`
+    declares them; the kernel writes them, a view only reads."""
+
+    status: AgentState
+    detail: str
+    """What the state is about: the tool being run, what the agent waits for, a message."""
+    stop_reason: str
+    busy: bool
+    role: str
+    roles: list[RoleChoice]
+    model_name: str
+    model_label: str
+    session_id: str
+    sessions: list[SavedSession]
+    notebook: str
+    bridge_mode: Literal["live", "file", "connecting", ""]
+    usage: PanelUsage
+    max_steps: int
+    pending_question: str
+    pending_approval: str
+    running_code: bool
+    """The agent runs code in this kernel: Stop must also interrupt the kernel."""
+    kernel_id: str
+    dock: Literal["inline", "side"]
+    widget_id: str
+    sandbox: str
+    sandbox_detail: str
+    sandboxed: bool
+
+
+# --- the schema both sides are generated from ------------------------------------------
+
+
+class _Protocol(TypedDict):
+    """The roots of the schema (this type itself is never sent)."""
+
+    entry: TranscriptEntry
+    kernel_message: KernelMessage
+    view_message: ViewMessage
+    state: PanelState
+
+
+CONSTANTS: dict[str, Any] = {
+    "CONTROL_TOOLS": sorted(tool.name for tool in CONTROL_TOOLS),
+}
+"""Values the view needs as values, not types: the tools whose cards it hides unless
+they fail (the agent talks to the panel through them)."""
+
+
+_NAMED_UNIONS: dict[str, Any] = {
+    "TranscriptEntry": TranscriptEntry,
+    "KernelMessage": KernelMessage,
+    "ViewMessage": ViewMessage,  # before Command, which it contains
+    "Command": Command,
+}
+
+
+def schema() -> dict[str, Any]:
+    """The JSON Schema of the protocol, with ``x-constants``, as ``panel_protocol.json``
+    holds it."""
+    root = TypeAdapter(_Protocol).json_schema(mode="serialization")
+    defs = root["$defs"]
+    for member in EVENT_TYPES:
+        definition = defs[member.__name__]
+        properties = definition["properties"]
+        for key in DROPPED_FIELDS:
+            del properties[key]
+        properties["n"] = {"type": "integer", "description": "The entry's place in the log."}
+        # `kind` has a default in Python, but every dump carries it: it is the discriminator.
+        definition["required"] = ["kind", *definition.get("required", [])]
+    # Unions are inlined where they are used; name each once, so the TypeScript has it.
+    for name, union in _NAMED_UNIONS.items():
+        body = TypeAdapter(union).json_schema(mode="serialization")
+        body.pop("$defs", None)
+        _replace(root, body, {"$ref": f"#/$defs/{name}"})
+        defs[name] = {"title": name, **body}
+    for definition in [root, *defs.values()]:
+        for child in definition.get("properties", {}).values():
+            _tidy(child)
+    root["title"] = "PanelProtocol"
+    root["x-constants"] = CONSTANTS
+    return root
+
+
+def _tidy(node: Any) -> None:
+    """Keep a field's schema from becoming a TypeScript type of its own: a title names a
+    type, and so does a reference with a default beside it."""
+    if isinstance(node, dict):
+        node.pop("title", None)
+        if "$ref" in node:
+            node.pop("default", None)
+        for child in node.values():
+            _tidy(child)
+    elif isinstance(node, list):
+        for child in node:
+            _tidy(child)
+
+
+def _replace(node: Any, old: dict[str, Any], new: dict[str, Any]) -> None:
+    """Replace every sub-schema of ``node`` equal to ``old`` with ``new``, in place."""
+    children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
+    for key, child in list(node.items() if isinstance(node, dict) else enumerate(children)):
+        if child == old:
+            node[key] = dict(new)
+        else:
+            _replace(child, old, new)
+
+
+def render() -> str:
+    """``panel_protocol.json``'s text."""
+    return json.dumps(schema(), indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+if __name__ == "__main__":
+    target = Path(sys.argv[1]) if len(sys.argv) > 1 else SCHEMA_FILE
+    target.write_text(render(), encoding="utf-8")

@@ -1,0 +1,263 @@
+"""The panel's transcript, DOM-free: what the panel has shown and what it has yet to send.
+
+:class:`Transcript` keeps the log a view gets as a snapshot (after a page reload, say) and
+the batch the next flush sends, merging consecutive pieces of a stream in both; when a text
+block ends, its pieces give way to the finished text, and a view that streamed it gets only
+``text_end``. The log stays within :data:`LOG_BUDGET` characters over a days-long session.
+:func:`history_entries` turns a saved conversation into entries, for a resumed session.
+Entries are dicts in the shapes :mod:`~jupyter_agent.jupyter.panel_protocol` defines.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+from ..agent import Agent
+from ..agent._agent import STOPPED_NOTE
+from ..events import PlanStepUpdated, PlanSubmitted, TextDone, ToolEnd, ToolStart
+from ..messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from .panel_protocol import (
+    Entry,
+    NoteEntry,
+    PlanStoppedEntry,
+    TextEndEntry,
+    UserEntry,
+    to_entry,
+)
+
+LOG_BUDGET = 2_000_000
+"""Characters of transcript the kernel keeps for views that connect later (a reload).
+Past it, old long fields shrink to head and tail, then the oldest entries go."""
+LOG_KEEP_RECENT = 20
+"""The newest entries are never trimmed."""
+FIELD_KEEP = 2_000
+
+_MERGEABLE = frozenset({"text_delta", "thinking_delta", "tool_progress"})
+
+
+def _size(entry: Entry) -> int:
+    return len(json.dumps(entry, default=str))
+
+
+def _stream_key(entry: Entry) -> str:
+    return "output" if entry["kind"] == "tool_progress" else "text"
+
+
+def _same_stream(previous: Entry, entry: Entry) -> bool:
+    """Whether ``entry`` continues the stream ``previous`` is a piece of."""
+    kind = entry["kind"]
+    if kind not in _MERGEABLE or previous["kind"] != kind:
+        return False
+    if kind == "tool_progress":
+        return bool(previous["tool_use_id"] == entry["tool_use_id"])
+    return previous.get("phase") == entry.get("phase")
+
+
+class Transcript:
+    """What the panel has shown (``entries``, for snapshots) and what it has yet to send
+    (``pending``, the next batch). DOM-free: the browser side renders the same entries.
+
+    Consecutive pieces of one stream are merged, in both. The log keeps a stream's pieces
+    in a list until a snapshot needs them, so a long answer costs linear time; and when a
+    text block ends, its pieces give way to the finished text, which the browser is sent
+    without the text it already streamed.
+    """
+
+    def __init__(self) -> None:
+        self.entries: list[Entry] = []
+        self.pending: list[Entry] = []
+        self.pending_since = 0.0
+        self.n = 0
+        self._open: Entry | None = None  # the log's stream entry still growing
+        self._parts: list[str] = []
+        self._block: list[str] = []  # the text block being streamed, for its end
+        self._last_text = ""
+        self._chars = 0  # about the size of entries, for LOG_BUDGET
+        self._dropped = 0
+
+    def add(self, entry: Entry, *, live: bool = True) -> None:
+        self.n += 1
+        entry["n"] = self.n
+        kind = entry["kind"]
+        sent = entry
+        if kind == "text_delta":
+            self._block.append(entry["text"])
+        elif kind == "text":
+            sent = self._end_block(entry)
+        elif kind in ("turn_start", "retry"):
+            self._block = []
+        elif kind == "completed" and entry.get("summary") and entry["summary"] == self._last_text:
+            # A run that ended with its answer has that answer as summary: shown already.
+            entry["summary"] = ""
+        self._log(entry)
+        if not live:
+            return
+        if not self.pending:
+            self.pending_since = time.monotonic()
+        last = self.pending[-1] if self.pending else None
+        if last is not None and _same_stream(last, sent):
+            key = _stream_key(sent)
+            last[key] += sent[key]
+            last["n"] = sent["n"]
+        else:
+            self.pending.append(sent)
+
+    def _log(self, entry: Entry) -> None:
+        open_ = self._open
+        if open_ is not None and self.entries[-1] is open_ and _same_stream(open_, entry):
+            part = entry[_stream_key(entry)]
+            self._parts.append(part)
+            open_["n"] = entry["n"]
+            self._grow(len(part))
+            return
+        self._close()
+        copy = dict(entry)
+        self.entries.append(copy)
+        if entry["kind"] in _MERGEABLE:
+            self._open, self._parts = copy, [entry[_stream_key(entry)]]
+        self._grow(_size(copy))
+
+    def _grow(self, chars: int) -> None:
+        self._chars += chars
+        if self._chars > LOG_BUDGET:
+            self._trim()
+
+    def _trim(self) -> None:
+        """Bring the log to half its budget: long fields of old entries first, then the
+        oldest entries, leaving a note that says how many are not shown."""
+        target = LOG_BUDGET // 2
+        old = self.entries[: max(len(self.entries) - LOG_KEEP_RECENT, 0)]
+        for entry in old:
+            if self._chars <= target:
+                return
+            for key, value in list(entry.items()):
+                if entry is not self._open and isinstance(value, str) and len(value) > FIELD_KEEP:
+                    cut = (
+                        f"{value[: FIELD_KEEP // 2]}\n… {len(value) - FIELD_KEEP:,} characters "
+                        f"of this earlier entry trimmed …\n{value[-FIELD_KEEP // 2 :]}"
+                    )
+                    self._chars -= len(value) - len(cut)
+                    entry[key] = cut
+        first = 1 if self.entries and self.entries[0].get("trimmed") else 0
+        while self._chars > target and len(self.entries) - first > LOG_KEEP_RECENT:
+            gone = self.entries.pop(first)
+            self._chars -= _size(gone)
+            self._dropped += 1
+        if self._dropped:
+            note = dict(
+                NoteEntry(
+                    kind="note",
+                    trimmed=True,
+                    text=f"{self._dropped:,} earlier entries of this session are not shown.",
+                )
+            )
+            if first:
+                self.entries[0] = note
+            else:
+                self.entries.insert(0, note)
+
+    def _close(self) -> None:
+        if self._open is not None:
+            self._open[_stream_key(self._open)] = "".join(self._parts)
+            self._open, self._parts = None, []
+
+    def _end_block(self, entry: Entry) -> Entry:
+        """A text block ended: log its whole text instead of its pieces, and send the
+        view only its end (``text_end``) when the view has streamed that text already."""
+        streamed, self._block = "".join(self._block), []
+        self._last_text = entry["text"]
+        last = self.entries[-1] if self.entries else None
+        if (
+            last is not None
+            and last["kind"] == "text_delta"
+            and last.get("phase") == entry.get("phase")
+        ):
+            self._close()
+            self.entries.pop()
+        if not streamed or streamed != entry["text"]:
+            return entry
+        end = TextEndEntry(
+            kind="text_end", phase=entry.get("phase"), interrupted=entry["interrupted"]
+        )
+        if entry.get("run_id"):
+            end["run_id"] = entry["run_id"]
+        end["n"] = entry["n"]
+        return dict(end)
+
+    def drop_partial_turn(self) -> None:
+        """A retried model call starts its turn again: the partial text is void."""
+        self._close()
+        while self.entries and self.entries[-1]["kind"] in ("text_delta", "thinking_delta"):
+            self.entries.pop()
+
+    def snapshot(self) -> list[Entry]:
+        if self._open is not None:
+            self._open[_stream_key(self._open)] = "".join(self._parts)
+            self._parts = [self._open[_stream_key(self._open)]]
+        return self.entries
+
+    def take(self) -> list[Entry]:
+        batch, self.pending = self.pending, []
+        return batch
+
+    def pending_is_short_text(self, chars: int) -> bool:
+        """Only streamed text is waiting, and less than ``chars`` of it."""
+        return all(e["kind"] == "text_delta" for e in self.pending) and (
+            sum(len(e["text"]) for e in self.pending) < chars
+        )
+
+
+def history_entries(history: list[Message], agent: Agent) -> list[Entry]:
+    """A saved conversation as transcript entries (for a resumed session)."""
+    entries: list[Entry] = []
+    names: dict[str, str] = {}
+    meta = agent.session.metadata
+    for message in history:
+        if message.role == "user" and message.message_type != "tool_result":
+            text = message.text.removeprefix(STOPPED_NOTE).lstrip()
+            if text:
+                entries.append(dict(UserEntry(kind="user", text=text)))
+            continue
+        for block in message.content:
+            if isinstance(block, TextBlock) and block.text.strip():
+                entries.append(to_entry(TextDone(text=block.text, interrupted=message.interrupted)))
+            elif isinstance(block, ToolUseBlock):
+                names[block.id] = block.name
+                tool = agent.tools.get(block.name)
+                summary = tool.summary(block.input) if tool else block.name
+                entries.append(
+                    to_entry(
+                        ToolStart(
+                            tool_use_id=block.id,
+                            name=block.name,
+                            input=block.input,
+                            summary=summary,
+                        )
+                    )
+                )
+            elif isinstance(block, ToolResultBlock):
+                entries.append(
+                    to_entry(
+                        ToolEnd(
+                            tool_use_id=block.tool_use_id,
+                            name=names.get(block.tool_use_id, ""),
+                            result=block.text,
+                            is_error=block.is_error,
+                        )
+                    )
+                )
+    if meta.plan is not None:
+        entries.append(to_entry(PlanSubmitted(plan=meta.plan)))
+        marked = [p for p in meta.plan_progress if p.status != "pending"]
+        entries.extend(
+            to_entry(PlanStepUpdated(step_number=p.step_number, status=p.status, note=p.note))
+            for p in marked
+        )
+        unfinished = any(p.status in ("pending", "in_progress") for p in meta.plan_progress)
+        if marked and unfinished and meta.stop_reason not in (None, "completed"):
+            # Its execution was cut short: the panel offers to carry on (execute_plan does).
+            entries.append(dict(PlanStoppedEntry(kind="plan_stopped")))
+    if history:
+        entries.append(dict(NoteEntry(kind="note", text=f"Resumed session {agent.session.id}.")))
+    return entries

@@ -1,0 +1,133 @@
+"""The panel's wire protocol: defined once in Python, generated for TypeScript, validated
+where it comes in, and dispatched on every kind.
+
+The kernel end runs for real (an AgentPanel on a live agent with a scripted model); what a
+view would send goes through the same handler the comm calls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any, get_args
+
+import pytest
+from pydantic import TypeAdapter, ValidationError
+from test_events import SAMPLES
+
+from jupyter_agent import Agent, ScriptedModel
+from jupyter_agent.events import Event
+from jupyter_agent.jupyter import panel_protocol
+from jupyter_agent.jupyter.panel import AgentPanel
+from jupyter_agent.jupyter.panel_protocol import (
+    SCHEMA_FILE,
+    TRAIT_EVENTS,
+    PanelState,
+    ViewMessageAdapter,
+    to_entry,
+)
+from jupyter_agent.tools.control import CONTROL_TOOLS
+
+
+def test_the_checked_in_schema_is_what_the_python_gives() -> None:
+    # Regenerate with `python -m jupyter_agent.jupyter.panel_protocol`, then
+    # `npm run build:wire` in js/ (js/test/wire.test.ts checks the TypeScript).
+    assert SCHEMA_FILE.read_text(encoding="utf-8") == panel_protocol.render()
+
+
+def test_every_event_kind_is_a_transcript_entry_or_a_trait() -> None:
+    schema = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
+    defs = schema["$defs"]
+    entry_kinds = {
+        defs[ref["$ref"].rsplit("/", 1)[1]]["properties"]["kind"]["const"]
+        for ref in defs["TranscriptEntry"]["oneOf"]
+    }
+    event_kinds = {cls.__dataclass_fields__["kind"].default for cls in get_args(get_args(Event)[0])}
+    trait_kinds = {cls.__dataclass_fields__["kind"].default for cls in TRAIT_EVENTS}
+    assert event_kinds - trait_kinds <= entry_kinds
+    assert not trait_kinds & entry_kinds
+    assert {"user", "note", "text_end", "plan_stopped"} <= entry_kinds
+    # The shared constants are the kernel's own.
+    assert schema["x-constants"]["CONTROL_TOOLS"] == sorted(t.name for t in CONTROL_TOOLS)
+
+
+@pytest.mark.parametrize("event", SAMPLES, ids=lambda e: e.kind)
+def test_every_event_on_the_wire_matches_its_schema(event: Any) -> None:
+    entry = to_entry(event)
+    assert not {"session_id", "seq", "time"} & entry.keys()
+    if isinstance(event, TRAIT_EVENTS):
+        return
+    # The entry, as sent, validates against the protocol (what the TypeScript is made from).
+    adapter = TypeAdapter(panel_protocol.TranscriptEntry)
+    adapter.validate_python({**entry, "n": 1})
+
+
+def test_the_panel_declares_exactly_the_traits_of_the_protocol() -> None:
+    synced = {name for name, trait in AgentPanel.class_traits(sync=True).items()}
+    synced -= {"_esm", "_css", "_anywidget_id", "layout", "tabbable", "tooltip", "comm"}
+    synced = {n for n in synced if not n.startswith("_")}
+    assert synced == set(PanelState.__annotations__)
+
+
+@pytest.mark.parametrize(
+    ("message", "error"),
+    [
+        ({"type": "command", "id": "1", "name": "frobnicate"}, "unknown command 'frobnicate'"),
+        ({"type": "command", "id": "2", "name": "answer", "value": "x"}, "question_id"),
+        ({"type": "command", "id": "3", "name": "approve", "request_id": "r"}, "allow"),
+        ({"type": "command", "id": "4", "name": "set_max_steps", "value": "many"}, "value"),
+        ({"type": "command", "id": "5", "name": "stop", "extra": 1}, "extra"),
+        ({"type": "command", "id": "6", "name": "send", "text": ["not", "text"]}, "text"),
+        ({"type": "shout", "id": "7"}, "shout"),
+    ],
+)
+def test_a_malformed_message_from_a_view_is_refused_with_a_reply_that_says_why(
+    message: dict[str, Any], error: str, workspace: Path
+) -> None:
+    with pytest.raises(ValidationError):
+        ViewMessageAdapter.validate_python(message)
+
+    async def scenario() -> list[dict[str, Any]]:
+        agent = Agent("planner", ScriptedModel([{"text": "hi"}]), workspace=workspace)
+        panel = AgentPanel(agent)
+        sent: list[dict[str, Any]] = []
+        panel._post = sent.append  # type: ignore[method-assign]  # the comm, not opened here
+        panel._handle(message)
+        panel.close()
+        return sent
+
+    (reply,) = asyncio.run(scenario())
+    assert reply["type"] == "reply" and reply["ok"] is False
+    assert reply["id"] == message.get("id")
+    assert error in reply["error"]
+
+
+def test_commands_arrive_typed_and_hello_gets_a_snapshot(workspace: Path) -> None:
+    async def scenario() -> tuple[list[dict[str, Any]], Agent]:
+        agent = Agent("planner", ScriptedModel([{"text": "hello there"}]), workspace=workspace)
+        panel = AgentPanel(agent)
+        sent: list[dict[str, Any]] = []
+        panel._post = sent.append  # type: ignore[method-assign]  # the comm, not opened here
+        panel._handle({"type": "command", "id": "a", "name": "set_max_steps", "value": 7})
+        panel._handle({"type": "command", "id": "b", "name": "send", "text": "go"})
+        assert agent.handle is not None
+        await agent.handle.wait()
+        panel._handle({"type": "hello", "view": "v"})
+        panel.close()
+        return sent, agent
+
+    sent, agent = asyncio.run(scenario())
+    replies = [m for m in sent if m["type"] == "reply"]
+    assert [(r["id"], r["ok"]) for r in replies] == [("a", True), ("b", True)]
+    assert agent.limits.max_steps == 7
+    snapshot = next(m for m in sent if m["type"] == "snapshot")
+    assert snapshot["view"] == "v"
+    kinds = [e["kind"] for e in snapshot["entries"]]
+    assert kinds[0] == "agent_start" and kinds[-1] == "completed"
+    assert "state" not in kinds and "usage" not in kinds
+    adapter = TypeAdapter(list[panel_protocol.TranscriptEntry])
+    adapter.validate_python(snapshot["entries"])
+    # Every event reached the wire in its serialised form, with n in log order.
+    ns = [e["n"] for e in snapshot["entries"]]
+    assert ns == sorted(ns)
