@@ -102,6 +102,7 @@ from .panel_protocol import (
     TrustCommand,
     ViewMessageAdapter,
     to_entry,
+    why_invalid,
 )
 from .transcript import Transcript, history_entries
 
@@ -415,7 +416,7 @@ class AgentPanel(anywidget.AnyWidget):
         try:
             message = ViewMessageAdapter.validate_python(content)
         except ValidationError as exc:
-            error = _invalid(content, exc)
+            error = why_invalid(content, exc)
             log.warning("panel: %s", error)
             cid = content.get("id")
             self._post(
@@ -583,16 +584,6 @@ class AgentPanel(anywidget.AnyWidget):
             self._shell.events.unregister("post_run_cell", self._on_cell)
             self._shell = None
         super().close()
-
-
-def _invalid(content: dict[str, Any], exc: ValidationError) -> str:
-    """What was wrong with a view's message, in a line (the reply's error)."""
-    error = exc.errors()[0]
-    if error["type"] == "union_tag_invalid" and content.get("type") == "command":
-        return f"unknown command {content.get('name')!r}"
-    where = ".".join(str(part) for part in error["loc"][1:]) or "message"
-    name = content.get("name") or content.get("type")
-    return f"bad {name!r} message: {where}: {error['msg']}"
 
 
 def _short(text: str, limit: int = 300) -> str:

@@ -29,7 +29,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, get_args
 
-from pydantic import BaseModel, ConfigDict, Discriminator, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Discriminator, TypeAdapter, ValidationError
 from typing_extensions import NotRequired, TypedDict
 
 from ..events import Event, EventAdapter, StateChanged, UsageUpdated
@@ -253,6 +253,17 @@ Command = Annotated[
 ViewMessage = Annotated[Hello | Command, Discriminator("type")]
 ViewMessageAdapter: TypeAdapter[Hello | Command] = TypeAdapter(ViewMessage)
 """Validates what a view sends: ``ViewMessageAdapter.validate_python(content)``."""
+
+
+def why_invalid(content: dict[str, Any], exc: ValidationError) -> str:
+    """What was wrong with a view's message, in a line (the reply's error)."""
+    error = exc.errors()[0]
+    if error["type"] == "union_tag_invalid" and content.get("type") == "command":
+        return f"unknown command {content.get('name')!r}"
+    where = ".".join(str(part) for part in error["loc"][1:]) or "message"
+    name = content.get("name") or content.get("type")
+    return f"bad {name!r} message: {where}: {error['msg']}"
+
 
 # --- the synced traits ------------------------------------------------------------------
 
