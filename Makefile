@@ -6,7 +6,7 @@ PYTHON ?= python3
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: lab test install system-packages
+.PHONY: lab test typecheck install system-packages
 
 # Containers often run as root, which Jupyter refuses without --allow-root.
 ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
@@ -17,7 +17,12 @@ lab: $(STAMP)
 
 test: $(STAMP) system-packages
 	$(BIN)/python -m ruff check jupyter_agent tests benchmarks
+	$(MAKE) --no-print-directory typecheck
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# mypy over jupyter_agent/, strict for the framework layer ([tool.mypy] in pyproject.toml).
+typecheck: $(STAMP)
+	$(BIN)/python -m mypy
 
 install: $(STAMP)
 

@@ -108,7 +108,7 @@ class Document:
     @classmethod
     def parse(cls, text: str, name: str = "the notebook") -> Document:
         """Read a notebook file's text; :class:`NotebookFormatError` says why one cannot be."""
-        start = _SPACE.match(text).end()  # type: ignore[union-attr]
+        start = _skip(text, 0)
         if not text.startswith("{", start):
             raise NotebookFormatError(f"{name} is not a notebook: it does not hold a JSON object.")
         try:
@@ -236,7 +236,7 @@ class Document:
         """The text of ``old`` with only its changed members rewritten."""
         if list(old.value) != list(value):
             return self.style.dumps(value, self._depth() + 1)
-        start = _SPACE.match(old.text).end()  # type: ignore[union-attr]
+        start = _skip(old.text, 0)
         spans = _members(old.text, start)
         text, shift = old.text, 0
         for key, span in spans.items():
@@ -328,7 +328,8 @@ def _elements(text: str, start: int) -> list[_Span]:
 
 
 def _skip(text: str, i: int) -> int:
-    return _SPACE.match(text, i).end()  # type: ignore[union-attr]
+    """Past the JSON whitespace at ``i``."""
+    return _SPACE.match(text, i).end()  # type: ignore[union-attr]  # `[...]*` always matches
 
 
 def _v3_cells(text: str, top: dict[str, _Span], name: str) -> tuple[_Span | None, int]:

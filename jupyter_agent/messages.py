@@ -30,13 +30,14 @@ MessageType = Literal["text", "plan", "question", "tool_call", "tool_result"]
 INTERRUPTED_RESULT = "Interrupted by the user before this tool finished."
 
 
-_block = dataclass(kw_only=True, slots=True)
-"""Blocks are slotted dataclasses, validated by pydantic where data comes in (a session
-file, a scripted turn, the API's reply) through :data:`BlocksAdapter`: a step makes a
-few and the history keeps them all, and a pydantic model costs several times more."""
+# Blocks are keyword-only slotted dataclasses, validated by pydantic where data comes in
+# (a session file, a scripted turn, the API's reply) through BlocksAdapter: a step makes a
+# few and the history keeps them all, and a pydantic model costs several times more.
+# (The decorator is written out on each class: a type checker recognises a dataclass by
+# its decorator, not through an alias.)
 
 
-@_block
+@dataclass(kw_only=True, slots=True)
 class TextBlock:
     type: Literal["text"] = "text"
     text: str
@@ -45,14 +46,14 @@ class TextBlock:
         return {"type": "text", "text": self.text}
 
 
-@_block
+@dataclass(kw_only=True, slots=True)
 class ImageSource:
     type: Literal["base64"] = "base64"
     media_type: str
     data: str
 
 
-@_block
+@dataclass(kw_only=True, slots=True)
 class ImageBlock:
     type: Literal["image"] = "image"
     source: ImageSource
@@ -65,7 +66,7 @@ class ImageBlock:
         }
 
 
-@_block
+@dataclass(kw_only=True, slots=True)
 class ThinkingBlock:
     type: Literal["thinking"] = "thinking"
     thinking: str
@@ -75,7 +76,7 @@ class ThinkingBlock:
         return {"type": "thinking", "thinking": self.thinking, "signature": self.signature}
 
 
-@_block
+@dataclass(kw_only=True, slots=True)
 class RedactedThinkingBlock:
     type: Literal["redacted_thinking"] = "redacted_thinking"
     data: str
@@ -84,7 +85,7 @@ class RedactedThinkingBlock:
         return {"type": "redacted_thinking", "data": self.data}
 
 
-@_block
+@dataclass(kw_only=True, slots=True)
 class ToolUseBlock:
     type: Literal["tool_use"] = "tool_use"
     id: str
@@ -98,7 +99,7 @@ class ToolUseBlock:
 ToolResultContent = Annotated[TextBlock | ImageBlock, Discriminator("type")]
 
 
-@_block
+@dataclass(kw_only=True, slots=True)
 class ToolResultBlock:
     type: Literal["tool_result"] = "tool_result"
     tool_use_id: str
@@ -223,19 +224,23 @@ def encodable(text: str) -> str:
     return text if text.isascii() else _LONE_SURROGATE.sub("\ufffd", text)
 
 
-class ApiTurn(dict):  # type: ignore[type-arg]
+class ApiTurn(dict[str, Any]):
     """One turn of the API view: a dict that is never changed once handed out, so a
     model may keep on it what it derives from it (``encoded``: its JSON), and a long
     history is not encoded again at every step."""
 
     __slots__ = ("encoded",)
+    encoded: str
+    """Set by the model that first encodes the turn; unset until then."""
 
 
-class ApiTools(list):  # type: ignore[type-arg]
+class ApiTools(list[dict[str, Any]]):
     """The tools offered to a model, as API dicts, never changed once handed out: as on an
     :class:`ApiTurn`, a model may keep its encoding of them on it (``encoded``)."""
 
     __slots__ = ("encoded",)
+    encoded: tuple[bool, str]
+    """(whether the last tool carries a cache breakpoint, the JSON); unset until encoded."""
 
 
 class ApiView:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, cast, runtime_checkable
 
 from pydantic import BaseModel, Field
 
@@ -139,6 +139,8 @@ class ChangeLog:
 
 
 async def _revert(bridge: NotebookBridge, change: Change) -> str:
+    # A cell's type goes back as the bridge reported it (cast: a type only older files
+    # hold, such as heading, is the bridge's to refuse).
     if change.kind == "insert":
         await bridge.delete(change.cell_id)
         return f"removed inserted cell {change.cell_id}"
@@ -148,7 +150,7 @@ async def _revert(bridge: NotebookBridge, change: Change) -> str:
         return f"restored cell {change.cell_id}"
     if change.kind == "set_type":
         assert change.before is not None
-        await bridge.set_type(change.cell_id, change.before.cell_type)
+        await bridge.set_type(change.cell_id, cast(CellType, change.before.cell_type))
         return f"restored the type of cell {change.cell_id}"
     if change.kind == "delete":
         assert change.before is not None
@@ -156,7 +158,10 @@ async def _revert(bridge: NotebookBridge, change: Change) -> str:
         ids = [c.id for c in cells]
         before = change.neighbour if change.neighbour in ids else None
         await bridge.insert(
-            change.before.source, change.before.cell_type, before=before, cell_id=change.cell_id
+            change.before.source,
+            cast(CellType, change.before.cell_type),
+            before=before,
+            cell_id=change.cell_id,
         )
         return f"put back deleted cell {change.cell_id}"
     # move: put it back before the cell that used to follow it

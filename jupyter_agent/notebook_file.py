@@ -241,8 +241,8 @@ class FileBridge:
             if ids[new] is None and kept not in taken:
                 ids[new] = kept
                 taken.add(kept)
-            elif ids[new] is not None and ids[new] != kept:
-                self._aliases[kept] = ids[new]  # e.g. JupyterLab saved the file with its own ids
+            elif (current := ids[new]) is not None and current != kept:
+                self._aliases[kept] = current  # e.g. JupyterLab saved the file with its own ids
         derived = list(derive_ids(prints, set(taken)))
         out: list[str] = []
         for i, cell_id in enumerate(ids):

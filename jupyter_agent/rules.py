@@ -20,7 +20,7 @@ import posixpath
 import re
 import shlex
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
 from typing import Annotated, Any, Literal
@@ -253,20 +253,20 @@ class Rule(BaseModel):
 
     # builders, for readable rule lists
     @classmethod
-    def allow(cls, matcher: _Matcher | str, **kw: Any) -> Rule:
+    def allow(cls, matcher: Matcher | str, **kw: Any) -> Rule:
         return cls(matcher=_as_matcher(matcher), decision="allow", **kw)
 
     @classmethod
-    def deny(cls, matcher: _Matcher | str, **kw: Any) -> Rule:
+    def deny(cls, matcher: Matcher | str, **kw: Any) -> Rule:
         return cls(matcher=_as_matcher(matcher), decision="deny", **kw)
 
     @classmethod
-    def ask(cls, matcher: _Matcher | str, **kw: Any) -> Rule:
+    def ask(cls, matcher: Matcher | str, **kw: Any) -> Rule:
         return cls(matcher=_as_matcher(matcher), decision="ask", **kw)
 
 
-def _as_matcher(matcher: _Matcher | str) -> Matcher:
-    return ToolName(name=matcher) if isinstance(matcher, str) else matcher  # type: ignore[return-value]
+def _as_matcher(matcher: Matcher | str) -> Matcher:
+    return ToolName(name=matcher) if isinstance(matcher, str) else matcher
 
 
 _RULES: TypeAdapter[list[Rule]] = TypeAdapter(list[Rule])
@@ -281,7 +281,7 @@ class Rules:
     def __init__(self, rules: Iterable[Rule] = ()) -> None:
         self.rules: list[Rule] = list(rules)
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> Iterator[Rule]:
         return iter(self.rules)
 
     def __len__(self) -> int:
@@ -345,7 +345,7 @@ class Rules:
     def _new_rules(self, call: ToolCall) -> list[Rule]:
         target = call.session_id or None
         if call.name in _COMMAND_TOOLS and isinstance(call.input.get("command"), str):
-            matchers: list[_Matcher] = []
+            matchers: list[Matcher] = []
             for invocation in analyze(str(call.input["command"])).invocations:
                 if invocation.effect.problem:
                     continue

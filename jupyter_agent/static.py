@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 _TYPE_DICT = type.__dict__["__dict__"]
-_MODULE_DICT = types.ModuleType.__dict__["__dict__"]
+_MODULE_DICT = vars(types.ModuleType)["__dict__"]  # vars(): the type stubs' is a property
 _FUNCTION = {
     name: types.FunctionType.__dict__[name]
     for name in ("__code__", "__defaults__", "__kwdefaults__", "__name__", "__qualname__",
@@ -289,6 +289,6 @@ def shallow_size(value: Any, base: type | None, libraries: frozenset[str]) -> in
     try:
         if owner is object or owner is base or genuine(type(value), libraries):
             return sys.getsizeof(value)
-        return (base or object).__sizeof__(value)
+        return (base or object).__sizeof__(value)  # type: ignore[call-arg]  # unbound: given value
     except Exception:
         return None

@@ -122,8 +122,8 @@ class Agent:
         if builtin_tools:
             for t in (*FILE_TOOLS, *SHELL_TOOLS):
                 self.tools.register(t)
-        for t in tools:
-            self.tools.register(t, replace=True)
+        for given in tools:
+            self.tools.register(given, replace=True)
         self.limits = Limits(max_steps, max_duration, budget_usd, question_timeout)
         self.loop = loop
         self._policy_from_settings = policy is None
@@ -160,9 +160,9 @@ class Agent:
         self.resources.insert(WrittenFiles())
         self.secrets = Secrets(environment_secrets, self._model_secrets)
         """The secret values hidden from every tool result: ``agent.secrets.add(value)``."""
-        for chosen in (user, self.settings):  # [secrets] only hides more: any file may say
-            if chosen is not None and chosen.secrets.environment:
-                self.secrets.add_source(chosen.secrets.values)
+        for source in (user, self.settings):  # [secrets] only hides more: any file may say
+            if source is not None and source.secrets.environment:
+                self.secrets.add_source(source.secrets.values)
         self.resources.insert(self.secrets)
         self._sandbox_noted = False
         self.changes = ChangeLog()
@@ -327,7 +327,7 @@ class Agent:
 
     @property
     def notebook(self) -> NotebookBridge | None:
-        return self.resources.get(NotebookBridge)  # type: ignore[type-abstract]
+        return self.resources.get(NotebookBridge)  # type: ignore[type-abstract]  # keyed by the protocol
 
     def attach_notebook(self, notebook: str | Path | NotebookBridge) -> NotebookBridge:
         """Work on ``notebook`` (a bridge, or a path edited as a file) with the notebook tools."""

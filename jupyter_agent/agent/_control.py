@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ToolError
 from ..events import (
+    Event,
     PlanStepUpdated,
     PlanSubmitted,
     SubagentCompleted,
@@ -60,9 +61,11 @@ def spawn(run: Run, task: str, role: str, tool_use_id: str | None, **options: An
             task=task,
         )
     )
-    child.subscribe(
-        lambda event: run.emit(SubagentOutput(child_session_id=child.session.id, event=event))
-    )
+
+    def forward(event: Event) -> None:
+        run.emit(SubagentOutput(child_session_id=child.session.id, event=event))
+
+    child.subscribe(forward)
     handle = child.start(task)
     run.children.append(handle)
 

@@ -85,7 +85,7 @@ def _record(
 
 
 async def dispatch(run: Run, block: ToolUseBlock, truncated: bool) -> ToolResultBlock:
-    """One call through validation → role → policy → approval → execution → result."""
+    """One call through offer → role → input → policy → approval → execution → result."""
     tool = run.agent.tools.get(block.name)
     summary = tool.summary(block.input) if tool else visible(f"{block.name}(…)")
     run.emit(

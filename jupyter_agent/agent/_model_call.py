@@ -24,6 +24,7 @@ from ..models import (
     StreamThinking,
     StreamToolInput,
     StreamToolStart,
+    ToolChoice,
     Usage,
 )
 from ..states import AgentState
@@ -56,7 +57,7 @@ class Turn:
 
 
 async def call_model(
-    run: Run, *, phase: str | None, tool_choice: str, max_tokens: int | None
+    run: Run, *, phase: str | None, tool_choice: ToolChoice, max_tokens: int | None
 ) -> Turn:
     """Stream one model call over the run's history and record its reply."""
     # What the last step recorded is written once the request is out, while the
@@ -66,7 +67,7 @@ async def call_model(
         system=run.system_prompt,
         messages=run.session.api_messages(),
         tools=run.tool_specs,
-        tool_choice=tool_choice,  # type: ignore[arg-type]
+        tool_choice=tool_choice,
         max_tokens=max_tokens,
         on_sent=release_writes,
     )

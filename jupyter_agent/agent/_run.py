@@ -1,11 +1,11 @@
-"""One run of an agent: its lifecycle, its states and limits, and what a loop calls.
+"""One run of an agent: its state, its steps and limits, and what a loop calls.
 
 A loop (built in, or your own ``async def my_loop(run)``) calls
 :meth:`Run.begin_step`, :meth:`Run.call_model` and :meth:`Run.execute`; the run
 streams events, enforces roles, rules and limits, and keeps the history valid. The
-work itself lives beside it: the model call in ``_model_call``, a tool call's steps
-in ``_dispatch``, questions and approvals in ``_interaction``, plans and subagents in
-``_control``.
+work itself lives beside it: the task from start to end in ``_lifecycle``, the model
+call in ``_model_call``, a tool call's steps in ``_dispatch``, questions and approvals
+in ``_interaction``, plans and subagents in ``_control``.
 
 Cancellation invariant: whenever the driving task is cancelled (Stop) or a limit
 ends the run, the history stays a valid Messages API conversation. Partial text
@@ -16,24 +16,11 @@ child task is left running. The next run on the same session simply continues.
 from __future__ import annotations
 
 import asyncio
-import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..errors import AgentError
-from ..events import (
-    AgentStart,
-    AgentWarning,
-    Completed,
-    Event,
-    Failed,
-    StateChanged,
-    Stopped,
-    ToolProgress,
-    TurnStart,
-    Update,
-)
+from ..events import Event, StateChanged, ToolProgress, TurnStart, Update
 from ..messages import (
     INTERRUPTED_RESULT,
     ApiTools,
@@ -44,20 +31,19 @@ from ..messages import (
     open_tool_uses,
     tool_result,
 )
-from ..models import Usage
+from ..models import ToolChoice, Usage
 from ..permissions import Role
 from ..plans import Plan, Question, QuestionOption, StepStatus
-from ..states import TERMINAL_FOR, AgentState, StopReason, check_transition
+from ..states import AgentState, StopReason, check_transition
 from . import _control, _dispatch
 from ._interaction import UserInteraction
-from ._limits import Limits, StopRun
+from ._lifecycle import Lifecycle
+from ._limits import Limits
 from ._model_call import Turn, call_model
 
 if TYPE_CHECKING:
     from ._agent import Agent
     from ._handle import RunHandle
-
-log = logging.getLogger(__name__)
 
 CANCEL_GRACE = 2.0
 """Seconds a stopping run has to clean up (a tool's ``finally``) before another Stop
@@ -93,139 +79,27 @@ class Run:
         """The question and the approval waiting for the user, if any."""
         self.children: list[RunHandle] = []
         self.done_callbacks: list[Callable[[], None]] = []
-        self._end: tuple[StopReason, str] | None = None
-        self._cancel_reason: StopReason | None = None
-        self._cancelled_at = 0.0
-        self._cancel_message = ""
+        self._lifecycle = Lifecycle(self)
         self._pause_requested = False
         self._resume = asyncio.Event()
-        self._done = asyncio.Event()
-        self._timer: asyncio.TimerHandle | None = None
-        self._task: asyncio.Task[None] | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self._started = time.monotonic()
         self._release_writes: Callable[[], None] = lambda: None
 
-    # --- lifecycle (driven by the Agent) ------------------------------------------
+    # --- lifecycle (driven by the Agent; the work is in _lifecycle) -------------------
 
     def launch(self, loop_fn: Callable[[Run], Awaitable[None]], loop_name: str) -> None:
         # The task and the metadata of the start go to disk with the first request (see
         # call_model), or as soon as the run waits on a tool or the user, or ends.
         self.hold_writes()
-        loop = asyncio.get_running_loop()
-        self.loop = loop
-        self._task = loop.create_task(
-            self._drive(loop_fn, loop_name), name=f"jupyter_agent-{self.id}"
-        )
-        self._task.add_done_callback(self._on_task_done)
-        if self.limits.max_duration is not None:
-            self._timer = loop.call_later(
-                self.limits.max_duration,
-                self.cancel,
-                "time_limit",
-                f"Reached the time limit of {self.limits.max_duration:g} s.",
-            )
-
-    async def _drive(self, loop_fn: Callable[[Run], Awaitable[None]], loop_name: str) -> None:
-        external_cancel = False
-        try:
-            self.set_state(AgentState.running)
-            self.emit(
-                AgentStart(
-                    task=self.task,
-                    role=self.role.name,
-                    model=self.model.name,
-                    loop=loop_name,
-                    max_steps=self.limits.max_steps,
-                    model_label=self.model.label,
-                )
-            )
-            for notice, action in self.agent.notices_for(self.role):
-                self.emit(AgentWarning(message=notice, action=action))
-            await loop_fn(self)
-            reason, message = self._end or ("completed", "")
-        except asyncio.CancelledError:
-            external_cancel = self._cancel_reason is None
-            reason = self._cancel_reason or "manual_stop"
-            message = self._cancel_message or "Stopped by the user."
-        except StopRun as stop:
-            reason, message = stop.reason, stop.message
-        except Exception as exc:
-            if not isinstance(exc, AgentError):
-                log.exception("agent run %s failed", self.id)
-            self.error = exc
-            reason, message = "error", str(exc) or type(exc).__name__
-        await _control.stop_children(self)
-        self._finish(reason, message)
-        if external_cancel:
-            raise asyncio.CancelledError
-
-    def _on_task_done(self, task: asyncio.Task[None]) -> None:
-        if not task.cancelled() and (error := task.exception()) is not None:
-            log.error("agent run %s broke off", self.id, exc_info=error)  # a fault of ours
-        # A task cancelled before it ever ran never enters _drive: finish it here.
-        try:
-            if not self.state.terminal:
-                self._finish(
-                    self._cancel_reason or "manual_stop", self._cancel_message or "Stopped."
-                )
-        finally:
-            self._done.set()  # should a fault of ours break off _finish, none waits forever
-
-    def _finish(self, reason: StopReason, message: str) -> None:
-        """End the run: close the history, settle the state, tell everyone. Synchronous."""
-        if self.state.terminal:
-            return
-        if self._timer is not None:
-            self._timer.cancel()
-        self.user.cancel()
-        self.close_history(INTERRUPTED_RESULT if reason == "manual_stop" else f"Not run: {message}")
-        self.stop_reason = reason
-        self.stop_message = message
-        if reason == "completed" and self.summary is None:
-            self.summary = message
-        self.set_state(TERMINAL_FOR[reason], detail=message)
-        if reason == "completed":
-            self.emit(Completed(summary=self.summary or ""))
-        elif reason == "error":
-            self.emit(Failed(message=message, error_type=type(self.error).__name__))
-        else:
-            self.emit(Stopped(reason=reason, message=message))
-        meta = self.session.metadata
-        meta.state = self.state.value
-        meta.stop_reason = reason
-        meta.runs += 1
-        try:
-            self.session.save(now=True)  # on disk before anyone waiting for the run reads it
-        except OSError as exc:
-            log.warning(
-                "could not write session %s at the end of run %s: %s", self.session.id, self.id, exc
-            )
-        except Exception:  # whatever went wrong, the run still ends and its waiters wake
-            log.exception(
-                "could not write session %s at the end of run %s", self.session.id, self.id
-            )
-        self._done.set()
-        for callback in self.done_callbacks:
-            try:
-                callback()
-            except Exception:
-                log.exception("a run-done callback failed")
+        self._lifecycle.launch(loop_fn, loop_name)
 
     def cancel(self, reason: StopReason = "manual_stop", message: str = "") -> None:
         """Cancel the driving task (loop thread only; handles route here thread-safely)."""
-        if self.state.terminal or self._task is None:
-            return
-        if self._cancel_reason is None:
-            self._cancel_reason = reason
-            self._cancel_message = message
-        elif time.monotonic() - self._cancelled_at < CANCEL_GRACE:
-            return  # already stopping: let the cleanup finish
-        self._cancelled_at = time.monotonic()
-        self._task.cancel()
+        self._lifecycle.cancel(reason, message, CANCEL_GRACE)
 
     async def wait(self) -> None:
-        await self._done.wait()
+        await self._lifecycle.wait()
 
     def close_history(self, note: str = INTERRUPTED_RESULT) -> None:
         """Answer any tool use still open, so the history is a valid conversation."""
@@ -261,12 +135,12 @@ class Run:
     @property
     def ended(self) -> bool:
         """A control tool ended the run (task_complete, submit_plan)."""
-        return self._end is not None
+        return self._lifecycle.end_requested is not None
 
     def end(self, reason: StopReason = "completed", message: str = "") -> None:
         """Ask the loop to finish after the current step."""
-        if self._end is None:
-            self._end = (reason, message)
+        if self._lifecycle.end_requested is None:
+            self._lifecycle.end_requested = (reason, message)
 
     @property
     def elapsed(self) -> float:
@@ -311,7 +185,11 @@ class Run:
     # --- the model and the tools ----------------------------------------------------
 
     async def call_model(
-        self, *, phase: str | None = None, tool_choice: str = "auto", max_tokens: int | None = None
+        self,
+        *,
+        phase: str | None = None,
+        tool_choice: ToolChoice = "auto",
+        max_tokens: int | None = None,
     ) -> Turn:
         """Stream one model call over the current history and record its reply."""
         return await call_model(self, phase=phase, tool_choice=tool_choice, max_tokens=max_tokens)

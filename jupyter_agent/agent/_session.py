@@ -15,6 +15,7 @@ composing its answer instead of delaying the question. A run's end writes at onc
 from __future__ import annotations
 
 import asyncio
+import builtins
 import contextlib
 import json
 import logging
@@ -95,7 +96,7 @@ class Session:
         root = (workspace / SESSIONS_DIR) if (persist and workspace is not None) else None
         session = cls(SessionMetadata(session_id=sid, **fields), [], root)
         if root is not None:
-            if session.path.exists():
+            if (root / sid).exists():  # session.path
                 raise SessionError(f"session {sid} already exists in {root}")
             session.save(now=True)  # listed and loadable from the moment it exists
         return session
@@ -113,8 +114,9 @@ class Session:
             raise SessionError(f"{folder / 'metadata.json'} is not valid: {exc}") from exc
         return cls(metadata, _read_history(folder / "history.jsonl"), root)
 
+    # From here on `list` in the class body is this method: annotations say builtins.list.
     @staticmethod
-    def list(workspace: Path) -> list[SessionMetadata]:
+    def list(workspace: Path) -> builtins.list[SessionMetadata]:
         """Sessions under ``workspace``, most recently updated first."""
         root = workspace / SESSIONS_DIR
         found = []
@@ -139,7 +141,7 @@ class Session:
     def usage(self) -> Usage:
         return self.metadata.usage
 
-    def api_messages(self) -> list[dict[str, Any]]:
+    def api_messages(self) -> builtins.list[dict[str, Any]]:
         """The history as the Messages API takes it (see :func:`to_api_messages`)."""
         return self._api_view(self.history)
 

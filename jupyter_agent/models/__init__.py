@@ -13,6 +13,7 @@ from ._base import (
     StreamThinking,
     StreamToolInput,
     StreamToolStart,
+    ToolChoice,
 )
 from ._usage import Pricing, Usage, pricing_for
 from .anthropic import AnthropicModel, default_model_name
@@ -32,6 +33,7 @@ __all__ = [
     "StreamThinking",
     "StreamToolInput",
     "StreamToolStart",
+    "ToolChoice",
     "Usage",
     "claude_or_replay",
     "default_model_name",

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from ..messages import ContentBlock
 from ._usage import Usage
+
+ToolChoice = Literal["auto", "any", "none"]
+"""Whether the model may (auto), must (any) or may not (none) call a tool."""
 
 
 @dataclass
@@ -17,7 +20,7 @@ class ModelRequest:
     system: str
     messages: list[dict[str, Any]]
     tools: list[dict[str, Any]] = field(default_factory=list)
-    tool_choice: Literal["auto", "any", "none"] = "auto"
+    tool_choice: ToolChoice = "auto"
     max_tokens: int | None = None
     """Overrides the model's default output limit for this call."""
     on_sent: Callable[[], None] | None = None
@@ -90,7 +93,10 @@ class Model(Protocol):
     label: str | None
     """A caption frontends must show with the output (e.g. that it is a scripted replay)."""
 
-    def stream(self, request: ModelRequest) -> AsyncIterator[StreamPart]: ...
+    def stream(self, request: ModelRequest) -> AsyncGenerator[StreamPart, None]:
+        """The reply, part by part: an async generator (``async def`` with ``yield``),
+        which the run closes when it stops early."""
+        ...
 
     def check(self) -> None:
         """Raise a clear error now if the model cannot work (e.g. no API key)."""

@@ -6,8 +6,8 @@ the response starts). It does not retry a stream that breaks after it began (an
 re-running the whole turn and telling the consumer to discard the partial one.
 
 On a client of our own, the request body is encoded here and the reply's events are
-read as JSON (see "the request and its stream"); a client of the caller's is used
-through its ``messages.create()``.
+read as JSON (see "the request and its stream", and ``_anthropic_stream`` for the
+reading); a client of the caller's is used through its ``messages.create()``.
 """
 
 from __future__ import annotations
@@ -21,31 +21,14 @@ import logging
 import os
 import random
 import weakref
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from typing import Any
 
 from ..errors import MissingAPIKey, ModelError
-from ..messages import (
-    ApiTools,
-    ApiTurn,
-    BlocksAdapter,
-    ContentBlock,
-    TextBlock,
-    ToolUseBlock,
-    encodable,
-)
-from ._base import (
-    ModelRequest,
-    ModelResponse,
-    StreamDone,
-    StreamPart,
-    StreamRestart,
-    StreamText,
-    StreamThinking,
-    StreamToolInput,
-    StreamToolStart,
-)
-from ._usage import Pricing, Usage, pricing_for
+from ..messages import ApiTools, ApiTurn, encodable
+from ._anthropic_stream import Events, Reply, StreamFault, sdk_events, server_sent_events
+from ._base import ModelRequest, StreamDone, StreamPart, StreamRestart
+from ._usage import Pricing, pricing_for
 
 DEFAULT_MODEL = "claude-sonnet-4-6"
 _CACHE = {"type": "ephemeral"}
@@ -183,7 +166,7 @@ class AnthropicModel:
             params["max_tokens"] = max(params["max_tokens"], self.thinking + 1024)
         return params
 
-    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamPart]:
+    async def stream(self, request: ModelRequest) -> AsyncGenerator[StreamPart, None]:
         import anthropic
 
         params = self.params(request)
@@ -205,7 +188,7 @@ class AnthropicModel:
                 ) from exc
             finally:
                 _ON_SENT.reset(watching)
-            turn = _Turn()
+            turn = Reply()
             try:
                 try:
                     async for event in events:
@@ -268,15 +251,7 @@ def _shared_client(options: dict[str, Any], env: tuple[str | None, ...]) -> Any:
 # requests, status errors.
 
 
-class _StreamFault(Exception):
-    """The reply's stream went wrong after it began: an ``error`` event, or an early end."""
-
-    def __init__(self, message: str, error_type: str | None = None) -> None:
-        super().__init__(message)
-        self.error_type = error_type
-
-
-async def _open_event_stream(client: Any, request: ModelRequest, params: dict[str, Any]) -> _Events:
+async def _open_event_stream(client: Any, request: ModelRequest, params: dict[str, Any]) -> Events:
     response = await client.post(
         "/v1/messages",
         cast_to=_http_package().Response,
@@ -290,66 +265,16 @@ async def _open_event_stream(client: Any, request: ModelRequest, params: dict[st
             f"The Anthropic API at {client.base_url} answered with {kind or 'no content type'}"
             " instead of an event stream: check ANTHROPIC_BASE_URL."
         )
-    return _Events(_server_sent_events(response), response.aclose)
+    return Events(server_sent_events(response), response.aclose)
 
 
-class _Events:
-    """A reply's stream events, as the API's JSON dicts; ``aclose()`` releases the
-    connection at once."""
-
-    def __init__(
-        self, events: AsyncGenerator[dict[str, Any], None], release: Callable[[], Awaitable[None]]
-    ) -> None:
-        self._events = events
-        self._release = release
-
-    def __aiter__(self) -> AsyncIterator[dict[str, Any]]:
-        return self._events
-
-    async def aclose(self) -> None:
-        try:
-            await self._events.aclose()  # now, not whenever the garbage collector gets to it
-        finally:
-            await self._release()
-
-
-async def _server_sent_events(response: Any) -> AsyncGenerator[dict[str, Any], None]:
-    """The data of each named server-sent event of a response, decoded. The API names
-    each event's kind in its data too, so the name itself is not read; an event without
-    one (such as a proxy's ``data: [DONE]``) is skipped, as the SDK skips it."""
-    loads = json.loads
-    rest = b""
-    data: list[bytes] = []
-    named = False
-    async for chunk in response.aiter_bytes():
-        lines = (rest + chunk if rest else chunk).split(b"\n")
-        rest = lines.pop()  # the start of a line still to come
-        for line in lines:
-            if line[-1:] == b"\r":
-                line = line[:-1]
-            if line.startswith(b"data:"):
-                data.append(line[6:] if line[5:6] == b" " else line[5:])
-            elif line.startswith(b"event:"):
-                named = True
-            elif not line:  # a blank line ends an event
-                if data and named:
-                    yield loads(data[0] if len(data) == 1 else b"\n".join(data))
-                data, named = [], False
-
-
-async def _open_sdk_stream(client: Any, request: ModelRequest, params: dict[str, Any]) -> _Events:
+async def _open_sdk_stream(client: Any, request: ModelRequest, params: dict[str, Any]) -> Events:
     try:
         stream = await client.messages.create(**params, stream=True)
     except UnicodeEncodeError:  # a lone surrogate somewhere: sent as U+FFFD
         params = json.loads(encodable(_encode(params)))
         stream = await client.messages.create(**params, stream=True)
-    return _Events(_sdk_events(stream), stream.close)
-
-
-async def _sdk_events(stream: Any) -> AsyncGenerator[dict[str, Any], None]:
-    """The events of ``messages.create(stream=True)``, as the same dicts."""
-    async for event in stream:
-        yield event.model_dump()
+    return Events(sdk_events(stream), stream.close)
 
 
 def _jsonable(value: Any) -> Any:
@@ -369,7 +294,7 @@ _encode = json.JSONEncoder(
 def _encoded_turn(turn: dict[str, Any]) -> str:
     if type(turn) is ApiTurn:
         try:
-            return turn.encoded  # type: ignore[no-any-return]
+            return turn.encoded
         except AttributeError:
             encoded = turn.encoded = _encode(turn)
             return encoded
@@ -435,7 +360,7 @@ async def _watch_sending(request: Any) -> None:
 @functools.cache
 def _signalling_stream() -> type:
     # The SDK's HTTP package checks the body's base class.
-    class SignallingStream(_http_package().AsyncByteStream):  # type: ignore[misc,name-defined]
+    class SignallingStream(_http_package().AsyncByteStream):  # type: ignore[misc]  # found at run time
         """A request body that calls ``on_sent`` once all of it went to the connection
         (the HTTP stack asks for more only after writing the last chunk)."""
 
@@ -472,7 +397,7 @@ def _mid_stream_reason(exc: Exception) -> str | None:
     """Why a started stream broke, if it is worth another try; None if it is not."""
     import anthropic
 
-    if isinstance(exc, _StreamFault):
+    if isinstance(exc, StreamFault):
         if exc.error_type is None:
             return str(exc)  # it ended early
         return exc.error_type if exc.error_type in _RETRYABLE_TYPES else None
@@ -495,15 +420,15 @@ def _error_type(exc: Any) -> str | None:
     body = getattr(exc, "body", None)
     if isinstance(body, dict):
         err = body.get("error", body)
-        if isinstance(err, dict) and isinstance(err.get("type"), str):
-            return err["type"]
+        if isinstance(err, dict) and isinstance(kind := err.get("type"), str):
+            return kind
     return None
 
 
 def _model_error(exc: Exception) -> ModelError:
     import anthropic
 
-    if isinstance(exc, _StreamFault):
+    if isinstance(exc, StreamFault):
         return ModelError(
             f"The Anthropic API reported an error mid-stream ({exc.error_type}): {exc}",
             error_type=exc.error_type,
@@ -529,97 +454,3 @@ def _model_error(exc: Exception) -> ModelError:
             retryable=exc.status_code in (429, 500, 529),
         )
     return ModelError(f"The model call failed: {type(exc).__name__}: {exc}")
-
-
-class _Turn:
-    """Accumulates a reply's stream events (as their JSON dicts) into content blocks,
-    yielding deltas as it goes."""
-
-    def __init__(self) -> None:
-        self.blocks: dict[int, dict[str, Any]] = {}
-        self.json: dict[int, list[str]] = {}
-        self.stop_reason = "end_turn"
-        self.model = ""
-        self.usage: dict[str, int] = {}
-        self.complete = False
-
-    def feed(self, event: dict[str, Any]) -> StreamPart | None:
-        """Take in one stream event; what the consumer should see of it, if anything."""
-        kind = event["type"]
-        if kind == "content_block_delta":
-            delta = event["delta"]
-            index = event["index"]
-            block = self.blocks[index]
-            delta_kind = delta["type"]
-            if delta_kind == "text_delta":
-                block["text"] += delta["text"]
-                return StreamText(delta["text"])
-            if delta_kind == "input_json_delta":
-                self.json[index].append(delta["partial_json"])
-                return StreamToolInput(block["id"], delta["partial_json"])
-            if delta_kind == "thinking_delta":
-                block["thinking"] += delta["thinking"]
-                return StreamThinking(delta["thinking"])
-            if delta_kind == "signature_delta":
-                block["signature"] += delta["signature"]
-            return None
-        if kind == "content_block_start":
-            block = self.blocks[event["index"]] = dict(event["content_block"])
-            if block["type"] in ("tool_use", "server_tool_use"):
-                self.json[event["index"]] = []
-                return StreamToolStart(block["id"], block["name"])
-            return None
-        if kind == "message_start":
-            self.model = event["message"]["model"]
-            self._merge_usage(event["message"].get("usage"))
-        elif kind == "message_delta":
-            self.stop_reason = event["delta"].get("stop_reason") or self.stop_reason
-            self._merge_usage(event.get("usage"))
-        elif kind == "message_stop":
-            self.complete = True
-        elif kind == "error":
-            error = event.get("error") or {}
-            raise _StreamFault(str(error.get("message", "")), error.get("type"))
-        return None
-
-    def _merge_usage(self, usage: dict[str, Any] | None) -> None:
-        if not usage:
-            return
-        for key in (
-            "input_tokens",
-            "output_tokens",
-            "cache_creation_input_tokens",
-            "cache_read_input_tokens",
-        ):
-            value = usage.get(key)
-            if value is not None:
-                self.usage[key] = value
-
-    def response(self, pricing: Pricing) -> ModelResponse:
-        if not self.complete:
-            raise _StreamFault("the stream ended before the reply did")
-        truncated: list[str] = []
-        content: list[ContentBlock] = []
-        for index in sorted(self.blocks):
-            block = self.blocks[index]
-            if index in self.json:
-                raw = "".join(self.json[index])
-                try:
-                    block["input"] = json.loads(raw) if raw else {}
-                except json.JSONDecodeError:
-                    block["input"] = {}
-                    truncated.append(block["id"])
-            kind = block["type"]
-            # The two kinds of every step are built directly; the rest (and any surprise)
-            # go through validation.
-            if kind == "text":
-                content.append(TextBlock(text=block["text"]))
-            elif kind == "tool_use" and isinstance(block["input"], dict):
-                content.append(
-                    ToolUseBlock(id=block["id"], name=block["name"], input=block["input"])
-                )
-            elif kind in ("thinking", "redacted_thinking", "tool_use"):
-                content.extend(BlocksAdapter.validate_python([block]))
-        usage = Usage(**self.usage, calls=1)
-        usage.cost_usd = pricing.cost(usage)
-        return ModelResponse(content, self.stop_reason, usage, self.model, truncated)

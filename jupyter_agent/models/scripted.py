@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from collections.abc import AsyncGenerator, Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -89,7 +89,7 @@ class ScriptedModel:
     def check(self) -> None:
         return None
 
-    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamPart]:
+    async def stream(self, request: ModelRequest) -> AsyncGenerator[StreamPart, None]:
         self.requests.append(request)
         if request.on_sent is not None:
             request.on_sent()  # nothing goes over a network: the request is out at once

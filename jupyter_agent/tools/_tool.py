@@ -39,9 +39,10 @@ class ResourceMap:
 
     def __getitem__(self, kind: type[T]) -> T:
         try:
-            return self._items[kind]
+            value: T = self._items[kind]  # insert() keys each value by its type
         except KeyError:
             raise KeyError(f"no {kind.__name__} resource is available to this agent") from None
+        return value
 
     def __contains__(self, kind: type) -> bool:
         return kind in self._items
@@ -307,9 +308,7 @@ def _input_model(
             raise TypeError(f"tool {name}: parameter {p.name!r} needs a type hint")
         default = ... if p.default is inspect.Parameter.empty else p.default
         fields[p.name] = (hints[p.name], Field(default, description=arg_docs.get(p.name)))
-    model = create_model(  # type: ignore[call-overload]
-        f"{name}_input", __config__=ConfigDict(extra="forbid"), **fields
-    )
+    model = create_model(f"{name}_input", __config__=ConfigDict(extra="forbid"), **fields)
     return takes_context, model
 
 
@@ -328,7 +327,7 @@ def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
             return [walk(v) for v in node]
         return node
 
-    result = walk(schema)
+    result: dict[str, Any] = walk(schema)  # a dict, walked into a dict
     result.setdefault("properties", {})
     result["type"] = "object"
     return result
@@ -383,6 +382,6 @@ def _short(value: Any, limit: int = 40) -> str:
     return repr(text[: limit - 1] + "…") if len(text) > limit else repr(text)
 
 
-class _Defaulting(dict):  # type: ignore[type-arg]
+class _Defaulting(dict[str, Any]):
     def __missing__(self, key: str) -> str:
         return "?"

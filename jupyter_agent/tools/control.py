@@ -46,10 +46,10 @@ def submit_plan(
         raise ToolError(f"The plan is not valid: {exc.errors()[0]['msg']}") from None
     run = ctx.require_run()
     run.submit_plan(plan)
-    steps = plural(len(plan.steps), "step")
-    run.complete(f"Plan: {plan.goal}", f"Submitted a plan with {steps} for review.")
+    counted = plural(len(plan.steps), "step")
+    run.complete(f"Plan: {plan.goal}", f"Submitted a plan with {counted} for review.")
     return ToolOutput(
-        f"The plan ({steps}) is shown to the user for review. Stop here.",
+        f"The plan ({counted}) is shown to the user for review. Stop here.",
         data={"plan": plan.model_dump(mode="json")},
     )
 

@@ -32,7 +32,7 @@ P = Permission
 
 
 def bridge_of(ctx: ToolContext) -> NotebookBridge:
-    bridge = ctx.resources.get(NotebookBridge)  # type: ignore[type-abstract]
+    bridge = ctx.resources.get(NotebookBridge)  # type: ignore[type-abstract]  # keyed by the protocol
     if bridge is None:
         raise ToolError("No notebook is attached to this agent, so there are no cells to work on.")
     return bridge
@@ -104,7 +104,7 @@ async def read_notebook(
     """
     bridge = bridge_of(ctx)
     cells = await bridge.read()
-    history = ctx.resources.get(ExecutionHistory)  # type: ignore[type-abstract]
+    history = ctx.resources.get(ExecutionHistory)  # type: ignore[type-abstract]  # keyed by the protocol
     title = f"Notebook {bridge.describe()}"
     first = max(1, start or 1)
     if cells and first > len(cells):
@@ -142,7 +142,7 @@ async def read_cell(ctx: ToolContext, cell_id: str, output: int | None = None) -
             f"Cell {cell_id} has {plural(len(cell.outputs), 'output')}; "
             f"there is no output {output}."
         )
-    history = ctx.resources.get(ExecutionHistory)  # type: ignore[type-abstract]
+    history = ctx.resources.get(ExecutionHistory)  # type: ignore[type-abstract]  # keyed by the protocol
     images: list[ImageBlock] = []
 
     def render() -> str:

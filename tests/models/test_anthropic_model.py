@@ -238,7 +238,8 @@ async def test_a_callers_messages_are_sent_as_they_are_at_each_call(model, messa
 
 
 async def test_events_are_read_whole_however_the_bytes_arrive():
-    from jupyter_agent.models.anthropic import _http_package, _server_sent_events
+    from jupyter_agent.models._anthropic_stream import server_sent_events
+    from jupyter_agent.models.anthropic import _http_package
 
     events = [
         {"type": "message_start", "message": {"model": "m", "usage": {"input_tokens": 3}}},
@@ -268,7 +269,7 @@ async def test_events_are_read_whole_however_the_bytes_arrive():
     splits = [[cut] for cut in range(1, len(wire))] + [list(range(1, len(wire)))]
     for cuts in splits:  # in two pieces at every place, and byte by byte
         response = http.Response(200, content=arriving(cuts))
-        assert [e async for e in _server_sent_events(response)] == events, cuts
+        assert [e async for e in server_sent_events(response)] == events, cuts
 
 
 async def test_retries_give_up_with_a_clear_error(workspace, messages_server, monkeypatch):
@@ -477,9 +478,9 @@ async def test_a_callers_client_is_called_through_its_messages_create(workspace,
 
 
 def test_a_tool_call_cut_off_by_max_tokens_is_flagged_not_parsed():
-    from jupyter_agent.models.anthropic import _Turn
+    from jupyter_agent.models._anthropic_stream import Reply
 
-    turn = _Turn()
+    turn = Reply()
     events = [  # as the API streams them
         {
             "type": "message_start",
