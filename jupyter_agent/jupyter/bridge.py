@@ -9,7 +9,8 @@ would, so its outputs and execution count show in the notebook.
 :func:`connect_notebook` finds out whether such a frontend is there (it pings it) and
 returns the :class:`LiveBridge`, or a :class:`~jupyter_agent.notebook.FileBridge` on the
 ``.ipynb`` when nobody answers (VS Code, Colab, nbclient, papermill, JupyterLab without the
-extension).
+extension). The protocol's names, and its errors worded for the model, are in
+``_bridge_protocol.py``.
 
 Two kernel facts shape this module (ipykernel 7.4, checked with a real kernel):
 
@@ -29,36 +30,52 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import json
 import logging
 import os
 import uuid
-from collections.abc import Callable, Mapping
-from importlib import resources
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..errors import ToolError
 from ..notebook import BridgeMode, Cell, CellType, Executor, NotebookBridge, RunResult
 from ..notebook_file import FileBridge
+from ._bridge_protocol import (
+    ERROR_CODES,
+    KERNEL_ERROR_CODES,
+    NO_EXTENSION,
+    OPERATIONS,
+    PROTOCOL,
+    SPEC,
+    TARGET,
+    BridgeClosed,
+    BridgeError,
+    BridgeTimeout,
+    closed_why,
+    failure,
+)
+
+__all__ = [
+    "CONNECT_TIMEOUT",
+    "ERROR_CODES",
+    "KERNEL_ERROR_CODES",
+    "NO_EXTENSION",
+    "OPERATIONS",
+    "PROTOCOL",
+    "REQUEST_TIMEOUT",
+    "RUN_MARGIN",
+    "SPEC",
+    "TARGET",
+    "BridgeClosed",
+    "BridgeError",
+    "BridgeTimeout",
+    "LiveBridge",
+    "connect_notebook",
+    "kernel_notebook_path",
+    "notebook_file",
+]
 
 log = logging.getLogger(__name__)
 
-SPEC: dict[str, Any] = json.loads(
-    resources.files(__package__).joinpath("bridge_protocol.json").read_text(encoding="utf-8")
-)
-"""The protocol's names, defined once for both sides (``bridge_protocol.json``; the lab
-extension's ``js/src/protocol.ts`` is generated from it)."""
-TARGET: str = SPEC["comm_target"]
-"""The comm target the lab extension registers."""
-PROTOCOL: int = SPEC["version"]
-"""The protocol version this side speaks (docs/notebook-bridge.md)."""
-OPERATIONS: dict[str, str] = SPEC["operations"]
-"""Each operation, with what it does (as in "could not read the notebook")."""
-ERROR_CODES: frozenset[str] = frozenset(SPEC["errors"])
-"""The codes of the frontend's failed replies and comm closes."""
-KERNEL_ERROR_CODES: frozenset[str] = frozenset(SPEC["kernel_errors"])
-"""The codes of failures this side finds itself (a timeout, a close without a code, …)."""
 
 CONNECT_TIMEOUT = 2.0
 """Seconds to wait for the ping's answer before deciding there is no frontend."""
@@ -70,87 +87,6 @@ the cell at its timeout and gives it 10 s more to stop before it answers anyway.
 
 _TICK = 0.25
 """Seconds per step of a wait; see :meth:`LiveBridge._wait`."""
-
-NO_EXTENSION = "no_extension"
-"""Why a comm was closed when the frontend closed it without a code: JupyterLab (or
-another frontend) without the lab extension closes comms to targets it does not know."""
-
-
-class BridgeError(ToolError):
-    """The notebook frontend refused or failed a request. The message is written for the
-    model; ``code`` (one of :data:`ERROR_CODES` or :data:`KERNEL_ERROR_CODES`) and
-    ``fields`` say the same for code that branches on it."""
-
-    def __init__(
-        self, message: str, *, code: str = "failed", fields: Mapping[str, str] | None = None
-    ) -> None:
-        super().__init__(message)
-        self.code = code
-        self.fields: dict[str, str] = dict(fields or {})
-
-
-class BridgeTimeout(BridgeError):
-    """The frontend did not answer a request in time."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message, code="timeout")
-
-
-class BridgeClosed(BridgeError):
-    """The frontend closed the comm (the notebook was closed, or it is not this kernel's);
-    ``code`` says why."""
-
-
-# Why the frontend failed a request, by the reply's code: a clause for "JupyterLab could
-# not <do it>: <why>." The frontend's own message is used only for `failed` (an error
-# nobody foresaw) and for codes this side does not know (a newer extension).
-_WHY: dict[str, Callable[[Mapping[str, str], str], str]] = {
-    "path_mismatch": lambda f, m: "no notebook on this kernel has that path",
-    "notebook_closed": lambda f, m: "the notebook was closed",
-    "malformed_request": lambda f, m: f"the request was malformed ({f['problem']})",
-    "unknown_operation": lambda f, m: (
-        f"the jupyter-agent extension does not know the operation {f['op']!r} (it may be "
-        "older than this kernel's jupyter_agent)"
-    ),
-    "bad_argument": lambda f, m: (
-        f"the argument {f['argument']!r} is missing or invalid (it must be {f['expected']})"
-    ),
-    "bad_cell_type": lambda f, m: f"unknown cell type {f['cell_type']}: use code, markdown or raw",
-    "no_cell": lambda f, m: f"there is no cell with id {f['cell_id']!r}",
-    "duplicate_id": lambda f, m: f"a cell with id {f['cell_id']} already exists",
-    "before_and_after": lambda f, m: "give either before or after, not both",
-    "no_anchor": lambda f, m: "give one of before or after",
-    "next_to_itself": lambda f, m: f"cannot move cell {f['cell_id']} next to itself",
-    "not_code": lambda f, m: f"cell {f['cell_id']} is a {f['cell_type']} cell; only code cells run",
-    "no_view": lambda f, m: (
-        "the notebook is not open in a view in JupyterLab, so its cells cannot run"
-    ),
-    "no_kernel": lambda f, m: (
-        "the notebook has no running kernel in JupyterLab, so its cells cannot run"
-    ),
-    "failed": lambda f, m: m or "it failed",
-}
-
-# Why the comm is closed, by code, for codes a close carries or this side sets.
-_CLOSED_WHY: dict[str, Callable[[LiveBridge], str]] = {
-    "no_extension": lambda b: "it has no jupyter-agent extension",
-    "path_mismatch": lambda b: f"no notebook open there is {b.kernel_path} on this kernel",
-    "notebook_closed": lambda b: "the notebook was closed",
-    "closed_by_kernel": lambda b: "the kernel closed it",
-    "not_connected": lambda b: "it was never connected",
-    "not_in_a_kernel": lambda b: "this Python is not a Jupyter kernel",
-}
-
-
-def _sentence(clause: str) -> str:
-    sentence = clause[:1].upper() + clause[1:]
-    return sentence if sentence.endswith(".") else sentence + "."
-
-
-def _fields(code: str, data: Mapping[str, Any]) -> dict[str, str]:
-    """The fields ``code`` carries, from a reply or close; a missing one is empty."""
-    names = SPEC["errors"].get(code, {}).get("fields", {})
-    return {name: str(data.get(name, "")) for name in names}
 
 
 def kernel_notebook_path() -> str | None:
@@ -348,12 +284,7 @@ class LiveBridge:
 
     def _closed_why(self) -> str:
         """Why the comm is closed, in words (a clause)."""
-        code = self._closed or "not_connected"
-        if code in _CLOSED_WHY:
-            return _CLOSED_WHY[code](self)
-        if code in _WHY:
-            return _WHY[code](_fields(code, {}), self._closed_message)
-        return self._closed_message or code
+        return closed_why(self._closed, self._closed_message, self.kernel_path)
 
     def _closed_error(self, op: str) -> BridgeClosed:
         return BridgeClosed(
@@ -423,7 +354,7 @@ class LiveBridge:
             self._pending.pop(request_id, None)
         if reply.get("ok"):
             return reply.get("result")
-        raise self._failure(op, args or {}, reply)
+        raise failure(op, args or {}, reply, self.path)
 
     async def _reconnect(self, op: str) -> None:
         code, why = self._closed or "not_connected", self._closed_why()
@@ -456,27 +387,6 @@ class LiveBridge:
             left -= min(loop.time() - started, step)
             if left <= 0:
                 raise TimeoutError
-
-    def _failure(self, op: str, args: dict[str, Any], reply: Mapping[str, Any]) -> BridgeError:
-        """The error for a failed reply, worded from its code and fields."""
-        code = reply.get("code")
-        message = str(reply.get("message") or "")
-        if not isinstance(code, str) or code not in _WHY:
-            code = "failed"  # a newer extension's code: its message is all there is
-        fields = _fields(code, reply)
-        if code == "no_cell":
-            return BridgeError(
-                f"There is no cell with id {fields['cell_id']!r} in {self.path}. Call "
-                "read_notebook to see the cell ids.",
-                code=code,
-                fields=fields,
-            )
-        target = f" {args['cell_id']}" if "cell_id" in args and op != "interrupt" else ""
-        verb = OPERATIONS.get(op, op)
-        if target and verb.endswith(" the cell"):
-            verb = verb[: -len(" the cell")] + f" cell{target}"
-        why = _sentence(_WHY[code](fields, message))
-        return BridgeError(f"JupyterLab could not {verb}: {why}", code=code, fields=fields)
 
     # --- NotebookBridge -----------------------------------------------------------------
 

@@ -17,6 +17,11 @@ Standard library only: a ``ThreadingHTTPServer`` in a daemon thread, HTTP/1.1 wi
 keep-alive, and streams sent with ``Transfer-Encoding: chunked`` so that a dropped
 connection (socket closed mid-body) is a real protocol error for the client.
 Nothing here imports the rest of ``jupyter_agent``.
+
+This module is the server: it records each request, takes the next scripted answer and
+sends it, pausing, holding, cutting or dropping the stream as scripted. What a script is
+made of (``Reply``, ``Fault``, content blocks) is in ``_script.py``; what the API sends
+for it, byte for byte, in ``_wire.py``.
 """
 
 from __future__ import annotations
@@ -29,12 +34,14 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
-from dataclasses import KW_ONLY, dataclass, field
+from collections.abc import Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from socketserver import TCPServer
-from typing import Any, Literal
+from typing import Any
 from urllib.parse import urlsplit
+
+from ._script import Answer, Fault, RecordedRequest, Reply, Responder, text, thinking, tool_use
+from ._wire import Event, error_body, message_json, retry_headers, stream_events
 
 __all__ = [
     "Fault",
@@ -46,152 +53,8 @@ __all__ = [
     "tool_use",
 ]
 
-Block = dict[str, Any]
-Event = tuple[str, dict[str, Any]]
-
-# The error type the real API uses for each status code, and back.
-_ERROR_TYPES = {
-    400: "invalid_request_error",
-    401: "authentication_error",
-    403: "permission_error",
-    404: "not_found_error",
-    413: "request_too_large",
-    429: "rate_limit_error",
-    500: "api_error",
-    529: "overloaded_error",
-}
-_STATUS_OF = {kind: code for code, kind in _ERROR_TYPES.items()}
-_MESSAGES = {
-    "invalid_request_error": "Invalid request",
-    "authentication_error": "invalid x-api-key",
-    "permission_error": "Permission denied",
-    "not_found_error": "Not found",
-    "request_too_large": "Request too large",
-    "rate_limit_error": "Rate limit exceeded",
-    "api_error": "Internal server error",
-    "overloaded_error": "Overloaded",
-}
 _EXHAUSTED = "MessagesServer script exhausted"
 _PING_INTERVAL = 0.05  # how often a held stream checks that the client is still there
-
-
-def text(s: str) -> Block:
-    """A text content block."""
-    return {"type": "text", "text": s}
-
-
-def tool_use(name: str, input: dict[str, Any], id: str | None = None) -> Block:
-    """A tool_use content block (with a fresh ``toolu_...`` id unless one is given)."""
-    block_id = id or f"toolu_{secrets.token_hex(10)}"
-    return {"type": "tool_use", "id": block_id, "name": name, "input": input}
-
-
-def thinking(s: str, signature: str = "sig") -> Block:
-    """A thinking content block with its signature."""
-    return {"type": "thinking", "thinking": s, "signature": signature}
-
-
-@dataclass
-class Reply:
-    """One scripted assistant message, served as SSE or as JSON, whichever was asked for.
-
-    ``usage`` entries override the defaults (input: request bytes // 4, output: content
-    JSON // 4, cache: 0). ``chunk_size`` is the size of each text/thinking/JSON delta,
-    ``delay`` the seconds slept before each SSE event, and ``hold_after=N`` stops the
-    stream after N events until ``MessagesServer.release()``.
-    """
-
-    content: list[Block]
-    stop_reason: str = "end_turn"
-    _: KW_ONLY
-    usage: dict[str, int] | None = None
-    chunk_size: int = 16
-    delay: float = 0.0
-    hold_after: int | None = None
-    model: str | None = None
-    stop_sequence: str | None = None
-
-
-def _partial_reply() -> Reply:
-    return Reply([text("partial answer that never gets finished")], chunk_size=8)
-
-
-@dataclass
-class Fault:
-    """A failure to serve instead of a reply. Build it with the classmethods."""
-
-    kind: Literal["status", "midstream_error", "drop", "cut"]
-    status_code: int = 500
-    error_type: str = "api_error"
-    message: str = ""
-    retry_after: float | None = 0
-    after_events: int = 3
-    # The reply whose first ``after_events`` events precede a mid-stream fault.
-    reply: Reply = field(default_factory=_partial_reply)
-
-    @classmethod
-    def status(
-        cls,
-        code: int,
-        error_type: str | None = None,
-        message: str | None = None,
-        retry_after: float | None = 0,
-    ) -> Fault:
-        """An HTTP error response with the API's error body (``retry_after`` in seconds)."""
-        kind = error_type or _ERROR_TYPES.get(code, "api_error")
-        message = message or _MESSAGES.get(kind, f"HTTP {code}")
-        return cls("status", code, kind, message, retry_after)
-
-    @classmethod
-    def midstream_error(
-        cls,
-        after_events: int = 3,
-        error_type: str = "overloaded_error",
-        *,
-        reply: Reply | None = None,
-    ) -> Fault:
-        """A 200 stream that sends ``after_events`` events, then an SSE ``error`` event."""
-        message = _MESSAGES.get(error_type, error_type)
-        code = _STATUS_OF.get(error_type, 500)  # what a non-streaming request gets instead
-        return cls(
-            "midstream_error",
-            code,
-            error_type,
-            message,
-            retry_after=None,
-            after_events=after_events,
-            reply=reply or _partial_reply(),
-        )
-
-    @classmethod
-    def drop(cls, after_events: int = 3, *, reply: Reply | None = None) -> Fault:
-        """A 200 stream that sends ``after_events`` events, then closes the socket mid-body."""
-        return cls("drop", 200, after_events=after_events, reply=reply or _partial_reply())
-
-    @classmethod
-    def cut(cls, after_events: int = 3, *, reply: Reply | None = None) -> Fault:
-        """A 200 stream that sends ``after_events`` events, then ends the body as if it
-        were whole: no error, but no ``message_stop`` either (a proxy giving up)."""
-        return cls("cut", 200, after_events=after_events, reply=reply or _partial_reply())
-
-
-@dataclass
-class RecordedRequest:
-    """A request as the server received it. ``outcome`` is set once it has been answered:
-    "complete", "disconnected" (the client went away), "dropped" (a ``Fault.drop``),
-    "cut" (a ``Fault.cut``) or "aborted" (the server closed)."""
-
-    path: str
-    headers: dict[str, str]
-    body: dict[str, Any]
-    raw: bytes
-    time: float
-    method: str = "POST"
-    outcome: str | None = None
-
-
-Answer = Reply | Fault
-Responder = Callable[[dict[str, Any]], Answer]
 
 
 class _Aborted(Exception):
@@ -319,7 +182,9 @@ class _HTTPServer(ThreadingHTTPServer):
     def server_bind(self) -> None:
         # HTTPServer.server_bind calls socket.getfqdn, a DNS lookup that can stall.
         TCPServer.server_bind(self)
-        self.server_name, self.server_port = self.server_address[:2]
+        host, self.server_port = self.server_address[:2]
+        assert isinstance(host, str)  # an AF_INET address: (host, port)
+        self.server_name = host
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         # Record instead of printing a traceback to stderr. A client that resets an idle
@@ -415,16 +280,16 @@ class _Handler(BaseHTTPRequestHandler):
 
         if isinstance(answer, Reply):
             if stream:
-                return self._stream(answer, _events(answer, request), seen)
+                return self._stream(answer, stream_events(answer, request), seen)
             return self._json(answer, request, seen)
         if answer.kind == "status":
-            retry = _retry_headers(answer.retry_after)
+            retry = retry_headers(answer.retry_after)
             return self._error(answer.status_code, answer.error_type, answer.message, retry)
-        events = _events(answer.reply, request)[: answer.after_events]
+        events = stream_events(answer.reply, request)[: answer.after_events]
         if answer.kind == "midstream_error":
             if not stream:
                 return self._error(answer.status_code, answer.error_type, answer.message)
-            error = _error_body(answer.error_type, answer.message)
+            error = error_body(answer.error_type, answer.message)
             return self._stream(answer.reply, [*events, ("error", error)], seen, hold=False)
         if answer.kind == "cut":
             if not stream:
@@ -457,17 +322,17 @@ class _Handler(BaseHTTPRequestHandler):
     def _error(
         self, status: int, kind: str, message: str, headers: dict[str, str] | None = None
     ) -> str:
-        return self._send_json(status, _error_body(kind, message), headers)
+        return self._send_json(status, error_body(kind, message), headers)
 
     def _json(self, reply: Reply, request: RecordedRequest, seen: int) -> str:
         # The same total delay as the stream would take, and the same hold.
-        self._pause(reply.delay * len(_events(reply, request)))
+        self._pause(reply.delay * len(stream_events(reply, request)))
         if reply.hold_after is not None:
             self._hold(seen, ping=False)
-        return self._send_json(200, _message(reply, request))
+        return self._send_json(200, message_json(reply, request))
 
     def _drop_json(self, reply: Reply, request: RecordedRequest) -> str:
-        data = json.dumps(_message(reply, request)).encode()
+        data = json.dumps(message_json(reply, request)).encode()
         self._head(200, {"content-type": "application/json", "content-length": str(len(data))})
         self.wfile.write(data[: len(data) // 2])
         return "dropped"
@@ -518,99 +383,7 @@ class _Handler(BaseHTTPRequestHandler):
         if not readable:
             return False
         try:
-            return self.connection.recv(1, socket.MSG_PEEK) == b""
+            peeked: bytes = self.connection.recv(1, socket.MSG_PEEK)
+            return peeked == b""
         except OSError:
             return True
-
-
-# -- the wire format ---------------------------------------------------------------
-
-
-def _error_body(kind: str, message: str) -> dict[str, Any]:
-    return {"type": "error", "error": {"type": kind, "message": message}}
-
-
-def _retry_headers(retry_after: float | None) -> dict[str, str]:
-    if retry_after is None:
-        return {}
-    # The SDK ignores a zero wait and falls back to its own ~0.5 s backoff, so "retry at
-    # once" is sent as 1 ms: retries in tests stay fast.
-    ms = max(1, round(retry_after * 1000))
-    return {"retry-after": f"{retry_after:g}", "retry-after-ms": str(ms)}
-
-
-def _usage(reply: Reply, request: RecordedRequest) -> dict[str, int]:
-    usage = {
-        "input_tokens": len(request.raw) // 4,
-        "output_tokens": max(1, len(json.dumps(reply.content)) // 4),
-        "cache_creation_input_tokens": 0,
-        "cache_read_input_tokens": 0,
-    }
-    return {**usage, **(reply.usage or {})}
-
-
-def _message(reply: Reply, request: RecordedRequest) -> dict[str, Any]:
-    """The whole Message, as a non-streaming request gets it."""
-    return {
-        "id": f"msg_{secrets.token_hex(12)}",
-        "type": "message",
-        "role": "assistant",
-        "model": reply.model or request.body.get("model") or "claude-test",
-        "content": reply.content,
-        "stop_reason": reply.stop_reason,
-        "stop_sequence": reply.stop_sequence,
-        "usage": _usage(reply, request),
-    }
-
-
-def _events(reply: Reply, request: RecordedRequest) -> list[Event]:
-    """The SSE events of a streamed reply, in the order the real API sends them."""
-    message = _message(reply, request)
-    usage = message["usage"]
-    start = {
-        **message,
-        "content": [],
-        "stop_reason": None,
-        "stop_sequence": None,
-        "usage": {**usage, "output_tokens": 1},
-    }
-    events: list[Event] = [
-        ("message_start", {"type": "message_start", "message": start}),
-        ("ping", {"type": "ping"}),
-    ]
-    for index, block in enumerate(reply.content):
-        events += _block_events(index, block, max(1, reply.chunk_size))
-    delta = {"stop_reason": reply.stop_reason, "stop_sequence": reply.stop_sequence}
-    events.append(("message_delta", {"type": "message_delta", "delta": delta, "usage": usage}))
-    events.append(("message_stop", {"type": "message_stop"}))
-    return events
-
-
-def _block_events(index: int, block: Block, size: int) -> list[Event]:
-    def pieces(s: str) -> list[str]:
-        return [s[i : i + size] for i in range(0, len(s), size)]
-
-    kind = block.get("type")
-    deltas: list[dict[str, Any]]
-    if kind == "text":
-        start: Block = {"type": "text", "text": ""}
-        deltas = [{"type": "text_delta", "text": p} for p in pieces(block["text"])]
-    elif kind == "tool_use":
-        start = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
-        partial = pieces(json.dumps(block["input"]))
-        deltas = [{"type": "input_json_delta", "partial_json": p} for p in partial]
-    elif kind == "thinking":
-        start = {"type": "thinking", "thinking": "", "signature": ""}
-        deltas = [{"type": "thinking_delta", "thinking": p} for p in pieces(block["thinking"])]
-        deltas.append({"type": "signature_delta", "signature": block["signature"]})
-    else:  # e.g. redacted_thinking: the API sends such blocks whole, in the start event
-        start, deltas = block, []
-
-    def event(name: str, **fields: Any) -> Event:
-        return name, {"type": name, "index": index, **fields}
-
-    return [
-        event("content_block_start", content_block=start),
-        *(event("content_block_delta", delta=delta) for delta in deltas),
-        event("content_block_stop"),
-    ]

@@ -25,6 +25,7 @@ import pytest
 from jupyter_client.manager import start_new_async_kernel
 
 from jupyter_agent.errors import ToolError
+from jupyter_agent.jupyter import _bridge_protocol
 from jupyter_agent.jupyter import bridge as bridge_module
 from jupyter_agent.jupyter.bridge import (
     ERROR_CODES,
@@ -327,10 +328,10 @@ async def test_every_error_code_the_extension_sends_is_worded_in_python(code):
 
 
 def test_python_words_exactly_the_protocols_codes():
-    assert set(bridge_module._WHY) == ERROR_CODES
+    assert set(_bridge_protocol._WHY) == ERROR_CODES
     closes = {"path_mismatch", "notebook_closed"} | bridge_module.KERNEL_ERROR_CODES - {"timeout"}
-    assert closes <= set(bridge_module._CLOSED_WHY)
-    assert set(bridge_module._CLOSED_WHY) <= ERROR_CODES | bridge_module.KERNEL_ERROR_CODES
+    assert closes <= set(_bridge_protocol._CLOSED_WHY)
+    assert set(_bridge_protocol._CLOSED_WHY) <= ERROR_CODES | bridge_module.KERNEL_ERROR_CODES
 
 
 async def test_cancelling_a_run_asks_the_frontend_to_interrupt_that_cell():
