@@ -19,7 +19,9 @@ from typing import Any, Literal, Protocol, cast, runtime_checkable
 from pydantic import BaseModel, Field
 
 CellType = Literal["code", "markdown", "raw"]
-BridgeMode = Literal["live", "file"]
+BridgeMode = Literal["live", "file", "connecting"]
+"""How edits reach the notebook: through the frontend, in the file, or not known yet (the
+kernel still waits for a frontend's answer)."""
 
 
 class Cell(BaseModel):
@@ -46,7 +48,9 @@ class RunResult(BaseModel):
 class NotebookBridge(Protocol):
     """Read and edit one notebook; run its cells."""
 
-    mode: BridgeMode
+    @property
+    def mode(self) -> BridgeMode: ...
+
     path: str
     """The notebook's path, as shown to the user."""
 

@@ -88,7 +88,7 @@ class PendingBridge:
         return None
 
     @property
-    def mode(self) -> BridgeMode | str:  # type: ignore[override]
+    def mode(self) -> BridgeMode:
         bridge = self.bridge
         return bridge.mode if bridge is not None else "connecting"
 
@@ -228,8 +228,8 @@ class KernelAgent:
 
         pending = PendingBridge(path, connecting())
         pending._task.add_done_callback(lambda _: self._connected(pending))
-        self.bridge = pending  # type: ignore[assignment]
-        return pending  # type: ignore[return-value]
+        self.bridge = pending
+        return pending
 
     def _connected(self, pending: PendingBridge) -> None:
         bridge = pending.bridge

@@ -123,12 +123,12 @@ def _option(command: Command, line: str, match: re.Match[str]) -> int:
         following = _TOKEN.match(line, end)
         candidate = following.group(1) if following else None
         if takes is None:  # --resume [ID]
-            if candidate is not None and _SESSION_ID.fullmatch(candidate):
-                value, end = candidate, following.end()  # type: ignore[union-attr]
-        elif candidate is None or candidate.startswith("--"):
+            if following is not None and candidate and _SESSION_ID.fullmatch(candidate):
+                value, end = candidate, following.end()
+        elif following is None or candidate is None or candidate.startswith("--"):
             raise UsageError(f"{name} needs a value")
         else:
-            value, end = candidate, following.end()  # type: ignore[union-attr]
+            value, end = candidate, following.end()
     if name == "--model":
         command.model = value
     elif name == "--max-steps":
@@ -242,7 +242,7 @@ class AgentMagics(Magics):
         """
         command = parse(line, cell)
         if command.name == "help":
-            print(self.agent.__doc__)
+            print(AgentMagics.agent.__doc__)
             return None
         kernel = kernel_agent(self.shell)
         agent = self._configure(kernel, command)
@@ -291,6 +291,7 @@ class AgentMagics(Magics):
         return handle
 
     def _configure(self, kernel: KernelAgent, command: Command) -> Agent:
+        assert self.shell is not None  # a magic runs in a shell
         model = model_from_spec(command.model, self.shell.user_ns) if command.model else None
         if command.resume is not None:
             try:

@@ -562,15 +562,15 @@ class AgentPanel(anywidget.AnyWidget):
         # The agent's task carries the parent header of the cell that started it, long
         # finished; send the update as part of the latest request instead (e.g. a cell
         # running ``await h.wait()``), which is the one a client is listening to.
-        pub = getattr(self._shell, "display_pub", None)
+        pub: Any = getattr(self._shell, "display_pub", None)
         latest = getattr(pub, "_parent_header_global", None)  # ipykernel ≥ 6.26
-        token = pub.set_thread_parent(latest) if latest else None  # type: ignore[union-attr]
+        token = pub.set_thread_parent(latest) if latest else None
         try:
             for display_id in self._display_ids:
                 update_display(bundle, raw=True, display_id=display_id)
         finally:
             if token is not None:
-                pub.reset_thread_parent(token)  # type: ignore[union-attr]
+                pub.reset_thread_parent(token)
 
     def close(self) -> None:
         if self._unsubscribe is not None:

@@ -33,6 +33,7 @@ from pydantic import BaseModel, ConfigDict, Discriminator, TypeAdapter, Validati
 from typing_extensions import NotRequired, TypedDict
 
 from ..events import Event, EventAdapter, StateChanged, UsageUpdated
+from ..notebook import BridgeMode
 from ..states import AgentState
 from ..tools.control import CONTROL_TOOLS
 
@@ -310,7 +311,8 @@ class PanelState(TypedDict):
     session_id: str
     sessions: list[SavedSession]
     notebook: str
-    bridge_mode: Literal["live", "file", "connecting", ""]
+    bridge_mode: BridgeMode | Literal[""]
+    """Empty when the agent has no notebook."""
     usage: PanelUsage
     max_steps: int
     pending_question: str

@@ -804,7 +804,7 @@ export interface StreamedText {
  * via the `definition` "PanelState".
  */
 export interface PanelState {
-  bridge_mode: 'live' | 'file' | 'connecting' | '';
+  bridge_mode: ('live' | 'file' | 'connecting') | '';
   busy: boolean;
   detail: string;
   dock: 'inline' | 'side';
