@@ -43,7 +43,7 @@ class _Event:
 
 
 @_event
-class AgentStart(_Event):
+class AgentStartEvent(_Event):
     kind: Literal["agent_start"] = "agent_start"
     task: str
     role: str
@@ -55,20 +55,20 @@ class AgentStart(_Event):
 
 
 @_event
-class TurnStart(_Event):
+class TurnStartEvent(_Event):
     kind: Literal["turn_start"] = "turn_start"
     step: int
 
 
 @_event
-class TextDelta(_Event):
+class TextDeltaEvent(_Event):
     kind: Literal["text_delta"] = "text_delta"
     text: str
     phase: str | None = None
 
 
 @_event
-class TextDone(_Event):
+class TextEvent(_Event):
     """A text block finished streaming (or was cut off, ``interrupted``)."""
 
     kind: Literal["text"] = "text"
@@ -78,13 +78,13 @@ class TextDone(_Event):
 
 
 @_event
-class ThinkingDelta(_Event):
+class ThinkingDeltaEvent(_Event):
     kind: Literal["thinking_delta"] = "thinking_delta"
     text: str
 
 
 @_event
-class Reason(_Event):
+class ReasonEvent(_Event):
     """The reason phase of the reason → act → observe loop."""
 
     kind: Literal["reason"] = "reason"
@@ -94,7 +94,7 @@ class Reason(_Event):
 
 
 @_event
-class Observe(_Event):
+class ObserveEvent(_Event):
     """The observe phase of the reason → act → observe loop."""
 
     kind: Literal["observe"] = "observe"
@@ -104,7 +104,7 @@ class Observe(_Event):
 
 
 @_event
-class ToolStart(_Event):
+class ToolStartEvent(_Event):
     kind: Literal["tool_start"] = "tool_start"
     tool_use_id: str
     name: str
@@ -113,14 +113,14 @@ class ToolStart(_Event):
 
 
 @_event
-class ToolProgress(_Event):
+class ToolProgressEvent(_Event):
     kind: Literal["tool_progress"] = "tool_progress"
     tool_use_id: str
     output: str
 
 
 @_event
-class ToolEnd(_Event):
+class ToolEndEvent(_Event):
     kind: Literal["tool_end"] = "tool_end"
     tool_use_id: str
     name: str
@@ -132,13 +132,13 @@ class ToolEnd(_Event):
 
 
 @_event
-class PlanSubmitted(_Event):
+class PlanEvent(_Event):
     kind: Literal["plan"] = "plan"
     plan: Plan
 
 
 @_event
-class PlanStepUpdated(_Event):
+class PlanStepEvent(_Event):
     kind: Literal["plan_step"] = "plan_step"
     step_number: int
     status: StepStatus
@@ -146,7 +146,7 @@ class PlanStepUpdated(_Event):
 
 
 @_event
-class QuestionAsked(_Event):
+class QuestionEvent(_Event):
     kind: Literal["question"] = "question"
     question_id: str
     question: Question
@@ -154,7 +154,7 @@ class QuestionAsked(_Event):
 
 
 @_event
-class QuestionAnswered(_Event):
+class AnswerEvent(_Event):
     kind: Literal["answer"] = "answer"
     question_id: str
     value: str
@@ -162,14 +162,14 @@ class QuestionAnswered(_Event):
 
 
 @_event
-class InputTimedOut(_Event):
+class RequestInputTimeoutEvent(_Event):
     kind: Literal["request_input_timeout"] = "request_input_timeout"
     question_id: str
     timeout: float
 
 
 @_event
-class PermissionRequest(_Event):
+class PermissionRequestEvent(_Event):
     kind: Literal["permission_request"] = "permission_request"
     request_id: str
     tool_use_id: str
@@ -186,7 +186,7 @@ class PermissionRequest(_Event):
 
 
 @_event
-class PermissionResponse(_Event):
+class PermissionResponseEvent(_Event):
     kind: Literal["permission_response"] = "permission_response"
     request_id: str
     tool_name: str
@@ -197,7 +197,7 @@ class PermissionResponse(_Event):
 
 
 @_event
-class Update(_Event):
+class UpdateEvent(_Event):
     """A progress message from the agent (the send_update tool)."""
 
     kind: Literal["update"] = "update"
@@ -205,7 +205,7 @@ class Update(_Event):
 
 
 @_event
-class StateChanged(_Event):
+class StateEvent(_Event):
     kind: Literal["state"] = "state"
     state: AgentState
     previous: AgentState
@@ -214,7 +214,7 @@ class StateChanged(_Event):
 
 
 @_event
-class UsageUpdated(_Event):
+class UsageEvent(_Event):
     kind: Literal["usage"] = "usage"
     input_tokens: int = 0
     output_tokens: int = 0
@@ -229,7 +229,7 @@ class UsageUpdated(_Event):
 
 
 @_event
-class RetryScheduled(_Event):
+class RetryEvent(_Event):
     """The model call failed mid-way and is being retried; discard the partial turn."""
 
     kind: Literal["retry"] = "retry"
@@ -243,7 +243,7 @@ PanelAction = Literal["trust_workspace"]
 
 
 @_event
-class AgentWarning(_Event):
+class WarningEvent(_Event):
     kind: Literal["warning"] = "warning"
     message: str
     action: PanelAction | None = None
@@ -252,7 +252,7 @@ class AgentWarning(_Event):
 
 
 @_event
-class Stopped(_Event):
+class StoppedEvent(_Event):
     """The run ended without completing its task."""
 
     kind: Literal["stopped"] = "stopped"
@@ -261,20 +261,20 @@ class Stopped(_Event):
 
 
 @_event
-class Completed(_Event):
+class CompletedEvent(_Event):
     kind: Literal["completed"] = "completed"
     summary: str = ""
 
 
 @_event
-class Failed(_Event):
+class ErrorEvent(_Event):
     kind: Literal["error"] = "error"
     message: str
     error_type: str = ""
 
 
 @_event
-class SubagentSpawned(_Event):
+class SubagentSpawnedEvent(_Event):
     kind: Literal["subagent_spawned"] = "subagent_spawned"
     child_session_id: str
     agent_type: str
@@ -283,14 +283,14 @@ class SubagentSpawned(_Event):
 
 
 @_event
-class SubagentOutput(_Event):
+class SubagentOutputEvent(_Event):
     kind: Literal["subagent_output"] = "subagent_output"
     child_session_id: str
     event: Event
 
 
 @_event
-class SubagentCompleted(_Event):
+class SubagentCompleteEvent(_Event):
     kind: Literal["subagent_complete"] = "subagent_complete"
     child_session_id: str
     result: str | None = None
@@ -298,34 +298,34 @@ class SubagentCompleted(_Event):
 
 
 Event = Annotated[
-    AgentStart
-    | TurnStart
-    | TextDelta
-    | TextDone
-    | ThinkingDelta
-    | Reason
-    | Observe
-    | ToolStart
-    | ToolProgress
-    | ToolEnd
-    | PlanSubmitted
-    | PlanStepUpdated
-    | QuestionAsked
-    | QuestionAnswered
-    | InputTimedOut
-    | PermissionRequest
-    | PermissionResponse
-    | Update
-    | StateChanged
-    | UsageUpdated
-    | RetryScheduled
-    | AgentWarning
-    | Stopped
-    | Completed
-    | Failed
-    | SubagentSpawned
-    | SubagentOutput
-    | SubagentCompleted,
+    AgentStartEvent
+    | TurnStartEvent
+    | TextDeltaEvent
+    | TextEvent
+    | ThinkingDeltaEvent
+    | ReasonEvent
+    | ObserveEvent
+    | ToolStartEvent
+    | ToolProgressEvent
+    | ToolEndEvent
+    | PlanEvent
+    | PlanStepEvent
+    | QuestionEvent
+    | AnswerEvent
+    | RequestInputTimeoutEvent
+    | PermissionRequestEvent
+    | PermissionResponseEvent
+    | UpdateEvent
+    | StateEvent
+    | UsageEvent
+    | RetryEvent
+    | WarningEvent
+    | StoppedEvent
+    | CompletedEvent
+    | ErrorEvent
+    | SubagentSpawnedEvent
+    | SubagentOutputEvent
+    | SubagentCompleteEvent,
     Discriminator("kind"),
 ]
 

@@ -9,35 +9,35 @@ from typing_extensions import assert_never
 
 from ._wording import plural, visible
 from .events import (
-    AgentStart,
-    AgentWarning,
-    Completed,
+    AgentStartEvent,
+    AnswerEvent,
+    CompletedEvent,
+    ErrorEvent,
     Event,
-    Failed,
-    InputTimedOut,
-    Observe,
-    PermissionRequest,
-    PermissionResponse,
-    PlanStepUpdated,
-    PlanSubmitted,
-    QuestionAnswered,
-    QuestionAsked,
-    Reason,
-    RetryScheduled,
-    StateChanged,
-    Stopped,
-    SubagentCompleted,
-    SubagentOutput,
-    SubagentSpawned,
-    TextDelta,
-    TextDone,
-    ThinkingDelta,
-    ToolEnd,
-    ToolProgress,
-    ToolStart,
-    TurnStart,
-    Update,
-    UsageUpdated,
+    ObserveEvent,
+    PermissionRequestEvent,
+    PermissionResponseEvent,
+    PlanEvent,
+    PlanStepEvent,
+    QuestionEvent,
+    ReasonEvent,
+    RequestInputTimeoutEvent,
+    RetryEvent,
+    StateEvent,
+    StoppedEvent,
+    SubagentCompleteEvent,
+    SubagentOutputEvent,
+    SubagentSpawnedEvent,
+    TextDeltaEvent,
+    TextEvent,
+    ThinkingDeltaEvent,
+    ToolEndEvent,
+    ToolProgressEvent,
+    ToolStartEvent,
+    TurnStartEvent,
+    UpdateEvent,
+    UsageEvent,
+    WarningEvent,
 )
 from .plans import Plan
 
@@ -90,82 +90,82 @@ class TextRenderer:
 
     def __call__(self, event: Event) -> None:
         match event:
-            case AgentStart():
+            case AgentStartEvent():
                 self._on_agent_start(event)
-            case TurnStart():
+            case TurnStartEvent():
                 self._on_turn_start(event)
-            case TextDelta():
+            case TextDeltaEvent():
                 self._on_text_delta(event)
-            case TextDone():
+            case TextEvent():
                 self._on_text(event)
-            case ThinkingDelta():
+            case ThinkingDeltaEvent():
                 self._on_thinking_delta(event)
-            case Reason():
+            case ReasonEvent():
                 self._on_reason(event)
-            case Observe():
+            case ObserveEvent():
                 self._on_observe(event)
-            case ToolStart():
+            case ToolStartEvent():
                 self._on_tool_start(event)
-            case ToolProgress():
+            case ToolProgressEvent():
                 self._on_tool_progress(event)
-            case ToolEnd():
+            case ToolEndEvent():
                 self._on_tool_end(event)
-            case PlanSubmitted():
+            case PlanEvent():
                 self._on_plan(event)
-            case PlanStepUpdated():
+            case PlanStepEvent():
                 self._on_plan_step(event)
-            case QuestionAsked():
+            case QuestionEvent():
                 self._on_question(event)
-            case QuestionAnswered():
+            case AnswerEvent():
                 self._on_answer(event)
-            case InputTimedOut():
+            case RequestInputTimeoutEvent():
                 self._on_request_input_timeout(event)
-            case PermissionRequest():
+            case PermissionRequestEvent():
                 self._on_permission_request(event)
-            case PermissionResponse():
+            case PermissionResponseEvent():
                 self._on_permission_response(event)
-            case Update():
+            case UpdateEvent():
                 self._on_update(event)
-            case StateChanged():
+            case StateEvent():
                 self._on_state(event)
-            case UsageUpdated():
+            case UsageEvent():
                 self._on_usage(event)
-            case RetryScheduled():
+            case RetryEvent():
                 self._on_retry(event)
-            case AgentWarning():
+            case WarningEvent():
                 self._on_warning(event)
-            case Stopped():
+            case StoppedEvent():
                 self._on_stopped(event)
-            case Completed():
+            case CompletedEvent():
                 self._on_completed(event)
-            case Failed():
+            case ErrorEvent():
                 self._on_error(event)
-            case SubagentSpawned():
+            case SubagentSpawnedEvent():
                 self._on_subagent_spawned(event)
-            case SubagentOutput():
+            case SubagentOutputEvent():
                 self._on_subagent_output(event)
-            case SubagentCompleted():
+            case SubagentCompleteEvent():
                 self._on_subagent_complete(event)
             case _:
                 assert_never(event)
 
-    def _on_agent_start(self, e: AgentStart) -> None:
+    def _on_agent_start(self, e: AgentStartEvent) -> None:
         label = self.label or e.model_label
         caption = f" — {label}" if label else ""
         self._line(self._style(f"▶ {e.role} on {e.model} ({e.loop} loop){caption}", "1"))
         self._line(f"  task: {visible(e.task)}")
 
-    def _on_turn_start(self, e: TurnStart) -> None:
+    def _on_turn_start(self, e: TurnStartEvent) -> None:
         self._phase = None
 
-    def _on_text_delta(self, e: TextDelta) -> None:
+    def _on_text_delta(self, e: TextDeltaEvent) -> None:
         if e.phase != self._phase and e.phase:
             self._line(self._style(f"[{e.phase}]", "36"))
         self._phase = e.phase
         self._write(visible(e.text))
         self._open_line = not e.text.endswith("\n")
 
-    def _on_text(self, e: TextDone) -> None:
+    def _on_text(self, e: TextEvent) -> None:
         self._last_text = e.text
         if e.interrupted:
             self._write(self._style(" [interrupted]", "33"))
@@ -174,27 +174,27 @@ class TextRenderer:
             self._write("\n")
             self._open_line = False
 
-    def _on_thinking_delta(self, e: ThinkingDelta) -> None:
+    def _on_thinking_delta(self, e: ThinkingDeltaEvent) -> None:
         if self.show_thinking:
             self._write(self._style(e.text, "2"))
             self._open_line = True
 
-    def _on_reason(self, e: Reason) -> None:
+    def _on_reason(self, e: ReasonEvent) -> None:
         if e.control:
             self._line(self._style(f"  reason control: {e.control}", "2"))
 
-    def _on_observe(self, e: Observe) -> None:
+    def _on_observe(self, e: ObserveEvent) -> None:
         if e.control:
             self._line(self._style(f"  observe control: {e.control}", "2"))
 
-    def _on_tool_start(self, e: ToolStart) -> None:
+    def _on_tool_start(self, e: ToolStartEvent) -> None:
         self._line(self._style(f"⚙ {e.summary}", "34"))
 
-    def _on_tool_progress(self, e: ToolProgress) -> None:
+    def _on_tool_progress(self, e: ToolProgressEvent) -> None:
         for line in visible(e.output).splitlines():
             self._line(f"  │ {line}")
 
-    def _on_tool_end(self, e: ToolEnd) -> None:
+    def _on_tool_end(self, e: ToolEndEvent) -> None:
         lines = visible(e.result).splitlines() or [""]
         hidden = len(lines) - 1
         more = f" (+{plural(hidden, 'line')})" if hidden else ""
@@ -205,16 +205,16 @@ class TextRenderer:
                 code = "32" if line.startswith("+") else "31" if line.startswith("-") else "2"
                 self._line("    " + self._style(line, code))
 
-    def _on_plan(self, e: PlanSubmitted) -> None:
+    def _on_plan(self, e: PlanEvent) -> None:
         plan: Plan = e.plan
         self._line(self._style("Plan", "1"))
         self._line(visible(plan.to_markdown()))
 
-    def _on_plan_step(self, e: PlanStepUpdated) -> None:
+    def _on_plan_step(self, e: PlanStepEvent) -> None:
         note = f" — {visible(e.note)}" if e.note else ""
         self._line(f"  step {e.step_number}: {e.status}{note}")
 
-    def _on_question(self, e: QuestionAsked) -> None:
+    def _on_question(self, e: QuestionEvent) -> None:
         q = e.question
         self._line(self._style(f"? {q.question}", "1;35") + f"  [{q.severity}]")
         if q.context:
@@ -226,13 +226,13 @@ class TextRenderer:
         how = "handle.answer(value)" if q.options else "handle.answer(text)"
         self._line(self._style(f"  answer with {how}", "2"))
 
-    def _on_answer(self, e: QuestionAnswered) -> None:
+    def _on_answer(self, e: AnswerEvent) -> None:
         self._line(f"  → {visible(e.label or e.value)}")
 
-    def _on_request_input_timeout(self, e: InputTimedOut) -> None:
+    def _on_request_input_timeout(self, e: RequestInputTimeoutEvent) -> None:
         self._line(self._style(f"  no answer within {e.timeout:g} s", "33"))
 
-    def _on_permission_request(self, e: PermissionRequest) -> None:
+    def _on_permission_request(self, e: PermissionRequestEvent) -> None:
         reason = f" ({e.reason})" if e.reason else ""
         self._line(self._style(f"⚠ approval needed: {e.summary}{reason}", "33"))
         for warning in e.warnings:
@@ -248,18 +248,18 @@ class TextRenderer:
                 )
             )
 
-    def _on_permission_response(self, e: PermissionResponse) -> None:
+    def _on_permission_response(self, e: PermissionResponseEvent) -> None:
         verdict = "allowed" if e.allowed else "denied"
         self._line(f"  → {verdict}" + (f"; remembered: {visible(e.rule)}" if e.rule else ""))
 
-    def _on_update(self, e: Update) -> None:
+    def _on_update(self, e: UpdateEvent) -> None:
         self._line(self._style(f"ℹ {e.message}", "36"))
 
-    def _on_state(self, e: StateChanged) -> None:
+    def _on_state(self, e: StateEvent) -> None:
         if e.state.value == "paused":
             self._line(self._style("‖ paused", "33"))
 
-    def _on_usage(self, e: UsageUpdated) -> None:
+    def _on_usage(self, e: UsageEvent) -> None:
         self._usage = e  # the run's total is printed when it ends
 
     def _totals(self) -> None:
@@ -275,35 +275,35 @@ class TextRenderer:
             )
         )
 
-    def _on_retry(self, e: RetryScheduled) -> None:
+    def _on_retry(self, e: RetryEvent) -> None:
         self._line(self._style(f"↻ the reply broke off ({e.reason}); retrying", "33"))
 
-    def _on_warning(self, e: AgentWarning) -> None:
+    def _on_warning(self, e: WarningEvent) -> None:
         self._line(self._style(f"⚠ {e.message}", "33"))
 
-    def _on_stopped(self, e: Stopped) -> None:
+    def _on_stopped(self, e: StoppedEvent) -> None:
         self._line(self._style(f"■ stopped ({e.reason}): {e.message}", "33"))
         self._totals()
 
-    def _on_completed(self, e: Completed) -> None:
+    def _on_completed(self, e: CompletedEvent) -> None:
         # A run that ends on plain text has that text as its summary: printed once is enough.
         summary = e.summary if e.summary and e.summary.strip() != self._last_text.strip() else ""
         self._line(self._style("✔ completed", "32") + (f": {visible(summary)}" if summary else ""))
         self._totals()
 
-    def _on_error(self, e: Failed) -> None:
+    def _on_error(self, e: ErrorEvent) -> None:
         self._line(self._style(f"✗ error: {e.message}", "31"))
         self._totals()
 
-    def _on_subagent_spawned(self, e: SubagentSpawned) -> None:
+    def _on_subagent_spawned(self, e: SubagentSpawnedEvent) -> None:
         self._line(f"↳ subagent {e.child_session_id} ({e.agent_type}): {visible(e.task)}")
 
-    def _on_subagent_output(self, e: SubagentOutput) -> None:
-        if isinstance(e.event, (ToolStart, Completed, Stopped, Failed)):
+    def _on_subagent_output(self, e: SubagentOutputEvent) -> None:
+        if isinstance(e.event, (ToolStartEvent, CompletedEvent, StoppedEvent, ErrorEvent)):
             self._write(f"  [{e.child_session_id}] ")
             self(e.event)
 
-    def _on_subagent_complete(self, e: SubagentCompleted) -> None:
+    def _on_subagent_complete(self, e: SubagentCompleteEvent) -> None:
         self._line(f"↳ subagent {e.child_session_id} ended {e.state.value}")
 
 

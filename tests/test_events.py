@@ -17,42 +17,52 @@ PLAN = Plan(goal="g", steps=[{"step_number": 1, "action": "a"}])
 QUESTION = Question(question="q?", options=[{"label": "Yes", "value": "y"}], default="y")
 
 SAMPLES = [
-    ev.AgentStart(task="t", role="planner", model="m", loop="tool_use", max_steps=3),
-    ev.TurnStart(step=1),
-    ev.TextDelta(text="he", phase="reason"),
-    ev.TextDone(text="hello", interrupted=True),
-    ev.ThinkingDelta(text="hmm"),
-    ev.Reason(step=1, text="r", control={"finish": False}),
-    ev.Observe(step=1, text="o", control=None),
-    ev.ToolStart(tool_use_id="t", name="read_file", input={"path": "a"}, summary="Read a"),
-    ev.ToolProgress(tool_use_id="t", output="line"),
-    ev.ToolEnd(tool_use_id="t", name="read_file", result="x\ny", is_error=True, diff="-a\n+b"),
-    ev.PlanSubmitted(plan=PLAN),
-    ev.PlanStepUpdated(step_number=1, status="done", note="ok"),
-    ev.QuestionAsked(question_id="q", question=QUESTION, timeout=3.0),
-    ev.QuestionAnswered(question_id="q", value="y", label="Yes"),
-    ev.InputTimedOut(question_id="q", timeout=3.0),
-    ev.PermissionRequest(request_id="r", tool_use_id="t", tool_name="x", summary="s"),
-    ev.PermissionResponse(request_id="r", tool_name="x", allowed=True, remember=True, rule="r1"),
-    ev.Update(message="working"),
-    ev.StateChanged(state=AgentState.thinking, previous=AgentState.running),
-    ev.UsageUpdated(input_tokens=3, run_input_tokens=3, run_cache_read_input_tokens=1),
-    ev.RetryScheduled(attempt=1, reason="overloaded_error", delay=0.1),
-    ev.AgentWarning(message="careful"),
-    ev.Stopped(reason="manual_stop", message="Stopped by the user."),
-    ev.Completed(summary="done"),
-    ev.Failed(message="boom", error_type="ModelError"),
-    ev.SubagentSpawned(child_session_id="c", agent_type="planner", task="t"),
-    ev.SubagentOutput(
-        child_session_id="c", event=ev.ToolStart(tool_use_id="t", name="n", input={}, summary="s")
+    ev.AgentStartEvent(task="t", role="planner", model="m", loop="tool_use", max_steps=3),
+    ev.TurnStartEvent(step=1),
+    ev.TextDeltaEvent(text="he", phase="reason"),
+    ev.TextEvent(text="hello", interrupted=True),
+    ev.ThinkingDeltaEvent(text="hmm"),
+    ev.ReasonEvent(step=1, text="r", control={"finish": False}),
+    ev.ObserveEvent(step=1, text="o", control=None),
+    ev.ToolStartEvent(tool_use_id="t", name="read_file", input={"path": "a"}, summary="Read a"),
+    ev.ToolProgressEvent(tool_use_id="t", output="line"),
+    ev.ToolEndEvent(tool_use_id="t", name="read_file", result="x\ny", is_error=True, diff="-a\n+b"),
+    ev.PlanEvent(plan=PLAN),
+    ev.PlanStepEvent(step_number=1, status="done", note="ok"),
+    ev.QuestionEvent(question_id="q", question=QUESTION, timeout=3.0),
+    ev.AnswerEvent(question_id="q", value="y", label="Yes"),
+    ev.RequestInputTimeoutEvent(question_id="q", timeout=3.0),
+    ev.PermissionRequestEvent(request_id="r", tool_use_id="t", tool_name="x", summary="s"),
+    ev.PermissionResponseEvent(
+        request_id="r", tool_name="x", allowed=True, remember=True, rule="r1"
     ),
-    ev.SubagentCompleted(child_session_id="c", result="r", state=AgentState.completed),
+    ev.UpdateEvent(message="working"),
+    ev.StateEvent(state=AgentState.thinking, previous=AgentState.running),
+    ev.UsageEvent(input_tokens=3, run_input_tokens=3, run_cache_read_input_tokens=1),
+    ev.RetryEvent(attempt=1, reason="overloaded_error", delay=0.1),
+    ev.WarningEvent(message="careful"),
+    ev.StoppedEvent(reason="manual_stop", message="Stopped by the user."),
+    ev.CompletedEvent(summary="done"),
+    ev.ErrorEvent(message="boom", error_type="ModelError"),
+    ev.SubagentSpawnedEvent(child_session_id="c", agent_type="planner", task="t"),
+    ev.SubagentOutputEvent(
+        child_session_id="c",
+        event=ev.ToolStartEvent(tool_use_id="t", name="n", input={}, summary="s"),
+    ),
+    ev.SubagentCompleteEvent(child_session_id="c", result="r", state=AgentState.completed),
 ]
 
 
 def test_samples_cover_every_event_kind():
     assert sorted(e.kind for e in SAMPLES) == sorted(event_kinds())
     assert len(get_args(get_args(ev.Event)[0])) == len(SAMPLES)
+
+
+def test_an_event_class_is_named_for_its_kind():
+    # kind "tool_end" is ToolEndEvent: a reader finds one from the other without a table.
+    for event in SAMPLES:
+        camel = "".join(part.capitalize() for part in event.kind.split("_"))
+        assert type(event).__name__ == camel + "Event", event.kind
 
 
 @pytest.mark.parametrize("event", SAMPLES, ids=lambda e: e.kind)
@@ -69,7 +79,7 @@ def test_events_from_outside_are_validated_and_typed_by_the_adapter():
     event = EventAdapter.validate_python(
         {"kind": "state", "state": "thinking", "previous": "running", "seq": "7"}
     )
-    assert event == ev.StateChanged(
+    assert event == ev.StateEvent(
         state=AgentState.thinking, previous=AgentState.running, seq=7, time=event.time
     )
     with pytest.raises(ValidationError, match=r"tool_end\.is_error"):
@@ -111,7 +121,7 @@ def test_a_tool_result_shows_its_first_line_and_how_many_more():
     out = io.StringIO()
     r = TextRenderer(out, color=False)
     for result in ("one", "one\ntwo\nthree"):
-        r(ev.ToolEnd(tool_use_id="t", name="read_file", result=result, is_error=False))
+        r(ev.ToolEndEvent(tool_use_id="t", name="read_file", result=result, is_error=False))
     assert out.getvalue() == "  ✓ one\n  ✓ one (+2 lines)\n"
 
 
@@ -119,12 +129,16 @@ def test_a_run_ending_on_its_answer_prints_the_answer_once():
     out = io.StringIO()
     r = TextRenderer(out, color=False)
     answer = "The table has 12 duplicated rows."
-    for e in (ev.TextDelta(text=answer), ev.TextDone(text=answer), ev.Completed(summary=answer)):
+    for e in (
+        ev.TextDeltaEvent(text=answer),
+        ev.TextEvent(text=answer),
+        ev.CompletedEvent(summary=answer),
+    ):
         r(e)
     assert out.getvalue().count(answer) == 1
     assert out.getvalue().endswith("✔ completed\n")
     # A summary that says something the text did not is still printed.
-    r(ev.Completed(summary="Removed them."))
+    r(ev.CompletedEvent(summary="Removed them."))
     assert out.getvalue().endswith("✔ completed: Removed them.\n")
 
 
@@ -147,7 +161,7 @@ def test_what_a_model_writes_cannot_hide_itself_in_an_approval_or_a_tool_title(c
     out = io.StringIO()
     r = TextRenderer(out, color=True)  # our own colours stay, the model's do not
     r(
-        ev.PermissionRequest(
+        ev.PermissionRequestEvent(
             request_id="r",
             tool_use_id="t",
             tool_name="execute_command",
@@ -155,9 +169,9 @@ def test_what_a_model_writes_cannot_hide_itself_in_an_approval_or_a_tool_title(c
             input={"command": command},
         )
     )
-    r(ev.ToolStart(tool_use_id="t", name="execute_command", input={}, summary=summary))
-    r(ev.TextDelta(text=command))
-    r(ev.ToolEnd(tool_use_id="t", name="execute_command", result=command, is_error=False))
+    r(ev.ToolStartEvent(tool_use_id="t", name="execute_command", input={}, summary=summary))
+    r(ev.TextDeltaEvent(text=command))
+    r(ev.ToolEndEvent(tool_use_id="t", name="execute_command", result=command, is_error=False))
     printed = out.getvalue()
     model_escapes = (
         printed.replace("\x1b[33m", "")

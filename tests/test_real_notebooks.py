@@ -26,7 +26,7 @@ from IPython.core.inputtransformer2 import TransformerManager
 from notebook_corpus import GENERATED, LARGE, real_notebooks, write
 
 from jupyter_agent import Agent, ScriptedModel
-from jupyter_agent.events import ToolStart
+from jupyter_agent.events import ToolStartEvent
 from jupyter_agent.ipynb import Document
 from jupyter_agent.notebook_file import FileBridge
 
@@ -414,7 +414,7 @@ async def test_stop_during_a_read_of_huge_outputs_takes_effect_at_once(workspace
     agent = Agent("planner", model, workspace=workspace, notebook=path)
     started: list[float] = []
     agent.subscribe(
-        lambda e: started.append(time.monotonic()) if isinstance(e, ToolStart) else None
+        lambda e: started.append(time.monotonic()) if isinstance(e, ToolStartEvent) else None
     )
     handle = agent.start("look")
     await until(lambda: started)

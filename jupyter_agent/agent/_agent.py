@@ -11,7 +11,7 @@ from typing import Any
 from .._prompts import load_prompt
 from ..commands import OsSandbox, SandboxSettings
 from ..errors import AgentBusy
-from ..events import AgentWarning, Event, PanelAction
+from ..events import Event, PanelAction, WarningEvent
 from ..messages import Message, encodable
 from ..models import Model, resolve_model
 from ..notebook import ChangeLog, NotebookBridge
@@ -208,7 +208,7 @@ class Agent:
         if run is not None and not run.state.terminal and new.name != run.role.name:
             run.cancel("manual_stop", f"Stopped to switch the role to {new.name}.")
             self.bus.publish(
-                AgentWarning(
+                WarningEvent(
                     session_id=self.session.id,
                     run_id=run.id,
                     message=f"The running {run.role.name} run was stopped to switch to {new.name}.",

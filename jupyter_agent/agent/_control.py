@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ToolError
 from ..events import (
     Event,
-    PlanStepUpdated,
-    PlanSubmitted,
-    SubagentCompleted,
-    SubagentOutput,
-    SubagentSpawned,
+    PlanEvent,
+    PlanStepEvent,
+    SubagentCompleteEvent,
+    SubagentOutputEvent,
+    SubagentSpawnedEvent,
 )
 from ..plans import Plan, StepProgress, StepStatus
 
@@ -30,7 +30,7 @@ def submit_plan(run: Run, plan: Plan) -> None:
     meta = run.session.metadata
     meta.plan = plan
     meta.plan_progress = [StepProgress(step_number=s.step_number) for s in plan.steps]
-    run.emit(PlanSubmitted(plan=plan))
+    run.emit(PlanEvent(plan=plan))
     run.session.save()
 
 
@@ -46,7 +46,7 @@ def update_plan_step(run: Run, step_number: int, status: StepStatus, note: str) 
     for progress in meta.plan_progress:
         if progress.step_number == step_number:
             progress.status, progress.note = status, note
-    run.emit(PlanStepUpdated(step_number=step_number, status=status, note=note))
+    run.emit(PlanStepEvent(step_number=step_number, status=status, note=note))
     run.session.save()
 
 
@@ -54,7 +54,7 @@ def spawn(run: Run, task: str, role: str, tool_use_id: str | None, **options: An
     """Start a child agent on ``task``; its events are forwarded into ``run``'s stream."""
     child = run.agent.child(role=role, parent_tool_use_id=tool_use_id, **options)
     run.emit(
-        SubagentSpawned(
+        SubagentSpawnedEvent(
             child_session_id=child.session.id,
             agent_type=role,
             parent_tool_use_id=tool_use_id,
@@ -63,7 +63,7 @@ def spawn(run: Run, task: str, role: str, tool_use_id: str | None, **options: An
     )
 
     def forward(event: Event) -> None:
-        run.emit(SubagentOutput(child_session_id=child.session.id, event=event))
+        run.emit(SubagentOutputEvent(child_session_id=child.session.id, event=event))
 
     child.subscribe(forward)
     handle = child.start(task)
@@ -71,7 +71,7 @@ def spawn(run: Run, task: str, role: str, tool_use_id: str | None, **options: An
 
     def report(_: object) -> None:
         run.emit(
-            SubagentCompleted(
+            SubagentCompleteEvent(
                 child_session_id=child.session.id, result=handle.summary, state=handle.state
             )
         )

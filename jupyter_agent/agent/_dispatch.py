@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from .._wording import visible
 from ..errors import ToolDenied, ToolError
-from ..events import ToolEnd, ToolStart
+from ..events import ToolEndEvent, ToolStartEvent
 from ..messages import INTERRUPTED_RESULT, Message, ToolResultBlock, ToolUseBlock, encodable
 from ..messages import tool_result as result_block
 from ..permissions import Allow, Ask, Deny, Hazard, ToolCall
@@ -68,7 +68,9 @@ async def execute(
     except BaseException as exc:
         note = INTERRUPTED_RESULT if isinstance(exc, asyncio.CancelledError) else f"Not run: {exc}"
         if current is not None:
-            run.emit(ToolEnd(tool_use_id=current.id, name=current.name, result=note, is_error=True))
+            run.emit(
+                ToolEndEvent(tool_use_id=current.id, name=current.name, result=note, is_error=True)
+            )
         for block in tool_uses:
             results.setdefault(block.id, result_block(block.id, note, is_error=True))
         _record(run, tool_uses, results)
@@ -89,7 +91,7 @@ async def dispatch(run: Run, block: ToolUseBlock, truncated: bool) -> ToolResult
     tool = run.agent.tools.get(block.name)
     summary = tool.summary(block.input) if tool else visible(f"{block.name}(…)")
     run.emit(
-        ToolStart(
+        ToolStartEvent(
             tool_use_id=block.id,
             name=block.name,
             input=run.agent.secrets.redact_data(block.input),
@@ -217,7 +219,7 @@ def _result(run: Run, block: ToolUseBlock, output: ToolOutput, duration: float) 
     secrets = run.agent.secrets
     text = secrets.redact(encodable(output.text))
     run.emit(
-        ToolEnd(
+        ToolEndEvent(
             tool_use_id=block.id,
             name=block.name,
             result=text,

@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
 from ..events import (
-    InputTimedOut,
-    PermissionRequest,
-    PermissionResponse,
-    QuestionAnswered,
-    QuestionAsked,
+    AnswerEvent,
+    PermissionRequestEvent,
+    PermissionResponseEvent,
+    QuestionEvent,
+    RequestInputTimeoutEvent,
 )
 from ..messages import new_id
 from ..permissions import ToolCall
@@ -77,11 +77,11 @@ class UserInteraction:
         )
         self.waiting.set()
         timeout = run.limits.question_timeout
-        run.emit(QuestionAsked(question_id=pending.id, question=question, timeout=timeout))
+        run.emit(QuestionEvent(question_id=pending.id, question=question, timeout=timeout))
         try:
             answer = await self._wait(pending.answer, "waiting for your answer")
         except asyncio.TimeoutError:
-            run.emit(InputTimedOut(question_id=pending.id, timeout=timeout or 0))
+            run.emit(RequestInputTimeoutEvent(question_id=pending.id, timeout=timeout or 0))
             raise StopRun(
                 "input_timeout",
                 f"No answer within {timeout or 0:g} s: "
@@ -91,9 +91,7 @@ class UserInteraction:
             self.question = None
         value, option = question.resolve(answer)
         run.emit(
-            QuestionAnswered(
-                question_id=pending.id, value=value, label=option.label if option else None
-            )
+            AnswerEvent(question_id=pending.id, value=value, label=option.label if option else None)
         )
         return value, option
 
@@ -118,7 +116,7 @@ class UserInteraction:
         )
         self.waiting.set()
         run.emit(
-            PermissionRequest(
+            PermissionRequestEvent(
                 request_id=pending.id,
                 tool_use_id=tool_use_id,
                 tool_name=call.name,
@@ -133,7 +131,7 @@ class UserInteraction:
             verdict = await self._wait(pending.verdict, f"waiting for approval of {call.name}")
         except asyncio.TimeoutError:
             timeout = run.limits.question_timeout or 0
-            run.emit(InputTimedOut(question_id=pending.id, timeout=timeout))
+            run.emit(RequestInputTimeoutEvent(question_id=pending.id, timeout=timeout))
             raise StopRun(
                 "input_timeout", f"No approval within {timeout:g} s, so the run stopped."
             ) from None
@@ -146,7 +144,7 @@ class UserInteraction:
             else None
         )
         run.emit(
-            PermissionResponse(
+            PermissionResponseEvent(
                 request_id=pending.id,
                 tool_name=call.name,
                 allowed=allowed,

@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from ..errors import AgentError
-from ..events import AgentStart, AgentWarning, Completed, Failed, Stopped
+from ..events import AgentStartEvent, CompletedEvent, ErrorEvent, StoppedEvent, WarningEvent
 from ..messages import INTERRUPTED_RESULT
 from ..states import TERMINAL_FOR, AgentState, StopReason
 from . import _control
@@ -81,7 +81,7 @@ class Lifecycle:
         try:
             run.set_state(AgentState.running)
             run.emit(
-                AgentStart(
+                AgentStartEvent(
                     task=run.task,
                     role=run.role.name,
                     model=run.model.name,
@@ -91,7 +91,7 @@ class Lifecycle:
                 )
             )
             for notice, action in run.agent.notices_for(run.role):
-                run.emit(AgentWarning(message=notice, action=action))
+                run.emit(WarningEvent(message=notice, action=action))
             await loop_fn(run)
             reason, message = self.end_requested or ("completed", "")
         except asyncio.CancelledError:
@@ -137,11 +137,11 @@ class Lifecycle:
             run.summary = message
         run.set_state(TERMINAL_FOR[reason], detail=message)
         if reason == "completed":
-            run.emit(Completed(summary=run.summary or ""))
+            run.emit(CompletedEvent(summary=run.summary or ""))
         elif reason == "error":
-            run.emit(Failed(message=message, error_type=type(run.error).__name__))
+            run.emit(ErrorEvent(message=message, error_type=type(run.error).__name__))
         else:
-            run.emit(Stopped(reason=reason, message=message))
+            run.emit(StoppedEvent(reason=reason, message=message))
         session = run.session
         meta = session.metadata
         meta.state = run.state.value

@@ -15,7 +15,7 @@ from typing import Any
 
 from .._prompts import load_prompt, render
 from ..errors import ModelError
-from ..events import Observe, Reason
+from ..events import ObserveEvent, ReasonEvent
 from ..messages import Message
 from ._model_call import Turn
 from ._run import Run
@@ -78,7 +78,7 @@ async def roa_loop(run: Run) -> None:
         )
         turn = await run.call_model(phase="reason", tool_choice="none")
         text, control = parse_control(turn.text)
-        run.emit(Reason(step=step, text=text, control=control))
+        run.emit(ReasonEvent(step=step, text=text, control=control))
         if control and control.get("finish") is True:
             run.complete(str(control.get("final_answer") or text))
             return
@@ -95,7 +95,7 @@ async def roa_loop(run: Run) -> None:
         run.append(Message.user(render(load_prompt(OBSERVE_PROMPT), **values), phase="observe"))
         turn = await run.call_model(phase="observe", tool_choice="none")
         observation, control = parse_control(turn.text)
-        run.emit(Observe(step=step, text=observation, control=control))
+        run.emit(ObserveEvent(step=step, text=observation, control=control))
         if control and control.get("should_continue") is False:
             run.complete(str(control.get("final_answer") or observation))
             return

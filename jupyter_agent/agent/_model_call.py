@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import ModelError
-from ..events import RetryScheduled, TextDelta, TextDone, ThinkingDelta, UsageUpdated
+from ..events import RetryEvent, TextDeltaEvent, TextEvent, ThinkingDeltaEvent, UsageEvent
 from ..messages import Message, TextBlock, ToolUseBlock, classify
 from ..models import (
     ModelRequest,
@@ -81,15 +81,13 @@ async def call_model(
                 match part:
                     case StreamText():
                         streamed.append(part.text)
-                        run.emit(TextDelta(text=part.text, phase=phase))
+                        run.emit(TextDeltaEvent(text=part.text, phase=phase))
                     case StreamThinking():
-                        run.emit(ThinkingDelta(text=part.text))
+                        run.emit(ThinkingDeltaEvent(text=part.text))
                     case StreamRestart():
                         streamed.clear()
                         run.emit(
-                            RetryScheduled(
-                                attempt=part.attempt, reason=part.reason, delay=part.delay
-                            )
+                            RetryEvent(attempt=part.attempt, reason=part.reason, delay=part.delay)
                         )
                     case StreamDone():
                         response = part.response
@@ -108,7 +106,7 @@ async def call_model(
     run.append(message)
     for block in response.content:
         if isinstance(block, TextBlock) and block.text:
-            run.emit(TextDone(text=block.text, phase=phase))
+            run.emit(TextEvent(text=block.text, phase=phase))
     _count(run, response.usage)
     run.set_state(AgentState.running)
     return Turn(message, response.stop_reason, response.usage, response.truncated_tool_ids)
@@ -121,7 +119,7 @@ def _keep_partial(run: Run, partial: str, phase: str | None) -> None:
     run.append(
         Message(role="assistant", content=[TextBlock(text=partial)], interrupted=True, phase=phase)
     )
-    run.emit(TextDone(text=partial, phase=phase, interrupted=True))
+    run.emit(TextEvent(text=partial, phase=phase, interrupted=True))
 
 
 def _count(run: Run, usage: Usage) -> None:
@@ -129,7 +127,7 @@ def _count(run: Run, usage: Usage) -> None:
     meta = run.session.metadata
     meta.usage = meta.usage + usage
     run.emit(
-        UsageUpdated(
+        UsageEvent(
             input_tokens=usage.input_tokens,
             output_tokens=usage.output_tokens,
             cache_creation_input_tokens=usage.cache_creation_input_tokens,

@@ -20,7 +20,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..events import Event, StateChanged, ToolProgress, TurnStart, Update
+from ..events import Event, StateEvent, ToolProgressEvent, TurnStartEvent, UpdateEvent
 from ..messages import (
     INTERRUPTED_RESULT,
     ApiTools,
@@ -127,7 +127,7 @@ class Run:
             return
         check_transition(self.state, state)
         previous, self.state = self.state, state
-        self.emit(StateChanged(state=state, previous=previous, detail=detail))
+        self.emit(StateEvent(state=state, previous=previous, detail=detail))
 
     def append(self, message: Message) -> None:
         self.session.append(message)
@@ -153,7 +153,7 @@ class Run:
         await self.checkpoint()
         self.limits.check(self.step, self.usage)
         self.step += 1
-        self.emit(TurnStart(step=self.step))
+        self.emit(TurnStartEvent(step=self.step))
         return self.step
 
     async def checkpoint(self) -> None:
@@ -217,10 +217,12 @@ class Run:
         _control.update_plan_step(self, step_number, status, note)
 
     def send_update(self, message: str) -> None:
-        self.emit(Update(message=message))
+        self.emit(UpdateEvent(message=message))
 
     def tool_progress(self, tool_use_id: str, output: str) -> None:
-        self.emit(ToolProgress(tool_use_id=tool_use_id, output=self.agent.secrets.redact(output)))
+        self.emit(
+            ToolProgressEvent(tool_use_id=tool_use_id, output=self.agent.secrets.redact(output))
+        )
 
     async def spawn(
         self, task: str, *, role: str = "planner", tool_use_id: str | None = None, **options: Any

@@ -45,39 +45,9 @@ import traitlets as t
 from pydantic import ValidationError
 from typing_extensions import assert_never
 
+from .. import events as ev
 from ..agent import Agent
 from ..errors import AgentError
-from ..events import (
-    AgentStart,
-    AgentWarning,
-    Completed,
-    Event,
-    Failed,
-    InputTimedOut,
-    Observe,
-    PermissionRequest,
-    PermissionResponse,
-    PlanStepUpdated,
-    PlanSubmitted,
-    QuestionAnswered,
-    QuestionAsked,
-    Reason,
-    RetryScheduled,
-    StateChanged,
-    Stopped,
-    SubagentCompleted,
-    SubagentOutput,
-    SubagentSpawned,
-    TextDelta,
-    TextDone,
-    ThinkingDelta,
-    ToolEnd,
-    ToolProgress,
-    ToolStart,
-    TurnStart,
-    Update,
-    UsageUpdated,
-)
 from ..permissions import Permission
 from ..render import TextRenderer
 from .panel_protocol import (
@@ -115,9 +85,16 @@ TEXT_BATCH = 32
 TEXT_HOLD = 0.1
 """Streamed text shorter than TEXT_BATCH characters waits up to TEXT_HOLD seconds for more."""
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
-TEXT_REFRESH = (PlanSubmitted, QuestionAsked, PermissionRequest, Completed, Stopped, Failed)
+TEXT_REFRESH = (
+    ev.PlanEvent,
+    ev.QuestionEvent,
+    ev.PermissionRequestEvent,
+    ev.CompletedEvent,
+    ev.StoppedEvent,
+    ev.ErrorEvent,
+)
 """Events after which a frontend without widgets gets the transcript again."""
-URGENT = (*TEXT_REFRESH, QuestionAnswered, PermissionResponse, InputTimedOut)
+URGENT = (*TEXT_REFRESH, ev.AnswerEvent, ev.PermissionResponseEvent, ev.RequestInputTimeoutEvent)
 """Events sent at once rather than with the next batch: the user waits for them."""
 TEXT_FALLBACK_LIMIT = 20_000
 """Characters of transcript kept in the text/plain fallback (the end of it)."""
@@ -277,12 +254,12 @@ class AgentPanel(anywidget.AnyWidget):
 
     # --- events → traits and transcript (on the loop's thread) -----------------------
 
-    def _on_event(self, event: Event) -> None:
+    def _on_event(self, event: ev.Event) -> None:
         self._renderer(event)
         self._set_traits(event)
         if isinstance(event, TRAIT_EVENTS):
             return
-        if isinstance(event, RetryScheduled):
+        if isinstance(event, ev.RetryEvent):
             self.transcript.drop_partial_turn()
         self.transcript.add(to_entry(event))
         if isinstance(event, URGENT):
@@ -292,10 +269,10 @@ class AgentPanel(anywidget.AnyWidget):
         if isinstance(event, TEXT_REFRESH):
             self._refresh_text()
 
-    def _set_traits(self, event: Event) -> None:
+    def _set_traits(self, event: ev.Event) -> None:
         """What an event changes in the synced state (every kind named: mypy checks)."""
         match event:
-            case StateChanged():
+            case ev.StateEvent():
                 self.status = event.state.value
                 detail = event.detail
                 if not detail and event.state.value == "tool_executing":
@@ -304,7 +281,7 @@ class AgentPanel(anywidget.AnyWidget):
                     detail = ""  # the summary, maybe the whole answer: the transcript shows it
                 self.detail = _short(detail)
                 self.busy = not event.state.terminal and event.state.value != "idle"
-            case UsageUpdated():
+            case ev.UsageEvent():
                 session = self.agent.session.usage
                 self.usage = dict(
                     PanelUsage(
@@ -318,49 +295,51 @@ class AgentPanel(anywidget.AnyWidget):
                         session_cache_read_input_tokens=session.cache_read_input_tokens,
                     )
                 )
-            case AgentStart():
+            case ev.AgentStartEvent():
                 self.busy = True
                 self.stop_reason = ""
                 self.role = event.role
                 self.model_name = event.model
                 self.model_label = event.model_label or ""
-            case ToolStart():
+            case ev.ToolStartEvent():
                 self._tool = event.name
                 tool = self.agent.tools.get(event.name)
                 self.running_code = tool is not None and Permission.EXECUTE_CODE in tool.permissions
-            case ToolEnd():
+            case ev.ToolEndEvent():
                 self._tool = ""
                 self.running_code = False
-            case QuestionAsked():
+            case ev.QuestionEvent():
                 self.pending_question = event.question_id
-            case QuestionAnswered() | InputTimedOut():
+            case ev.AnswerEvent() | ev.RequestInputTimeoutEvent():
                 self.pending_question = ""
-            case PermissionRequest():
+            case ev.PermissionRequestEvent():
                 self.pending_approval = event.request_id
-            case PermissionResponse():
+            case ev.PermissionResponseEvent():
                 self.pending_approval = ""
-            case Stopped() | Completed() | Failed():
+            case ev.StoppedEvent() | ev.CompletedEvent() | ev.ErrorEvent():
                 self.busy = False
                 self.running_code = False
                 self.pending_question = self.pending_approval = ""
-                self.stop_reason = event.reason if isinstance(event, Stopped) else event.kind
+                self.stop_reason = (
+                    event.reason if isinstance(event, ev.StoppedEvent) else event.kind
+                )
                 self.refresh_sessions()
             case (
-                TurnStart()
-                | TextDelta()
-                | TextDone()
-                | ThinkingDelta()
-                | Reason()
-                | Observe()
-                | ToolProgress()
-                | PlanSubmitted()
-                | PlanStepUpdated()
-                | Update()
-                | RetryScheduled()
-                | AgentWarning()
-                | SubagentSpawned()
-                | SubagentOutput()
-                | SubagentCompleted()
+                ev.TurnStartEvent()
+                | ev.TextDeltaEvent()
+                | ev.TextEvent()
+                | ev.ThinkingDeltaEvent()
+                | ev.ReasonEvent()
+                | ev.ObserveEvent()
+                | ev.ToolProgressEvent()
+                | ev.PlanEvent()
+                | ev.PlanStepEvent()
+                | ev.UpdateEvent()
+                | ev.RetryEvent()
+                | ev.WarningEvent()
+                | ev.SubagentSpawnedEvent()
+                | ev.SubagentOutputEvent()
+                | ev.SubagentCompleteEvent()
             ):
                 pass  # the transcript shows them; no trait changes
             case _:

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, get_args
 from pydantic import BaseModel, ConfigDict, Discriminator, TypeAdapter, ValidationError
 from typing_extensions import NotRequired, TypedDict
 
-from ..events import Event, EventAdapter, StateChanged, UsageUpdated
+from ..events import Event, EventAdapter, StateEvent, UsageEvent
 from ..notebook import BridgeMode
 from ..states import AgentState
 from ..tools.control import CONTROL_TOOLS
@@ -101,7 +101,7 @@ class PlanStoppedEntry(TypedDict):
 
 PanelEntry = UserEntry | NoteEntry | TextEndEntry | PlanStoppedEntry
 EVENT_TYPES: tuple[type, ...] = get_args(get_args(Event)[0])
-TRAIT_EVENTS = (StateChanged, UsageUpdated)
+TRAIT_EVENTS = (StateEvent, UsageEvent)
 """Events that only set traits (the status and usage lines): never transcript entries."""
 
 if TYPE_CHECKING:

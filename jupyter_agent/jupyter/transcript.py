@@ -15,7 +15,7 @@ import time
 
 from ..agent import Agent
 from ..agent._agent import STOPPED_NOTE
-from ..events import PlanStepUpdated, PlanSubmitted, TextDone, ToolEnd, ToolStart
+from ..events import PlanEvent, PlanStepEvent, TextEvent, ToolEndEvent, ToolStartEvent
 from ..messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from .panel_protocol import (
     Entry,
@@ -221,14 +221,16 @@ def history_entries(history: list[Message], agent: Agent) -> list[Entry]:
             continue
         for block in message.content:
             if isinstance(block, TextBlock) and block.text.strip():
-                entries.append(to_entry(TextDone(text=block.text, interrupted=message.interrupted)))
+                entries.append(
+                    to_entry(TextEvent(text=block.text, interrupted=message.interrupted))
+                )
             elif isinstance(block, ToolUseBlock):
                 names[block.id] = block.name
                 tool = agent.tools.get(block.name)
                 summary = tool.summary(block.input) if tool else block.name
                 entries.append(
                     to_entry(
-                        ToolStart(
+                        ToolStartEvent(
                             tool_use_id=block.id,
                             name=block.name,
                             input=block.input,
@@ -239,7 +241,7 @@ def history_entries(history: list[Message], agent: Agent) -> list[Entry]:
             elif isinstance(block, ToolResultBlock):
                 entries.append(
                     to_entry(
-                        ToolEnd(
+                        ToolEndEvent(
                             tool_use_id=block.tool_use_id,
                             name=names.get(block.tool_use_id, ""),
                             result=block.text,
@@ -248,10 +250,10 @@ def history_entries(history: list[Message], agent: Agent) -> list[Entry]:
                     )
                 )
     if meta.plan is not None:
-        entries.append(to_entry(PlanSubmitted(plan=meta.plan)))
+        entries.append(to_entry(PlanEvent(plan=meta.plan)))
         marked = [p for p in meta.plan_progress if p.status != "pending"]
         entries.extend(
-            to_entry(PlanStepUpdated(step_number=p.step_number, status=p.status, note=p.note))
+            to_entry(PlanStepEvent(step_number=p.step_number, status=p.status, note=p.note))
             for p in marked
         )
         unfinished = any(p.status in ("pending", "in_progress") for p in meta.plan_progress)

@@ -24,32 +24,32 @@ export type AgentState =
  * via the `definition` "TranscriptEntry".
  */
 export type TranscriptEntry =
-  | AgentStart
-  | TurnStart
-  | TextDelta
-  | TextDone
-  | ThinkingDelta
-  | Reason
-  | Observe
-  | ToolStart
-  | ToolProgress
-  | ToolEnd
-  | PlanSubmitted
-  | PlanStepUpdated
-  | QuestionAsked
-  | QuestionAnswered
-  | InputTimedOut
-  | PermissionRequest
-  | PermissionResponse
-  | Update
-  | RetryScheduled
-  | AgentWarning
-  | Stopped
-  | Completed
-  | Failed
-  | SubagentSpawned
-  | SubagentOutput
-  | SubagentCompleted
+  | AgentStartEvent
+  | TurnStartEvent
+  | TextDeltaEvent
+  | TextEvent
+  | ThinkingDeltaEvent
+  | ReasonEvent
+  | ObserveEvent
+  | ToolStartEvent
+  | ToolProgressEvent
+  | ToolEndEvent
+  | PlanEvent
+  | PlanStepEvent
+  | QuestionEvent
+  | AnswerEvent
+  | RequestInputTimeoutEvent
+  | PermissionRequestEvent
+  | PermissionResponseEvent
+  | UpdateEvent
+  | RetryEvent
+  | WarningEvent
+  | StoppedEvent
+  | CompletedEvent
+  | ErrorEvent
+  | SubagentSpawnedEvent
+  | SubagentOutputEvent
+  | SubagentCompleteEvent
   | UserEntry
   | NoteEntry
   | TextEndEntry
@@ -85,32 +85,32 @@ export type ViewMessage = Hello | Command;
  */
 export interface PanelProtocol {
   entry:
-    | AgentStart
-    | TurnStart
-    | TextDelta
-    | TextDone
-    | ThinkingDelta
-    | Reason
-    | Observe
-    | ToolStart
-    | ToolProgress
-    | ToolEnd
-    | PlanSubmitted
-    | PlanStepUpdated
-    | QuestionAsked
-    | QuestionAnswered
-    | InputTimedOut
-    | PermissionRequest
-    | PermissionResponse
-    | Update
-    | RetryScheduled
-    | AgentWarning
-    | Stopped
-    | Completed
-    | Failed
-    | SubagentSpawned
-    | SubagentOutput
-    | SubagentCompleted
+    | AgentStartEvent
+    | TurnStartEvent
+    | TextDeltaEvent
+    | TextEvent
+    | ThinkingDeltaEvent
+    | ReasonEvent
+    | ObserveEvent
+    | ToolStartEvent
+    | ToolProgressEvent
+    | ToolEndEvent
+    | PlanEvent
+    | PlanStepEvent
+    | QuestionEvent
+    | AnswerEvent
+    | RequestInputTimeoutEvent
+    | PermissionRequestEvent
+    | PermissionResponseEvent
+    | UpdateEvent
+    | RetryEvent
+    | WarningEvent
+    | StoppedEvent
+    | CompletedEvent
+    | ErrorEvent
+    | SubagentSpawnedEvent
+    | SubagentOutputEvent
+    | SubagentCompleteEvent
     | UserEntry
     | NoteEntry
     | TextEndEntry
@@ -121,9 +121,9 @@ export interface PanelProtocol {
 }
 /**
  * This interface was referenced by `PanelProtocol`'s JSON-Schema
- * via the `definition` "AgentStart".
+ * via the `definition` "AgentStartEvent".
  */
-export interface AgentStart {
+export interface AgentStartEvent {
   kind: 'agent_start';
   loop: string;
   max_steps: number;
@@ -139,9 +139,9 @@ export interface AgentStart {
 }
 /**
  * This interface was referenced by `PanelProtocol`'s JSON-Schema
- * via the `definition` "TurnStart".
+ * via the `definition` "TurnStartEvent".
  */
-export interface TurnStart {
+export interface TurnStartEvent {
   kind: 'turn_start';
   /**
    * The entry's place in the log.
@@ -152,9 +152,9 @@ export interface TurnStart {
 }
 /**
  * This interface was referenced by `PanelProtocol`'s JSON-Schema
- * via the `definition` "TextDelta".
+ * via the `definition` "TextDeltaEvent".
  */
-export interface TextDelta {
+export interface TextDeltaEvent {
   kind: 'text_delta';
   /**
    * The entry's place in the log.
@@ -168,9 +168,9 @@ export interface TextDelta {
  * A text block finished streaming (or was cut off, ``interrupted``).
  *
  * This interface was referenced by `PanelProtocol`'s JSON-Schema
- * via the `definition` "TextDone".
+ * via the `definition` "TextEvent".
  */
-export interface TextDone {
+export interface TextEvent {
   interrupted?: boolean;
   kind: 'text';
   /**
@@ -183,9 +183,9 @@ export interface TextDone {
 }
 /**
  * This interface was referenced by `PanelProtocol`'s JSON-Schema
- * via the `definition` "ThinkingDelta".
+ * via the `definition` "ThinkingDeltaEvent".
  */
-export interface ThinkingDelta {
+export interface ThinkingDeltaEvent {
   kind: 'thinking_delta';
   /**
    * The entry's place in the log.
@@ -198,9 +198,9 @@ export interface ThinkingDelta {
  * The reason phase of the reason → act → observe loop.
  *
  * This interface was referenced by `PanelProtocol`'s JSON-Schema
- * via the `definition` "Reason".
+ * via the `definition` "ReasonEvent".
  */
-export interface Reason {
+export interface ReasonEvent {
   control?: {
     [k: string]: unknown;
   } | null;
@@ -217,9 +217,9 @@ export interface Reason {
  * The observe phase of the reason → act → observe loop.
  *
  * This interface was referenced by `PanelProtocol`'s JSON-Schema
- * via the `definition` "Observe".
+ * via the `definition` "ObserveEvent".
  */
-export interface Observe {
+export interface ObserveEvent {
   control?: {
     [k: string]: unknown;
   } | null;
@@ -234,9 +234,9 @@ export interface Observe {
 }
 /**
  * This interface was referenced by `PanelProtocol`'s JSON-Schema
- * via the `definition` "ToolStart".
+ * via the `definition` "ToolStartEvent".
  */
-export interface ToolStart {
+export interface ToolStartEvent {
   input: {
     [k: string]: unknown;
   };
@@ -252,9 +252,9 @@ export interface ToolStart {
 }
 /**
  * This interface was referenced by `PanelProtocol`'s JSON-Schema
- * via the `definition` "ToolProgress".
+ * via the `definition` "ToolProgressEvent".
  */
-export interface ToolProgress {
+export interface ToolProgressEvent {
   kind: 'tool_progress';
   /**
    * The entry's place in the log.
@@ -266,9 +266,9 @@ export interface ToolProgress {
 }
 /**
  * This interface was referenced by `PanelProtocol`'s JSON-Schema
- * via the `definition` "ToolEnd".
+ * via the `definition` "ToolEndEvent".
  */
-export interface ToolEnd {
+export interface ToolEndEvent {
   data?: {
     [k: string]: unknown;
   } | null;
@@ -287,9 +287,9 @@ export interface ToolEnd {
 }
 /**
  * This interface was referenced by `PanelProtocol`'s JSON-Schema
- * via the `definition` "PlanSubmitted".
+ * via the `definition` "PlanEvent".
  */
-export interface PlanSubmitted {
+export interface PlanEvent {
   kind: 'plan';
   /**
    * The entry's place in the log.
@@ -356,9 +356,9 @@ export interface PlanStep {
 }
 /**
  * This interface was referenced by `PanelProtocol`'s JSON-Schema
- * via the `definition` "PlanStepUpdated".
+ * via the `definition` "PlanStepEvent".
  */
-export interface PlanStepUpdated {
+export interface PlanStepEvent {
   kind: 'plan_step';
   /**
    * The entry's place in the log.
@@ -371,9 +371,9 @@ export interface PlanStepUpdated {
 }
 /**
  * This interface was referenced by `PanelProtocol`'s JSON-Schema
- * via the `definition` "QuestionAsked".
+ * via the `definition` "QuestionEvent".
  */
-export interface QuestionAsked {
+export interface QuestionEvent {
   kind: 'question';
   /**
    * The entry's place in the log.
@@ -433,9 +433,9 @@ export interface QuestionOption {
 }
 /**
  * This interface was referenced by `PanelProtocol`'s JSON-Schema
- * via the `definition` "QuestionAnswered".
+ * via the `definition` "AnswerEvent".
  */
-export interface QuestionAnswered {
+export interface AnswerEvent {
   kind: 'answer';
   label?: string | null;
   /**
@@ -448,9 +448,9 @@ export interface QuestionAnswered {
 }
 /**
  * This interface was referenced by `PanelProtocol`'s JSON-Schema
- * via the `definition` "InputTimedOut".
+ * via the `definition` "RequestInputTimeoutEvent".
  */
-export interface InputTimedOut {
+export interface RequestInputTimeoutEvent {
   kind: 'request_input_timeout';
   /**
    * The entry's place in the log.
@@ -462,9 +462,9 @@ export interface InputTimedOut {
 }
 /**
  * This interface was referenced by `PanelProtocol`'s JSON-Schema
- * via the `definition` "PermissionRequest".
+ * via the `definition` "PermissionRequestEvent".
  */
-export interface PermissionRequest {
+export interface PermissionRequestEvent {
   input?: {
     [k: string]: unknown;
   };
@@ -484,9 +484,9 @@ export interface PermissionRequest {
 }
 /**
  * This interface was referenced by `PanelProtocol`'s JSON-Schema
- * via the `definition` "PermissionResponse".
+ * via the `definition` "PermissionResponseEvent".
  */
-export interface PermissionResponse {
+export interface PermissionResponseEvent {
   allowed: boolean;
   kind: 'permission_response';
   /**
@@ -503,9 +503,9 @@ export interface PermissionResponse {
  * A progress message from the agent (the send_update tool).
  *
  * This interface was referenced by `PanelProtocol`'s JSON-Schema
- * via the `definition` "Update".
+ * via the `definition` "UpdateEvent".
  */
-export interface Update {
+export interface UpdateEvent {
   kind: 'update';
   message: string;
   /**
@@ -518,9 +518,9 @@ export interface Update {
  * The model call failed mid-way and is being retried; discard the partial turn.
  *
  * This interface was referenced by `PanelProtocol`'s JSON-Schema
- * via the `definition` "RetryScheduled".
+ * via the `definition` "RetryEvent".
  */
-export interface RetryScheduled {
+export interface RetryEvent {
   attempt: number;
   delay: number;
   kind: 'retry';
@@ -533,9 +533,9 @@ export interface RetryScheduled {
 }
 /**
  * This interface was referenced by `PanelProtocol`'s JSON-Schema
- * via the `definition` "AgentWarning".
+ * via the `definition` "WarningEvent".
  */
-export interface AgentWarning {
+export interface WarningEvent {
   action?: 'trust_workspace' | null;
   kind: 'warning';
   message: string;
@@ -549,9 +549,9 @@ export interface AgentWarning {
  * The run ended without completing its task.
  *
  * This interface was referenced by `PanelProtocol`'s JSON-Schema
- * via the `definition` "Stopped".
+ * via the `definition` "StoppedEvent".
  */
-export interface Stopped {
+export interface StoppedEvent {
   kind: 'stopped';
   message?: string;
   /**
@@ -570,9 +570,9 @@ export interface Stopped {
 }
 /**
  * This interface was referenced by `PanelProtocol`'s JSON-Schema
- * via the `definition` "Completed".
+ * via the `definition` "CompletedEvent".
  */
-export interface Completed {
+export interface CompletedEvent {
   kind: 'completed';
   /**
    * The entry's place in the log.
@@ -583,9 +583,9 @@ export interface Completed {
 }
 /**
  * This interface was referenced by `PanelProtocol`'s JSON-Schema
- * via the `definition` "Failed".
+ * via the `definition` "ErrorEvent".
  */
-export interface Failed {
+export interface ErrorEvent {
   error_type?: string;
   kind: 'error';
   message: string;
@@ -597,9 +597,9 @@ export interface Failed {
 }
 /**
  * This interface was referenced by `PanelProtocol`'s JSON-Schema
- * via the `definition` "SubagentSpawned".
+ * via the `definition` "SubagentSpawnedEvent".
  */
-export interface SubagentSpawned {
+export interface SubagentSpawnedEvent {
   agent_type: string;
   child_session_id: string;
   kind: 'subagent_spawned';
@@ -613,39 +613,39 @@ export interface SubagentSpawned {
 }
 /**
  * This interface was referenced by `PanelProtocol`'s JSON-Schema
- * via the `definition` "SubagentOutput".
+ * via the `definition` "SubagentOutputEvent".
  */
-export interface SubagentOutput {
+export interface SubagentOutputEvent {
   child_session_id: string;
   event:
-    | AgentStart
-    | TurnStart
-    | TextDelta
-    | TextDone
-    | ThinkingDelta
-    | Reason
-    | Observe
-    | ToolStart
-    | ToolProgress
-    | ToolEnd
-    | PlanSubmitted
-    | PlanStepUpdated
-    | QuestionAsked
-    | QuestionAnswered
-    | InputTimedOut
-    | PermissionRequest
-    | PermissionResponse
-    | Update
-    | StateChanged
-    | UsageUpdated
-    | RetryScheduled
-    | AgentWarning
-    | Stopped
-    | Completed
-    | Failed
-    | SubagentSpawned
-    | SubagentOutput
-    | SubagentCompleted;
+    | AgentStartEvent
+    | TurnStartEvent
+    | TextDeltaEvent
+    | TextEvent
+    | ThinkingDeltaEvent
+    | ReasonEvent
+    | ObserveEvent
+    | ToolStartEvent
+    | ToolProgressEvent
+    | ToolEndEvent
+    | PlanEvent
+    | PlanStepEvent
+    | QuestionEvent
+    | AnswerEvent
+    | RequestInputTimeoutEvent
+    | PermissionRequestEvent
+    | PermissionResponseEvent
+    | UpdateEvent
+    | StateEvent
+    | UsageEvent
+    | RetryEvent
+    | WarningEvent
+    | StoppedEvent
+    | CompletedEvent
+    | ErrorEvent
+    | SubagentSpawnedEvent
+    | SubagentOutputEvent
+    | SubagentCompleteEvent;
   kind: 'subagent_output';
   /**
    * The entry's place in the log.
@@ -655,9 +655,9 @@ export interface SubagentOutput {
 }
 /**
  * This interface was referenced by `PanelProtocol`'s JSON-Schema
- * via the `definition` "StateChanged".
+ * via the `definition` "StateEvent".
  */
-export interface StateChanged {
+export interface StateEvent {
   detail?: string;
   kind: 'state';
   /**
@@ -670,9 +670,9 @@ export interface StateChanged {
 }
 /**
  * This interface was referenced by `PanelProtocol`'s JSON-Schema
- * via the `definition` "UsageUpdated".
+ * via the `definition` "UsageEvent".
  */
-export interface UsageUpdated {
+export interface UsageEvent {
   cache_creation_input_tokens?: number;
   cache_read_input_tokens?: number;
   cost_usd?: number;
@@ -692,9 +692,9 @@ export interface UsageUpdated {
 }
 /**
  * This interface was referenced by `PanelProtocol`'s JSON-Schema
- * via the `definition` "SubagentCompleted".
+ * via the `definition` "SubagentCompleteEvent".
  */
-export interface SubagentCompleted {
+export interface SubagentCompleteEvent {
   child_session_id: string;
   kind: 'subagent_complete';
   /**
