@@ -28,6 +28,9 @@ def new_id() -> str:
 
 MessageType = Literal["text", "plan", "question", "tool_call", "tool_result"]
 INTERRUPTED_RESULT = "Interrupted by the user before this tool finished."
+STOPPED_NOTE = "[The user stopped the previous run before it finished.]"
+"""Put before the next task's text after a stop, so the model knows why its work ended
+(the panel leaves it out when it shows the conversation again)."""
 
 
 # Blocks are keyword-only slotted dataclasses, validated by pydantic where data comes in

@@ -12,7 +12,7 @@ from .._prompts import load_prompt
 from ..commands import OsSandbox, SandboxSettings
 from ..errors import AgentBusy
 from ..events import Event, PanelAction, WarningEvent
-from ..messages import Message, encodable
+from ..messages import STOPPED_NOTE, Message, encodable
 from ..models import Model, resolve_model
 from ..notebook import ChangeLog, NotebookBridge
 from ..notebook_file import FileBridge
@@ -42,7 +42,6 @@ from ._loops import LOOPS, Loop
 from ._run import Run
 from ._session import Session, SessionMetadata
 
-STOPPED_NOTE = "[The user stopped the previous run before it finished.]"
 EXECUTE_PLAN = (
     "Execute the approved plan. Work through its steps in order and mark each one with "
     "update_plan_step as you start and finish it."

@@ -14,9 +14,8 @@ import json
 import time
 
 from ..agent import Agent
-from ..agent._agent import STOPPED_NOTE
 from ..events import PlanEvent, PlanStepEvent, TextEvent, ToolEndEvent, ToolStartEvent
-from ..messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from ..messages import STOPPED_NOTE, Message, TextBlock, ToolResultBlock, ToolUseBlock
 from .panel_protocol import (
     Entry,
     NoteEntry,
