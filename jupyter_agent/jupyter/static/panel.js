@@ -1306,27 +1306,41 @@ function render({ model, el }) {
   let ready = false;
   on("msg:custom", (msg) => {
     if (!msg || typeof msg !== "object") return;
-    if (msg.type === "reply") {
-      const pending = msg.id === null ? void 0 : waitingReplies.get(msg.id);
-      if (!pending || msg.id === null) return;
-      waitingReplies.delete(msg.id);
-      clearTimeout(pending.timer);
-      showWaitNote();
-      if (msg.ok) pending.resolve(msg);
-      else pending.reject(new Error(msg.error || "The command failed."));
-    } else if (msg.type === "snapshot") {
-      if (msg.view !== null && msg.view !== viewId) return;
-      transcript.reset();
-      for (const entry of msg.entries || []) transcript.apply(entry);
-      transcript.renderDirty();
-      transcript.scrollDown();
-      ready = true;
-      refresh();
-    } else if (!ready) {
-    } else if (msg.type === "events") {
-      for (const entry of msg.entries || []) transcript.apply(entry);
-    } else if (msg.type === "text") {
-      transcript.apply({ kind: "text_delta", n: msg.n, text: msg.text });
+    switch (msg.type) {
+      case "reply": {
+        if (msg.id === null) {
+          if (!msg.ok) showError(msg.error || "The kernel refused a message.");
+          return;
+        }
+        const pending = waitingReplies.get(msg.id);
+        if (!pending) return;
+        waitingReplies.delete(msg.id);
+        clearTimeout(pending.timer);
+        showWaitNote();
+        if (msg.ok) pending.resolve(msg);
+        else pending.reject(new Error(msg.error || "The command failed."));
+        return;
+      }
+      case "snapshot":
+        if (msg.view !== null && msg.view !== viewId) return;
+        transcript.reset();
+        for (const entry of msg.entries) transcript.apply(entry);
+        transcript.renderDirty();
+        transcript.scrollDown();
+        ready = true;
+        refresh();
+        return;
+      case "events":
+        if (ready) for (const entry of msg.entries) transcript.apply(entry);
+        return;
+      case "text":
+        if (ready)
+          transcript.apply({ kind: "text_delta", n: msg.n, text: msg.text });
+        return;
+      default: {
+        const unknown = msg;
+        console.error("jupyter_agent panel: unknown kernel message", unknown);
+      }
     }
   });
   function refresh() {
