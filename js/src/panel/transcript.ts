@@ -17,22 +17,14 @@ import {
   toolCard
 } from './cards';
 import { h, MAX_PRE, pretty } from './dom';
-import { FENCE, isBlank, renderInline, renderMarkdown } from './markdown';
+import { renderInline, renderMarkdown } from './markdown';
+import {
+  finishText,
+  ITextBlock,
+  renderStreaming,
+  textBlock
+} from './text-block';
 import type { EntryOf, ITranscriptActions, TranscriptEntry } from './types';
-
-interface ITextBlock {
-  el: HTMLElement;
-  /** The part rendered once and for all. */
-  done: HTMLElement;
-  /** The paragraph being written, rendered again each frame. */
-  tail: HTMLElement;
-  phase: string | null;
-  text: string;
-  doneLength: number;
-  scanned: number;
-  cut: number;
-  fence: string | null;
-}
 
 interface IPlanState extends IPlanCard {
   /** The plan's execution is running or done. */
@@ -294,30 +286,14 @@ export class Transcript {
   }
 
   private textBlock(phase: string | null): ITextBlock {
-    const el = h('div', { class: 'ja-text' });
-    if (phase) el.append(h('div', { class: 'ja-phase', text: phase }));
-    const done = h('div');
-    const tail = h('div');
-    el.append(done, tail);
-    this.add(el);
-    return {
-      el,
-      done,
-      tail,
-      phase,
-      text: '',
-      doneLength: 0,
-      scanned: 0,
-      cut: 0,
-      fence: null
-    };
+    const block = textBlock(phase);
+    this.add(block.el);
+    return block;
   }
 
   private finishText(block: ITextBlock): void {
     this.dirty.delete(block);
-    block.done.replaceChildren(renderMarkdown(block.text));
-    block.tail.replaceChildren();
-    block.doneLength = block.text.length;
+    finishText(block);
   }
 
   private schedule(): void {
@@ -335,41 +311,9 @@ export class Transcript {
 
   /** Renders the streamed text that arrived since the last frame. */
   renderDirty(): void {
-    for (const block of this.dirty) this.renderStreaming(block);
+    for (const block of this.dirty) renderStreaming(block);
     this.dirty.clear();
     if (this.follow) this.scrollDown();
-  }
-
-  // Streaming text: everything before the last blank line outside a code fence is final
-  // and rendered once; only the paragraph being written is rendered again each frame.
-  private renderStreaming(block: ITextBlock): void {
-    const text = block.text;
-    let pos = block.scanned;
-    for (;;) {
-      const end = text.indexOf('\n', pos);
-      if (end < 0) break;
-      const line = text.slice(pos, end);
-      const fence = FENCE.exec(line);
-      if (fence) {
-        if (block.fence === null) block.fence = fence[1][0];
-        else if (
-          line.trim()[0] === block.fence &&
-          line.trim().replace(/[`~]/g, '') === ''
-        )
-          block.fence = null;
-      } else if (block.fence === null && isBlank(line)) {
-        block.cut = end + 1;
-      }
-      pos = end + 1;
-    }
-    block.scanned = pos;
-    if (block.cut > block.doneLength) {
-      block.done.append(
-        renderMarkdown(text.slice(block.doneLength, block.cut))
-      );
-      block.doneLength = block.cut;
-    }
-    block.tail.replaceChildren(renderMarkdown(text.slice(block.doneLength)));
   }
 
   private onThinkingDelta(e: EntryOf<'thinking_delta'>): void {

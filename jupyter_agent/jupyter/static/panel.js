@@ -616,6 +616,55 @@ function renderSpans(text, parent, inLink) {
   }
 }
 
+// src/panel/text-block.ts
+function textBlock(phase) {
+  const el = h("div", { class: "ja-text" });
+  if (phase) el.append(h("div", { class: "ja-phase", text: phase }));
+  const done = h("div");
+  const tail = h("div");
+  el.append(done, tail);
+  return {
+    el,
+    done,
+    tail,
+    phase,
+    text: "",
+    doneLength: 0,
+    scanned: 0,
+    cut: 0,
+    fence: null
+  };
+}
+function finishText(block) {
+  block.done.replaceChildren(renderMarkdown(block.text));
+  block.tail.replaceChildren();
+  block.doneLength = block.text.length;
+}
+function renderStreaming(block) {
+  const text = block.text;
+  let pos = block.scanned;
+  for (; ; ) {
+    const end = text.indexOf("\n", pos);
+    if (end < 0) break;
+    const line = text.slice(pos, end);
+    const fence = FENCE.exec(line);
+    if (fence) {
+      if (block.fence === null) block.fence = fence[1][0];
+      else if (line.trim()[0] === block.fence && line.trim().replace(/[`~]/g, "") === "")
+        block.fence = null;
+    } else if (block.fence === null && isBlank(line)) {
+      block.cut = end + 1;
+    }
+    pos = end + 1;
+  }
+  block.scanned = pos;
+  if (block.cut > block.doneLength) {
+    block.done.append(renderMarkdown(text.slice(block.doneLength, block.cut)));
+    block.doneLength = block.cut;
+  }
+  block.tail.replaceChildren(renderMarkdown(text.slice(block.doneLength)));
+}
+
 // src/panel/transcript.ts
 var UnknownEntryError = class extends Error {
   constructor(entry) {
@@ -843,29 +892,13 @@ var Transcript = class {
     this.text = null;
   }
   textBlock(phase) {
-    const el = h("div", { class: "ja-text" });
-    if (phase) el.append(h("div", { class: "ja-phase", text: phase }));
-    const done = h("div");
-    const tail = h("div");
-    el.append(done, tail);
-    this.add(el);
-    return {
-      el,
-      done,
-      tail,
-      phase,
-      text: "",
-      doneLength: 0,
-      scanned: 0,
-      cut: 0,
-      fence: null
-    };
+    const block = textBlock(phase);
+    this.add(block.el);
+    return block;
   }
   finishText(block) {
     this.dirty.delete(block);
-    block.done.replaceChildren(renderMarkdown(block.text));
-    block.tail.replaceChildren();
-    block.doneLength = block.text.length;
+    finishText(block);
   }
   schedule() {
     if (this.frame) return;
@@ -877,37 +910,9 @@ var Transcript = class {
   }
   /** Renders the streamed text that arrived since the last frame. */
   renderDirty() {
-    for (const block of this.dirty) this.renderStreaming(block);
+    for (const block of this.dirty) renderStreaming(block);
     this.dirty.clear();
     if (this.follow) this.scrollDown();
-  }
-  // Streaming text: everything before the last blank line outside a code fence is final
-  // and rendered once; only the paragraph being written is rendered again each frame.
-  renderStreaming(block) {
-    const text = block.text;
-    let pos = block.scanned;
-    for (; ; ) {
-      const end = text.indexOf("\n", pos);
-      if (end < 0) break;
-      const line = text.slice(pos, end);
-      const fence = FENCE.exec(line);
-      if (fence) {
-        if (block.fence === null) block.fence = fence[1][0];
-        else if (line.trim()[0] === block.fence && line.trim().replace(/[`~]/g, "") === "")
-          block.fence = null;
-      } else if (block.fence === null && isBlank(line)) {
-        block.cut = end + 1;
-      }
-      pos = end + 1;
-    }
-    block.scanned = pos;
-    if (block.cut > block.doneLength) {
-      block.done.append(
-        renderMarkdown(text.slice(block.doneLength, block.cut))
-      );
-      block.doneLength = block.cut;
-    }
-    block.tail.replaceChildren(renderMarkdown(text.slice(block.doneLength)));
   }
   onThinkingDelta(e) {
     if (this.thinking === null) {
