@@ -123,15 +123,25 @@ class Change:
 
 @dataclass
 class ChangeLog:
-    """The notebook edits of an agent, by run, so a run's edits can be undone in one call."""
+    """The notebook edits of an agent, by run, so a run's edits can be undone in one call;
+    and where its new cells go when the model names no place."""
 
     changes: list[Change] = field(default_factory=list)
+    anchor: str | None = None
+    """The cell that started the agent (the ``%agent`` cell, as the frontend names it):
+    a run's first new cell goes after it, where the user is looking, not at the end."""
 
     def record(self, change: Change) -> None:
         self.changes.append(change)
 
     def of_run(self, run_id: str) -> list[Change]:
         return [c for c in self.changes if c.run_id == run_id]
+
+    def places(self, run_id: str) -> list[str]:
+        """Cells a new cell of ``run_id`` may follow, best first: the run's newest insert
+        (so its cells stay in the order it wrote them), then the anchor."""
+        inserted = [c.cell_id for c in self.of_run(run_id) if c.kind == "insert"]
+        return [*inserted[-1:], *([self.anchor] if self.anchor else [])]
 
     async def undo(self, bridge: NotebookBridge, run_id: str) -> list[str]:
         """Undo every change of ``run_id``, newest first; return what was done."""

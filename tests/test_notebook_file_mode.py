@@ -253,3 +253,39 @@ def test_view_size_is_a_fraction_of_the_raw_notebook(workspace, notebook):
     view = render_notebook(cells, "analysis.ipynb")
     assert len(view.text) < len(raw)
     json.loads(raw)
+
+
+async def test_new_cells_land_below_the_agents_cell_in_the_order_written(workspace, notebook):
+    # The user ran %agent in cell "load": what the agent writes appears right under it, in
+    # the order it wrote it, not at the end of the notebook out of sight.
+    model = ScriptedModel(
+        [
+            call("insert_cell", source="first = 1"),
+            call("insert_cell", source="second = 2"),
+            call("task_complete", summary="added"),
+        ]
+    )
+    agent = Agent("actor", model, workspace=workspace, notebook=notebook)
+    agent.changes.anchor = "load"
+    handle = await agent.run("add two cells")
+    assert handle.state.value == "completed"
+    disk = cells_on_disk(notebook)
+    assert [c[2] for c in disk[1:4]] == [disk[1][2], "first = 1", "second = 2"]
+    assert disk[1][0] == "load"
+    said = [r.text for m in agent.history for r in m.tool_results]
+    assert "after load." in said[0] and f"after {disk[2][0]}." in said[1]
+
+
+async def test_a_new_cell_goes_to_the_end_when_its_place_is_gone(workspace, notebook):
+    # The anchor cell was deleted (or the frontend named it differently from the file):
+    # the cell still lands, at the end, and the model is told where.
+    model = ScriptedModel(
+        [call("insert_cell", source="x = 1"), call("task_complete", summary="ok")]
+    )
+    agent = Agent("actor", model, workspace=workspace, notebook=notebook)
+    agent.changes.anchor = "no-such-cell"
+    await agent.run("add a cell")
+    disk = cells_on_disk(notebook)
+    assert disk[-1][2] == "x = 1"
+    said = [r.text for m in agent.history for r in m.tool_results]
+    assert said[0].splitlines()[0].endswith("at the end.")

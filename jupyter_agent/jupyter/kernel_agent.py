@@ -61,6 +61,21 @@ def kernel_id(shell: Any) -> str:
     return match.group(1) if match else ""
 
 
+def running_cell_id(shell: Any) -> str | None:
+    """The id of the cell being run, as the frontend named it in its request (JupyterLab
+    and Notebook 7 put ``cellId`` in an execute request's metadata); None elsewhere."""
+    get_parent = getattr(getattr(shell, "kernel", None), "get_parent", None)
+    if get_parent is None:
+        return None
+    try:
+        parent = get_parent("shell") or {}
+    except Exception:  # an ipykernel older than 6 or a kernel of another kind
+        return None
+    metadata = parent.get("metadata") if isinstance(parent, dict) else None
+    cell_id = metadata.get("cellId") if isinstance(metadata, dict) else None
+    return cell_id if isinstance(cell_id, str) and cell_id else None
+
+
 def in_kernel(shell: Any) -> bool:
     """A ZMQ kernel (a notebook frontend may be there), not terminal IPython."""
     return getattr(shell, "kernel", None) is not None

@@ -16,7 +16,7 @@ from ..agent import Agent, RunHandle
 from ..errors import AgentError
 from ..models import Model, ScriptedModel
 from ..render import TextRenderer
-from .kernel_agent import KernelAgent, in_kernel, kernel_agent
+from .kernel_agent import KernelAgent, in_kernel, kernel_agent, running_cell_id
 
 SUBCOMMANDS = ("plan", "act", "stop", "role", "trust", "help")
 LOOPS = ("tool_use", "roa")
@@ -246,6 +246,9 @@ class AgentMagics(Magics):
             return None
         kernel = kernel_agent(self.shell)
         agent = self._configure(kernel, command)
+        anchor = running_cell_id(self.shell)
+        if anchor is not None:
+            agent.changes.anchor = anchor  # new cells go below this one
         name = command.name
         if name == "cell":
             name = "plan" if agent.role == "planner" else "act"

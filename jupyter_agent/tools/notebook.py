@@ -13,7 +13,7 @@ import difflib
 from .._wording import plural
 from ..errors import ToolError
 from ..messages import ImageBlock
-from ..notebook import CellType, Change, ChangeLog, NotebookBridge
+from ..notebook import Cell, CellType, Change, ChangeLog, NotebookBridge
 from ..notebook_view import (
     ExecutionHistory,
     View,
@@ -161,17 +161,17 @@ async def read_cell(ctx: ToolContext, cell_id: str, output: int | None = None) -
 
 def _where(before: str | None, after: str | None) -> str:
     if before:
-        return f"before {before}"
+        return f" before {before}"
     if after:
-        return f"after {after}"
-    return "at the end"
+        return f" after {after}"
+    return ""
 
 
 @tool(
     category="notebook",
     permissions={P.EDIT_NOTEBOOK},
     summary=lambda a: (
-        f"Insert {a.get('cell_type', 'code')} cell {_where(a.get('before'), a.get('after'))}"
+        f"Insert {a.get('cell_type', 'code')} cell{_where(a.get('before'), a.get('after'))}"
     ),
 )
 async def insert_cell(
@@ -187,18 +187,39 @@ async def insert_cell(
         source: The cell's content.
         cell_type: code, markdown or raw.
         after: Put it after the cell with this id.
-        before: Put it before the cell with this id (give after or before, or neither for the end).
+        before: Put it before the cell with this id. Give after or before, or neither: then
+            it goes after the last cell you inserted in this task, or else after the cell
+            that started you (where the user is looking), or else at the end.
     """
     bridge = bridge_of(ctx)
-    cell = await bridge.insert(source, cell_type, before=before, after=after)
+    if before is None and after is None:
+        cell, where = await _insert_in_view(ctx, bridge, source, cell_type)
+    else:
+        cell = await bridge.insert(source, cell_type, before=before, after=after)
+        where = _where(before, after)
     _record(ctx, Change("insert", cell.id, _run_id(ctx)))
     return _edit_output(
-        f"Inserted {cell_type} cell {cell.id} {_where(before, after)}.",
+        f"Inserted {cell_type} cell {cell.id}{where}.",
         cell.id,
         "insert",
         "",
         source,
     )
+
+
+async def _insert_in_view(
+    ctx: ToolContext, bridge: NotebookBridge, source: str, cell_type: CellType
+) -> tuple[Cell, str]:
+    """Insert where the user is looking: after the run's newest cell or the agent's own
+    cell; at the end when neither is in the notebook any more (deleted, or a file whose
+    cells the frontend named differently)."""
+    log = ctx.resources.get(ChangeLog)
+    for place in log.places(_run_id(ctx)) if log is not None else []:
+        try:
+            return await bridge.insert(source, cell_type, after=place), f" after {place}"
+        except ToolError:
+            continue  # that cell is gone: the next place
+    return await bridge.insert(source, cell_type), " at the end"
 
 
 @tool(category="notebook", permissions={P.EDIT_NOTEBOOK}, summary="Edit cell {cell_id}")
@@ -317,7 +338,7 @@ async def move_cell(
     index = await bridge.move(cell_id, before=before, after=after)
     _record(ctx, Change("move", cell_id, _run_id(ctx), index=position, neighbour=neighbour))
     return ToolOutput(
-        f"Moved cell {cell_id} {_where(before, after)}; it is now cell {index + 1}.",
+        f"Moved cell {cell_id}{_where(before, after)}; it is now cell {index + 1}.",
         data={"cell_id": cell_id, "change": "move"},
     )
 

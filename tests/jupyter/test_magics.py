@@ -954,3 +954,26 @@ def test_a_long_sessions_log_stays_within_its_budget_and_says_what_it_left_out(
     assert entries[0]["kind"] == "note"
     assert entries[0]["text"].endswith("earlier entries of this session are not shown.")
     assert sum(e["kind"] == "note" for e in entries) == 1
+
+
+def test_the_agents_cell_is_where_its_new_cells_go(kernel: Kernel) -> None:
+    # JupyterLab names the cell it runs in the request's metadata (cellId); the agent
+    # remembers the %agent cell as the place its new cells follow.
+    msg = kernel.client.session.msg(
+        "execute_request",
+        {"code": "%agent", "silent": False, "store_history": True, "allow_stdin": False},
+        metadata={"cellId": "the-agent-cell"},
+    )
+    kernel.client.shell_channel.send(msg)
+    reply = kernel.client.get_shell_msg(timeout=TIMEOUT)
+    while reply["parent_header"].get("msg_id") != msg["header"]["msg_id"]:
+        reply = kernel.client.get_shell_msg(timeout=TIMEOUT)
+    assert reply["content"]["status"] == "ok"
+    code = (
+        "from jupyter_agent.jupyter.kernel_agent import kernel_agent\n"
+        "print(kernel_agent(get_ipython()).agent.changes.anchor)"
+    )
+    assert kernel.ok(code).stdout.strip() == "the-agent-cell"
+    # A run from a frontend that names no cell (nbclient, a console) keeps the last one.
+    kernel.ok("%agent")
+    assert kernel.ok(code).stdout.strip() == "the-agent-cell"
