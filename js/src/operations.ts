@@ -121,7 +121,9 @@ export function registerNotebookOperations(
           ...(id !== undefined ? { id } : {})
         });
       });
-      return cellJSON(shared.cells[index]);
+      const cell = cellJSON(shared.cells[index]);
+      flash(target, cell.id);
+      return cell;
     },
 
     update: async (request, target) => {
@@ -135,6 +137,7 @@ export function registerNotebookOperations(
         edit(shared, () =>
           cell.updateSource(change.start, change.end, change.value)
         );
+        flash(target, cellId);
       }
       return cellJSON(cell);
     },
@@ -250,6 +253,29 @@ export function registerNotebookOperations(
 }
 
 /** The notebook's model, or an error when the notebook was closed. */
+/** The class that marks a cell the agent just inserted or changed, for FLASH_MS. */
+export const FLASH_CLASS = 'jp-Agent-changed';
+const FLASH_MS = 2500;
+
+/**
+ * Marks the cell `cellId` in the open view for a moment, so the eye finds what the
+ * agent just wrote (its view is made on the next frame, after the model change).
+ */
+function flash(target: INotebookTarget, cellId: string): void {
+  const panel = target.panel;
+  if (panel === null || typeof requestAnimationFrame !== 'function') {
+    return;
+  }
+  requestAnimationFrame(() => {
+    const cell = panel.content.widgets.find(w => w.model.id === cellId);
+    if (cell === undefined || cell.isDisposed) {
+      return;
+    }
+    cell.node.classList.add(FLASH_CLASS);
+    setTimeout(() => cell.node.classList.remove(FLASH_CLASS), FLASH_MS);
+  });
+}
+
 function modelOf(target: INotebookTarget): INotebookModel {
   const model = target.context.isDisposed ? null : target.context.model;
   if (model === null || model.isDisposed) {
