@@ -30,6 +30,7 @@ import {
   registerCoreOperations,
   registerNotebookOperations
 } from './operations';
+import type { BridgeEvent } from './protocol';
 import {
   COMM_TARGET,
   type IAgentBridge,
@@ -61,6 +62,7 @@ class Channel {
     private readonly _forget: (channel: Channel) => void
   ) {
     target.context.disposed.connect(this._onContextDisposed, this);
+    target.context.pathChanged.connect(this._onPathChanged, this);
   }
 
   /** Close the comm from this side, telling the kernel why. */
@@ -90,6 +92,12 @@ class Channel {
     } catch (error) {
       console.warn(`${COMM_TARGET}: could not send a reply`, error);
     }
+  }
+
+  /** The notebook was renamed or moved: the kernel names it by its new path from now. */
+  private _onPathChanged(): void {
+    const event: BridgeEvent = 'renamed';
+    this.send({ event, path: this.target.path });
   }
 
   private _onContextDisposed(): void {

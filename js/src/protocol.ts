@@ -28,6 +28,11 @@ export const OPERATIONS = [
 
 export type Operation = (typeof OPERATIONS)[number];
 
+/** What the frontend tells the kernel unasked: `{event, ...fields}`. */
+export const EVENTS = ['renamed'] as const;
+
+export type BridgeEvent = (typeof EVENTS)[number];
+
 /** The fields each error code carries in a failed reply, besides `code` and `message`. */
 export interface IErrorFields {
   /** No notebook on this kernel has the comm's path (sent when closing the comm). */

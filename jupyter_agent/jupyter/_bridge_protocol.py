@@ -49,6 +49,8 @@ PROTOCOL: int = SPEC["version"]
 """The protocol version this side speaks (docs/notebook-bridge.md)."""
 OPERATIONS: dict[str, str] = SPEC["operations"]
 """Each operation, with what it does (as in "could not read the notebook")."""
+EVENTS: dict[str, str] = SPEC["events"]
+"""What the frontend tells the kernel unasked (``{"event": name, ...}``), e.g. a rename."""
 ERROR_CODES: frozenset[str] = frozenset(SPEC["errors"])
 """The codes of the frontend's failed replies and comm closes."""
 KERNEL_ERROR_CODES: frozenset[str] = frozenset(SPEC["kernel_errors"])

@@ -158,6 +158,8 @@ class LiveBridge:
         self.request_timeout = request_timeout
         self.frontend: dict[str, Any] = {}
         """The ping's answer: path, frontend, version, instance."""
+        self.on_renamed: Callable[[str], None] | None = None
+        """Called on the loop with the new path when the notebook is renamed or moved."""
         self._comm_factory = comm_factory
         self._comm: Any = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -263,12 +265,26 @@ class LiveBridge:
     def _deliver(self, data: Any) -> None:
         if not isinstance(data, dict):
             return
+        if "event" in data:
+            self._on_event(data)
+            return
         entry = self._pending.pop(str(data.get("id")), None)
         if entry is None:
             return  # a late or second reply (the notebook open in two tabs): already answered
         future = entry[1]
         if not future.done():
             future.set_result(data)
+
+    def _on_event(self, data: dict[str, Any]) -> None:
+        """Something the frontend says unasked (``EVENTS``)."""
+        path = data.get("path")
+        if data["event"] == "renamed" and isinstance(path, str) and path:
+            # Shown by its new name, and a comm opened again asks for it by that name.
+            self.path = self.kernel_path = path
+            if self.on_renamed is not None:
+                self.on_renamed(path)
+        else:
+            log.debug("ignoring the notebook frontend's event %r", data.get("event"))
 
     def _closed_by_frontend(self, code: str, message: str) -> None:
         self._comm = None

@@ -253,6 +253,12 @@ class KernelAgent:
         self.bridge = bridge
         if self.agent is not None and self.agent.notebook is pending:
             self.agent.resources.insert(bridge, NotebookBridge)
+        if hasattr(bridge, "on_renamed"):  # the live bridge (its module is imported lazily)
+            bridge.on_renamed = lambda _path: self._show_notebook()
+        self._show_notebook()
+
+    def _show_notebook(self) -> None:
+        """The panel names the notebook as the bridge now does (connected, renamed)."""
         if self.panel is not None:
             self.panel.refresh_notebook()
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from playwright.sync_api import expect
 from shared_model import PANEL_OF, cells, wait_for_cells
 
 SETUP = (
@@ -66,3 +67,19 @@ def test_new_cells_land_below_the_agents_cell_and_are_marked(open_notebook, lab,
         "() => document.querySelectorAll('.jp-Agent-changed').length === 0", timeout=10_000
     )
     assert len(cells(page, path)) == 5
+
+
+def test_the_panel_follows_a_notebook_rename(open_notebook, lab, page):
+    (lab.root / "edits.json").write_text(json.dumps([]))
+    notebook = open_notebook("before.ipynb", [SETUP, "%agent"])
+    notebook.run_from(0, "notebook:run-cell")
+    notebook.wait_for_kernel_idle()
+    notebook.run_from(1, "notebook:run-cell")
+    line = notebook.panel.locator(".ja-panel .ja-notebook").last
+    expect(line).to_contain_text("before.ipynb", timeout=30_000)
+    page.evaluate(
+        "async () => { await window.jupyterapp.serviceManager.contents"
+        ".rename('before.ipynb', 'after.ipynb'); }"
+    )
+    expect(line).to_contain_text("after.ipynb", timeout=15_000)
+    expect(line).not_to_contain_text("before.ipynb")

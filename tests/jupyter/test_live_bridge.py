@@ -615,3 +615,29 @@ async def test_a_reply_queued_behind_a_synchronous_cell_still_counts(tmp_path):
         assert lab.received_at and lab.received_at[0] < sleeping + 1.5
         await lab.run("await asyncio.wait_for(asyncio.shield(task), 5)")
         assert (await lab.run("print(task.result().mode)")).strip() == "live"
+
+
+async def test_a_renamed_notebook_is_named_and_reopened_by_its_new_path():
+    frontend = FakeFrontend()
+    bridge = await connected(frontend)
+    told: list[str] = []
+    bridge.on_renamed = told.append
+    comm = frontend.comms[0]
+    comm.reply({"event": "renamed", "path": "work/cleaned.ipynb"})
+    await asyncio.sleep(0.05)  # delivered on the loop
+    assert told == ["work/cleaned.ipynb"]
+    assert bridge.path == "work/cleaned.ipynb"
+    assert bridge.describe().startswith("work/cleaned.ipynb — live in JupyterLab")
+    # A comm opened again (after the frontend closed this one) asks for the new path, so
+    # the extension finds the notebook under its new name.
+    comm.close_from_frontend({"code": "notebook_closed", "message": "closed"})
+    await asyncio.sleep(0.05)
+    frontend.answers["ping"] = lambda _: {**PING, "path": "work/cleaned.ipynb"}
+    await bridge.connect()
+    assert frontend.comms[-1].open_data["path"] == "work/cleaned.ipynb"
+    # Events it does not know, or without a path, change nothing.
+    comm = frontend.comms[-1]
+    comm.reply({"event": "renamed", "path": ""})
+    comm.reply({"event": "exploded"})
+    await asyncio.sleep(0.05)
+    assert told == ["work/cleaned.ipynb"] and bridge.path == "work/cleaned.ipynb"
