@@ -74,25 +74,30 @@ def write_bytes(
     *,
     make_folders: bool = False,
     durable: bool = True,
+    mode: int | None = None,
 ) -> None:
     """Replace ``root/parts…`` with ``data`` atomically (a temporary file beside it, then a
     rename), keeping an existing file's permission bits; readers see the old or the new
     file, never a mix, and an error leaves nothing behind. ``durable``: the data reaches
-    the disk (fsync) before the rename."""
+    the disk (fsync) before the rename. ``mode``: the new file's permission bits instead,
+    which the temporary file has from its creation on (a secret is never readable by
+    others, not even for a moment)."""
     *folders, name = parts
     with folder(root, folders, create=make_folders) as parent:
         try:
             old = os.stat(name, dir_fd=parent, follow_symlinks=False)
-            mode: int | None = stat.S_IMODE(old.st_mode) if stat.S_ISREG(old.st_mode) else None
+            kept: int | None = stat.S_IMODE(old.st_mode) if stat.S_ISREG(old.st_mode) else None
         except FileNotFoundError:
-            mode = None
+            kept = None
+        if mode is not None:
+            kept = mode
         while True:
             tmp = f".{name}.{secrets.token_hex(4)}.tmp"
             try:
                 fd = os.open(
                     tmp,
                     os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0),
-                    0o666,
+                    0o666 if mode is None else mode,
                     dir_fd=parent,
                 )
                 break
@@ -104,8 +109,8 @@ def write_bytes(
                 f.flush()
                 if durable:
                     os.fsync(f.fileno())
-                if mode is not None:
-                    os.fchmod(f.fileno(), mode)
+                if kept is not None:
+                    os.fchmod(f.fileno(), kept)
             os.replace(tmp, name, src_dir_fd=parent, dst_dir_fd=parent)
         except BaseException:
             with contextlib.suppress(OSError):

@@ -20,10 +20,16 @@ from typing import Annotated, Any, Literal, TypeVar
 from pydantic import Discriminator, TypeAdapter
 from typing_extensions import dataclass_transform
 
+from .approvals import ApprovalPreview, RememberOption
 from .plans import Plan, Question, StepStatus
 from .states import AgentState, StopReason
 
 _T = TypeVar("_T")
+
+RunAction = Literal["execute_plan"]
+"""A run the user started with a button rather than a typed task (see
+:attr:`AgentStartEvent.action`; the task's message in the history has the same
+``message_type``)."""
 
 
 @dataclass_transform(kw_only_default=True)
@@ -52,6 +58,9 @@ class AgentStartEvent(_Event):
     max_steps: int
     model_label: str | None = None
     """A caption to show with the output, e.g. that the model is a scripted replay."""
+    action: RunAction | None = None
+    """What the user did when that was not typing the task (a button such as Execute
+    plan): a frontend shows the action, and ``task``, the prompt it became, only on demand."""
 
 
 @_event
@@ -129,6 +138,9 @@ class ToolEndEvent(_Event):
     duration: float = 0.0
     diff: str | None = None
     data: dict[str, Any] | None = None
+    error_line: str | None = None
+    """Set when the call failed, was refused, or what it ran failed (a cell that raised, a
+    command's non-zero exit): one line a tool row shows, in red, without expanding."""
 
 
 @_event
@@ -183,6 +195,12 @@ class PermissionRequestEvent(_Event):
     remember: str | None = None
     """What "Always allow" would remember, said before the click; ``None``: nothing would
     be (the card does not offer it)."""
+    remember_options: list[RememberOption] = field(default_factory=list)
+    """The scopes "Always allow" may take, narrowest first; the first is the default
+    (``remember=True``), and ``remember`` describes it."""
+    preview: ApprovalPreview | None = None
+    """The call as the user judges it (the cell's code, the command's programs, the diff);
+    ``None`` when the tool has no preview or it could not be computed."""
 
 
 @_event
@@ -194,6 +212,8 @@ class PermissionResponseEvent(_Event):
     remember: bool = False
     rule: str | None = None
     """Description of the session rule added when ``remember`` was set."""
+    scope: str | None = None
+    """The :class:`~jupyter_agent.approvals.RememberOption` id remembered, if any."""
 
 
 @_event
@@ -264,6 +284,8 @@ class StoppedEvent(_Event):
 class CompletedEvent(_Event):
     kind: Literal["completed"] = "completed"
     summary: str = ""
+    plan_ready: bool = False
+    """The run ended by submitting a plan: it awaits the user's review, nothing was done."""
 
 
 @_event

@@ -26,7 +26,9 @@ def new_id() -> str:
     return os.urandom(6).hex()
 
 
-MessageType = Literal["text", "plan", "question", "tool_call", "tool_result"]
+MessageType = Literal["text", "plan", "question", "tool_call", "tool_result", "execute_plan"]
+"""How a frontend shows a message. ``execute_plan``: the task of a run the user started
+with Execute plan (shown as that action, the prompt only on demand)."""
 INTERRUPTED_RESULT = "Interrupted by the user before this tool finished."
 STOPPED_NOTE = "[The user stopped the previous run before it finished.]"
 """Put before the next task's text after a stop, so the model knows why its work ended

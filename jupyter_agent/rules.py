@@ -27,6 +27,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, TypeAdapter
 
+from .approvals import RememberOption
 from .atomic import atomic_write_text
 from .commands.analysis import Invocation, Word, analyze, harmless_variable, program_name
 from .globs import glob_matches
@@ -132,7 +133,7 @@ class CommandPrefix(_Matcher):
             return False
         if self.read_only:
             return invocation.kind == "reads" and invocation.effect.key == want
-        argv = invocation.argv
+        argv = _known_argv(invocation)
         if self.exact:
             return argv is not None and _named(argv) == _named(want)
         head = invocation.words[: len(want)]
@@ -146,6 +147,12 @@ class CommandPrefix(_Matcher):
         if self.read_only:
             return f"`{self.prefix}` when it only reads"
         return f"commands starting with `{self.prefix}`"
+
+
+def _known_argv(invocation: Invocation) -> tuple[str, ...] | None:
+    """The program's words when all are known before running: not when a wrapper adds
+    arguments it reads at run time (``xargs rm`` is not exactly ``rm``)."""
+    return None if "xargs" in invocation.wrappers else invocation.argv
 
 
 def _named(argv: tuple[str, ...]) -> tuple[str, ...]:
@@ -325,40 +332,79 @@ class Rules:
         reason = rule.explain()
         return {"allow": Allow, "deny": Deny, "ask": Ask}[rule.decision](reason)
 
-    def remember(self, call: ToolCall) -> str | None:
+    def remember(self, call: ToolCall, scope: str | None = None) -> str | None:
         """After "Always allow": narrow session rules allowing calls like this one.
 
-        A command is remembered program by program: one that only reads by its program
-        (and subcommand), as a read-only rule (``git log``); any other by its exact words
-        (``rm a.tmp``); one whose words are only known at run time not at all. A
+        ``scope`` is the id of one of :meth:`remember_options`; ``None`` takes the first
+        (the default). A scope not offered for ``call`` remembers nothing.
+
+        By default a command is remembered program by program: one that only reads by its
+        program (and subcommand), as a read-only rule (``git log``); any other by its exact
+        words (``rm a.tmp``); one whose words are only known at run time not at all. A
         redirection is never remembered. Other tools are remembered by name.
         """
-        added = self._new_rules(call)
-        self.rules.extend(added)
-        return "; ".join(r.explain() for r in added) if added else None
+        for option, added in self._options(call):
+            if scope is None or option.id == scope:
+                self.rules.extend(added)
+                return "; ".join(option.rules)
+        return None
 
     def preview_remember(self, call: ToolCall) -> str | None:
         """What :meth:`remember` would add for ``call``, before the user clicks."""
-        added = self._new_rules(call)
-        return "; ".join(r.explain() for r in added) if added else None
+        options = self._options(call)
+        return "; ".join(options[0][0].rules) if options else None
 
-    def _new_rules(self, call: ToolCall) -> list[Rule]:
-        target = call.session_id or None
+    def remember_options(self, call: ToolCall) -> list[RememberOption]:
+        """The scopes "Always allow" may take for ``call``, the default first: for a
+        command that reads, its programs' read-only uses (``git log …``), then the exact
+        command; for any other command, the exact command; for other tools, the tool for
+        this session. None is ever wider than what :meth:`remember` adds by default, and
+        none covers a redirection or a word known only at run time."""
+        return [option for option, _ in self._options(call)]
+
+    def _options(self, call: ToolCall) -> list[tuple[RememberOption, list[Rule]]]:
+        choices: list[tuple[str, str, list[Matcher]]] = []
         if call.name in _COMMAND_TOOLS and isinstance(call.input.get("command"), str):
-            matchers: list[Matcher] = []
-            for invocation in analyze(str(call.input["command"])).invocations:
+            line = analyze(str(call.input["command"]))
+            default: list[Matcher] = []
+            exact: list[Matcher] = []
+            for invocation in line.invocations:
                 if invocation.effect.problem:
                     continue
+                argv = _known_argv(invocation)
+                words = (
+                    CommandPrefix(prefix=shlex.join(_named(argv)), exact=True)
+                    if argv is not None
+                    else None
+                )
+                if words is not None:
+                    exact.append(words)
                 if invocation.kind == "reads" and invocation.effect.key:
-                    matchers.append(
+                    default.append(
                         CommandPrefix(prefix=shlex.join(invocation.effect.key), read_only=True)
                     )
-                elif invocation.argv is not None:
-                    matchers.append(
-                        CommandPrefix(prefix=shlex.join(_named(invocation.argv)), exact=True)
-                    )
+                elif words is not None:
+                    default.append(words)
+            if any(isinstance(m, CommandPrefix) and m.read_only for m in default):
+                choices.append(("read_only", _label(default, len(line.invocations)), default))
+            choices.append(("exact", _label(exact, len(line.invocations)), exact))
         else:
-            matchers = [ToolName(name=call.name)]
+            matchers: list[Matcher] = [ToolName(name=call.name)]
+            choices.append(("tool", f"Always allow {call.name} this session", matchers))
+        options: list[tuple[RememberOption, list[Rule]]] = []
+        for option_id, label, wanted in choices:
+            added = self._session_rules(call, wanted)
+            if not added and not options:
+                return []  # the default is remembered already: nothing left to offer
+            same = [[r.matcher for r in other] for _, other in options]
+            if added and [r.matcher for r in added] not in same:
+                rules = [r.explain() for r in added]
+                options.append((RememberOption(id=option_id, label=label, rules=rules), added))
+        return options
+
+    def _session_rules(self, call: ToolCall, matchers: Sequence[Matcher]) -> list[Rule]:
+        """Session rules for ``matchers``, without those the session already has."""
+        target = call.session_id or None
         added: list[Rule] = []
         for matcher in matchers:
             rule = Rule.allow(matcher, scope="session", target=target)
@@ -485,6 +531,19 @@ def _relative_path(folder: str, cwd: str | None, target: str) -> str:
         return target
     joined = posixpath.normpath(posixpath.join(folder, cwd, target))
     return joined if not joined.startswith("..") else target
+
+
+def _label(matchers: Sequence[Matcher], programs: int) -> str:
+    """The "Always allow" button's label: the scope it remembers, in a few words."""
+    if all(isinstance(m, CommandPrefix) and m.exact for m in matchers) and programs == 1:
+        return "Always allow this exact command"
+    parts = []
+    for m in matchers:
+        if isinstance(m, CommandPrefix) and m.read_only:
+            parts.append(f"`{m.prefix} …` when it only reads")
+        elif isinstance(m, CommandPrefix):
+            parts.append(f"exactly `{_clip(m.prefix, 40)}`")
+    return "Always allow " + ", ".join(parts)
 
 
 def _clip(text: str, limit: int = 60) -> str:

@@ -43,6 +43,7 @@ DEFAULT_SENSITIVE: tuple[str, ...] = (
     "~/.docker/config.json",
     "~/.netrc",
     "~/.pgpass",
+    "~/.jupyter_agent/credentials.json",  # the model's API key, if the user saved it
     "/etc",
     "/proc",
     "/sys",

@@ -37,6 +37,19 @@ def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("JUPYTER_AGENT_MODEL", raising=False)
 
 
+@pytest.fixture(autouse=True)
+def _no_saved_key(
+    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """The user's own saved key (``~/.jupyter_agent/credentials.json``) and a key given in
+    an earlier test are never seen: each test starts with neither (kernels too)."""
+    from jupyter_agent import credentials
+
+    folder = tmp_path_factory.mktemp("credentials")
+    monkeypatch.setenv(credentials.LOCATION_VARIABLE, str(folder / "credentials.json"))
+    monkeypatch.setattr(credentials, "_session_key", None)
+
+
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     folder = tmp_path / "work"

@@ -381,3 +381,122 @@ def test_a_bad_rules_file_says_what_is_wrong(tmp_path):
     path.write_text('[{"matcher": {"kind": "tool", "name": "x"}, "decision": "maybe"}]')
     with pytest.raises(ValueError, match="decision"):
         Rules.load(path)
+
+
+# --- the scopes "Always allow" offers ----------------------------------------------------------
+
+
+def _option_rules(command_or_call, option_id):
+    """The rules an option adds, applied to an empty rule set (nothing else allows)."""
+    call = shell(command_or_call) if isinstance(command_or_call, str) else command_or_call
+    rules = Rules()
+    rules.remember(call, option_id)
+    return rules
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["echo hi > notes.txt", "ls >> .jupyter_agent/settings.toml", "cat a | tee out.txt > x"],
+)
+def test_no_scope_remembers_a_redirection(command):
+    for option in Rules().remember_options(shell(command)):
+        rules = _option_rules(command, option.id)
+        assert not isinstance(rules.decide(shell(command)), Allow), option
+        redirects = [p for p in command_parts(shell(command)) if "redirect" in p.input]
+        assert redirects
+        for part in redirects:
+            assert rules.first_match(part) is None, option
+
+
+@pytest.mark.parametrize(
+    "command", ["rm *.tmp", "find . $opts", "$(cat cmd)", 'rm "$f"', "xargs rm"]
+)
+def test_no_scope_for_a_command_known_only_at_run_time(command):
+    options = Rules().remember_options(shell(command))
+    for option in options:  # what is offered covers no word known only at run time
+        rules = _option_rules(command, option.id)
+        assert not isinstance(rules.decide(shell(command)), Allow), option
+
+
+def test_no_scope_for_a_command_whose_words_are_all_run_time():
+    assert Rules().remember_options(shell("rm *.tmp")) == []
+    assert Rules.defaults().preview_remember(shell("rm *.tmp")) is None
+
+
+def test_a_command_is_never_offered_the_whole_tool():
+    for command in ["ls -la", "rm a.tmp", "git log -3", "ls && rm a.tmp"]:
+        ids = [o.id for o in Rules().remember_options(shell(command))]
+        assert "tool" not in ids
+        assert ids  # but something is offered
+
+
+@pytest.mark.parametrize(
+    ("command", "ids"),
+    [
+        ("git log -3", ["read_only", "exact"]),
+        ("ls -la && rm a.tmp", ["read_only", "exact"]),
+        ("rm -f a.tmp", ["exact"]),
+        ("git commit -m 'x'", ["exact"]),
+    ],
+)
+def test_scopes_offered_for_a_command(command, ids):
+    options = Rules.defaults().remember_options(shell(command))
+    assert [o.id for o in options] == ids
+    assert options[0].rules == [
+        r.strip() for r in (Rules.defaults().preview_remember(shell(command)) or "").split(";")
+    ]
+
+
+def test_each_scope_adds_exactly_the_rules_it_names():
+    call = shell("git log -3 && rm a.tmp")
+    for option in Rules.defaults().remember_options(call):
+        rules = Rules.defaults()
+        before = {r.id for r in rules}
+        said = rules.remember(call, option.id)
+        added = [r for r in rules if r.id not in before]
+        assert [r.explain() for r in added] == option.rules
+        assert said == "; ".join(option.rules)
+        assert all(r.scope == "session" and r.target == "s1" for r in added)
+
+
+def test_the_exact_scope_is_narrower_than_the_read_only_one():
+    exact = _option_rules("git log -3", "exact")
+    assert isinstance(exact.decide(shell("git log -3")), Allow)
+    assert not isinstance(exact.decide(shell("git log -5")), Allow)
+    read_only = _option_rules("git log -3", "read_only")
+    assert isinstance(read_only.decide(shell("git log -5")), Allow)
+    assert not isinstance(read_only.decide(shell("git log --output=x")), Allow)
+
+
+def test_labels_state_the_scope():
+    labels = {o.id: o.label for o in Rules().remember_options(shell("git log -3"))}
+    assert labels["exact"] == "Always allow this exact command"
+    assert "git log" in labels["read_only"] and "read" in labels["read_only"]
+    delete = file_call("delete_file", "old.csv", {P.READ_FILES, P.DELETE_FILES}, "delete")
+    (option,) = Rules().remember_options(delete)
+    assert option.id == "tool"
+    assert option.label == "Always allow delete_file this session"
+    assert option.rules == ["allow tool delete_file"]
+
+
+def test_remember_without_a_scope_is_the_first_option():
+    call = shell("git log -3")
+    rules = Rules.defaults()
+    first = rules.remember_options(call)[0]
+    assert rules.remember(call) == "; ".join(first.rules)
+
+
+def test_an_unknown_scope_remembers_nothing():
+    rules = Rules.defaults()
+    n = len(rules)
+    assert rules.remember(shell("git log -3"), "tool") is None
+    assert rules.remember(shell("git log -3"), "everything") is None
+    assert len(rules) == n
+
+
+def test_an_exact_rule_never_covers_arguments_xargs_adds_at_run_time():
+    rules = Rules()
+    rules.remember(shell("rm"), "exact")
+    assert isinstance(rules.decide(shell("rm")), Allow)
+    assert not isinstance(rules.decide(shell("find . | xargs rm")), Allow)
+    assert Rules().remember_options(shell("xargs rm")) == []

@@ -137,10 +137,45 @@ const interruptPlugin: JupyterFrontEndPlugin<void> = {
   }
 };
 
+/**
+ * A cell link on an approval card: show that cell in its notebook (activate it, make it
+ * the active cell, scroll it into view).
+ */
+const revealCellPlugin: JupyterFrontEndPlugin<void> = {
+  id: PluginIDs.revealCell,
+  description:
+    'Scrolls to the cell an approval card names when its link is clicked.',
+  autoStart: true,
+  requires: [INotebookTracker],
+  activate: (app: JupyterFrontEnd, notebooks: INotebookTracker): void => {
+    document.addEventListener(PanelEvents.revealCell, event => {
+      const detail = (event as CustomEvent).detail ?? {};
+      if (typeof detail.cellId !== 'string') return;
+      const target = event.target instanceof Node ? event.target : null;
+      const notebook =
+        notebookOfKernel(notebooks, detail.kernelId) ??
+        notebooks.find(panel => target !== null && panel.node.contains(target));
+      const index =
+        notebook?.content.widgets.findIndex(
+          cell => cell.model.id === detail.cellId
+        ) ?? -1;
+      if (!notebook || index < 0) return; // the link still names the cell on hover
+      event.preventDefault();
+      app.shell.activateById(notebook.id);
+      notebook.content.activeCellIndex = index;
+      void notebook.content.scrollToCell(
+        notebook.content.widgets[index],
+        'center'
+      );
+    });
+  }
+};
+
 const plugins: JupyterFrontEndPlugin<unknown>[] = [
   bridgePlugin,
   sidebarPlugin,
-  interruptPlugin
+  interruptPlugin,
+  revealCellPlugin
 ];
 
 export default plugins;

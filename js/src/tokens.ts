@@ -20,6 +20,7 @@ export namespace PluginIDs {
   export const bridge = `${EXTENSION_NAME}:bridge`;
   export const sidebar = `${EXTENSION_NAME}:sidebar`;
   export const interrupt = `${EXTENSION_NAME}:interrupt`;
+  export const revealCell = `${EXTENSION_NAME}:reveal-cell`;
 }
 
 /** Command ids. */
@@ -37,6 +38,8 @@ export namespace PanelEvents {
   export const interrupt = 'jupyter-agent:interrupt';
   /** `{ where: 'side', kernelId, widgetId }`: `%agent --side`. */
   export const dock = 'jupyter-agent:dock';
+  /** `{ cellId, kernelId }`: a cell link on an approval card was clicked. */
+  export const revealCell = 'jupyter-agent:reveal-cell';
 }
 
 /** The comm target the kernel opens (bridge_protocol.json, as the Python side reads it). */

@@ -168,6 +168,17 @@ export class FakeElement extends FakeNode {
   click(): void {
     if (!this.attributes.has('disabled')) this.dispatch('click');
   }
+  /** A real event (a CustomEvent), to this element's listeners and then, when it
+   * bubbles, to its ancestors'. */
+  dispatchEvent(event: Event): boolean {
+    for (let n: FakeNode | null = this; n; n = n.parentNode) {
+      if (!(n instanceof FakeElement)) continue;
+      for (const listener of n.listeners.get(event.type) ?? [])
+        listener(event as unknown as FakeEvent);
+      if (!event.bubbles) break;
+    }
+    return !event.defaultPrevented;
+  }
   focus(): void {}
 
   /** Every element below, in document order. */

@@ -23,7 +23,9 @@ describe('the built panel', () => {
   it('is one self-contained ES module with the anywidget entry', async () => {
     const text = await builder.bundle();
     assert.doesNotMatch(text, /^\s*import\s/m);
-    assert.doesNotMatch(text, /\bimport\(|\brequire\(/);
+    // Block comments aside: a bundled library's JSDoc may name a type `import("./x")`.
+    const code = text.replace(/\/\*[\s\S]*?\*\//g, '');
+    assert.doesNotMatch(code, /\bimport\(|\brequire\(/);
     assert.match(text, /^export \{\n {2}widget_default as default,/m);
   });
 

@@ -36,10 +36,13 @@ const STATE: Record<string, unknown> = {
   widget_id: 'w',
   sandbox: '',
   sandbox_detail: '',
-  sandboxed: false
+  sandboxed: false,
+  plan_ready: false,
+  model_ready: true,
+  model_setup: ''
 };
 
-function mount(): {
+function mount(state: Record<string, unknown> = {}): {
   el: FakeElement;
   sent: Record<string, unknown>[];
   receive(message: unknown): void;
@@ -47,7 +50,7 @@ function mount(): {
   const handlers = new Map<string, ((...args: any[]) => void)[]>();
   const sent: Record<string, unknown>[] = [];
   const model: IModel = {
-    get: name => STATE[name] as never,
+    get: name => ({ ...STATE, ...state })[name] as never,
     on: (name, callback) =>
       handlers.set(name, [...(handlers.get(name) ?? []), callback]),
     off: () => undefined,
@@ -103,6 +106,176 @@ describe('the panel view', () => {
     assert.deepEqual(errors, [
       "bad 'answer' message: question_id: Field required"
     ]);
+  });
+
+  it('says a planning run ended with a plan for review, not that it completed', () => {
+    const status = (state: Record<string, unknown>) =>
+      mount(state).el.querySelector('span.ja-status')?.textContent;
+    assert.equal(
+      status({ status: 'completed', plan_ready: true }),
+      'plan ready for review'
+    );
+    assert.equal(status({ status: 'completed' }), 'completed');
+  });
+
+  it('pins the plan strip above the transcript while there is a plan', () => {
+    const view = mount();
+    const panel = view.el.querySelector('div.ja-panel') as FakeElement;
+    const strip = panel.querySelector('section.ja-plan-strip') as FakeElement;
+    const transcript = panel.querySelector('div.ja-transcript') as FakeElement;
+    // Outside the transcript's scroll, just above it.
+    assert.equal(strip.parentNode, panel);
+    assert.equal(
+      panel.children.indexOf(strip) + 1,
+      panel.children.indexOf(transcript)
+    );
+    assert.equal(strip.hasAttribute('hidden'), true);
+    const hello = view.sent.find(m => m.type === 'hello');
+    view.receive({
+      type: 'snapshot',
+      view: hello?.view,
+      entries: [
+        {
+          kind: 'plan',
+          n: 1,
+          plan: {
+            goal: 'Tidy',
+            steps: [
+              { step_number: 1, action: 'Load' },
+              { step_number: 2, action: 'Drop duplicate rows' }
+            ]
+          }
+        },
+        { kind: 'plan_step', n: 2, step_number: 1, status: 'done' },
+        { kind: 'plan_step', n: 3, step_number: 2, status: 'in_progress' },
+        { kind: 'plan_stopped', n: 4 }
+      ]
+    });
+    assert.equal(strip.hasAttribute('hidden'), false);
+    assert.equal(
+      strip.querySelector('.ja-strip-step')?.textContent,
+      'Step 2 of 2: Drop duplicate rows stopped'
+    );
+    const button = strip.querySelector(
+      'button.ja-strip-execute'
+    ) as FakeElement;
+    assert.equal(button.textContent, 'Continue plan');
+    button.click();
+    const sent = view.sent.find(m => m.type === 'command');
+    assert.equal(sent?.name, 'execute_plan');
+  });
+
+  it('shows the set-up box instead of "ready" when no model can be called', () => {
+    const ready = mount();
+    assert.equal(
+      ready.el.querySelector('form.ja-setup')?.hasAttribute('hidden'),
+      true
+    );
+    assert.equal(
+      ready.el.querySelector('span.ja-status')?.textContent,
+      'ready'
+    );
+
+    const why = 'No Anthropic API key found: enter one in the panel.';
+    const view = mount({ model_ready: false, model_setup: why });
+    const box = view.el.querySelector('form.ja-setup');
+    assert.ok(box && !box.hasAttribute('hidden'), 'no set-up box');
+    assert.equal(
+      view.el.querySelector('span.ja-status')?.textContent,
+      'set-up needed'
+    );
+    assert.equal(view.el.querySelector('div.ja-setup-why')?.textContent, why);
+    const text = box.textContent;
+    assert.match(text, /Use for this session/);
+    assert.match(text, /Save for my user/);
+    assert.match(text, /ScriptedModel/);
+    assert.match(text, /providers come later/);
+  });
+
+  it('sends the key from a masked field once and clears it at once', async () => {
+    const view = mount({ model_ready: false, model_setup: 'No key.' });
+    const input = view.el.querySelector('input.ja-key');
+    assert.ok(input);
+    assert.equal(input.getAttribute('type'), 'password');
+    assert.equal(input.getAttribute('autocomplete'), 'off');
+    input.value = '  sk-ant-test-key  ';
+    view.el.querySelector('form.ja-setup')?.dispatch('submit');
+    assert.equal(input.value, '');
+    const commands = () => view.sent.filter(m => m.type === 'command');
+    assert.deepEqual(
+      commands().map(({ name, key, save }) => ({ name, key, save })),
+      [{ name: 'set_key', key: 'sk-ant-test-key', save: false }]
+    );
+    // Saved for the user: the other button.
+    input.value = 'sk-ant-other';
+    const save = view.el
+      .querySelectorAll('form.ja-setup button')
+      .find(b => b.textContent === 'Save for my user');
+    assert.ok(save);
+    view.receive({
+      type: 'reply',
+      id: commands()[0].id,
+      ok: true,
+      error: null
+    });
+    await new Promise(resolve => setTimeout(resolve, 0));
+    save.click();
+    assert.equal(input.value, '');
+    assert.deepEqual(
+      commands().map(({ name, save }) => ({ name, save })),
+      [
+        { name: 'set_key', save: false },
+        { name: 'set_key', save: true }
+      ]
+    );
+  });
+
+  it('says "Type a message first." when Send is pressed with an empty box', () => {
+    const view = mount();
+    view.el.querySelector('form.ja-input')?.dispatch('submit');
+    assert.deepEqual(
+      view.el
+        .querySelectorAll('div.ja-errors div.ja-error')
+        .map(n => n.textContent),
+      ['Type a message first.']
+    );
+    assert.equal(
+      view.sent.filter(m => m.type === 'command').length,
+      0,
+      'nothing sent'
+    );
+  });
+
+  it('offers Retry on an error, which sends retry', () => {
+    const view = mount();
+    const hello = view.sent.find(m => m.type === 'hello');
+    view.receive({
+      type: 'snapshot',
+      view: hello?.view,
+      entries: [
+        {
+          kind: 'error',
+          message:
+            'The Anthropic API was overloaded; retried 2 times over 1.5 s.',
+          error_type: 'ModelError',
+          n: 1
+        }
+      ]
+    });
+    const line = view.el.querySelector('div.ja-transcript div.ja-error');
+    assert.ok(line);
+    assert.doesNotMatch(line.textContent, /ModelError/);
+    assert.match(line.textContent, /^✗ The Anthropic API was overloaded/);
+    assert.equal(line.dataset.errorType, 'ModelError');
+    const retry = line.querySelector('button.ja-retry');
+    assert.ok(retry);
+    retry.click();
+    assert.equal(retry.hasAttribute('disabled'), true);
+    const sent = view.sent.filter(m => m.type === 'command');
+    assert.deepEqual(
+      sent.map(m => m.name),
+      ['retry']
+    );
   });
 
   it('reports an unknown message type instead of dropping it silently', () => {

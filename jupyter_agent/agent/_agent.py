@@ -10,8 +10,9 @@ from typing import Any
 
 from .._prompts import load_prompt
 from ..commands import OsSandbox, SandboxSettings
+from ..credentials import stored_secrets
 from ..errors import AgentBusy
-from ..events import Event, PanelAction, WarningEvent
+from ..events import Event, PanelAction, RunAction, WarningEvent
 from ..messages import STOPPED_NOTE, Message, encodable
 from ..models import Model, resolve_model
 from ..notebook import ChangeLog, NotebookBridge
@@ -157,7 +158,7 @@ class Agent:
         """The OS sandbox shell commands run in; ``.status()`` says what it confines."""
         self.resources.insert(command_sandbox, OsSandbox)
         self.resources.insert(WrittenFiles())
-        self.secrets = Secrets(environment_secrets, self._model_secrets)
+        self.secrets = Secrets(environment_secrets, self._model_secrets, stored_secrets)
         """The secret values hidden from every tool result: ``agent.secrets.add(value)``."""
         for source in (user, self.settings):  # [secrets] only hides more: any file may say
             if source is not None and source.secrets.environment:
@@ -369,6 +370,13 @@ class Agent:
         Needs a running event loop (a notebook cell, or code under ``asyncio.run``).
         Starting again after a run ended continues the same conversation.
         """
+        return self._start(task, role=role)
+
+    def _start(
+        self, task: str, *, role: str | Role | None = None, action: RunAction | None = None
+    ) -> RunHandle:
+        """:meth:`start`; ``action``: the button that started the run (see
+        :attr:`~jupyter_agent.events.AgentStartEvent.action`)."""
         try:
             asyncio.get_running_loop()
         except RuntimeError:
@@ -396,8 +404,8 @@ class Agent:
         meta.model, meta.provider = self.model.name, self.model.provider
         meta.state = "running"
         self.session.save()
-        self.session.append(Message.user(text))
-        self._run = Run(self, task.strip(), self._role, Limits(**vars(self.limits)))
+        self.session.append(Message.user(text, message_type=action or "text"))
+        self._run = Run(self, task.strip(), self._role, Limits(**vars(self.limits)), action)
         loop_name = (
             self.loop if isinstance(self.loop, str) else getattr(self.loop, "__name__", "custom")
         )
@@ -429,11 +437,34 @@ class Agent:
             and (not run.state.terminal or run.stop_reason == "completed")
         ):
             return RunHandle(run)
-        return self.start(task, role=role)
+        return self._start(task, role=role, action="execute_plan")
 
     def stop(self) -> None:
         if self._run is not None:
             RunHandle(self._run).stop()
+
+    def retry(self) -> RunHandle:
+        """The panel's **Retry**: send the last message again, in the role it was sent in
+        (after an error, say); an Execute plan goes again as Execute plan. Raises
+        ValueError when there is nothing to send again."""
+        run = self._run
+        if run is not None:
+            if run.action == "execute_plan":
+                return self.execute_plan(role=run.role)
+            task, role = run.task, run.role.name
+        else:  # a resumed session: its last message the user sent
+            sent = [
+                m
+                for m in self.session.history
+                if m.role == "user" and not m.tool_results and m.text.strip()
+            ]
+            if sent and sent[-1].message_type == "execute_plan":
+                return self.execute_plan()
+            task = sent[-1].text.removeprefix(STOPPED_NOTE).strip() if sent else ""
+            role = None
+        if not task:
+            raise ValueError("There is no message to retry yet: type one and send it.")
+        return self.start(task, role=role)
 
     def _loop_fn(self) -> Loop:
         if callable(self.loop):

@@ -30,6 +30,7 @@ def submit_plan(run: Run, plan: Plan) -> None:
     meta = run.session.metadata
     meta.plan = plan
     meta.plan_progress = [StepProgress(step_number=s.step_number) for s in plan.steps]
+    run.submitted_plan = plan
     run.emit(PlanEvent(plan=plan))
     run.session.save()
 

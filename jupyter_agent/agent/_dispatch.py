@@ -15,11 +15,12 @@ import asyncio
 import logging
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .._wording import visible
+from ..approvals import ApprovalPreview
 from ..errors import ToolDenied, ToolError
 from ..events import ToolEndEvent, ToolStartEvent
 from ..messages import INTERRUPTED_RESULT, Message, ToolResultBlock, ToolUseBlock, encodable
@@ -69,7 +70,13 @@ async def execute(
         note = INTERRUPTED_RESULT if isinstance(exc, asyncio.CancelledError) else f"Not run: {exc}"
         if current is not None:
             run.emit(
-                ToolEndEvent(tool_use_id=current.id, name=current.name, result=note, is_error=True)
+                ToolEndEvent(
+                    tool_use_id=current.id,
+                    name=current.name,
+                    result=note,
+                    is_error=True,
+                    error_line=_first_line(note),
+                )
             )
         for block in tool_uses:
             results.setdefault(block.id, result_block(block.id, note, is_error=True))
@@ -100,6 +107,7 @@ async def dispatch(run: Run, block: ToolUseBlock, truncated: bool) -> ToolResult
     )
     run.set_state(AgentState.tool_executing, detail=block.name)
     started = time.monotonic()
+    waited = run.user.waited = 0.0  # for the user's approval: not the tool's time
     try:
         tool = _offered(run, block, tool, truncated)
         _check_role(run, tool)
@@ -110,16 +118,27 @@ async def dispatch(run: Run, block: ToolUseBlock, truncated: bool) -> ToolResult
         if tool.assesses:
             # Off the loop: a long line's parse and its path checks must not delay a Stop.
             hazards = await asyncio.to_thread(tool.assess, ctx, kwargs)
-        await _permit(run, hazards, call, block.id)
+        preview = _preview_of(tool, ctx, kwargs)
+        waited = await _permit(run, hazards, call, block.id, preview)
         output = await tool.invoke(ctx, kwargs)
     except StopRun:
         raise
     except ToolError as exc:
         output = ToolOutput(str(exc), is_error=True)
+        waited = run.user.waited
     except Exception as exc:
         log.debug("tool %s raised", block.name, exc_info=True)
         output = ToolOutput(f"{block.name} failed: {type(exc).__name__}: {exc}", is_error=True)
-    return _result(run, block, output, time.monotonic() - started)
+    return _result(run, block, output, max(0.0, time.monotonic() - started - waited))
+
+
+def _preview_of(
+    tool: Tool, ctx: ToolContext, kwargs: dict[str, Any]
+) -> Callable[[], Awaitable[ApprovalPreview | None]] | None:
+    """What the approval card shows of the call, computed only if the call asks."""
+    if not tool.previews:
+        return None
+    return lambda: tool.preview(ctx, kwargs)
 
 
 def _offered(run: Run, block: ToolUseBlock, tool: Tool | None, truncated: bool) -> Tool:
@@ -181,10 +200,16 @@ def _relative(path: str, workspace: Path) -> str:
     return candidate.as_posix().removeprefix("./")
 
 
-async def _permit(run: Run, hazards: list[Hazard], call: ToolCall, tool_use_id: str) -> None:
-    """Refuse the call, ask the user, or let it run. A hazard (a write outside the
-    workspace, a changed script about to run) is beyond any policy: refused, or asked
-    about with a warning even when a rule allows the call."""
+async def _permit(
+    run: Run,
+    hazards: list[Hazard],
+    call: ToolCall,
+    tool_use_id: str,
+    preview: Callable[[], Awaitable[ApprovalPreview | None]] | None = None,
+) -> float:
+    """Refuse the call, ask the user, or let it run; the seconds spent waiting for the
+    user. A hazard (a write outside the workspace, a changed script about to run) is beyond
+    any policy: refused, or asked about with a warning even when a rule allows the call."""
     refused = [h.reason for h in hazards if h.action == "refuse"]
     if refused:
         raise ToolDenied("\n".join(dict.fromkeys(refused)))
@@ -195,11 +220,15 @@ async def _permit(run: Run, hazards: list[Hazard], call: ToolCall, tool_use_id: 
             raise ToolDenied(f"Refused by a permission rule: {decision.reason or 'denied'}.")
         case Allow():
             if not warnings:
-                return
+                return 0.0
             # Asked only for its warnings: nothing to remember, it asks again next time.
-            allowed = await run.user.approve(call, tool_use_id, "", warnings, rememberable=False)
+            allowed = await run.user.approve(
+                call, tool_use_id, "", warnings, rememberable=False, preview=preview
+            )
         case Ask():
-            allowed = await run.user.approve(call, tool_use_id, decision.reason, warnings)
+            allowed = await run.user.approve(
+                call, tool_use_id, decision.reason, warnings, preview=preview
+            )
         case _:
             assert_never(decision)
     if not allowed:
@@ -210,6 +239,7 @@ async def _permit(run: Run, hazards: list[Hazard], call: ToolCall, tool_use_id: 
     written = run.agent.resources.get(WrittenFiles)
     if written is not None:  # the user has now seen this code run: it asks again if changed
         written.acknowledge(p for h in hazards for p in h.paths)
+    return run.user.waited
 
 
 def _result(run: Run, block: ToolUseBlock, output: ToolOutput, duration: float) -> ToolResultBlock:
@@ -227,8 +257,28 @@ def _result(run: Run, block: ToolUseBlock, output: ToolOutput, duration: float) 
             duration=duration,
             diff=output.diff and secrets.redact(encodable(output.diff)),
             data=secrets.redact_data(output.data),
+            error_line=_error_line(output, secrets.redact),
         )
     )
     if not run.state.terminal:
         run.set_state(AgentState.running)
     return result_block(block.id, text, is_error=output.is_error, images=output.images)
+
+
+ERROR_LINE_CHARS = 200
+
+
+def _error_line(output: ToolOutput, redact: Callable[[str], str]) -> str | None:
+    """The line a failed call's row shows: the tool's own, or its error's first line."""
+    line = output.error_line
+    if line is None and output.is_error:
+        line = output.text
+    return _first_line(redact(encodable(line))) if line is not None else None
+
+
+def _first_line(text: str) -> str | None:
+    line = next((s.strip() for s in text.splitlines() if s.strip()), "")
+    if not line:
+        return None
+    line = visible(line)
+    return line if len(line) <= ERROR_LINE_CHARS else line[: ERROR_LINE_CHARS - 1] + "…"

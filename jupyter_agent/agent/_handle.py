@@ -185,13 +185,16 @@ class RunHandle:
         pending.question.resolve(answer)  # raises ValueError with the accepted choices
         self._call(self._run.user.answer, pending.id, str(answer))
 
-    def approve(self, allow: bool = True, remember: bool = False) -> None:
+    def approve(self, allow: bool = True, remember: bool = False, scope: str | None = None) -> None:
         """Allow or deny the call waiting for approval; ``remember`` allows similar calls
-        for the rest of the session."""
+        for the rest of the session, in the first scope the approval offered
+        (``PermissionRequestEvent.remember_options``), or in ``scope``, one of their ids
+        (giving it implies ``remember``). A scope not offered remembers nothing."""
         pending = self._run.user.approval
         if pending is None:
             raise ValueError("no tool call is waiting for approval")
-        self._call(self._run.user.settle, pending.id, bool(allow), bool(remember))
+        remember = bool(remember) or scope is not None
+        self._call(self._run.user.settle, pending.id, bool(allow), remember, scope)
 
     def deny(self) -> None:
         self.approve(False)

@@ -10,9 +10,13 @@ cancels whatever still waits.
 from __future__ import annotations
 
 import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
+from ..approvals import ApprovalPreview, RememberOption, map_text
 from ..events import (
     AnswerEvent,
     PermissionRequestEvent,
@@ -31,6 +35,11 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
+log = logging.getLogger(__name__)
+
+PREVIEW_TIMEOUT = 5.0
+"""Seconds a tool's preview may take; the card shows none after that, and still asks."""
+
 
 @dataclass(frozen=True)
 class Verdict:
@@ -39,6 +48,8 @@ class Verdict:
     allowed: bool
     remember: bool
     """Allow calls like this one for the rest of the session."""
+    scope: str | None = None
+    """Which of the offered :class:`RememberOption` ids to remember (``None``: the first)."""
 
 
 @dataclass
@@ -68,6 +79,9 @@ class UserInteraction:
         self.approval: PendingApproval | None = None
         self.waiting = asyncio.Event()
         """Set while a question or an approval waits for the user."""
+        self.waited = 0.0
+        """Seconds the last approval waited for the user (its preview included), so a
+        tool's time is its own work only."""
 
     async def ask(self, question: Question) -> tuple[str, QuestionOption | None]:
         """Show ``question`` and wait for the user's answer (value, chosen option)."""
@@ -103,14 +117,16 @@ class UserInteraction:
         warnings: list[str],
         *,
         rememberable: bool = True,
+        preview: Callable[[], Awaitable[ApprovalPreview | None]] | None = None,
     ) -> bool:
-        """Show ``call`` for approval and wait; True when the user allows it."""
+        """Show ``call`` for approval and wait; True when the user allows it. ``preview``
+        computes what the card shows of the call; one that fails or is slow shows none."""
         run = self._run
         secrets = run.agent.secrets
-        preview = getattr(run.agent.policy, "preview_remember", None)
-        offered = None  # what "Always allow" would remember; None: not offered
-        if rememberable:
-            offered = preview(call) if callable(preview) else "calls like this one"
+        asked = time.monotonic()
+        options = self._remember_options(call) if rememberable else []
+        offered = "; ".join(options[0].rules) if options else None
+        shown = await _preview(preview, call.name)
         pending = self.approval = PendingApproval(
             new_id(), call, asyncio.get_running_loop().create_future()
         )
@@ -124,7 +140,16 @@ class UserInteraction:
                 reason=reason,
                 input=secrets.redact_data(dict(call.input)),
                 warnings=[secrets.redact(w) for w in warnings],
-                remember=offered,
+                remember=secrets.redact(offered) if offered is not None else None,
+                remember_options=[
+                    RememberOption(
+                        id=o.id,
+                        label=secrets.redact(o.label),
+                        rules=[secrets.redact(r) for r in o.rules],
+                    )
+                    for o in options
+                ],
+                preview=map_text(shown, secrets.redact) if shown is not None else None,
             )
         )
         try:
@@ -137,12 +162,12 @@ class UserInteraction:
             ) from None
         finally:
             self.approval = None
+            self.waited = time.monotonic() - asked
         allowed, remember = verdict.allowed, verdict.remember
-        rule = (
-            run.agent.policy.remember(call)
-            if allowed and remember and offered is not None
-            else None
-        )
+        scope = verdict.scope if verdict.scope is not None or not options else options[0].id
+        rule = None
+        if allowed and remember and any(o.id == scope for o in options):
+            rule = self._remember(call, scope)
         run.emit(
             PermissionResponseEvent(
                 request_id=pending.id,
@@ -150,11 +175,34 @@ class UserInteraction:
                 allowed=allowed,
                 remember=remember,
                 rule=rule,
+                scope=scope if rule is not None else None,
             )
         )
         if not run.state.terminal:
             run.set_state(AgentState.tool_executing, detail=call.name)
         return allowed
+
+    def _remember_options(self, call: ToolCall) -> list[RememberOption]:
+        """The scopes "Always allow" may take (a policy without scopes: its one rule)."""
+        policy = self._run.agent.policy
+        scopes = getattr(policy, "remember_options", None)
+        if callable(scopes):
+            return list(scopes(call))
+        said = getattr(policy, "preview_remember", None)
+        offered = said(call) if callable(said) else "calls like this one"
+        if offered is None:
+            return []
+        return [RememberOption(id="default", label="Always allow", rules=[offered])]
+
+    def _remember(self, call: ToolCall, scope: str | None) -> str | None:
+        policy = self._run.agent.policy
+        if (
+            scope is None
+            or scope == "default"
+            or not callable(getattr(policy, "remember_options", None))
+        ):
+            return policy.remember(call)
+        return policy.remember(call, scope)  # type: ignore[call-arg]  # Rules take a scope
 
     async def _wait(self, future: asyncio.Future[T], what: str) -> T:
         run = self._run
@@ -179,11 +227,13 @@ class UserInteraction:
             self.question = None
             self.waiting.clear()
 
-    def settle(self, request_id: str, allowed: bool, remember: bool) -> None:
+    def settle(
+        self, request_id: str, allowed: bool, remember: bool, scope: str | None = None
+    ) -> None:
         """Settle the pending approval; like :meth:`answer`."""
         pending = self.approval
         if pending is not None and pending.id == request_id and not pending.verdict.done():
-            pending.verdict.set_result(Verdict(allowed, remember))
+            pending.verdict.set_result(Verdict(allowed, remember, scope))
             self.approval = None
             self.waiting.clear()
 
@@ -193,3 +243,19 @@ class UserInteraction:
             self.question.answer.cancel()  # does nothing once answered
         if self.approval is not None:
             self.approval.verdict.cancel()
+
+
+async def _preview(
+    compute: Callable[[], Awaitable[ApprovalPreview | None]] | None, tool: str
+) -> ApprovalPreview | None:
+    """The call's preview, or ``None`` when there is none, it fails or it is slow: a
+    preview never keeps the user from being asked."""
+    if compute is None:
+        return None
+    try:
+        return await asyncio.wait_for(compute(), PREVIEW_TIMEOUT)
+    except asyncio.CancelledError:
+        raise
+    except Exception:
+        log.warning("the approval preview of %s failed; asking without it", tool, exc_info=True)
+        return None

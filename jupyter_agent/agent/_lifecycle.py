@@ -88,6 +88,7 @@ class Lifecycle:
                     loop=loop_name,
                     max_steps=run.limits.max_steps,
                     model_label=run.model.label,
+                    action=run.action,
                 )
             )
             for notice, action in run.agent.notices_for(run.role):
@@ -137,7 +138,9 @@ class Lifecycle:
             run.summary = message
         run.set_state(TERMINAL_FOR[reason], detail=message)
         if reason == "completed":
-            run.emit(CompletedEvent(summary=run.summary or ""))
+            run.emit(
+                CompletedEvent(summary=run.summary or "", plan_ready=run.submitted_plan is not None)
+            )
         elif reason == "error":
             run.emit(ErrorEvent(message=message, error_type=type(run.error).__name__))
         else:

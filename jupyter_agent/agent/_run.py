@@ -20,7 +20,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..events import Event, StateEvent, ToolProgressEvent, TurnStartEvent, UpdateEvent
+from ..events import Event, RunAction, StateEvent, ToolProgressEvent, TurnStartEvent, UpdateEvent
 from ..messages import (
     INTERRUPTED_RESULT,
     ApiTools,
@@ -56,13 +56,24 @@ class Run:
     Tools see it as a :class:`~jupyter_agent.tools.RunControl`, never as this class.
     """
 
-    def __init__(self, agent: Agent, task: str, role: Role, limits: Limits) -> None:
+    def __init__(
+        self,
+        agent: Agent,
+        task: str,
+        role: Role,
+        limits: Limits,
+        action: RunAction | None = None,
+    ) -> None:
         self.id = new_id()
         self.agent = agent
         self.session = agent.session
         self.model = agent.model
         self.role = role
         self.task = task
+        self.action = action
+        """The button that started the run (None: a task typed or given in code)."""
+        self.submitted_plan: Plan | None = None
+        """The plan this run submitted for review, if it did."""
         self.limits = limits
         self.state = AgentState.idle
         self.stop_reason: StopReason | None = None

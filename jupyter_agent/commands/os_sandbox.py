@@ -64,6 +64,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .._system import system_program
+from ..credentials import credentials_file
 from ._bwrap import bwrap_flags, probe_bwrap, readable_fd
 from ._mount_points import LEDGER
 from ._mounts import depth, hidden_args, plan_protection
@@ -394,6 +395,7 @@ def _default_hidden() -> list[Path]:
         Path("/run/snapd-snap.socket"),
         Path.home() / ".docker/run/docker.sock",
         Path.home() / ".docker/desktop/docker.sock",
+        credentials_file(),  # the model's API key, if the user saved it
     ]
 
 

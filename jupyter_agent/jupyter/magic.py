@@ -12,13 +12,15 @@ from typing import Any
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
 
+from .. import credentials
 from ..agent import Agent, RunHandle
 from ..errors import AgentError
 from ..models import Model, ScriptedModel
 from ..render import TextRenderer
+from ._setup import use_api_key
 from .kernel_agent import KernelAgent, in_kernel, kernel_agent, running_cell_id
 
-SUBCOMMANDS = ("plan", "act", "stop", "role", "trust", "help")
+SUBCOMMANDS = ("plan", "act", "stop", "role", "trust", "login", "logout", "help")
 LOOPS = ("tool_use", "roa")
 _SESSION_ID = re.compile(r"[0-9a-f]{12}")
 # A line magic whose text ends with "?" (an assignment before it allowed), e.g.
@@ -101,6 +103,12 @@ def parse(line: str, cell: str | None = None) -> Command:
         if len(words) != 1:
             raise UsageError("say which role: %agent role NAME (e.g. planner or actor)")
         command.role = words[0]
+    elif rest and command.name in ("login", "logout"):
+        # Never echoed: it may be a key someone typed into the cell.
+        raise UsageError(
+            f"%agent {command.name} takes no text: it asks for the key where it is not "
+            "shown or saved (never put a key in a cell)"
+        )
     elif rest:
         raise UsageError(f"%agent {command.name} takes no text, got {rest!r}")
     return command
@@ -206,6 +214,10 @@ class AgentMagics(Magics):
           %agent role NAME         switch role: planner, actor, or one from your settings
           %agent trust             trust this folder's settings (.jupyter_agent/settings.toml):
                                    until then its allow rules and wider roles do not apply
+          %agent login             ask for the Anthropic API key (hidden input, kept out of
+                                   the notebook): for this session, or saved for your user
+                                   in ~/.jupyter_agent/credentials.json (owner-only)
+          %agent logout            remove the saved key
           %agent help              this text
 
           %%agent [--role planner|actor]
@@ -259,6 +271,19 @@ class AgentMagics(Magics):
             if not agent.running:
                 print("The agent is not running.")
             agent.stop()
+            return None
+        if name == "login":
+            _login(kernel, agent)
+            return None
+        if name == "logout":
+            removed = credentials.remove_saved_key()
+            print(
+                f"Removed the saved key ({removed})."
+                if removed
+                else f"There is no saved key ({credentials.credentials_file()})."
+            )
+            if kernel.panel is not None:
+                kernel.panel.refresh_model()
             return None
         if name == "trust":
             newly = agent.trust_workspace()
@@ -316,6 +341,43 @@ class AgentMagics(Magics):
         if command.side:
             panel.dock = "side"
         panel.show()
+
+
+def _login(kernel: KernelAgent, agent: Agent) -> None:
+    """Ask for the key with getpass (the kernel's stdin channel: not shown, not saved in
+    the notebook), then whether to save it for the user."""
+    import getpass
+
+    try:
+        key = getpass.getpass("Anthropic API key (hidden; Enter alone to cancel): ")
+    except (EOFError, KeyboardInterrupt):
+        key = ""
+    except Exception:  # a frontend that cannot ask (nbconvert, papermill)
+        raise UsageError(
+            "%agent login needs a frontend that can ask for input: use the panel's key "
+            "field, or set ANTHROPIC_API_KEY in the environment Jupyter starts in"
+        ) from None
+    if not key.strip():
+        print("No key entered; nothing changed.")
+        return
+    where = credentials.credentials_file()
+    try:
+        answer = input(f"Save it for your user in {where} (owner-only)? [y/N] ")
+    except (EOFError, KeyboardInterrupt):
+        answer = ""
+    try:
+        saved = use_api_key(agent, key, save=answer.strip().lower()[:1] == "y")
+    except (ValueError, OSError) as exc:
+        raise UsageError(str(exc)) from None
+    finally:
+        del key
+    if kernel.panel is not None:
+        kernel.panel.refresh_model()
+    print(
+        f"The key is in use and saved in {saved} (only you can read it)."
+        if saved
+        else "The key is in use for this session (kept in memory, not saved)."
+    )
 
 
 # --- terminal IPython: no frontend, so the magic waits and prints --------------------------

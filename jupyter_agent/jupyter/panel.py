@@ -50,6 +50,7 @@ from ..agent import Agent
 from ..errors import AgentError
 from ..permissions import Permission
 from ..render import TextRenderer
+from ._setup import model_setup, use_api_key
 from .panel_protocol import (
     TRAIT_EVENTS,
     AnswerCommand,
@@ -62,8 +63,10 @@ from .panel_protocol import (
     PanelUsage,
     Reply,
     ResumeCommand,
+    RetryCommand,
     SendCommand,
     SessionsCommand,
+    SetKeyCommand,
     SetMaxStepsCommand,
     SetRoleCommand,
     Snapshot,
@@ -144,6 +147,12 @@ class AgentPanel(anywidget.AnyWidget):
     """What confines the agent's shell commands, in a few words for the header."""
     sandbox_detail = t.Unicode("").tag(sync=True)
     sandboxed = t.Bool(False).tag(sync=True)
+    model_ready = t.Bool(True).tag(sync=True)
+    """The model can be called (a key was found and not rejected)."""
+    model_setup = t.Unicode("").tag(sync=True)
+    """Why it cannot yet, in a sentence: the view shows the set-up box (never the key)."""
+    plan_ready = t.Bool(False).tag(sync=True)
+    """The last run ended by submitting a plan, which awaits the user's review."""
 
     def __init__(
         self,
@@ -205,6 +214,7 @@ class AgentPanel(anywidget.AnyWidget):
         self.status = agent.state.value
         self.detail = _short(run.stop_message) if run is not None and run.done else ""
         self.stop_reason = (run.stop_reason or "") if run is not None else ""
+        self.plan_ready = run is not None and run.done and _ended_with_plan(run.events_so_far)
         self.pending_question = self.pending_approval = ""
         self.running_code = False
         self.refresh_notebook()
@@ -225,6 +235,13 @@ class AgentPanel(anywidget.AnyWidget):
         self.sandbox = confinement.summary
         self.sandbox_detail = confinement.detail
         self.sandboxed = confinement.active
+        self.refresh_model()
+
+    def refresh_model(self) -> None:
+        """Say whether the model can be called, and if not why (the set-up box)."""
+        problem = model_setup(self.agent.model)
+        self.model_setup = problem
+        self.model_ready = not problem
 
     def refresh_notebook(self) -> None:
         """Show how the agent reaches its notebook (after the bridge connected)."""
@@ -298,6 +315,7 @@ class AgentPanel(anywidget.AnyWidget):
             case ev.AgentStartEvent():
                 self.busy = True
                 self.stop_reason = ""
+                self.plan_ready = False
                 self.role = event.role
                 self.model_name = event.model
                 self.model_label = event.model_label or ""
@@ -323,7 +341,10 @@ class AgentPanel(anywidget.AnyWidget):
                 self.stop_reason = (
                     event.reason if isinstance(event, ev.StoppedEvent) else event.kind
                 )
+                self.plan_ready = isinstance(event, ev.CompletedEvent) and event.plan_ready
                 self.refresh_sessions()
+                if isinstance(event, ev.ErrorEvent):
+                    self.refresh_model()  # a rejected key: the set-up box again
             case (
                 ev.TurnStartEvent()
                 | ev.TextDeltaEvent()
@@ -440,7 +461,7 @@ class AgentPanel(anywidget.AnyWidget):
                 self._check_pending(self.pending_approval, command.request_id, "approval")
                 handle = agent.handle
                 assert handle is not None
-                handle.approve(command.allow, remember=command.remember)
+                handle.approve(command.allow, remember=command.remember, scope=command.scope)
             case ExecutePlanCommand():
                 agent.execute_plan()
             case SetRoleCommand():
@@ -459,6 +480,11 @@ class AgentPanel(anywidget.AnyWidget):
                 self.bind(self._resume(command.session_id))
             case SessionsCommand():
                 self.refresh_sessions()
+            case SetKeyCommand():
+                use_api_key(agent, command.key, save=command.save)
+                self.refresh_model()
+            case RetryCommand():
+                agent.retry()
             case TrustCommand():
                 agent.trust_workspace()
                 self.refresh()
@@ -563,6 +589,13 @@ class AgentPanel(anywidget.AnyWidget):
             self._shell.events.unregister("post_run_cell", self._on_cell)
             self._shell = None
         super().close()
+
+
+def _ended_with_plan(events: list[ev.Event]) -> bool:
+    """Whether a run's events end with it completed on a plan for review."""
+    ends = (ev.CompletedEvent, ev.StoppedEvent, ev.ErrorEvent)
+    last = next((e for e in reversed(events) if isinstance(e, ends)), None)
+    return isinstance(last, ev.CompletedEvent) and last.plan_ready
 
 
 def _short(text: str, limit: int = 300) -> str:

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, get_args
 from pydantic import BaseModel, ConfigDict, Discriminator, TypeAdapter, ValidationError
 from typing_extensions import NotRequired, TypedDict
 
-from ..events import Event, EventAdapter, StateEvent, UsageEvent
+from ..events import Event, EventAdapter, RunAction, StateEvent, UsageEvent
 from ..notebook import BridgeMode
 from ..states import AgentState
 from ..tools.control import CONTROL_TOOLS
@@ -68,6 +68,9 @@ class UserEntry(TypedDict):
 
     kind: Literal["user"]
     text: str
+    action: NotRequired[RunAction]
+    """The user pressed a button (Execute plan) and ``text`` is the prompt it became: the
+    view shows the action, the prompt only on demand."""
     n: NotRequired[int]
 
 
@@ -194,12 +197,14 @@ class AnswerCommand(_Command):
 
 class ApproveCommand(_Command):
     """Allow or deny the pending approval ``request_id``; ``remember``: always allow calls
-    like it for the session."""
+    like it for the session, in the scope ``scope`` (an offered option's id; ``None``: the
+    first)."""
 
     name: Literal["approve"]
     request_id: str
     allow: bool
     remember: bool = False
+    scope: str | None = None
 
 
 class ExecutePlanCommand(_Command):
@@ -237,6 +242,27 @@ class TrustCommand(_Command):
     name: Literal["trust"]
 
 
+class SetKeyCommand(_Command):
+    """Use ``key`` as the model's API key: in memory for this session, and in the user's
+    owner-only credentials file too when ``save``. The key is never sent back, logged or
+    put in a trait."""
+
+    name: Literal["set_key"]
+    key: str
+    save: bool = False
+
+    def __repr__(self) -> str:  # a log line or a traceback never shows the key
+        return f"SetKeyCommand(id={self.id!r}, save={self.save!r})"
+
+    __str__ = __repr__
+
+
+class RetryCommand(_Command):
+    """Send the last message again (the button on an error)."""
+
+    name: Literal["retry"]
+
+
 Command = Annotated[
     SendCommand
     | StopCommand
@@ -247,7 +273,9 @@ Command = Annotated[
     | SetMaxStepsCommand
     | ResumeCommand
     | SessionsCommand
-    | TrustCommand,
+    | TrustCommand
+    | SetKeyCommand
+    | RetryCommand,
     Discriminator("name"),
 ]
 
@@ -325,6 +353,14 @@ class PanelState(TypedDict):
     sandbox: str
     sandbox_detail: str
     sandboxed: bool
+    model_ready: bool
+    """The model can be called: a key was found, and was not rejected."""
+    model_setup: str
+    """Why the model cannot be called yet, in a sentence (empty when it can): the view
+    shows the set-up box with it."""
+    plan_ready: bool
+    """The last run ended by submitting a plan, which awaits the user's review (the
+    status says so rather than "completed")."""
 
 
 # --- the schema both sides are generated from ------------------------------------------

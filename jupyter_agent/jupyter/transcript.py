@@ -215,7 +215,9 @@ def history_entries(history: list[Message], agent: Agent) -> list[Entry]:
     for message in history:
         if message.role == "user" and message.message_type != "tool_result":
             text = message.text.removeprefix(STOPPED_NOTE).lstrip()
-            if text:
+            if message.message_type == "execute_plan":
+                entries.append(dict(UserEntry(kind="user", text=text, action="execute_plan")))
+            elif text:
                 entries.append(dict(UserEntry(kind="user", text=text)))
             continue
         for block in message.content:

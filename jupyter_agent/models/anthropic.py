@@ -20,12 +20,15 @@ import json
 import logging
 import os
 import random
+import time
 import weakref
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from typing import Any
 
+from .. import credentials
 from ..errors import MissingAPIKey, ModelError
 from ..messages import ApiTools, ApiTurn, encodable
+from ..secrets import mask_secrets
 from ._anthropic_stream import Events, Reply, StreamFault, sdk_events, server_sent_events
 from ._base import ModelRequest, StreamDone, StreamPart, StreamRestart
 from ._usage import Pricing, pricing_for
@@ -36,8 +39,13 @@ _RETRYABLE_TYPES = frozenset({"overloaded_error", "api_error", "rate_limit_error
 log = logging.getLogger(__name__)
 
 NO_KEY = (
-    "No Anthropic API key found: set the ANTHROPIC_API_KEY environment variable "
-    "(in a notebook: %env ANTHROPIC_API_KEY=sk-ant-…) or use a ScriptedModel for an offline run."
+    "No Anthropic API key found: enter one in the agent panel's key field or with "
+    "%agent login (it stays out of the notebook), or set ANTHROPIC_API_KEY in the "
+    "environment Jupyter starts in; for an offline run use a ScriptedModel."
+)
+REJECTED = (
+    "The Anthropic API rejected the API key{source} (401). Check the key in the panel's "
+    "key field, or enter it again with %agent login."
 )
 
 
@@ -93,25 +101,55 @@ class AnthropicModel:
         self._base_url = base_url
         self._sdk_options = sdk_options or {}
         self._last_client: tuple[Any, tuple[str | None, ...], Any] | None = None
+        self._rejected: str | None = None
 
     def __repr__(self) -> str:
         return f"AnthropicModel({self.name!r})"
 
     def secret_values(self) -> dict[str, str]:
         """The credential this model sends, so the agent hides it wherever it appears."""
-        found = {"the model's API key": self._api_key} if self._api_key else {}
+        found = {credentials.SECRET_NAME: self._api_key} if self._api_key else {}
         client_key = getattr(self._client, "api_key", None) if self._client is not None else None
         if isinstance(client_key, str) and client_key:
-            found["the model's API key"] = client_key
+            found[credentials.SECRET_NAME] = client_key
         return found
 
+    @property
+    def has_own_client(self) -> bool:
+        """Whether the caller gave the client (which then holds the key)."""
+        return self._client is not None
+
+    def use_key(self, key: str) -> None:
+        """Send ``key`` from now on (kept in memory only; it wins over the environment)."""
+        self._api_key = credentials.check_key(key)
+        self._last_client = None
+
+    def _stored_key(self) -> str | None:
+        """The key of this session or the saved one, when neither code nor the
+        environment gives one (see :mod:`jupyter_agent.credentials`)."""
+        if self._api_key or _environment_key():
+            return None
+        try:
+            return credentials.stored_key()
+        except credentials.CredentialsError as exc:
+            raise MissingAPIKey(str(exc)) from None
+
     def check(self) -> None:
-        if self._client is None and not (
-            self._api_key
-            or os.environ.get("ANTHROPIC_API_KEY")
-            or os.environ.get("ANTHROPIC_AUTH_TOKEN")
-        ):
+        if self._client is None and not (self._api_key or _environment_key() or self._stored_key()):
             raise MissingAPIKey(NO_KEY)
+
+    @property
+    def key_rejected(self) -> bool:
+        """Whether the API answered 401 to the key this model would send now."""
+        return self._rejected is not None and self._rejected == self._current_key()
+
+    def _current_key(self) -> str:
+        if self._client is not None:
+            return str(getattr(self._client, "api_key", "") or "")
+        try:
+            return self._api_key or _environment_key() or self._stored_key() or ""
+        except MissingAPIKey:
+            return ""
 
     @property
     def client(self) -> Any:
@@ -120,14 +158,15 @@ class AnthropicModel:
         # Asked at every request: the shared client is looked up again only when the
         # event loop, or the environment the SDK reads, has changed since the last time.
         loop = asyncio.get_running_loop()
-        env = tuple(map(os.environ.get, _SDK_ENVIRONMENT))
+        key = self._api_key or self._stored_key()  # a key given or saved since
+        env = (*map(os.environ.get, _SDK_ENVIRONMENT), key)
         last = self._last_client
         if last is not None and last[0]() is loop and last[1] == env:
             return last[2]
         self.check()
         options: dict[str, Any] = dict(self._sdk_options)
-        if self._api_key:
-            options["api_key"] = self._api_key
+        if key:
+            options["api_key"] = key
         if self._base_url:
             options["base_url"] = self._base_url
         client = _shared_client(options, env)
@@ -177,16 +216,17 @@ class AnthropicModel:
         open_events = _open_sdk_stream if self._client is not None else _open_event_stream
         attempt = 0
         while True:
+            tries = _Tries()
             watching = _ON_SENT.set(request.on_sent)
+            counting = _TRIES.set(tries)
             try:
                 events = await open_events(self.client, request, params)
-            except anthropic.APIStatusError as exc:
-                raise _model_error(exc) from exc
             except anthropic.APIError as exc:
-                raise ModelError(
-                    f"Could not reach the Anthropic API: {exc}", retryable=True
-                ) from exc
+                # Our own client counts the SDK's tries (each goes through our HTTP hook);
+                # through a caller's client we cannot tell how many there were.
+                raise self._failed(exc, tries if self._tells_when_sent else None) from exc
             finally:
+                _TRIES.reset(counting)
                 _ON_SENT.reset(watching)
             turn = Reply()
             try:
@@ -215,6 +255,100 @@ class AnthropicModel:
             yield StreamDone(response)
             return
 
+    def _failed(self, exc: Exception, tries: _Tries | None) -> ModelError:
+        """A request the SDK gave up on, in sentences: what happened, what was retried,
+        what to do."""
+        import anthropic
+
+        if isinstance(exc, anthropic.AuthenticationError):
+            self._rejected = self._current_key()
+            source = " from ANTHROPIC_API_KEY" if _environment_key() and not self._api_key else ""
+            return ModelError(
+                REJECTED.format(source=source), status=401, error_type="authentication_error"
+            )
+        if isinstance(exc, anthropic.APIStatusError):
+            return _status_error(exc, _retry_note(tries), self.name)
+        url = mask_secrets(str(getattr(self._client or self.client, "base_url", "")))
+        if os.environ.get("ANTHROPIC_BASE_URL") and not self._base_url and self._client is None:
+            advice = f"Check the network, or ANTHROPIC_BASE_URL (now {url})."
+        elif self._base_url:
+            advice = f"Check the network, or the model's base_url (now {url})."
+        else:
+            advice = "Check the network connection."
+        head = (
+            f"The Anthropic API at {url} did not answer in time"
+            if isinstance(exc, anthropic.APITimeoutError)
+            else f"Could not reach the Anthropic API at {url}"
+        )
+        return ModelError(
+            _sentence(head, _retry_note(tries), advice),
+            error_type="connection_error",
+            retryable=True,
+        )
+
+
+class _Tries:
+    """The HTTP requests of one call: the SDK retries a failed one on its own."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.started = time.monotonic()
+
+
+_TRIES: contextvars.ContextVar[_Tries | None] = contextvars.ContextVar(
+    "jupyter_agent_tries", default=None
+)
+
+
+def _retry_note(tries: _Tries | None) -> str:
+    """What was retried already, honestly: counted on our client, vague on a caller's."""
+    if tries is None:
+        return "after the SDK's retries"
+    retries = tries.count - 1
+    if retries < 1:
+        return ""
+    elapsed = time.monotonic() - tries.started
+    took = f"{elapsed:.1f} s" if elapsed < 10 else f"{elapsed:.0f} s"
+    return f"retried {retries} time{'s' if retries > 1 else ''} over {took}"
+
+
+def _sentence(head: str, note: str, advice: str) -> str:
+    return f"{head}; {note}. {advice}" if note else f"{head}. {advice}"
+
+
+def _status_error(exc: Any, note: str, model: str) -> ModelError:
+    """An HTTP error status the SDK gave up on, in plain sentences."""
+    status = exc.status_code
+    kind = _error_type(exc)
+    message = exc.message
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict) and isinstance(body.get("error"), dict):
+        message = body["error"].get("message", message)
+    message = str(message).rstrip(".")
+    retryable = status in (429, 500, 502, 503, 504, 529)
+    if status == 529 or kind == "overloaded_error":
+        text = _sentence("The Anthropic API was overloaded", note, "Try again in a minute.")
+    elif status == 429 or kind == "rate_limit_error":
+        text = _sentence(
+            "The Anthropic API's rate limit was reached", note, "Wait a minute, then try again."
+        )
+    elif status >= 500:
+        text = _sentence(
+            f"The Anthropic API had a server error ({status}: {message})",
+            note,
+            "Try again; if it keeps failing, see https://status.anthropic.com.",
+        )
+    elif status == 403:
+        text = f"The API key may not do this (403): {message}. Check the key's permissions."
+    elif status == 404:
+        text = (
+            f"The Anthropic API does not know this (404): {message}. Check the model id "
+            f"(now {model!r}; --model or JUPYTER_AGENT_MODEL)."
+        )
+    else:
+        text = f"The Anthropic API refused the request ({status}, {kind or 'error'}): {message}."
+    return ModelError(text, status=status, error_type=kind, retryable=retryable)
+
 
 # One client per event loop and settings: making one costs ~30 ms (TLS setup), and a
 # shared client keeps its connections alive between runs. Keyed by loop because an
@@ -225,6 +359,10 @@ _CLIENTS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, Any]] =
 
 
 _SDK_ENVIRONMENT = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL")
+
+
+def _environment_key() -> str | None:
+    return os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN")
 
 
 def _shared_client(options: dict[str, Any], env: tuple[str | None, ...]) -> Any:
@@ -352,6 +490,9 @@ def _http_client(anthropic: Any) -> Any:
 
 
 async def _watch_sending(request: Any) -> None:
+    tries = _TRIES.get()
+    if tries is not None:
+        tries.count += 1
     on_sent = _ON_SENT.get()
     if on_sent is not None:
         request.stream = _signalling_stream()(request.stream, on_sent)
@@ -434,23 +575,9 @@ def _model_error(exc: Exception) -> ModelError:
             error_type=exc.error_type,
         )
     if isinstance(exc, (KeyError, TypeError, ValueError)):  # an event not as documented
-        return ModelError(f"The model's reply could not be read: {type(exc).__name__}: {exc}")
+        return ModelError(f"The model's reply could not be read ({exc}).")
     if isinstance(exc, anthropic.AuthenticationError):
-        return ModelError(
-            "The Anthropic API rejected the API key (401): check ANTHROPIC_API_KEY.",
-            status=401,
-            error_type="authentication_error",
-        )
+        return ModelError(REJECTED.format(source=""), status=401, error_type="authentication_error")
     if isinstance(exc, anthropic.APIStatusError):
-        kind = _error_type(exc)
-        message = exc.message
-        body = getattr(exc, "body", None)
-        if isinstance(body, dict) and isinstance(body.get("error"), dict):
-            message = body["error"].get("message", message)
-        return ModelError(
-            f"The Anthropic API answered {exc.status_code} ({kind or 'error'}): {message}",
-            status=exc.status_code,
-            error_type=kind,
-            retryable=exc.status_code in (429, 500, 529),
-        )
-    return ModelError(f"The model call failed: {type(exc).__name__}: {exc}")
+        return _status_error(exc, "", "")
+    return ModelError(f"The model call failed: {exc or type(exc).__name__}.")

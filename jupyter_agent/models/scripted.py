@@ -168,13 +168,17 @@ def tool_turn(name: str, text: str = "", **arguments: Any) -> dict[str, Any]:
 
 
 def claude_or_replay(replay: str | Path, part: str = "turns", **options: Any) -> Any:
-    """Claude when ``ANTHROPIC_API_KEY`` is set; otherwise the scripted replay in ``replay``.
+    """Claude when ``ANTHROPIC_API_KEY`` is set or a key was given in this kernel (the
+    panel's key field, ``%agent login``); otherwise the scripted replay in ``replay``.
 
     Tutorials use it so they run offline (clearly labelled as a replay) and live alike.
+    A key saved for the user is not enough: a tutorial run offline stays offline.
     """
     import os
 
-    if os.environ.get("ANTHROPIC_API_KEY"):
+    from ..credentials import session_key
+
+    if os.environ.get("ANTHROPIC_API_KEY") or session_key():
         from .anthropic import AnthropicModel
 
         return AnthropicModel()

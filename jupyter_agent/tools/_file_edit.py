@@ -12,15 +12,17 @@ Invariants kept here:
 
 from __future__ import annotations
 
+import asyncio
 import difflib
 import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from .. import beneath
 from .._wording import byte_size
+from ..approvals import FilePreview
 from ..autorun import autorun_for
 from ..errors import ToolError
 from ..permissions import Hazard, Permission
@@ -54,11 +56,88 @@ def _wrote(ctx: ToolContext, real: Path) -> None:
         written.add(real)
 
 
+async def _preview_update(ctx: ToolContext, args: Mapping[str, Any]) -> FilePreview:
+    """The diff update_file would make, computed without writing."""
+    sandbox = sandbox_for(ctx)
+    real = sandbox.resolve(str(args["path"]), must_exist=True, for_write=True)
+    content = await asyncio.to_thread(_read_for_edit, real, str(args["path"]))
+    given = str(args["path"])
+    updated, _ = _replaced(
+        content, str(args["old_text"]), str(args["new_text"]), bool(args.get("replace_all")), given
+    )
+    rel = sandbox.relative(real)
+    diff = unified_diff(content, updated, rel)
+    return FilePreview(path=rel, action="edit", diff=_cap_lines(diff, DIFF_MAX_LINES))
+
+
+async def _preview_create(ctx: ToolContext, args: Mapping[str, Any]) -> FilePreview:
+    """The diff create_file would make, computed without writing."""
+    sandbox = sandbox_for(ctx)
+    real = sandbox.resolve(str(args["path"]), for_write=True)
+    rel = sandbox.relative(real)
+    content = str(args["content"])
+    if not await asyncio.to_thread(os.path.lexists, real):
+        diff: str | None = unified_diff("", content, rel, new_file=True)
+        action: Literal["create", "overwrite"] = "create"
+    else:
+        action = "overwrite"
+        try:
+            old = await asyncio.to_thread(_read_for_edit, real, str(args["path"]))
+            diff = unified_diff(old, content, rel)
+        except ToolError:
+            diff = None  # not a text file: replaced whole
+    return FilePreview(
+        path=rel, action=action, diff=_cap_lines(diff, DIFF_MAX_LINES) if diff else diff
+    )
+
+
+async def _preview_delete(ctx: ToolContext, args: Mapping[str, Any]) -> FilePreview:
+    """What delete_file would remove, as a diff, computed without deleting."""
+    sandbox = sandbox_for(ctx)
+    entry = sandbox.resolve(
+        str(args["path"]), must_exist=True, for_write=True, follow_symlinks=False
+    )
+    rel = sandbox.relative(entry)
+    diff = None
+    if not entry.is_symlink():
+        try:
+            old = await asyncio.to_thread(_read_for_edit, entry, str(args["path"]), limit=2_000_000)
+            diff = _cap_lines(unified_diff(old, "", rel, deleted=True), DIFF_MAX_LINES)
+        except ToolError:
+            diff = None
+    return FilePreview(path=rel, action="delete", diff=diff)
+
+
+def _replaced(
+    content: str, old_text: str, new_text: str, replace_all: bool, path: str
+) -> tuple[str, int]:
+    """``content`` with the replacement made (CRLF files matched with ``\\n`` text), and
+    how many times old_text occurs; raises :class:`ToolError` saying what is wrong."""
+    count = content.count(old_text)
+    if count == 0 and "\r\n" in content and "\r\n" not in old_text:
+        # The model writes "\n"; a Windows file has "\r\n". Match and write CRLF.
+        crlf_old = old_text.replace("\n", "\r\n")
+        if crlf_old != old_text and content.count(crlf_old):
+            old_text, new_text = crlf_old, new_text.replace("\r\n", "\n").replace("\n", "\r\n")
+            count = content.count(old_text)
+    if count == 0:
+        raise ToolError(_not_found_message(path, content, old_text))
+    if count > 1 and not replace_all:
+        where = _occurrence_lines(content, old_text)
+        raise ToolError(
+            f"old_text occurs {count} times in {path!r} (at lines {where}); add surrounding "
+            "lines to old_text to make it unique, or set replace_all=true to replace every "
+            "occurrence."
+        )
+    return content.replace(old_text, new_text, -1 if replace_all else 1), count
+
+
 @tool(
     category="write",
     permissions={Permission.READ_FILES, Permission.WRITE_FILES},
     summary="Edit {path}",
     assess=_assess_write,
+    preview=_preview_update,
 )
 def update_file(
     ctx: ToolContext, path: str, old_text: str, new_text: str, replace_all: bool = False
@@ -85,24 +164,7 @@ def update_file(
     real = sandbox.resolve(path, must_exist=True, for_write=True)
     content = _read_for_edit(real, path)
     rel = sandbox.relative(real)
-
-    count = content.count(old_text)
-    if count == 0 and "\r\n" in content and "\r\n" not in old_text:
-        # The model writes "\n"; a Windows file has "\r\n". Match and write CRLF.
-        crlf_old = old_text.replace("\n", "\r\n")
-        if crlf_old != old_text and content.count(crlf_old):
-            old_text, new_text = crlf_old, new_text.replace("\r\n", "\n").replace("\n", "\r\n")
-            count = content.count(old_text)
-    if count == 0:
-        raise ToolError(_not_found_message(path, content, old_text))
-    if count > 1 and not replace_all:
-        where = _occurrence_lines(content, old_text)
-        raise ToolError(
-            f"old_text occurs {count} times in {path!r} (at lines {where}); add surrounding "
-            "lines to old_text to make it unique, or set replace_all=true to replace every "
-            "occurrence."
-        )
-    updated = content.replace(old_text, new_text, -1 if replace_all else 1)
+    updated, count = _replaced(content, old_text, new_text, replace_all, path)
     _write(sandbox, real, updated, path)
     _wrote(ctx, real)
     diff = unified_diff(content, updated, rel)
@@ -189,6 +251,7 @@ def _occurrence_lines(content: str, needle: str, limit: int = 10) -> str:
 @tool(
     category="write",
     assess=_assess_write,
+    preview=_preview_create,
     permissions={Permission.WRITE_FILES, Permission.CREATE_FILES},
     summary=lambda a: f"{'Overwrite' if a.get('overwrite') else 'Create'} {a.get('path', '?')}",
 )
@@ -247,6 +310,7 @@ def create_file(ctx: ToolContext, path: str, content: str, overwrite: bool = Fal
 @tool(
     category="delete",
     assess=_assess_write,
+    preview=_preview_delete,
     permissions={Permission.READ_FILES, Permission.DELETE_FILES},
     summary="Delete {path}",
 )

@@ -17,6 +17,7 @@ from typing import Any, TypeVar, get_type_hints, overload
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from .._wording import visible
+from ..approvals import ApprovalPreview
 from ..errors import ToolError
 from ..messages import ImageBlock
 from ..permissions import Hazard
@@ -87,11 +88,17 @@ class ToolOutput:
     data: dict[str, Any] | None = None
     """Structured payload for frontends (not sent to the model)."""
     is_error: bool = False
+    error_line: str | None = None
+    """One line saying what failed, for the tool row, when the call or what it ran failed
+    (a cell that raised, a non-zero exit) even if the result is not an error to the model."""
 
 
 Summary = str | Callable[[Mapping[str, Any]], str] | None
 Assess = Callable[["ToolContext", Mapping[str, Any]], Sequence[Hazard]]
 """Checks of one call that no rule may override (see :class:`Hazard`)."""
+Preview = Callable[["ToolContext", Mapping[str, Any]], Awaitable[ApprovalPreview | None]]
+"""The call as an approval card shows it (the code, the command, the diff), computed
+without running it."""
 
 # Arguments treated as paths (for path rules) when a tool does not say.
 PATH_ARGUMENTS = ("path", "paths", "working_dir", "source", "destination")
@@ -111,9 +118,11 @@ class Tool:
         summary: Summary = None,
         paths: tuple[str, ...] | None = None,
         assess: Assess | None = None,
+        preview: Preview | None = None,
     ) -> None:
         self.fn = fn
         self._assess = assess
+        self._preview = preview
         self.name = name or fn.__name__
         if not re.fullmatch(r"[a-zA-Z0-9_-]{1,64}", self.name):
             raise ValueError(f"tool name {self.name!r} must match [a-zA-Z0-9_-]{{1,64}}")
@@ -168,6 +177,18 @@ class Tool:
             return list(self._assess(ctx, kwargs))
         except ToolError as exc:
             return [Hazard("refuse", str(exc))]
+
+    @property
+    def previews(self) -> bool:
+        """Whether the tool can show a call on its approval card (see :meth:`preview`)."""
+        return self._preview is not None
+
+    async def preview(self, ctx: ToolContext, kwargs: Mapping[str, Any]) -> ApprovalPreview | None:
+        """The call as its approval card shows it (checked arguments in), or ``None``.
+        Runs nothing and writes nothing; it may raise (the caller shows no preview then)."""
+        if self._preview is None:
+            return None
+        return await self._preview(ctx, kwargs)
 
     def summary(self, args: Mapping[str, Any]) -> str:
         """One line a human reads in a tool card or an approval prompt. What the model
@@ -240,6 +261,7 @@ def tool(
     summary: Summary = None,
     paths: tuple[str, ...] | None = None,
     assess: Assess | None = None,
+    preview: Preview | None = None,
 ) -> Callable[[Callable[..., Any]], Tool]: ...
 
 
@@ -254,6 +276,7 @@ def tool(
     summary: Summary = None,
     paths: tuple[str, ...] | None = None,
     assess: Assess | None = None,
+    preview: Preview | None = None,
 ) -> Tool | Callable[[Callable[..., Any]], Tool]:
     """Make a :class:`Tool` from a typed function (usable bare or with options).
 
@@ -277,6 +300,7 @@ def tool(
             summary=summary,
             paths=paths,
             assess=assess,
+            preview=preview,
         )
 
     return wrap(fn) if fn is not None else wrap

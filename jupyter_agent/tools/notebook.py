@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import difflib
+from collections.abc import Mapping
+from typing import Any
 
 from .._wording import plural
+from ..approvals import CellPreview
 from ..errors import ToolError
 from ..messages import ImageBlock
 from ..notebook import Cell, CellType, Change, ChangeLog, NotebookBridge
@@ -346,7 +349,34 @@ async def move_cell(
 # --- running ---------------------------------------------------------------------------------
 
 
-@tool(category="notebook", permissions={P.EXECUTE_CODE}, summary="Run cell {cell_id}")
+async def _preview_run(ctx: ToolContext, args: Mapping[str, Any]) -> CellPreview | None:
+    """The cell about to run: its code, and where it is in the notebook."""
+    cell_id = str(args["cell_id"])
+    cells = await bridge_of(ctx).read()
+    for index, cell in enumerate(cells, 1):
+        if cell.id == cell_id:
+            return CellPreview(
+                cell_id=cell_id,
+                source=cell.source,
+                language=_language(cell.source),
+                index=index,
+                count=len(cells),
+            )
+    return None
+
+
+def _language(source: str) -> str:
+    """The language a highlighter should read a code cell as."""
+    first = source.lstrip().split("\n", 1)[0]
+    return "bash" if first.startswith(("%%bash", "%%sh", "%%script bash")) else "python"
+
+
+@tool(
+    category="notebook",
+    permissions={P.EXECUTE_CODE},
+    summary="Run cell {cell_id}",
+    preview=_preview_run,
+)
 async def run_cell(ctx: ToolContext, cell_id: str, timeout: float = 120) -> ToolOutput:
     """Run a code cell in the notebook's kernel and wait for its outputs, as if the user
     ran it (its outputs and execution count appear in the notebook).
@@ -370,19 +400,24 @@ async def run_cell(ctx: ToolContext, cell_id: str, timeout: float = 120) -> Tool
 
     body = await asyncio.to_thread(render)
     count = result.execution_count
+    failed: str | None = None
     if result.status == "error" and result.error:
         evalue = mask_secrets(str(result.error.get("evalue", "")))
-        head = f"Cell {cell_id} [{count}] raised {result.error.get('ename')}: {evalue}"
+        failed = f"{result.error.get('ename')}: {evalue}"
+        head = f"Cell {cell_id} [{count}] raised {failed}"
     elif result.status == "timeout":
-        head = f"Cell {cell_id} did not finish within {timeout:g} s and was interrupted."
+        head = failed = f"Cell {cell_id} did not finish within {timeout:g} s and was interrupted."
     elif result.status == "aborted":
-        head = f"Cell {cell_id} was not run (the kernel aborted it, e.g. after an interrupt)."
+        head = failed = (
+            f"Cell {cell_id} was not run (the kernel aborted it, e.g. after an interrupt)."
+        )
     else:
         head = f"Cell {cell_id} ran [{count}]."
     return ToolOutput(
         f"{head}\n{body}",
         images=images,
         data={"cell_id": cell_id, "status": result.status, "execution_count": count},
+        error_line=failed,
     )
 
 

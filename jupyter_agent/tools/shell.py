@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from .._system import system_program
+from ..approvals import CommandPreview, ProgramPreview
 from ..autorun import autorun_for
 from ..commands import OsSandbox, analyze, command_hazards
 from ..errors import ToolError
@@ -118,11 +119,46 @@ def _assess(ctx: ToolContext, args: Mapping[str, Any]) -> list[Hazard]:
     )
 
 
+_DOES = {
+    "inert": "changes nothing",
+    "reads": "only reads",
+    "writes": "writes files",
+    "runs_code": "runs code",
+    "unknown": "not known to our analysis",
+}
+
+
+async def _preview(ctx: ToolContext, args: Mapping[str, Any]) -> CommandPreview:
+    """The command about to run: each program with what our analysis says it does, and
+    what the OS sandbox lets it do."""
+    command = str(args["command"])
+    line = await asyncio.to_thread(analyze, command)
+    programs = [
+        ProgramPreview(
+            text=inv.text,
+            program=inv.program,
+            effect=inv.kind,
+            note=inv.effect.problem or inv.effect.note or _DOES[inv.kind],
+            writes=[w.value if w.value is not None else w.text for w in inv.effect.writes],
+        )
+        for inv in line.invocations
+    ]
+    status = await asyncio.to_thread(os_sandbox_for(ctx).status)
+    return CommandPreview(
+        command=command,
+        working_dir=str(args.get("working_dir", ".")),
+        programs=programs,
+        redirects=[r.text for r in line.redirects if r.writes],
+        sandbox=status.summary,
+    )
+
+
 @tool(
     category="execute",
     permissions={Permission.EXECUTE_COMMANDS},
     summary=_summary,
     assess=_assess,
+    preview=_preview,
 )
 async def execute_command(
     ctx: ToolContext, command: str, working_dir: str = ".", timeout: float = 60
@@ -203,6 +239,10 @@ async def execute_command(
     if outcome == "held":
         status = status[:-1] + "; background processes it left holding its output were killed]"
     body = output.text() or "(no output)"
+    failed = None
+    if outcome == "timeout" or code != 0:
+        last = next((s for s in reversed(body.splitlines()) if s.strip()), "")
+        failed = status.strip("[]") + (f": {last.strip()}" if last and code else "")
     return ToolOutput(
         f"{body}\n{status}",
         data={
@@ -213,6 +253,7 @@ async def execute_command(
             "sandboxed": confined,
         },
         is_error=outcome == "timeout",
+        error_line=failed,
     )
 
 

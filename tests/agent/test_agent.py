@@ -109,6 +109,58 @@ async def test_execute_plan_hands_the_last_plan_to_the_actor(workspace):
     assert [p.status for p in handle.plan_progress] == ["done", "pending"]
 
 
+async def test_a_planning_run_ends_with_its_plan_ready_and_execute_plan_says_so_as_data(
+    workspace,
+):
+    agent = agent_for(
+        workspace,
+        call("submit_plan", **PLAN),
+        call("task_complete", summary="Loaded it"),
+        role="planner",
+    )
+    planned = await agent.run("plan it")
+    [start] = [e for e in planned.events_so_far if e.kind == "agent_start"]
+    [end] = [e for e in planned.events_so_far if e.kind == "completed"]
+    assert (start.action, end.plan_ready) == (None, True)
+    assert agent.history[0].message_type == "text"
+
+    executed = await agent.execute_plan()
+    [start] = [e for e in executed.events_so_far if e.kind == "agent_start"]
+    [end] = [e for e in executed.events_so_far if e.kind == "completed"]
+    assert (start.action, end.plan_ready) == ("execute_plan", False)
+    # The prompt it became is marked in the history, so a resumed session shows the action.
+    [prompt] = [m for m in agent.history if m.message_type == "execute_plan"]
+    assert prompt.role == "user" and prompt.text == start.task
+    # Carried in the event stream and in the session file alike.
+    again = EventAdapter.validate_json(EventAdapter.dump_json(start))
+    assert again.action == "execute_plan"
+    resumed = Agent.resume(agent.session.id, workspace=workspace, model=ScriptedModel([]))
+    assert [m.message_type for m in resumed.history].count("execute_plan") == 1
+
+
+async def test_retry_after_a_failed_execution_executes_the_plan_again(workspace):
+    # Retry after Execute plan failed sends Execute plan again (with its action), not the
+    # prompt as if the user had typed it.
+    agent = Agent(
+        "planner",
+        ScriptedModel([call("submit_plan", **PLAN), call("task_complete", summary="planned")]),
+        workspace=workspace,
+    )
+    await agent.run("plan it")
+    agent.model = ScriptedModel([], on_exhausted="error")
+    failed = await agent.execute_plan()
+    assert failed.stop_reason == "error"
+    agent.model = ScriptedModel([call("task_complete", summary="done")])
+    again = await agent.retry()
+    [start] = [e for e in again.events_so_far if e.kind == "agent_start"]
+    assert (start.action, again.role, again.summary) == ("execute_plan", "actor", "done")
+    resumed = Agent.resume(agent.session.id, workspace=workspace, model=ScriptedModel([]))
+    resumed.model = ScriptedModel([call("task_complete", summary="done again")])
+    handle = await resumed.retry()
+    [start] = [e for e in handle.events_so_far if e.kind == "agent_start"]
+    assert start.action == "execute_plan"
+
+
 async def test_execute_plan_while_that_plan_runs_follows_the_running_run(workspace):
     agent = agent_for(
         workspace,

@@ -112,6 +112,11 @@ def stop_and_time(page: Any, panel: Any) -> float:
     return float(page.evaluate("() => window.__jaStop.stopped - window.__jaStop.clicked"))
 
 
+def plan_button(panel: Any, name: str = "Execute plan") -> Any:
+    """The plan card's button (the strip pinned above the transcript has its twin)."""
+    return panel.get_by_role("region", name="Plan").last.get_by_role("button", name=name)
+
+
 def send(panel: Any, text: str) -> None:
     panel.get_by_role("textbox", name="Message").fill(text)
     panel.get_by_role("button", name="Send").click()
@@ -136,7 +141,11 @@ def test_a_plan_shows_as_a_table_and_execute_plan_runs_it_step_by_step(open_note
     )
     panel = start(notebook, "h = %agent plan --model $m Clean the sales data")
     table = panel.get_by_role("table").last
-    expect(status(panel)).to_have_text("completed")
+    # Planning did nothing yet: the plan awaits review (never "completed").
+    expect(status(panel)).to_have_text("plan ready for review")
+    expect(panel.locator(".ja-completed").last).to_have_text(
+        "✔ Plan ready for review: Clean the sales data"
+    )
     header = table.get_by_role("row").first
     expect(header).to_have_text(re.compile(r"#\s*Action\s*Reason\s*Tools\s*Time\s*Status"))
     rows = table.locator("tbody tr")
@@ -161,14 +170,22 @@ def test_a_plan_shows_as_a_table_and_execute_plan_runs_it_step_by_step(open_note
     expect(panel.locator(".ja-replay")).to_have_text("Scripted replay — no real model is called")
     shoot(panel, "plan-table.png")
 
-    panel.get_by_role("button", name="Execute plan").click()
+    plan_button(panel).click()
     expect(panel.get_by_role("combobox", name="Role")).to_have_value("actor")
     expect(panel.locator(".ja-completed").last).to_have_text("✔ Completed: Both steps are done.")
+    expect(status(panel)).to_have_text("completed")
     expect(rows.nth(0).locator(".ja-step-status")).to_have_text("done")
     expect(rows.nth(1).locator(".ja-step-status")).to_have_text("done")
-    expect(panel.get_by_role("button", name="Execute plan")).to_be_disabled()
-    # The Actor's run began with the approved plan.
-    expect(panel.locator(".ja-user").last).to_contain_text("Execute the approved plan.")
+    expect(plan_button(panel)).to_be_disabled()
+    # The click shows as what the user did; the prompt the Actor got (with the approved
+    # plan) is there on demand, never as a message the user wrote.
+    expect(panel.locator(".ja-user")).to_have_text(["Clean the sales data"])
+    action = panel.locator(".ja-action").last
+    expect(action.locator(".ja-action-label")).to_have_text("▶ Executing the plan")
+    told = action.locator("details")
+    expect(told.get_by_text("Execute the approved plan.")).to_be_hidden()
+    told.locator("summary", has_text="What the agent was told").click()
+    expect(told.get_by_text("Execute the approved plan.")).to_be_visible()
     out = notebook.run_cell("print(h.agent.role, h.agent.handle.summary)")
     assert out == "actor Both steps are done."
     # The kernel never re-sent the panel's display for the text fallback (that would
@@ -197,7 +214,7 @@ def held_at_a_question(summary: str) -> list[dict[str, Any]]:
 def test_step_status_updates_live_while_the_actor_works(open_notebook, lab):
     notebook = agent_notebook(open_notebook, lab, "steps", held_at_a_question("Done."))
     panel = start(notebook, "%agent plan --model $m Clean the sales data")
-    panel.get_by_role("button", name="Execute plan").click()
+    plan_button(panel).click()
     rows = panel.locator(".ja-plan-table tbody tr")
     # Held at the question: step 1 done, step 2 in progress, shown as such.
     expect(panel.get_by_role("button", name="Yes")).to_be_visible()
@@ -212,7 +229,7 @@ def stop_the_execution_at_its_question(open_notebook: Any, lab: Any, name: str, 
     the scripted model then finishes with ``summary``."""
     notebook = agent_notebook(open_notebook, lab, name, held_at_a_question(summary))
     panel = start(notebook, "%agent plan --model $m Clean the sales data")
-    panel.get_by_role("button", name="Execute plan").click()
+    plan_button(panel).click()
     expect(panel.get_by_role("button", name="Yes")).to_be_visible()
     panel.get_by_role("button", name="Stop").click()
     expect(panel.locator(".ja-stopped")).to_contain_text("Stopped (manual stop)")
@@ -224,7 +241,7 @@ def test_a_stopped_execution_carries_on_from_the_plan(open_notebook, lab):
         open_notebook, lab, "carry_on", "Carried on to the end."
     )
     # The plan was cut short: its button offers to carry on, as execute_plan() would.
-    carry_on = panel.get_by_role("button", name="Continue plan")
+    carry_on = plan_button(panel, "Continue plan")
     expect(carry_on).to_be_enabled()
     rows = panel.locator(".ja-plan-table tbody tr")
     expect(rows.nth(0).locator(".ja-step-status")).to_have_text("done")
@@ -258,7 +275,7 @@ def test_a_resumed_session_offers_to_continue_its_stopped_plan(open_notebook, la
     rows = panel.locator(".ja-plan-table tbody tr")
     expect(rows.nth(0).locator(".ja-step-status")).to_have_text("done")
     expect(rows.nth(1).locator(".ja-step-status")).to_have_text("stopped")
-    carry_on = panel.get_by_role("button", name="Continue plan")
+    carry_on = plan_button(panel, "Continue plan")
     expect(carry_on).to_be_enabled()
     carry_on.click()
     expect(panel.locator(".ja-completed").last).to_have_text(
@@ -586,8 +603,8 @@ def test_every_text_in_the_panel_is_readable_in_light_and_dark_themes(
     try:
         expect(page.locator("body")).to_have_attribute("data-jp-theme-name", theme)
         panel = start(notebook, "h = %agent plan --model $m Clean the sales data")
-        expect(status(panel)).to_have_text("completed")
-        panel.get_by_role("button", name="Execute plan").click()
+        expect(status(panel)).to_have_text("plan ready for review")
+        plan_button(panel).click()
         expect(panel.get_by_role("region", name="Approval")).to_be_visible()
         ratio, where = panel.evaluate(_LOWEST_CONTRAST)
         # 3:1 is WCAG's floor for large text and controls; dim captions stay above it.
@@ -783,7 +800,7 @@ def test_a_page_reload_restores_the_transcript(open_notebook, lab, page):
         [call("submit_plan", "Here is the plan, with `code`.", **PLAN)],
     )
     panel = start(notebook, "%agent plan --model $m Clean the sales data")
-    expect(status(panel)).to_have_text("completed")
+    expect(status(panel)).to_have_text("plan ready for review")
     # Saved, so the reloaded page has the panel's output (with the widget's model id).
     notebook.save()
     page.reload()
@@ -792,4 +809,4 @@ def test_a_page_reload_restores_the_transcript(open_notebook, lab, page):
     expect(restored.locator(".ja-plan-table tbody tr")).to_have_count(2)
     expect(restored.locator(".ja-user")).to_have_text("Clean the sales data")
     expect(restored.locator(".ja-text code")).to_have_text("code")
-    expect(restored.get_by_role("status")).to_have_text("completed")
+    expect(restored.get_by_role("status")).to_have_text("plan ready for review")

@@ -11,7 +11,7 @@ from typing import Any
 
 from helpers import sent_key
 from playwright.sync_api import expect
-from test_panel import PLAN, STOP_LIMIT_MS, shoot, start, status, stop_and_time
+from test_panel import PLAN, STOP_LIMIT_MS, plan_button, shoot, start, status, stop_and_time
 
 from jupyter_agent.testing import MessagesServer, Reply, text, tool_use
 
@@ -48,13 +48,13 @@ def test_a_plan_executed_and_stopped_mid_stream_on_the_real_client(open_notebook
             "%load_ext jupyter_agent"
         )
         panel = start(notebook, "%agent plan Clean the sales data")
-        expect(status(panel)).to_have_text("completed")
+        expect(status(panel)).to_have_text("plan ready for review")
         rows = panel.get_by_role("table").last.locator("tbody tr")
         expect(rows).to_have_count(2)
         expect(panel.locator(".ja-text strong", has_text="plan")).to_be_visible()
         expect(panel.locator(".ja-replay")).to_be_hidden()  # a real model: no replay caption
 
-        panel.get_by_role("button", name="Execute plan").click()
+        plan_button(panel).click()
         expect(rows.nth(0).locator(".ja-step-status")).to_have_text("in progress")
         expect(panel.locator(".ja-text strong", has_text="writing").first).to_be_visible()
         expect(status(panel)).to_have_text("thinking…")
@@ -67,7 +67,7 @@ def test_a_plan_executed_and_stopped_mid_stream_on_the_real_client(open_notebook
         assert held.outcome == "disconnected"  # Stop closed the stream's connection
         shoot(panel, "real-client-stopped.png")
 
-        panel.get_by_role("button", name="Continue plan").click()
+        plan_button(panel, "Continue plan").click()
         expect(panel.locator(".ja-completed").last).to_have_text(
             "✔ Completed: Both steps are done."
         )

@@ -57,7 +57,8 @@ def test_the_palette_command_docks_the_agent_and_loads_the_extension(open_notebo
     expect(side).to_be_visible()
     expect(side.locator(".jp-AgentSidebar-header")).to_have_text("Agent of palette.ipynb")
     panel = side.locator(".ja-panel")
-    expect(panel.get_by_role("status")).to_have_text("ready", timeout=30_000)
+    # No model is configured in this kernel: the panel says so before anyone types.
+    expect(panel.get_by_role("status")).to_have_text("set-up needed", timeout=30_000)
     # The kernel has the extension now: %agent works without %load_ext, and the docked
     # panel is the same widget as the kernel's (a role change shows there at once).
     assert notebook.run_cell("%agent role actor") == "Role: actor"
@@ -80,8 +81,11 @@ def test_the_sidebar_tab_opens_it_and_it_follows_the_active_notebook(
 
     second = open_another("second.ipynb")
     expect(side.locator(".jp-AgentSidebar-header")).to_have_text("Agent of second.ipynb")
-    expect(side.locator(".ja-panel").get_by_role("status")).to_have_text("ready", timeout=30_000)
-    expect(side.locator(".ja-plan-table")).to_have_count(0)  # its own, empty transcript
+    # Its own agent (no model configured there yet) and its own, empty transcript.
+    expect(side.locator(".ja-panel").get_by_role("status")).to_have_text(
+        "set-up needed", timeout=30_000
+    )
+    expect(side.locator(".ja-plan-table")).to_have_count(0)
     assert second.run_cell("print(get_ipython().find_line_magic('agent') is not None)") == "True"
 
     page.locator(".jp-mod-current .lm-TabBar-tab, .lm-DockPanel-tabBar .lm-TabBar-tab").filter(
@@ -100,7 +104,7 @@ def test_agent_side_docks_the_run_and_a_reload_restores_it(open_notebook, page, 
     side = sidebar(page)
     expect(side).to_be_visible()
     expect(side.locator(".ja-plan-table tbody tr")).to_have_count(3, timeout=30_000)
-    expect(side.locator(".ja-panel").get_by_role("status")).to_have_text("completed")
+    expect(side.locator(".ja-panel").get_by_role("status")).to_have_text("plan ready for review")
     inline = notebook.panel.locator(".jp-OutputArea-output .ja-panel")
     expect(inline).to_contain_text("The agent panel is in the right sidebar.")
     SHOTS.mkdir(parents=True, exist_ok=True)
@@ -112,7 +116,7 @@ def test_agent_side_docks_the_run_and_a_reload_restores_it(open_notebook, page, 
     expect(side).to_be_visible(timeout=30_000)
     expect(side.locator(".ja-plan-table tbody tr")).to_have_count(3, timeout=30_000)
     expect(side.locator(".ja-user")).to_have_text("Tidy the data")
-    expect(side.locator(".ja-panel").get_by_role("status")).to_have_text("completed")
+    expect(side.locator(".ja-panel").get_by_role("status")).to_have_text("plan ready for review")
 
 
 def test_the_sidebar_says_why_when_the_kernel_cannot_give_a_panel(open_notebook, page):

@@ -104,7 +104,8 @@ def test_a_tutorial_runs_top_to_bottom_in_jupyterlab(name, open_notebook, lab, p
         expect(rows.nth(0).locator(".ja-step-status")).to_have_text("done")
         expect(rows.nth(1).locator(".ja-step-status")).to_have_text("done")
         # Executed from code: the button says so too (a click would change nothing).
-        expect(panel.get_by_role("button", name="Execute plan")).to_be_disabled()
+        plan = panel.get_by_role("region", name="Plan").first
+        expect(plan.get_by_role("button", name="Execute plan")).to_be_disabled()
         expect(panel).to_contain_text("South leads: 216.00 in revenue.")
         expect(panel.locator(".ja-stopped")).to_have_text(
             ["■ Stopped (manual stop): Stopped by the user."]
@@ -135,7 +136,9 @@ def test_the_quickstart_follows_a_click_on_execute_plan(allow_in_panel, open_not
     rows = panel.get_by_role("table").first.locator("tbody tr")
     expect(rows).to_have_count(2, timeout=60_000)
     notebook.wait_for_kernel_idle()
-    panel.get_by_role("button", name="Execute plan").click()
+    # The plan card's button (the strip pinned above the transcript has its twin).
+    plan = panel.get_by_role("region", name="Plan").first
+    plan.get_by_role("button", name="Execute plan").click()
     # The Actor's run has begun: it asks before its shell command.
     allow = panel.get_by_role("button", name="Allow", exact=True)
     expect(allow).to_be_visible()
@@ -147,4 +150,4 @@ def test_the_quickstart_follows_a_click_on_execute_plan(allow_in_panel, open_not
     notebook.run_from(execute, "notebook:run-all-below")  # the cell that executes the plan, and on
     page.wait_for_function(_RAN_OR_RAISED, arg=notebook.path, timeout=90_000)
     assert_outputs_as_stored(page, name, stored)
-    expect(panel.locator(".ja-user", has_text="Execute the approved plan.")).to_have_count(1)
+    expect(panel.locator(".ja-action", has_text="Executing the plan")).to_have_count(1)

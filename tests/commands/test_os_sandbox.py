@@ -36,6 +36,7 @@ from pathlib import Path
 
 import pytest
 
+from jupyter_agent import credentials
 from jupyter_agent.commands import _seccomp
 from jupyter_agent.commands.os_sandbox import (
     Launch,
@@ -429,6 +430,20 @@ def test_the_jupyter_runtime_folder_and_hidden_paths_are_invisible(
     assert done["kernel"] == "ENOENT"
     assert done["secret"] != "ok"
     assert done["outside"] == ["runtime", "secret.txt", "xdg"]  # the rest stays readable
+
+
+def test_the_saved_api_key_is_invisible_to_commands(make_sandbox, workspace, outside, monkeypatch):
+    # The user saved the model's key (the panel's "Save for my user"): a command the model
+    # runs, even one the user allowed, cannot read it, so nothing can encode it past the
+    # redaction of tool results.
+    saved = outside / "home" / ".jupyter_agent" / "credentials.json"
+    monkeypatch.setenv(credentials.LOCATION_VARIABLE, str(saved))
+    credentials.save_key("sk-ant-api03-SAVEDSAVEDSAVED-0123456789")
+    assert saved.is_file()
+    sb = make_sandbox()
+    done = attempt(sb, workspace, key=("read", str(saved)), folder=("listdir", str(saved.parent)))
+    assert done["key"] != "ok"
+    assert "SAVEDSAVED" not in json.dumps(done)
 
 
 @linux

@@ -562,8 +562,15 @@ async def test_a_resumed_session_offers_to_carry_on_a_plan_whose_execution_stopp
     await handle.wait()
 
     resumed = Agent.resume(agent.session.id, workspace=tmp_path, model=ScriptedModel([]))
-    kinds = [e["kind"] for e in history_entries(resumed.history, resumed)]
+    entries = history_entries(resumed.history, resumed)
+    kinds = [e["kind"] for e in entries]
     assert kinds[-5:] == ["plan", "plan_step", "plan_step", "plan_stopped", "note"]
+    # What the user did: typed a task, then pressed Execute plan (the prompt it became is
+    # there for the view to fold, never a message the user wrote).
+    users = [e for e in entries if e["kind"] == "user"]
+    assert [e.get("action") for e in users] == [None, "execute_plan"]
+    assert users[0]["text"] == "Clean the sales data"
+    assert users[1]["text"].startswith("Execute the approved plan.")
     # Not offered for a plan whose steps are all settled, nor after a run that completed.
     meta = resumed.session.metadata
     meta.stop_reason = "completed"
@@ -839,6 +846,8 @@ def test_execute_plan_switches_to_the_actor_with_the_plan(kernel: Kernel) -> Non
     hello(kernel, comm)
     assert command(kernel, comm, "execute_plan")["error"] == "There is no plan to execute yet."
     kernel.ok("h = %agent plan --model $m Clean the sales data\nawait h.wait()")
+    # The planning run completed with its plan: the header says it awaits review.
+    kernel.state_of(comm, "plan_ready", True)
     since = len(kernel.seen)
     assert command(kernel, comm, "execute_plan")["ok"] is True
     kernel.state_of(comm, "role", "actor")
@@ -850,6 +859,8 @@ def test_execute_plan_switches_to_the_actor_with_the_plan(kernel: Kernel) -> Non
     live = entries_after(kernel, comm, since)
     live = live[[e["kind"] for e in live].index("agent_start") :]
     assert live[0]["role"] == "actor"
+    assert live[0]["action"] == "execute_plan"  # the view shows the action, not the prompt
+    kernel.state_of(comm, "plan_ready", False)  # executing: no plan awaits review
     assert live[0]["task"].startswith("Execute the approved plan.")
     assert "| 2 | Drop duplicate rows |" in live[0]["task"]
     steps = [(e["step_number"], e["status"]) for e in live if e["kind"] == "plan_step"]

@@ -296,7 +296,11 @@ async def test_persistent_server_errors_end_the_run_with_the_api_message(
     messages_server.script([Fault.status(500, message="internal trouble")] * 2)
     handle = await Agent("actor", model, workspace=workspace).run("go")
     assert handle.state is AgentState.error
-    assert handle.stop_message == "The Anthropic API answered 500 (api_error): internal trouble"
+    assert handle.stop_message == (
+        "The Anthropic API had a server error (500: internal trouble); retried 1 time over "
+        f"{handle.stop_message.split(' over ')[1].split(' s.')[0]} s. Try again; if it keeps "
+        "failing, see https://status.anthropic.com."
+    )
 
 
 async def test_a_rejected_key_says_so(workspace, messages_server, monkeypatch):
@@ -305,16 +309,16 @@ async def test_a_rejected_key_says_so(workspace, messages_server, monkeypatch):
     handle = await Agent(
         "actor", AnthropicModel(base_url=messages_server.url), workspace=workspace
     ).run("go")
-    assert (
-        handle.stop_message
-        == "The Anthropic API rejected the API key (401): check ANTHROPIC_API_KEY."
+    assert handle.stop_message == (
+        "The Anthropic API rejected the API key from ANTHROPIC_API_KEY (401). Check the key in "
+        "the panel's key field, or enter it again with %agent login."
     )
 
 
 async def test_a_missing_key_is_one_clear_sentence_at_start(workspace):
     agent = Agent("planner", "claude-sonnet-4-6", workspace=workspace)
     with pytest.raises(
-        MissingAPIKey, match=r"^No Anthropic API key found: set the ANTHROPIC_API_KEY"
+        MissingAPIKey, match=r"^No Anthropic API key found: enter one in the agent panel's key"
     ):
         agent.start("go")
     assert agent.state is AgentState.idle

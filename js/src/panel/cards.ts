@@ -4,6 +4,7 @@
  * does is the caller's (the transcript sends the command).
  */
 import { clip, h, pretty } from './dom';
+import { highlightCode } from './highlight';
 import type { EntryOf, Plan } from './types';
 import { CONTROL_TOOLS as CONTROL_TOOL_NAMES } from './wire';
 
@@ -20,6 +21,8 @@ export const STEP_LABELS: Record<EntryOf<'plan_step'>['status'], string> = {
 export interface IToolCard {
   card: HTMLDetailsElement;
   status: HTMLElement;
+  /** What failed, in one line, on the row (shown without expanding the card). */
+  errorLine: HTMLElement;
   output: HTMLElement;
   result: HTMLElement;
 }
@@ -30,12 +33,14 @@ export function toolCard(e: {
   summary?: string;
 }): IToolCard {
   const status = h('span', { class: 'ja-tool-status', text: 'running…' });
+  const errorLine = h('span', { class: 'ja-tool-error-line', hidden: true });
   const summary = h(
     'summary',
     {},
     h('span', { class: 'ja-tool-icon', 'aria-hidden': 'true', text: '⚙' }),
     h('span', { class: 'ja-tool-summary', text: e.summary || e.name }),
-    status
+    status,
+    errorLine
   );
   const input = h('pre', { class: 'ja-pre', text: clip(pretty(e.input)) });
   const output = h('pre', { class: 'ja-pre ja-tool-output', hidden: true });
@@ -54,17 +59,27 @@ export function toolCard(e: {
     )
   );
   if (CONTROL_TOOLS.has(e.name)) card.hidden = true;
-  return { card, status, output, result };
+  return { card, status, errorLine, output, result };
 }
 
-/** A tool's end: its state, time, result and (for an edit) its diff. */
+/** A tool call waits for the user's approval (`waiting`), or runs again after it. */
+export function waitForUser(tool: IToolCard, waiting: boolean): void {
+  tool.card.dataset.state = waiting ? 'waiting' : 'running';
+  tool.status.textContent = waiting ? 'waiting for you' : 'running…';
+}
+
+/** A tool's end: its state, time, result and (for an edit) its diff. A call that failed,
+ * was refused, or whose cell or command failed is red, its error line on the row. */
 export function endTool(tool: IToolCard, e: EntryOf<'tool_end'>): void {
   const { card, status, result } = tool;
-  card.dataset.state = e.is_error ? 'error' : 'done';
+  const failed = e.is_error || Boolean(e.error_line);
+  card.dataset.state = failed ? 'error' : 'done';
   const took = e.duration
     ? ` · ${e.duration < 1 ? `${Math.round(e.duration * 1000)} ms` : `${e.duration.toFixed(1)} s`}`
     : '';
-  status.textContent = `${e.is_error ? 'failed' : 'done'}${took}`;
+  status.textContent = `${failed ? 'failed' : 'done'}${took}`;
+  tool.errorLine.hidden = !e.error_line;
+  tool.errorLine.textContent = e.error_line ?? '';
   // An edit's result is its message and then its diff, for the model; the card shows the
   // message, and the diff once, coloured, below it.
   let shown = e.result;
@@ -276,12 +291,154 @@ export function questionCard(
   return parts;
 }
 
-/** `decide(allow, remember)`: Allow, Always allow, Deny. */
+/** The event a cell link sends for the lab extension to scroll to that cell. */
+export const REVEAL_CELL_EVENT = 'jupyter-agent:reveal-cell';
+
+type Preview = NonNullable<EntryOf<'permission_request'>['preview']>;
+
+/** What the call would do, as the user judges it: the code, the command, the diff. */
+export function previewSection(preview: Preview): HTMLElement | null {
+  // `kind` is optional in the generated types (it has a default); the kernel always sends it.
+  if (preview.kind === 'cell') return cellPreview(preview);
+  if (preview.kind === 'command') return commandPreview(preview);
+  if (preview.kind === 'file') return filePreview(preview);
+  return null;
+}
+
+function cellPreview(p: Extract<Preview, { kind?: 'cell' }>): HTMLElement {
+  const where =
+    p.index !== null && p.index !== undefined
+      ? `cell ${p.index}${p.count ? ` of ${p.count}` : ''}`
+      : 'a cell';
+  const link = h('a', {
+    href: '#',
+    class: 'ja-reveal-cell',
+    title: `Show cell ${p.cell_id} in the notebook`,
+    'data-cell-id': p.cell_id,
+    text: where
+  });
+  link.addEventListener('click', event => {
+    event.preventDefault();
+    link.dispatchEvent(
+      new CustomEvent(REVEAL_CELL_EVENT, {
+        detail: { cellId: p.cell_id },
+        bubbles: true,
+        cancelable: true
+      })
+    );
+  });
+  return h(
+    'div',
+    { class: 'ja-preview ja-preview-cell' },
+    h('p', { class: 'ja-preview-where' }, 'Runs ', link, ':'),
+    h(
+      'pre',
+      { class: 'ja-pre ja-code-block' },
+      highlightCode(clip(p.source), p.language || 'python')
+    )
+  );
+}
+
+const EFFECT_LABELS: Record<string, string> = {
+  inert: 'changes nothing',
+  reads: 'only reads',
+  writes: 'writes',
+  runs_code: 'runs code',
+  unknown: 'unknown'
+};
+
+function commandPreview(
+  p: Extract<Preview, { kind?: 'command' }>
+): HTMLElement {
+  const programs = (p.programs || []).map(program =>
+    h(
+      'li',
+      { 'data-effect': program.effect },
+      h('code', { text: program.text }),
+      ' ',
+      h('span', {
+        class: 'ja-effect',
+        text: EFFECT_LABELS[program.effect] ?? program.effect
+      }),
+      program.note && program.note !== EFFECT_LABELS[program.effect]
+        ? ` — ${program.note}`
+        : '',
+      (program.writes || []).length
+        ? ` (${(program.writes || []).join(', ')})`
+        : ''
+    )
+  );
+  const redirects = (p.redirects || []).map(text =>
+    h(
+      'li',
+      { 'data-effect': 'writes' },
+      h('code', { text }),
+      ' ',
+      h('span', { class: 'ja-effect', text: 'writes' }),
+      ' — a redirection'
+    )
+  );
+  return h(
+    'div',
+    { class: 'ja-preview ja-preview-command' },
+    h(
+      'pre',
+      { class: 'ja-pre ja-code-block' },
+      highlightCode(clip(p.command), 'bash')
+    ),
+    p.working_dir && p.working_dir !== '.'
+      ? h('p', { class: 'ja-meta', text: `in ${p.working_dir}` })
+      : null,
+    programs.length || redirects.length
+      ? h(
+          'ul',
+          { class: 'ja-programs', 'aria-label': 'What it runs' },
+          programs,
+          redirects
+        )
+      : null,
+    p.sandbox
+      ? h('p', { class: 'ja-preview-sandbox', text: `Sandbox: ${p.sandbox}` })
+      : null
+  );
+}
+
+const FILE_ACTIONS: Record<string, string> = {
+  create: 'Creates',
+  overwrite: 'Replaces',
+  edit: 'Edits',
+  delete: 'Deletes'
+};
+
+function filePreview(p: Extract<Preview, { kind?: 'file' }>): HTMLElement {
+  return h(
+    'div',
+    { class: 'ja-preview ja-preview-file' },
+    h(
+      'p',
+      { class: 'ja-preview-where' },
+      `${FILE_ACTIONS[p.action] ?? p.action} `,
+      h('code', { text: p.path })
+    ),
+    p.diff
+      ? renderDiff(clip(p.diff))
+      : h('p', { class: 'ja-meta', text: 'Not a text file: no diff to show.' })
+  );
+}
+
+/** `decide(allow, remember, scope)`: Allow, Always allow (in a scope), Deny. */
 export function approvalCard(
   e: EntryOf<'permission_request'>,
-  decide: (card: IPendingCard, allow: boolean, remember: boolean) => void
+  decide: (
+    card: IPendingCard,
+    allow: boolean,
+    remember: boolean,
+    scope: string | null
+  ) => void
 ): IPendingCard {
   const remember = e.remember ?? null;
+  const options = e.remember_options || [];
+  const first = options[0] ?? null;
   const allow = h('button', {
     type: 'button',
     class: 'ja-primary',
@@ -289,15 +446,42 @@ export function approvalCard(
   });
   const always = h('button', {
     type: 'button',
-    text: 'Always allow',
-    hidden: remember === null
+    class: 'ja-always',
+    text: first ? first.label : 'Always allow',
+    hidden: remember === null && first === null
+  });
+  const more = h('button', {
+    type: 'button',
+    class: 'ja-always-more',
+    'aria-label': 'Other scopes',
+    'aria-haspopup': 'menu',
+    'aria-expanded': 'false',
+    text: '▾',
+    hidden: options.length < 2
+  });
+  const menu = h('div', {
+    class: 'ja-always-menu',
+    role: 'menu',
+    'aria-label': '“Always allow” scopes',
+    hidden: true
   });
   const deny = h('button', {
     type: 'button',
     class: 'ja-danger',
     text: 'Deny'
   });
-  const buttons = [allow, always, deny];
+  const items = options.map(option =>
+    h('button', {
+      type: 'button',
+      role: 'menuitem',
+      class: 'ja-scope',
+      'data-scope': option.id,
+      title: `Remembers for this session: ${(option.rules || []).join('; ')}`,
+      text: option.label
+    })
+  );
+  menu.append(...items);
+  const buttons = [allow, always, more, ...items, deny];
   const answered = h('p', { class: 'ja-answered', hidden: true });
   const warnings = (e.warnings || []).map(text => h('li', { text }));
   const card = h(
@@ -310,6 +494,7 @@ export function approvalCard(
       h('span', { class: 'ja-badge', text: e.tool_name })
     ),
     h('p', { class: 'ja-approval-summary', text: e.summary }),
+    e.preview ? previewSection(e.preview) : null,
     warnings.length
       ? h(
           'ul',
@@ -327,18 +512,40 @@ export function approvalCard(
     }),
     h(
       'details',
-      {},
+      { class: 'ja-raw-input' },
       h('summary', { text: 'Input' }),
       h('pre', { class: 'ja-pre', text: clip(pretty(e.input)) })
     ),
-    h('div', { class: 'ja-actions' }, buttons),
+    h(
+      'div',
+      { class: 'ja-actions' },
+      allow,
+      h('span', { class: 'ja-always-group' }, always, more, menu),
+      deny
+    ),
     answered
   );
   if (remember !== null)
     always.title = `Remembers for this session: ${remember}`;
   const parts: IPendingCard = { card, buttons, answered };
-  allow.addEventListener('click', () => decide(parts, true, false));
-  always.addEventListener('click', () => decide(parts, true, true));
-  deny.addEventListener('click', () => decide(parts, false, false));
+  const closeMenu = () => {
+    menu.hidden = true;
+    more.setAttribute('aria-expanded', 'false');
+  };
+  allow.addEventListener('click', () => decide(parts, true, false, null));
+  always.addEventListener('click', () =>
+    decide(parts, true, true, first ? first.id : null)
+  );
+  more.addEventListener('click', () => {
+    menu.hidden = !menu.hidden;
+    more.setAttribute('aria-expanded', String(!menu.hidden));
+  });
+  items.forEach((item, i) =>
+    item.addEventListener('click', () => {
+      closeMenu();
+      decide(parts, true, true, options[i].id);
+    })
+  );
+  deny.addEventListener('click', () => decide(parts, false, false, null));
   return parts;
 }

@@ -8,16 +8,15 @@ import {
   approvalCard,
   endTool,
   IPendingCard,
-  IPlanCard,
   IQuestionCard,
   IToolCard,
-  planCard,
   questionCard,
-  STEP_LABELS,
-  toolCard
+  toolCard,
+  waitForUser
 } from './cards';
 import { h, MAX_PRE, pretty } from './dom';
 import { renderInline, renderMarkdown } from './markdown';
+import { actionLine, PlanTracker } from './plan';
 import {
   finishText,
   ITextBlock,
@@ -25,15 +24,6 @@ import {
   textBlock
 } from './text-block';
 import type { EntryOf, ITranscriptActions, TranscriptEntry } from './types';
-
-interface IPlanState extends IPlanCard {
-  /** The plan's execution is running or done. */
-  executed: boolean;
-  /** That run, once known (from the run the button started, or the first step marked). */
-  runId: string | null;
-  /** The button was clicked and its run has not started yet. */
-  starting: boolean;
-}
 
 /** Raised (strict) or logged: an entry kind this panel does not know. */
 export class UnknownEntryError extends Error {
@@ -52,8 +42,10 @@ export class Transcript {
   private tools = new Map<string, IToolCard>();
   private questions = new Map<string, IQuestionCard>();
   private approvals = new Map<string, IPendingCard>();
-  /** The newest plan card. */
-  private plan: IPlanState | null = null;
+  /** An approval's request id → the tool call that waits for it. */
+  private waiting = new Map<string, string>();
+  /** The newest plan: its card here, and what the strip above the transcript shows. */
+  readonly plan: PlanTracker;
   private dirty = new Set<ITextBlock>();
   private frame: ReturnType<typeof setTimeout> | number = 0;
 
@@ -66,6 +58,7 @@ export class Transcript {
     readonly actions: ITranscriptActions,
     readonly strict = false
   ) {
+    this.plan = new PlanTracker(actions);
     // The transcript follows the newest output while the reader is at the bottom, whatever
     // grows it: a new entry, streamed text, or an entry that grows in place (a tool's result
     // and diff, an answered card). Scrolling up stops following; back at the bottom resumes.
@@ -97,7 +90,8 @@ export class Transcript {
     this.tools = new Map();
     this.questions = new Map();
     this.approvals = new Map();
-    this.plan = null;
+    this.waiting = new Map();
+    this.plan.reset();
     this.dirty = new Set();
     this.frame = 0;
   }
@@ -137,11 +131,12 @@ export class Transcript {
       case 'tool_end':
         return this.onToolEnd(entry);
       case 'plan':
-        return this.onPlan(entry);
+        this.closeStreams();
+        return void this.add(this.plan.show(entry.plan));
       case 'plan_step':
-        return this.onPlanStep(entry);
+        return this.plan.step(entry);
       case 'plan_stopped':
-        return this.onPlanStopped();
+        return this.plan.stopped();
       case 'question':
         return this.onQuestion(entry);
       case 'answer':
@@ -223,8 +218,10 @@ export class Transcript {
 
   // Runs and messages
 
-  private onUser(e: { text?: string }): void {
+  private onUser(e: Pick<EntryOf<'user'>, 'text' | 'action'>): void {
     this.closeStreams();
+    // A button the user pressed (Execute plan): the action, its prompt folded.
+    if (e.action) return void this.add(actionLine(e.action, e.text));
     const bubble = h('div', { class: 'ja-user' });
     const text = String(e.text ?? '');
     const split = text.search(/\n\s*\n/);
@@ -248,11 +245,8 @@ export class Transcript {
 
   private onAgentStart(e: EntryOf<'agent_start'>): void {
     this.closeStreams();
-    if (this.plan?.starting) {
-      this.plan.starting = false;
-      this.plan.runId = e.run_id ?? null;
-    }
-    this.onUser({ text: e.task });
+    this.plan.runStarted(e.run_id);
+    this.onUser({ text: e.task, action: e.action ?? undefined });
     const label = e.model_label ? ` — ${e.model_label}` : '';
     this.line('run', `${e.role} · ${e.model}${label}`);
   }
@@ -375,79 +369,9 @@ export class Transcript {
     endTool(tool, e);
   }
 
-  // The plan
-
-  private onPlan(e: EntryOf<'plan'>): void {
-    this.closeStreams();
-    if (this.plan) this.plan.button.disabled = true;
-    // executed: the plan's execution is running or done. runId: that run, once known
-    // (from the run the button started, or the first step it marks), so a Stop or an
-    // error of that run offers to carry on, as execute_plan() does.
-    const entry: IPlanState = {
-      ...planCard(e.plan),
-      executed: false,
-      runId: null,
-      starting: false
-    };
-    const button = entry.button;
-    button.addEventListener('click', () => {
-      button.disabled = true;
-      entry.executed = true;
-      entry.starting = true;
-      this.actions.command('execute_plan').catch((error: Error) => {
-        entry.executed = false;
-        entry.starting = false;
-        this.refreshControls();
-        this.actions.error(error.message);
-      });
-    });
-    this.plan = entry;
-    this.add(entry.card);
-    this.refreshControls();
-  }
-
-  private onPlanStep(e: EntryOf<'plan_step'>): void {
-    const plan = this.plan;
-    const step = plan?.steps.get(e.step_number);
-    if (!plan || !step) return;
-    step.status.dataset.status = e.status;
-    step.status.textContent = STEP_LABELS[e.status] ?? e.status;
-    step.status.title = e.note || '';
-    step.row.dataset.status = e.status;
-    // Steps being marked: the plan is being executed, from this button or from code.
-    plan.executed = true;
-    if (e.run_id) plan.runId = e.run_id;
-    this.refreshControls();
-  }
-
-  private planRunEnded(e: { run_id?: string }, cutShort: boolean): void {
-    const plan = this.plan;
-    if (!plan) return;
-    plan.starting = false; // a click that joined a running execution started no run
-    if (cutShort && plan.executed && e.run_id && plan.runId === e.run_id)
-      this.onPlanStopped();
-  }
-
-  private onPlanStopped(): void {
-    // The plan's execution was stopped or failed (live, or in a resumed session): it
-    // can carry on from where it ended.
-    const plan = this.plan;
-    if (!plan) return;
-    plan.executed = false;
-    plan.runId = null;
-    plan.button.textContent = 'Continue plan';
-    for (const step of plan.steps.values()) {
-      if (step.status.dataset.status !== 'in_progress') continue;
-      step.status.dataset.status = step.row.dataset.status = 'stopped';
-      step.status.textContent = 'stopped';
-    }
-    this.refreshControls();
-  }
-
-  /** The Execute plan button: enabled while the plan is not running and the agent idle. */
+  /** The plan's buttons: enabled while the plan is not running and the agent idle. */
   refreshControls(): void {
-    const plan = this.plan;
-    if (plan) plan.button.disabled = plan.executed || this.actions.busy();
+    this.plan.refresh();
   }
 
   // Questions and approvals
@@ -488,10 +412,15 @@ export class Transcript {
 
   private onPermissionRequest(e: EntryOf<'permission_request'>): void {
     this.closeStreams();
-    const approval = approvalCard(e, ({ buttons }, allow, remember) => {
+    const approval = approvalCard(e, ({ buttons }, allow, remember, scope) => {
       buttons.forEach(b => (b.disabled = true));
       this.actions
-        .command('approve', { request_id: e.request_id, allow, remember })
+        .command('approve', {
+          request_id: e.request_id,
+          allow,
+          remember,
+          ...(scope !== null ? { scope } : {})
+        })
         .catch((error: Error) => {
           buttons.forEach(b => (b.disabled = false));
           this.actions.error(error.message);
@@ -500,9 +429,16 @@ export class Transcript {
     this.approvals.set(e.request_id, approval);
     this.add(approval.card);
     approval.card.scrollIntoView?.({ block: 'nearest' });
+    const tool = this.tools.get(e.tool_use_id);
+    if (tool) waitForUser(tool, true);
+    this.waiting.set(e.request_id, e.tool_use_id);
   }
 
   private onPermissionResponse(e: EntryOf<'permission_response'>): void {
+    const waiting = this.waiting.get(e.request_id);
+    const tool = waiting !== undefined ? this.tools.get(waiting) : undefined;
+    if (tool && tool.card.dataset.state === 'waiting') waitForUser(tool, false);
+    this.waiting.delete(e.request_id);
     const a = this.approvals.get(e.request_id);
     if (!a) return;
     const verdict = e.allowed
@@ -559,35 +495,60 @@ export class Transcript {
     for (const tool of this.tools.values())
       if (tool.card.dataset.state === 'running')
         tool.card.dataset.state = 'error';
-    this.line(
+    const line = this.line(
       'stopped',
       `■ Stopped (${e.reason.replace(/_/g, ' ')})${e.message ? `: ${e.message}` : ''}`
     );
-    this.planRunEnded(e, true);
-    this.refreshControls();
+    if (e.reason === 'error') line.append(' ', this.retryButton());
+    this.plan.runEnded(e, true);
   }
 
   private onCompleted(e: EntryOf<'completed'>): void {
     this.closeStreams();
     this.closeOpenCards('Not answered: the run ended.');
-    const line = h('div', { class: 'ja-line ja-completed' }, '✔ Completed');
-    if (e.summary) {
+    // A planning run did nothing yet: its plan awaits review (the strip has its button).
+    const goal = e.plan_ready ? this.plan.progress()?.goal : undefined;
+    const line = e.plan_ready
+      ? h(
+          'div',
+          { class: 'ja-line ja-completed ja-plan-ready' },
+          '✔ Plan ready for review'
+        )
+      : h('div', { class: 'ja-line ja-completed' }, '✔ Completed');
+    const summary = e.plan_ready ? goal : e.summary;
+    if (summary) {
       line.append(': ');
-      renderInline(e.summary, line);
+      renderInline(summary, line);
     }
     this.add(line);
-    this.planRunEnded(e, false);
-    this.refreshControls();
+    this.plan.runEnded(e, false);
   }
 
   private onError(e: EntryOf<'error'>): void {
     this.closeStreams();
     this.closeOpenCards('Not answered: the run failed.');
-    this.line(
-      'error',
-      `✗ Error${e.error_type ? ` (${e.error_type})` : ''}: ${e.message}`
-    );
-    this.planRunEnded(e, true);
-    this.refreshControls();
+    // The sentence says what happened and what to do; the error's type stays data.
+    const line = this.line('error', `✗ ${e.message}`);
+    line.dataset.errorType = e.error_type || '';
+    line.append(' ', this.retryButton());
+    this.plan.runEnded(e, true);
+  }
+
+  /** Retry: the last message sent again (the kernel says when there is none). */
+  private retryButton(): HTMLButtonElement {
+    const button = h('button', {
+      type: 'button',
+      class: 'ja-retry',
+      text: 'Retry',
+      title: 'Send the last message again'
+    });
+    button.addEventListener('click', () => {
+      button.disabled = true;
+      this.actions.command('retry').catch((error: Error) => {
+        button.disabled = false;
+        this.actions.error(error.message);
+      });
+    });
+    return button;
   }
 }

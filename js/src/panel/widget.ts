@@ -7,8 +7,10 @@
  * go to the kernel as commands. Every piece of text is put in the page with textContent or
  * text nodes: nothing the agent or the user wrote ever reaches innerHTML.
  */
+import { REVEAL_CELL_EVENT } from './cards';
 import { h } from './dom';
 import { interruptKernel } from './interrupt';
+import { PlanStrip } from './plan-strip';
 import { Transcript } from './transcript';
 import type {
   CommandArgs,
@@ -59,7 +61,8 @@ function statusText(model: Pick<IModel, 'get'>): string {
     case 'paused':
       return 'paused';
     case 'completed':
-      return 'completed';
+      // A planning run ends with its plan: nothing is done yet, the plan awaits the user.
+      return model.get('plan_ready') ? 'plan ready for review' : 'completed';
     case 'cancelled':
       return `stopped: ${detail || (model.get('stop_reason') || '').replace(/_/g, ' ')}`;
     case 'error':
@@ -164,6 +167,64 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
   );
   const usage = h('div', { class: 'ja-usage' });
 
+  // No model to call yet (no key, or a key the API rejected): the set-up box says why
+  // and takes a key. The key goes to the kernel in one command and is never shown again.
+  const keyInput = h('input', {
+    type: 'password',
+    autocomplete: 'off',
+    spellcheck: 'false',
+    class: 'ja-key',
+    'aria-label': 'API key',
+    placeholder: 'sk-ant-…'
+  });
+  const useKeyButton = h('button', {
+    type: 'submit',
+    class: 'ja-primary',
+    text: 'Use for this session',
+    title:
+      "Kept in the kernel's memory until it restarts; never in the notebook"
+  });
+  const saveKeyButton = h('button', {
+    type: 'button',
+    text: 'Save for my user',
+    title: 'Saved in ~/.jupyter_agent/credentials.json, readable only by you'
+  });
+  const setupWhy = h('div', { class: 'ja-setup-why' });
+  const setup = h(
+    'form',
+    { class: 'ja-setup', hidden: true, 'aria-label': 'Set up the model' },
+    h('div', { class: 'ja-setup-title', text: 'Set up the model' }),
+    setupWhy,
+    h('label', { class: 'ja-key-label' }, 'API key ', keyInput),
+    h('div', { class: 'ja-buttons' }, useKeyButton, saveKeyButton),
+    h('div', {
+      class: 'ja-note',
+      text:
+        'The key never goes into the notebook: it stays in the kernel for this session, ' +
+        'or in a file only you can read when you save it. %agent login in a cell does the same.'
+    }),
+    h(
+      'details',
+      { class: 'ja-setup-more' },
+      h('summary', { text: 'Other ways to get going' }),
+      h(
+        'ul',
+        {},
+        h('li', {
+          text:
+            'Try it offline with a scripted replay: model = ScriptedModel("replay.json"), ' +
+            'then %agent --model $model (the tutorials in notebooks/ run this way).'
+        }),
+        h('li', {
+          text: 'Set ANTHROPIC_API_KEY in the environment Jupyter starts in.'
+        }),
+        h('li', {
+          text: 'Other model providers come later; today the agent talks to Claude.'
+        })
+      )
+    )
+  );
+
   const root = h(
     'div',
     { class: 'ja-panel' },
@@ -179,6 +240,7 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
     ),
     notebook,
     dockNote,
+    setup,
     transcriptEl,
     errors,
     inputForm,
@@ -186,6 +248,12 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
     usage
   );
   el.append(root);
+  // A cell link on an approval card: say whose kernel the cell is in, for the lab
+  // extension to find the notebook (the event goes on up to the document).
+  root.addEventListener(REVEAL_CELL_EVENT, event => {
+    const detail = (event as CustomEvent<{ kernelId?: string }>).detail;
+    if (detail && !detail.kernelId) detail.kernelId = model.get('kernel_id');
+  });
 
   // Commands and replies
   let nextId = 1;
@@ -223,6 +291,11 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
     busy: () => model.get('busy'),
     error: showError
   });
+  // The plan strip stays in view above the transcript's scroll; the transcript's plan
+  // state drives it, and its button does what the plan card's does.
+  const strip = new PlanStrip(() => transcript.plan.execute());
+  transcriptEl.before(strip.el);
+  transcript.plan.onChange = progress => strip.update(progress);
   let ready = false;
 
   on('msg:custom', (msg: KernelMessage | null) => {
@@ -295,6 +368,14 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
       !sessionSelect.value ||
       sessionSelect.value === model.get('session_id');
     root.dataset.busy = busy ? 'true' : 'false';
+    // An older kernel has no model_ready: the box stays hidden.
+    const needsSetup = model.get('model_ready') === false;
+    setup.hidden = !needsSetup;
+    setupWhy.textContent = needsSetup ? model.get('model_setup') || '' : '';
+    if (needsSetup && !busy) {
+      status.textContent = 'set-up needed';
+      status.dataset.state = 'setup';
+    }
     transcript.refreshControls();
   }
 
@@ -390,7 +471,10 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
     'model_name',
     'model_label',
     'sandbox',
-    'sandboxed'
+    'sandboxed',
+    'plan_ready',
+    'model_ready',
+    'model_setup'
   ])
     on(`change:${name}`, refresh);
   on('change:roles', refreshRoles);
@@ -410,7 +494,12 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
   inputForm.addEventListener('submit', event => {
     event.preventDefault();
     const text = message.value.trim();
-    if (!text || model.get('busy')) return;
+    if (!text) {
+      showError('Type a message first.');
+      message.focus();
+      return;
+    }
+    if (model.get('busy')) return;
     sendButton.disabled = true;
     command('send', { text, role: roleSelect.value }).then(
       () => {
@@ -422,6 +511,26 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
       }
     );
   });
+  const sendKey = (save: boolean) => {
+    const key = keyInput.value.trim();
+    keyInput.value = ''; // out of the page at once, whatever the kernel answers
+    if (!key) {
+      showError('Enter an API key first.');
+      keyInput.focus();
+      return;
+    }
+    useKeyButton.disabled = saveKeyButton.disabled = true;
+    command('set_key', { key, save })
+      .catch((error: Error) => showError(error.message))
+      .finally(() => {
+        useKeyButton.disabled = saveKeyButton.disabled = false;
+      });
+  };
+  setup.addEventListener('submit', event => {
+    event.preventDefault();
+    sendKey(false);
+  });
+  saveKeyButton.addEventListener('click', () => sendKey(true));
   message.addEventListener('keydown', event => {
     if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
       event.preventDefault();

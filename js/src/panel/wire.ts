@@ -68,7 +68,9 @@ export type Command =
   | SetMaxStepsCommand
   | ResumeCommand
   | SessionsCommand
-  | TrustCommand;
+  | TrustCommand
+  | SetKeyCommand
+  | RetryCommand;
 /**
  * This interface was referenced by `PanelProtocol`'s JSON-Schema
  * via the `definition` "KernelMessage".
@@ -124,6 +126,7 @@ export interface PanelProtocol {
  * via the `definition` "AgentStartEvent".
  */
 export interface AgentStartEvent {
+  action?: 'execute_plan' | null;
   kind: 'agent_start';
   loop: string;
   max_steps: number;
@@ -274,6 +277,7 @@ export interface ToolEndEvent {
   } | null;
   diff?: string | null;
   duration?: number;
+  error_line?: string | null;
   is_error?: boolean;
   kind: 'tool_end';
   /**
@@ -473,14 +477,80 @@ export interface PermissionRequestEvent {
    * The entry's place in the log.
    */
   n?: number;
+  preview?: (CellPreview | CommandPreview | FilePreview) | null;
   reason?: string;
   remember?: string | null;
+  remember_options?: RememberOption[];
   request_id: string;
   run_id?: string;
   summary: string;
   tool_name: string;
   tool_use_id: string;
   warnings?: string[];
+}
+/**
+ * A cell about to run.
+ *
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "CellPreview".
+ */
+export interface CellPreview {
+  cell_id: string;
+  count?: number | null;
+  index?: number | null;
+  kind?: 'cell';
+  language?: string;
+  source: string;
+}
+/**
+ * A shell command about to run.
+ *
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "CommandPreview".
+ */
+export interface CommandPreview {
+  command: string;
+  kind?: 'command';
+  programs?: ProgramPreview[];
+  redirects?: string[];
+  sandbox?: string;
+  working_dir?: string;
+}
+/**
+ * One program of a command line and what our analysis says it does.
+ *
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "ProgramPreview".
+ */
+export interface ProgramPreview {
+  effect: 'inert' | 'reads' | 'writes' | 'runs_code' | 'unknown';
+  note?: string;
+  program: string | null;
+  text: string;
+  writes?: string[];
+}
+/**
+ * A file about to be written or deleted.
+ *
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "FilePreview".
+ */
+export interface FilePreview {
+  action: 'create' | 'overwrite' | 'edit' | 'delete';
+  diff?: string | null;
+  kind?: 'file';
+  path: string;
+}
+/**
+ * One scope "Always allow" can take for a call.
+ *
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "RememberOption".
+ */
+export interface RememberOption {
+  id: string;
+  label: string;
+  rules?: string[];
 }
 /**
  * This interface was referenced by `PanelProtocol`'s JSON-Schema
@@ -497,6 +567,7 @@ export interface PermissionResponseEvent {
   request_id: string;
   rule?: string | null;
   run_id?: string;
+  scope?: string | null;
   tool_name: string;
 }
 /**
@@ -578,6 +649,7 @@ export interface CompletedEvent {
    * The entry's place in the log.
    */
   n?: number;
+  plan_ready?: boolean;
   run_id?: string;
   summary?: string;
 }
@@ -712,6 +784,7 @@ export interface SubagentCompleteEvent {
  * via the `definition` "UserEntry".
  */
 export interface UserEntry {
+  action?: 'execute_plan';
   kind: 'user';
   n?: number;
   text: string;
@@ -812,9 +885,12 @@ export interface PanelState {
   max_steps: number;
   model_label: string;
   model_name: string;
+  model_ready: boolean;
+  model_setup: string;
   notebook: string;
   pending_approval: string;
   pending_question: string;
+  plan_ready: boolean;
   role: string;
   roles: RoleChoice[];
   running_code: boolean;
@@ -910,7 +986,8 @@ export interface AnswerCommand {
 }
 /**
  * Allow or deny the pending approval ``request_id``; ``remember``: always allow calls
- * like it for the session.
+ * like it for the session, in the scope ``scope`` (an offered option's id; ``None``: the
+ * first).
  *
  * This interface was referenced by `PanelProtocol`'s JSON-Schema
  * via the `definition` "ApproveCommand".
@@ -921,6 +998,7 @@ export interface ApproveCommand {
   name: 'approve';
   remember?: boolean;
   request_id: string;
+  scope?: string | null;
   type: 'command';
 }
 /**
@@ -986,6 +1064,32 @@ export interface SessionsCommand {
 export interface TrustCommand {
   id: string;
   name: 'trust';
+  type: 'command';
+}
+/**
+ * Use ``key`` as the model's API key: in memory for this session, and in the user's
+ * owner-only credentials file too when ``save``. The key is never sent back, logged or
+ * put in a trait.
+ *
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "SetKeyCommand".
+ */
+export interface SetKeyCommand {
+  id: string;
+  key: string;
+  name: 'set_key';
+  save?: boolean;
+  type: 'command';
+}
+/**
+ * Send the last message again (the button on an error).
+ *
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "RetryCommand".
+ */
+export interface RetryCommand {
+  id: string;
+  name: 'retry';
   type: 'command';
 }
 

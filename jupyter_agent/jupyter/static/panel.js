@@ -1,6 +1,1589 @@
 // The jupyter_agent panel, built from js/src/panel/ by js/scripts/panel.js
 // (`npm run build:panel`). Do not edit: js/test/panel-build.test.ts fails when this
 // file is not what the sources give.
+var __create = Object.create;
+var __defProp = Object.defineProperty;
+var __getOwnPropDesc = Object.getOwnPropertyDescriptor;
+var __getOwnPropNames = Object.getOwnPropertyNames;
+var __getProtoOf = Object.getPrototypeOf;
+var __hasOwnProp = Object.prototype.hasOwnProperty;
+var __commonJS = (cb, mod) => function __require() {
+  try {
+    return mod || (0, cb[__getOwnPropNames(cb)[0]])((mod = { exports: {} }).exports, mod), mod.exports;
+  } catch (e) {
+    throw mod = 0, e;
+  }
+};
+var __copyProps = (to, from, except, desc) => {
+  if (from && typeof from === "object" || typeof from === "function") {
+    for (let key of __getOwnPropNames(from))
+      if (!__hasOwnProp.call(to, key) && key !== except)
+        __defProp(to, key, { get: () => from[key], enumerable: !(desc = __getOwnPropDesc(from, key)) || desc.enumerable });
+  }
+  return to;
+};
+var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__getProtoOf(mod)) : {}, __copyProps(
+  // If the importer is in node compatibility mode or this is not an ESM
+  // file that has been converted to a CommonJS file using a Babel-
+  // compatible transform (i.e. "__esModule" has not been set), then set
+  // "default" to the CommonJS "module.exports" for node compatibility.
+  isNodeMode || !mod || !mod.__esModule ? __defProp(target, "default", { value: mod, enumerable: true }) : target,
+  mod
+));
+
+// node_modules/highlight.js/lib/core.js
+var require_core = __commonJS({
+  "node_modules/highlight.js/lib/core.js"(exports, module) {
+    function deepFreeze(obj) {
+      if (obj instanceof Map) {
+        obj.clear = obj.delete = obj.set = function() {
+          throw new Error("map is read-only");
+        };
+      } else if (obj instanceof Set) {
+        obj.add = obj.clear = obj.delete = function() {
+          throw new Error("set is read-only");
+        };
+      }
+      Object.freeze(obj);
+      Object.getOwnPropertyNames(obj).forEach((name) => {
+        const prop = obj[name];
+        const type = typeof prop;
+        if ((type === "object" || type === "function") && !Object.isFrozen(prop)) {
+          deepFreeze(prop);
+        }
+      });
+      return obj;
+    }
+    var Response = class {
+      /**
+       * @param {CompiledMode} mode
+       */
+      constructor(mode) {
+        if (mode.data === void 0) mode.data = {};
+        this.data = mode.data;
+        this.isMatchIgnored = false;
+      }
+      ignoreMatch() {
+        this.isMatchIgnored = true;
+      }
+    };
+    function escapeHTML(value) {
+      return value.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#x27;");
+    }
+    function inherit$1(original, ...objects) {
+      const result = /* @__PURE__ */ Object.create(null);
+      for (const key in original) {
+        result[key] = original[key];
+      }
+      objects.forEach(function(obj) {
+        for (const key in obj) {
+          result[key] = obj[key];
+        }
+      });
+      return (
+        /** @type {T} */
+        result
+      );
+    }
+    var SPAN_CLOSE = "</span>";
+    var emitsWrappingTags = (node) => {
+      return !!node.scope;
+    };
+    var scopeToCSSClass = (name, { prefix }) => {
+      if (name.startsWith("language:")) {
+        return name.replace("language:", "language-");
+      }
+      if (name.includes(".")) {
+        const pieces = name.split(".");
+        return [
+          `${prefix}${pieces.shift()}`,
+          ...pieces.map((x, i) => `${x}${"_".repeat(i + 1)}`)
+        ].join(" ");
+      }
+      return `${prefix}${name}`;
+    };
+    var HTMLRenderer = class {
+      /**
+       * Creates a new HTMLRenderer
+       *
+       * @param {Tree} parseTree - the parse tree (must support `walk` API)
+       * @param {{classPrefix: string}} options
+       */
+      constructor(parseTree, options) {
+        this.buffer = "";
+        this.classPrefix = options.classPrefix;
+        parseTree.walk(this);
+      }
+      /**
+       * Adds texts to the output stream
+       *
+       * @param {string} text */
+      addText(text) {
+        this.buffer += escapeHTML(text);
+      }
+      /**
+       * Adds a node open to the output stream (if needed)
+       *
+       * @param {Node} node */
+      openNode(node) {
+        if (!emitsWrappingTags(node)) return;
+        const className = scopeToCSSClass(
+          node.scope,
+          { prefix: this.classPrefix }
+        );
+        this.span(className);
+      }
+      /**
+       * Adds a node close to the output stream (if needed)
+       *
+       * @param {Node} node */
+      closeNode(node) {
+        if (!emitsWrappingTags(node)) return;
+        this.buffer += SPAN_CLOSE;
+      }
+      /**
+       * returns the accumulated buffer
+      */
+      value() {
+        return this.buffer;
+      }
+      // helpers
+      /**
+       * Builds a span element
+       *
+       * @param {string} className */
+      span(className) {
+        this.buffer += `<span class="${className}">`;
+      }
+    };
+    var newNode = (opts = {}) => {
+      const result = { children: [] };
+      Object.assign(result, opts);
+      return result;
+    };
+    var TokenTree = class _TokenTree {
+      constructor() {
+        this.rootNode = newNode();
+        this.stack = [this.rootNode];
+      }
+      get top() {
+        return this.stack[this.stack.length - 1];
+      }
+      get root() {
+        return this.rootNode;
+      }
+      /** @param {Node} node */
+      add(node) {
+        this.top.children.push(node);
+      }
+      /** @param {string} scope */
+      openNode(scope) {
+        const node = newNode({ scope });
+        this.add(node);
+        this.stack.push(node);
+      }
+      closeNode() {
+        if (this.stack.length > 1) {
+          return this.stack.pop();
+        }
+        return void 0;
+      }
+      closeAllNodes() {
+        while (this.closeNode()) ;
+      }
+      toJSON() {
+        return JSON.stringify(this.rootNode, null, 4);
+      }
+      /**
+       * @typedef { import("./html_renderer").Renderer } Renderer
+       * @param {Renderer} builder
+       */
+      walk(builder) {
+        return this.constructor._walk(builder, this.rootNode);
+      }
+      /**
+       * @param {Renderer} builder
+       * @param {Node} node
+       */
+      static _walk(builder, node) {
+        if (typeof node === "string") {
+          builder.addText(node);
+        } else if (node.children) {
+          builder.openNode(node);
+          node.children.forEach((child) => this._walk(builder, child));
+          builder.closeNode(node);
+        }
+        return builder;
+      }
+      /**
+       * @param {Node} node
+       */
+      static _collapse(node) {
+        if (typeof node === "string") return;
+        if (!node.children) return;
+        if (node.children.every((el) => typeof el === "string")) {
+          node.children = [node.children.join("")];
+        } else {
+          node.children.forEach((child) => {
+            _TokenTree._collapse(child);
+          });
+        }
+      }
+    };
+    var TokenTreeEmitter = class extends TokenTree {
+      /**
+       * @param {*} options
+       */
+      constructor(options) {
+        super();
+        this.options = options;
+      }
+      /**
+       * @param {string} text
+       */
+      addText(text) {
+        if (text === "") {
+          return;
+        }
+        this.add(text);
+      }
+      /** @param {string} scope */
+      startScope(scope) {
+        this.openNode(scope);
+      }
+      endScope() {
+        this.closeNode();
+      }
+      /**
+       * @param {Emitter & {root: DataNode}} emitter
+       * @param {string} name
+       */
+      __addSublanguage(emitter, name) {
+        const node = emitter.root;
+        if (name) node.scope = `language:${name}`;
+        this.add(node);
+      }
+      toHTML() {
+        const renderer = new HTMLRenderer(this, this.options);
+        return renderer.value();
+      }
+      finalize() {
+        this.closeAllNodes();
+        return true;
+      }
+    };
+    function source(re) {
+      if (!re) return null;
+      if (typeof re === "string") return re;
+      return re.source;
+    }
+    function lookahead(re) {
+      return concat("(?=", re, ")");
+    }
+    function anyNumberOfTimes(re) {
+      return concat("(?:", re, ")*");
+    }
+    function optional(re) {
+      return concat("(?:", re, ")?");
+    }
+    function concat(...args) {
+      const joined = args.map((x) => source(x)).join("");
+      return joined;
+    }
+    function stripOptionsFromArgs(args) {
+      const opts = args[args.length - 1];
+      if (typeof opts === "object" && opts.constructor === Object) {
+        args.splice(args.length - 1, 1);
+        return opts;
+      } else {
+        return {};
+      }
+    }
+    function either(...args) {
+      const opts = stripOptionsFromArgs(args);
+      const joined = "(" + (opts.capture ? "" : "?:") + args.map((x) => source(x)).join("|") + ")";
+      return joined;
+    }
+    function countMatchGroups(re) {
+      return new RegExp(re.toString() + "|").exec("").length - 1;
+    }
+    function startsWith(re, lexeme) {
+      const match = re && re.exec(lexeme);
+      return match && match.index === 0;
+    }
+    var BACKREF_RE = new RegExp(either(
+      /\[(?:[^\\\]]|\\.)*\]/,
+      // a character class, inside which ( and \ lose their meaning
+      /\(\?<(?![=!])[^>]+>/,
+      // a named capture group `(?<name>` (not a lookbehind `(?<=` / `(?<!`)
+      /\(\?'[^']+'/,
+      // a named capture group `(?'name'`
+      /\(\??/,
+      // an opening parenthesis, capturing or non-capturing / lookahead
+      /\\([1-9][0-9]*)/,
+      // a backreference like `\1`
+      /\\./
+      // any other escape sequence
+    ));
+    function _rewriteBackreferences(regexps, { joinWith }) {
+      let numCaptures = 0;
+      return regexps.map((regex) => {
+        numCaptures += 1;
+        const offset = numCaptures;
+        let re = source(regex);
+        let out = "";
+        while (re.length > 0) {
+          const match = BACKREF_RE.exec(re);
+          if (!match) {
+            out += re;
+            break;
+          }
+          out += re.substring(0, match.index);
+          re = re.substring(match.index + match[0].length);
+          if (match[0][0] === "\\" && match[1]) {
+            out += "\\" + String(Number(match[1]) + offset);
+          } else {
+            out += match[0];
+            if (match[0] === "(" || /^\(\?[<']/.test(match[0])) {
+              numCaptures++;
+            }
+          }
+        }
+        return out;
+      }).map((re) => `(${re})`).join(joinWith);
+    }
+    var MATCH_NOTHING_RE = /\b\B/;
+    var IDENT_RE = "[a-zA-Z]\\w*";
+    var UNDERSCORE_IDENT_RE = "[a-zA-Z_]\\w*";
+    var NUMBER_RE = "\\b\\d+(\\.\\d+)?";
+    var C_NUMBER_RE = "(-?)(\\b0[xX][a-fA-F0-9]+|(\\b\\d+(\\.\\d*)?|\\.\\d+)([eE][-+]?\\d+)?)";
+    var BINARY_NUMBER_RE = "\\b(0b[01]+)";
+    var RE_STARTERS_RE = "!|!=|!==|%|%=|&|&&|&=|\\*|\\*=|\\+|\\+=|,|-|-=|/=|/|:|;|<<|<<=|<=|<|===|==|=|>>>=|>>=|>=|>>>|>>|>|\\?|\\[|\\{|\\(|\\^|\\^=|\\||\\|=|\\|\\||~";
+    var SHEBANG = (opts = {}) => {
+      const beginShebang = /^#![ ]*\//;
+      if (opts.binary) {
+        opts.begin = concat(
+          beginShebang,
+          /.*\b/,
+          opts.binary,
+          /\b.*/
+        );
+      }
+      return inherit$1({
+        scope: "meta",
+        begin: beginShebang,
+        end: /$/,
+        relevance: 0,
+        /** @type {ModeCallback} */
+        "on:begin": (m, resp) => {
+          if (m.index !== 0) resp.ignoreMatch();
+        }
+      }, opts);
+    };
+    var BACKSLASH_ESCAPE = {
+      begin: "\\\\[\\s\\S]",
+      relevance: 0
+    };
+    var APOS_STRING_MODE = {
+      scope: "string",
+      begin: "'",
+      end: "'",
+      illegal: "\\n",
+      contains: [BACKSLASH_ESCAPE]
+    };
+    var QUOTE_STRING_MODE = {
+      scope: "string",
+      begin: '"',
+      end: '"',
+      illegal: "\\n",
+      contains: [BACKSLASH_ESCAPE]
+    };
+    var PHRASAL_WORDS_MODE = {
+      begin: /\b(a|an|the|are|I'm|isn't|don't|doesn't|won't|but|just|should|pretty|simply|enough|gonna|going|wtf|so|such|will|you|your|they|like|more)\b/
+    };
+    var COMMENT = function(begin, end, modeOptions = {}) {
+      const mode = inherit$1(
+        {
+          scope: "comment",
+          begin,
+          end,
+          contains: []
+        },
+        modeOptions
+      );
+      mode.contains.push({
+        scope: "doctag",
+        // hack to avoid the space from being included. the space is necessary to
+        // match here to prevent the plain text rule below from gobbling up doctags
+        begin: "[ ]*(?=(TODO|FIXME|NOTE|BUG|OPTIMIZE|HACK|XXX):)",
+        end: /(TODO|FIXME|NOTE|BUG|OPTIMIZE|HACK|XXX):/,
+        excludeBegin: true,
+        relevance: 0
+      });
+      const ENGLISH_WORD = either(
+        // list of common 1 and 2 letter words in English
+        "I",
+        "a",
+        "is",
+        "so",
+        "us",
+        "to",
+        "at",
+        "if",
+        "in",
+        "it",
+        "on",
+        // note: this is not an exhaustive list of contractions, just popular ones
+        /[A-Za-z]+['](d|ve|re|ll|t|s|n)/,
+        // contractions - can't we'd they're let's, etc
+        /[A-Za-z]+[-][a-z]+/,
+        // `no-way`, etc.
+        /[A-Za-z][a-z]{2,}/
+        // allow capitalized words at beginning of sentences
+      );
+      mode.contains.push(
+        {
+          // TODO: how to include ", (, ) without breaking grammars that use these for
+          // comment delimiters?
+          // begin: /[ ]+([()"]?([A-Za-z'-]{3,}|is|a|I|so|us|[tT][oO]|at|if|in|it|on)[.]?[()":]?([.][ ]|[ ]|\))){3}/
+          // ---
+          // this tries to find sequences of 3 english words in a row (without any
+          // "programming" type syntax) this gives us a strong signal that we've
+          // TRULY found a comment - vs perhaps scanning with the wrong language.
+          // It's possible to find something that LOOKS like the start of the
+          // comment - but then if there is no readable text - good chance it is a
+          // false match and not a comment.
+          //
+          // for a visual example please see:
+          // https://github.com/highlightjs/highlight.js/issues/2827
+          begin: concat(
+            /[ ]+/,
+            // necessary to prevent us gobbling up doctags like /* @author Bob Mcgill */
+            "(",
+            ENGLISH_WORD,
+            /[.]?[:]?([.][ ]|[ ])/,
+            "){3}"
+          )
+          // look for 3 words in a row
+        }
+      );
+      return mode;
+    };
+    var C_LINE_COMMENT_MODE = COMMENT("//", "$");
+    var C_BLOCK_COMMENT_MODE = COMMENT("/\\*", "\\*/");
+    var HASH_COMMENT_MODE = COMMENT("#", "$");
+    var NUMBER_MODE = {
+      scope: "number",
+      begin: NUMBER_RE,
+      relevance: 0
+    };
+    var C_NUMBER_MODE = {
+      scope: "number",
+      begin: C_NUMBER_RE,
+      relevance: 0
+    };
+    var BINARY_NUMBER_MODE = {
+      scope: "number",
+      begin: BINARY_NUMBER_RE,
+      relevance: 0
+    };
+    var REGEXP_MODE = {
+      scope: "regexp",
+      begin: /\/(?=[^/\n]*\/)/,
+      end: /\/[gimuy]*/,
+      contains: [
+        BACKSLASH_ESCAPE,
+        {
+          begin: /\[/,
+          end: /\]/,
+          relevance: 0,
+          contains: [BACKSLASH_ESCAPE]
+        }
+      ]
+    };
+    var TITLE_MODE = {
+      scope: "title",
+      begin: IDENT_RE,
+      relevance: 0
+    };
+    var UNDERSCORE_TITLE_MODE = {
+      scope: "title",
+      begin: UNDERSCORE_IDENT_RE,
+      relevance: 0
+    };
+    var METHOD_GUARD = {
+      // excludes method names from keyword processing
+      begin: "\\.\\s*" + UNDERSCORE_IDENT_RE,
+      relevance: 0
+    };
+    var END_SAME_AS_BEGIN = function(mode) {
+      return Object.assign(
+        mode,
+        {
+          /** @type {ModeCallback} */
+          "on:begin": (m, resp) => {
+            resp.data._beginMatch = m[1];
+          },
+          /** @type {ModeCallback} */
+          "on:end": (m, resp) => {
+            if (resp.data._beginMatch !== m[1]) resp.ignoreMatch();
+          }
+        }
+      );
+    };
+    var MODES = /* @__PURE__ */ Object.freeze({
+      __proto__: null,
+      APOS_STRING_MODE,
+      BACKSLASH_ESCAPE,
+      BINARY_NUMBER_MODE,
+      BINARY_NUMBER_RE,
+      COMMENT,
+      C_BLOCK_COMMENT_MODE,
+      C_LINE_COMMENT_MODE,
+      C_NUMBER_MODE,
+      C_NUMBER_RE,
+      END_SAME_AS_BEGIN,
+      HASH_COMMENT_MODE,
+      IDENT_RE,
+      MATCH_NOTHING_RE,
+      METHOD_GUARD,
+      NUMBER_MODE,
+      NUMBER_RE,
+      PHRASAL_WORDS_MODE,
+      QUOTE_STRING_MODE,
+      REGEXP_MODE,
+      RE_STARTERS_RE,
+      SHEBANG,
+      TITLE_MODE,
+      UNDERSCORE_IDENT_RE,
+      UNDERSCORE_TITLE_MODE
+    });
+    function skipIfHasPrecedingDot(match, response) {
+      const before = match.input[match.index - 1];
+      if (before === ".") {
+        response.ignoreMatch();
+      }
+    }
+    function scopeClassName(mode, _parent) {
+      if (mode.className !== void 0) {
+        mode.scope = mode.className;
+        delete mode.className;
+      }
+    }
+    function beginKeywords(mode, parent) {
+      if (!parent) return;
+      if (!mode.beginKeywords) return;
+      mode.begin = "\\b(" + mode.beginKeywords.split(" ").join("|") + ")(?!\\.)(?=\\b|\\s)";
+      mode.__beforeBegin = skipIfHasPrecedingDot;
+      mode.keywords = mode.keywords || mode.beginKeywords;
+      delete mode.beginKeywords;
+      if (mode.relevance === void 0) mode.relevance = 0;
+    }
+    function compileIllegal(mode, _parent) {
+      if (!Array.isArray(mode.illegal)) return;
+      mode.illegal = either(...mode.illegal);
+    }
+    function compileMatch(mode, _parent) {
+      if (!mode.match) return;
+      if (mode.begin || mode.end) throw new Error("begin & end are not supported with match");
+      mode.begin = mode.match;
+      delete mode.match;
+    }
+    function compileRelevance(mode, _parent) {
+      if (mode.relevance === void 0) mode.relevance = 1;
+    }
+    var beforeMatchExt = (mode, parent) => {
+      if (!mode.beforeMatch) return;
+      if (mode.starts) throw new Error("beforeMatch cannot be used with starts");
+      const originalMode = Object.assign({}, mode);
+      Object.keys(mode).forEach((key) => {
+        delete mode[key];
+      });
+      mode.keywords = originalMode.keywords;
+      mode.begin = concat(originalMode.beforeMatch, lookahead(originalMode.begin));
+      mode.starts = {
+        relevance: 0,
+        contains: [
+          Object.assign(originalMode, { endsParent: true })
+        ]
+      };
+      mode.relevance = 0;
+      delete originalMode.beforeMatch;
+    };
+    var COMMON_KEYWORDS = [
+      "of",
+      "and",
+      "for",
+      "in",
+      "not",
+      "or",
+      "if",
+      "then",
+      "parent",
+      // common variable name
+      "list",
+      // common variable name
+      "value"
+      // common variable name
+    ];
+    var DEFAULT_KEYWORD_SCOPE = "keyword";
+    function compileKeywords(rawKeywords, caseInsensitive, scopeName = DEFAULT_KEYWORD_SCOPE) {
+      const compiledKeywords = /* @__PURE__ */ Object.create(null);
+      if (typeof rawKeywords === "string") {
+        compileList(scopeName, rawKeywords.split(" "));
+      } else if (Array.isArray(rawKeywords)) {
+        compileList(scopeName, rawKeywords);
+      } else {
+        Object.keys(rawKeywords).forEach(function(scopeName2) {
+          Object.assign(
+            compiledKeywords,
+            compileKeywords(rawKeywords[scopeName2], caseInsensitive, scopeName2)
+          );
+        });
+      }
+      return compiledKeywords;
+      function compileList(scopeName2, keywordList) {
+        if (caseInsensitive) {
+          keywordList = keywordList.map((x) => x.toLowerCase());
+        }
+        keywordList.forEach(function(keyword) {
+          const pair = keyword.split("|");
+          compiledKeywords[pair[0]] = [scopeName2, scoreForKeyword(pair[0], pair[1])];
+        });
+      }
+    }
+    function scoreForKeyword(keyword, providedScore) {
+      if (providedScore) {
+        return Number(providedScore);
+      }
+      return commonKeyword(keyword) ? 0 : 1;
+    }
+    function commonKeyword(keyword) {
+      return COMMON_KEYWORDS.includes(keyword.toLowerCase());
+    }
+    var seenDeprecations = {};
+    var error = (message) => {
+      console.error(message);
+    };
+    var warn = (message, ...args) => {
+      console.log(`WARN: ${message}`, ...args);
+    };
+    var deprecated = (version2, message) => {
+      if (seenDeprecations[`${version2}/${message}`]) return;
+      console.log(`Deprecated as of ${version2}. ${message}`);
+      seenDeprecations[`${version2}/${message}`] = true;
+    };
+    var MultiClassError = new Error();
+    function remapScopeNames(mode, regexes, { key }) {
+      let offset = 0;
+      const scopeNames = mode[key];
+      const emit = {};
+      const positions = {};
+      for (let i = 1; i <= regexes.length; i++) {
+        positions[i + offset] = scopeNames[i];
+        emit[i + offset] = true;
+        offset += countMatchGroups(regexes[i - 1]);
+      }
+      mode[key] = positions;
+      mode[key]._emit = emit;
+      mode[key]._multi = true;
+    }
+    function beginMultiClass(mode) {
+      if (!Array.isArray(mode.begin)) return;
+      if (mode.skip || mode.excludeBegin || mode.returnBegin) {
+        error("skip, excludeBegin, returnBegin not compatible with beginScope: {}");
+        throw MultiClassError;
+      }
+      if (typeof mode.beginScope !== "object" || mode.beginScope === null) {
+        error("beginScope must be object");
+        throw MultiClassError;
+      }
+      remapScopeNames(mode, mode.begin, { key: "beginScope" });
+      mode.begin = _rewriteBackreferences(mode.begin, { joinWith: "" });
+    }
+    function endMultiClass(mode) {
+      if (!Array.isArray(mode.end)) return;
+      if (mode.skip || mode.excludeEnd || mode.returnEnd) {
+        error("skip, excludeEnd, returnEnd not compatible with endScope: {}");
+        throw MultiClassError;
+      }
+      if (typeof mode.endScope !== "object" || mode.endScope === null) {
+        error("endScope must be object");
+        throw MultiClassError;
+      }
+      remapScopeNames(mode, mode.end, { key: "endScope" });
+      mode.end = _rewriteBackreferences(mode.end, { joinWith: "" });
+    }
+    function scopeSugar(mode) {
+      if (mode.scope && typeof mode.scope === "object" && mode.scope !== null) {
+        mode.beginScope = mode.scope;
+        delete mode.scope;
+      }
+    }
+    function MultiClass(mode) {
+      scopeSugar(mode);
+      if (typeof mode.beginScope === "string") {
+        mode.beginScope = { _wrap: mode.beginScope };
+      }
+      if (typeof mode.endScope === "string") {
+        mode.endScope = { _wrap: mode.endScope };
+      }
+      beginMultiClass(mode);
+      endMultiClass(mode);
+    }
+    function compileLanguage(language) {
+      function langRe(value, global) {
+        return new RegExp(
+          source(value),
+          "m" + (language.case_insensitive ? "i" : "") + (language.unicodeRegex ? "u" : "") + (global ? "g" : "")
+        );
+      }
+      class MultiRegex {
+        constructor() {
+          this.matchIndexes = {};
+          this.regexes = [];
+          this.matchAt = 1;
+          this.position = 0;
+        }
+        // @ts-ignore
+        addRule(re, opts) {
+          opts.position = this.position++;
+          this.matchIndexes[this.matchAt] = opts;
+          this.regexes.push([opts, re]);
+          this.matchAt += countMatchGroups(re) + 1;
+        }
+        compile() {
+          if (this.regexes.length === 0) {
+            this.exec = () => null;
+          }
+          const terminators = this.regexes.map((el) => el[1]);
+          this.matcherRe = langRe(_rewriteBackreferences(terminators, { joinWith: "|" }), true);
+          this.lastIndex = 0;
+        }
+        /** @param {string} s */
+        exec(s) {
+          this.matcherRe.lastIndex = this.lastIndex;
+          const match = this.matcherRe.exec(s);
+          if (!match) {
+            return null;
+          }
+          const i = match.findIndex((el, i2) => i2 > 0 && el !== void 0);
+          const matchData = this.matchIndexes[i];
+          match.splice(0, i);
+          return Object.assign(match, matchData);
+        }
+      }
+      class ResumableMultiRegex {
+        constructor() {
+          this.rules = [];
+          this.multiRegexes = [];
+          this.count = 0;
+          this.lastIndex = 0;
+          this.regexIndex = 0;
+        }
+        // @ts-ignore
+        getMatcher(index) {
+          if (this.multiRegexes[index]) return this.multiRegexes[index];
+          const matcher = new MultiRegex();
+          this.rules.slice(index).forEach(([re, opts]) => matcher.addRule(re, opts));
+          matcher.compile();
+          this.multiRegexes[index] = matcher;
+          return matcher;
+        }
+        resumingScanAtSamePosition() {
+          return this.regexIndex !== 0;
+        }
+        considerAll() {
+          this.regexIndex = 0;
+        }
+        // @ts-ignore
+        addRule(re, opts) {
+          this.rules.push([re, opts]);
+          if (opts.type === "begin") this.count++;
+        }
+        /** @param {string} s */
+        exec(s) {
+          const m = this.getMatcher(this.regexIndex);
+          m.lastIndex = this.lastIndex;
+          let result = m.exec(s);
+          if (this.resumingScanAtSamePosition()) {
+            if (result && result.index === this.lastIndex) ;
+            else {
+              const m2 = this.getMatcher(0);
+              m2.lastIndex = this.lastIndex + 1;
+              result = m2.exec(s);
+            }
+          }
+          if (result) {
+            this.regexIndex += result.position + 1;
+            if (this.regexIndex === this.count) {
+              this.considerAll();
+            }
+          }
+          return result;
+        }
+      }
+      function buildModeRegex(mode) {
+        const mm = new ResumableMultiRegex();
+        mode.contains.forEach((term) => mm.addRule(term.begin, { rule: term, type: "begin" }));
+        if (mode.terminatorEnd) {
+          mm.addRule(mode.terminatorEnd, { type: "end" });
+        }
+        if (mode.illegal) {
+          mm.addRule(mode.illegal, { type: "illegal" });
+        }
+        return mm;
+      }
+      function compileMode(mode, parent) {
+        const cmode = (
+          /** @type CompiledMode */
+          mode
+        );
+        if (mode.isCompiled) return cmode;
+        [
+          scopeClassName,
+          // do this early so compiler extensions generally don't have to worry about
+          // the distinction between match/begin
+          compileMatch,
+          MultiClass,
+          beforeMatchExt
+        ].forEach((ext) => ext(mode, parent));
+        language.compilerExtensions.forEach((ext) => ext(mode, parent));
+        mode.__beforeBegin = null;
+        [
+          beginKeywords,
+          // do this later so compiler extensions that come earlier have access to the
+          // raw array if they wanted to perhaps manipulate it, etc.
+          compileIllegal,
+          // default to 1 relevance if not specified
+          compileRelevance
+        ].forEach((ext) => ext(mode, parent));
+        mode.isCompiled = true;
+        let keywordPattern = null;
+        if (typeof mode.keywords === "object" && mode.keywords.$pattern) {
+          mode.keywords = Object.assign({}, mode.keywords);
+          keywordPattern = mode.keywords.$pattern;
+          delete mode.keywords.$pattern;
+        }
+        keywordPattern = keywordPattern || /\w+/;
+        if (mode.keywords) {
+          mode.keywords = compileKeywords(mode.keywords, language.case_insensitive);
+        }
+        cmode.keywordPatternRe = langRe(keywordPattern, true);
+        if (parent) {
+          if (!mode.begin) mode.begin = /\B|\b/;
+          cmode.beginRe = langRe(cmode.begin);
+          if (!mode.end && !mode.endsWithParent) mode.end = /\B|\b/;
+          if (mode.end) cmode.endRe = langRe(cmode.end);
+          cmode.terminatorEnd = source(cmode.end) || "";
+          if (mode.endsWithParent && parent.terminatorEnd) {
+            cmode.terminatorEnd += (mode.end ? "|" : "") + parent.terminatorEnd;
+          }
+        }
+        if (mode.illegal) cmode.illegalRe = langRe(
+          /** @type {RegExp | string} */
+          mode.illegal
+        );
+        if (!mode.contains) mode.contains = [];
+        mode.contains = [].concat(...mode.contains.map(function(c) {
+          return expandOrCloneMode(c === "self" ? mode : c);
+        }));
+        mode.contains.forEach(function(c) {
+          compileMode(
+            /** @type Mode */
+            c,
+            cmode
+          );
+        });
+        if (mode.starts) {
+          compileMode(mode.starts, parent);
+        }
+        cmode.matcher = buildModeRegex(cmode);
+        return cmode;
+      }
+      if (!language.compilerExtensions) language.compilerExtensions = [];
+      if (language.contains && language.contains.includes("self")) {
+        throw new Error("ERR: contains `self` is not supported at the top-level of a language.  See documentation.");
+      }
+      language.classNameAliases = inherit$1(language.classNameAliases || {});
+      return compileMode(
+        /** @type Mode */
+        language
+      );
+    }
+    function dependencyOnParent(mode) {
+      if (!mode) return false;
+      return mode.endsWithParent || dependencyOnParent(mode.starts);
+    }
+    function expandOrCloneMode(mode) {
+      if (mode.variants && !mode.cachedVariants) {
+        mode.cachedVariants = mode.variants.map(function(variant) {
+          return inherit$1(mode, { variants: null }, variant);
+        });
+      }
+      if (mode.cachedVariants) {
+        return mode.cachedVariants;
+      }
+      if (dependencyOnParent(mode)) {
+        return inherit$1(mode, { starts: mode.starts ? inherit$1(mode.starts) : null });
+      }
+      if (Object.isFrozen(mode)) {
+        return inherit$1(mode);
+      }
+      return mode;
+    }
+    var version = "11.12.0";
+    var HTMLInjectionError = class extends Error {
+      constructor(reason, html) {
+        super(reason);
+        this.name = "HTMLInjectionError";
+        this.html = html;
+      }
+    };
+    var escape = escapeHTML;
+    var inherit = inherit$1;
+    var NO_MATCH = /* @__PURE__ */ Symbol("nomatch");
+    var MAX_KEYWORD_HITS = 7;
+    var HLJS = function(hljs) {
+      const languages = /* @__PURE__ */ Object.create(null);
+      const aliases = /* @__PURE__ */ Object.create(null);
+      const plugins = [];
+      let SAFE_MODE = true;
+      const LANGUAGE_NOT_FOUND = "Could not find the language '{}', did you forget to load/include a language module?";
+      const PLAINTEXT_LANGUAGE = { disableAutodetect: true, name: "Plain text", contains: [] };
+      let options = {
+        ignoreUnescapedHTML: false,
+        throwUnescapedHTML: false,
+        noHighlightRe: /^(no-?highlight)$/i,
+        languageDetectRe: /\blang(?:uage)?-([\w-]+)\b/i,
+        classPrefix: "hljs-",
+        cssSelector: "pre code",
+        languages: null,
+        // beta configuration options, subject to change, welcome to discuss
+        // https://github.com/highlightjs/highlight.js/issues/1086
+        __emitter: TokenTreeEmitter
+      };
+      function shouldNotHighlight(languageName) {
+        return options.noHighlightRe.test(languageName);
+      }
+      function blockLanguage(block) {
+        let classes = block.className + " ";
+        classes += block.parentNode ? block.parentNode.className : "";
+        const match = options.languageDetectRe.exec(classes);
+        if (match) {
+          const language = getLanguage(match[1]);
+          if (!language) {
+            warn(LANGUAGE_NOT_FOUND.replace("{}", match[1]));
+            warn("Falling back to no-highlight mode for this block.", block);
+          }
+          return language ? match[1] : "no-highlight";
+        }
+        return classes.split(/\s+/).find((_class) => shouldNotHighlight(_class) || getLanguage(_class));
+      }
+      function highlight2(codeOrLanguageName, optionsOrCode, ignoreIllegals) {
+        let code = "";
+        let languageName = "";
+        if (typeof optionsOrCode === "object") {
+          code = codeOrLanguageName;
+          ignoreIllegals = optionsOrCode.ignoreIllegals;
+          languageName = optionsOrCode.language;
+        } else {
+          deprecated("10.7.0", "highlight(lang, code, ...args) has been deprecated.");
+          deprecated("10.7.0", "Please use highlight(code, options) instead.\nhttps://github.com/highlightjs/highlight.js/issues/2277");
+          languageName = codeOrLanguageName;
+          code = optionsOrCode;
+        }
+        if (ignoreIllegals === void 0) {
+          ignoreIllegals = true;
+        }
+        const context = {
+          code,
+          language: languageName
+        };
+        fire("before:highlight", context);
+        const result = context.result ? context.result : _highlight(context.language, context.code, ignoreIllegals);
+        result.code = context.code;
+        fire("after:highlight", result);
+        return result;
+      }
+      function _highlight(languageName, codeToHighlight, ignoreIllegals, continuation) {
+        const keywordHits = /* @__PURE__ */ Object.create(null);
+        function keywordData(mode, matchText) {
+          return mode.keywords[matchText];
+        }
+        function processKeywords() {
+          if (!top.keywords) {
+            emitter.addText(modeBuffer);
+            return;
+          }
+          let lastIndex = 0;
+          top.keywordPatternRe.lastIndex = 0;
+          let match = top.keywordPatternRe.exec(modeBuffer);
+          let buf = "";
+          while (match) {
+            buf += modeBuffer.substring(lastIndex, match.index);
+            const word = language.case_insensitive ? match[0].toLowerCase() : match[0];
+            const data = keywordData(top, word);
+            if (data) {
+              const [kind, keywordRelevance] = data;
+              emitter.addText(buf);
+              buf = "";
+              keywordHits[word] = (keywordHits[word] || 0) + 1;
+              if (keywordHits[word] <= MAX_KEYWORD_HITS) relevance += keywordRelevance;
+              if (kind.startsWith("_")) {
+                buf += match[0];
+              } else {
+                const cssClass = language.classNameAliases[kind] || kind;
+                emitKeyword(match[0], cssClass);
+              }
+            } else {
+              buf += match[0];
+            }
+            lastIndex = top.keywordPatternRe.lastIndex;
+            match = top.keywordPatternRe.exec(modeBuffer);
+          }
+          buf += modeBuffer.substring(lastIndex);
+          emitter.addText(buf);
+        }
+        function processSubLanguage() {
+          if (modeBuffer === "") return;
+          let result2 = null;
+          if (typeof top.subLanguage === "string") {
+            if (!languages[top.subLanguage]) {
+              emitter.addText(modeBuffer);
+              return;
+            }
+            result2 = _highlight(top.subLanguage, modeBuffer, true, continuations[top.subLanguage]);
+            continuations[top.subLanguage] = /** @type {CompiledMode} */
+            result2._top;
+          } else {
+            result2 = highlightAuto(modeBuffer, top.subLanguage.length ? top.subLanguage : null);
+          }
+          if (top.relevance > 0) {
+            relevance += result2.relevance;
+          }
+          emitter.__addSublanguage(result2._emitter, result2.language);
+        }
+        function processBuffer() {
+          if (top.subLanguage != null) {
+            processSubLanguage();
+          } else {
+            processKeywords();
+          }
+          modeBuffer = "";
+        }
+        function emitKeyword(keyword, scope) {
+          if (keyword === "") return;
+          emitter.startScope(scope);
+          emitter.addText(keyword);
+          emitter.endScope();
+        }
+        function emitMultiClass(scope, match) {
+          let i = 1;
+          const max = match.length - 1;
+          while (i <= max) {
+            if (!scope._emit[i]) {
+              i++;
+              continue;
+            }
+            const klass = language.classNameAliases[scope[i]] || scope[i];
+            const text = match[i];
+            if (klass) {
+              emitKeyword(text, klass);
+            } else {
+              modeBuffer = text;
+              processKeywords();
+              modeBuffer = "";
+            }
+            i++;
+          }
+        }
+        function startNewMode(mode, match) {
+          if (mode.scope && typeof mode.scope === "string") {
+            emitter.openNode(language.classNameAliases[mode.scope] || mode.scope);
+          }
+          if (mode.beginScope) {
+            if (mode.beginScope._wrap) {
+              emitKeyword(modeBuffer, language.classNameAliases[mode.beginScope._wrap] || mode.beginScope._wrap);
+              modeBuffer = "";
+            } else if (mode.beginScope._multi) {
+              emitMultiClass(mode.beginScope, match);
+              modeBuffer = "";
+            }
+          }
+          top = Object.create(mode, { parent: { value: top } });
+          return top;
+        }
+        function endOfMode(mode, match, matchPlusRemainder) {
+          let matched = startsWith(mode.endRe, matchPlusRemainder);
+          if (matched) {
+            if (mode["on:end"]) {
+              const resp = new Response(mode);
+              mode["on:end"](match, resp);
+              if (resp.isMatchIgnored) matched = false;
+            }
+            if (matched) {
+              while (mode.endsParent && mode.parent) {
+                mode = mode.parent;
+              }
+              return mode;
+            }
+          }
+          if (mode.endsWithParent) {
+            return endOfMode(mode.parent, match, matchPlusRemainder);
+          }
+        }
+        function doIgnore(lexeme) {
+          if (top.matcher.regexIndex === 0) {
+            modeBuffer += lexeme[0];
+            return 1;
+          } else {
+            resumeScanAtSamePosition = true;
+            return 0;
+          }
+        }
+        function doBeginMatch(match) {
+          const lexeme = match[0];
+          const newMode = match.rule;
+          const resp = new Response(newMode);
+          const beforeCallbacks = [newMode.__beforeBegin, newMode["on:begin"]];
+          for (const cb of beforeCallbacks) {
+            if (!cb) continue;
+            cb(match, resp);
+            if (resp.isMatchIgnored) return doIgnore(lexeme);
+          }
+          if (newMode.skip) {
+            modeBuffer += lexeme;
+          } else {
+            if (newMode.excludeBegin) {
+              modeBuffer += lexeme;
+            }
+            processBuffer();
+            if (!newMode.returnBegin && !newMode.excludeBegin) {
+              modeBuffer = lexeme;
+            }
+          }
+          startNewMode(newMode, match);
+          return newMode.returnBegin ? 0 : lexeme.length;
+        }
+        function doEndMatch(match) {
+          const lexeme = match[0];
+          const matchPlusRemainder = codeToHighlight.substring(match.index);
+          const endMode = endOfMode(top, match, matchPlusRemainder);
+          if (!endMode) {
+            return NO_MATCH;
+          }
+          const origin = top;
+          if (top.endScope && top.endScope._wrap) {
+            processBuffer();
+            emitKeyword(lexeme, top.endScope._wrap);
+          } else if (top.endScope && top.endScope._multi) {
+            processBuffer();
+            emitMultiClass(top.endScope, match);
+          } else if (origin.skip) {
+            modeBuffer += lexeme;
+          } else {
+            if (!(origin.returnEnd || origin.excludeEnd)) {
+              modeBuffer += lexeme;
+            }
+            processBuffer();
+            if (origin.excludeEnd) {
+              modeBuffer = lexeme;
+            }
+          }
+          do {
+            if (top.scope) {
+              emitter.closeNode();
+            }
+            if (!top.skip && !top.subLanguage) {
+              relevance += top.relevance;
+            }
+            top = top.parent;
+          } while (top !== endMode.parent);
+          if (endMode.starts) {
+            startNewMode(endMode.starts, match);
+          }
+          return origin.returnEnd ? 0 : lexeme.length;
+        }
+        function processContinuations() {
+          const list = [];
+          for (let current = top; current !== language; current = current.parent) {
+            if (current.scope) {
+              list.unshift(current.scope);
+            }
+          }
+          list.forEach((item) => emitter.openNode(item));
+        }
+        let lastMatch = {};
+        function processLexeme(textBeforeMatch, match) {
+          const lexeme = match && match[0];
+          modeBuffer += textBeforeMatch;
+          if (lexeme == null) {
+            processBuffer();
+            return 0;
+          }
+          if (lastMatch.type === "begin" && match.type === "end" && lastMatch.index === match.index && lexeme === "") {
+            modeBuffer += codeToHighlight.slice(match.index, match.index + 1);
+            if (!SAFE_MODE) {
+              const err = new Error(`0 width match regex (${languageName})`);
+              err.languageName = languageName;
+              err.badRule = lastMatch.rule;
+              throw err;
+            }
+            return 1;
+          }
+          lastMatch = match;
+          if (match.type === "begin") {
+            return doBeginMatch(match);
+          } else if (match.type === "illegal" && !ignoreIllegals) {
+            const err = new Error('Illegal lexeme "' + lexeme + '" for mode "' + (top.scope || "<unnamed>") + '"');
+            err.mode = top;
+            throw err;
+          } else if (match.type === "end") {
+            const processed = doEndMatch(match);
+            if (processed !== NO_MATCH) {
+              return processed;
+            }
+          }
+          if (match.type === "illegal" && lexeme === "") {
+            if (match.index === codeToHighlight.length) ;
+            else {
+              modeBuffer += "\n";
+            }
+            return 1;
+          }
+          if (iterations > 1e5 && iterations > match.index * 3) {
+            const err = new Error("potential infinite loop, way more iterations than matches");
+            throw err;
+          }
+          modeBuffer += lexeme;
+          return lexeme.length;
+        }
+        const language = getLanguage(languageName);
+        if (!language) {
+          error(LANGUAGE_NOT_FOUND.replace("{}", languageName));
+          throw new Error('Unknown language: "' + languageName + '"');
+        }
+        const md = compileLanguage(language);
+        let result = "";
+        let top = continuation || md;
+        const continuations = {};
+        const emitter = new options.__emitter(options);
+        processContinuations();
+        let modeBuffer = "";
+        let relevance = 0;
+        let index = 0;
+        let iterations = 0;
+        let resumeScanAtSamePosition = false;
+        try {
+          if (!language.__emitTokens) {
+            top.matcher.considerAll();
+            for (; ; ) {
+              iterations++;
+              if (resumeScanAtSamePosition) {
+                resumeScanAtSamePosition = false;
+              } else {
+                top.matcher.considerAll();
+              }
+              top.matcher.lastIndex = index;
+              const match = top.matcher.exec(codeToHighlight);
+              if (!match) break;
+              const beforeMatch = codeToHighlight.substring(index, match.index);
+              const processedCount = processLexeme(beforeMatch, match);
+              index = match.index + processedCount;
+            }
+            processLexeme(codeToHighlight.substring(index));
+          } else {
+            language.__emitTokens(codeToHighlight, emitter);
+          }
+          emitter.finalize();
+          result = emitter.toHTML();
+          return {
+            language: languageName,
+            value: result,
+            relevance,
+            illegal: false,
+            _emitter: emitter,
+            _top: top
+          };
+        } catch (err) {
+          if (err.message && err.message.includes("Illegal")) {
+            return {
+              language: languageName,
+              value: escape(codeToHighlight),
+              illegal: true,
+              relevance: 0,
+              _illegalBy: {
+                message: err.message,
+                index,
+                context: codeToHighlight.slice(index - 100, index + 100),
+                mode: err.mode,
+                resultSoFar: result
+              },
+              _emitter: emitter
+            };
+          } else if (SAFE_MODE) {
+            return {
+              language: languageName,
+              value: escape(codeToHighlight),
+              illegal: false,
+              relevance: 0,
+              errorRaised: err,
+              _emitter: emitter,
+              _top: top
+            };
+          } else {
+            throw err;
+          }
+        }
+      }
+      function justTextHighlightResult(code) {
+        const result = {
+          value: escape(code),
+          illegal: false,
+          relevance: 0,
+          _top: PLAINTEXT_LANGUAGE,
+          _emitter: new options.__emitter(options)
+        };
+        result._emitter.addText(code);
+        return result;
+      }
+      function highlightAuto(code, languageSubset) {
+        languageSubset = languageSubset || options.languages || Object.keys(languages);
+        const plaintext = justTextHighlightResult(code);
+        const results = languageSubset.filter(getLanguage).filter(autoDetection).map(
+          (name) => _highlight(name, code, false)
+        );
+        results.unshift(plaintext);
+        const sorted = results.sort((a, b) => {
+          if (a.relevance !== b.relevance) return b.relevance - a.relevance;
+          if (a.language && b.language) {
+            if (getLanguage(a.language).supersetOf === b.language) {
+              return 1;
+            } else if (getLanguage(b.language).supersetOf === a.language) {
+              return -1;
+            }
+          }
+          return 0;
+        });
+        const [best, secondBest] = sorted;
+        const result = best;
+        result.secondBest = secondBest;
+        return result;
+      }
+      function updateClassName(element, currentLang, resultLang) {
+        const language = currentLang && aliases[currentLang] || resultLang;
+        element.classList.add("hljs");
+        element.classList.add(`language-${language}`);
+      }
+      function highlightElement(element) {
+        let node = null;
+        const language = blockLanguage(element);
+        if (shouldNotHighlight(language)) return;
+        fire(
+          "before:highlightElement",
+          { el: element, language }
+        );
+        if (element.dataset.highlighted) {
+          console.log("Element previously highlighted. To highlight again, first unset `dataset.highlighted`.", element);
+          return;
+        }
+        if (element.children.length > 0) {
+          if (!options.ignoreUnescapedHTML) {
+            console.warn("One of your code blocks includes unescaped HTML. This is a potentially serious security risk.");
+            console.warn("https://github.com/highlightjs/highlight.js/wiki/security");
+            console.warn("The element with unescaped HTML:");
+            console.warn(element);
+          }
+          if (options.throwUnescapedHTML) {
+            const err = new HTMLInjectionError(
+              "One of your code blocks includes unescaped HTML.",
+              element.innerHTML
+            );
+            throw err;
+          }
+        }
+        node = element;
+        const text = node.textContent;
+        const result = language ? highlight2(text, { language, ignoreIllegals: true }) : highlightAuto(text);
+        element.innerHTML = result.value;
+        element.dataset.highlighted = "yes";
+        updateClassName(element, language, result.language);
+        element.result = {
+          language: result.language,
+          // TODO: remove with version 11.0
+          re: result.relevance,
+          relevance: result.relevance
+        };
+        if (result.secondBest) {
+          element.secondBest = {
+            language: result.secondBest.language,
+            relevance: result.secondBest.relevance
+          };
+        }
+        fire("after:highlightElement", { el: element, result, text });
+      }
+      function configure(userOptions) {
+        options = inherit(options, userOptions);
+      }
+      const initHighlighting = () => {
+        highlightAll();
+        deprecated("10.6.0", "initHighlighting() deprecated.  Use highlightAll() now.");
+      };
+      function initHighlightingOnLoad() {
+        highlightAll();
+        deprecated("10.6.0", "initHighlightingOnLoad() deprecated.  Use highlightAll() now.");
+      }
+      let wantsHighlight = false;
+      function highlightAll() {
+        function boot() {
+          highlightAll();
+        }
+        if (document.readyState === "loading") {
+          if (!wantsHighlight) {
+            window.addEventListener("DOMContentLoaded", boot, false);
+          }
+          wantsHighlight = true;
+          return;
+        }
+        const blocks = document.querySelectorAll(options.cssSelector);
+        blocks.forEach(highlightElement);
+      }
+      function registerLanguage(languageName, languageDefinition) {
+        let lang = null;
+        try {
+          lang = languageDefinition(hljs);
+        } catch (error$1) {
+          error("Language definition for '{}' could not be registered.".replace("{}", languageName));
+          if (!SAFE_MODE) {
+            throw error$1;
+          } else {
+            error(error$1);
+          }
+          lang = PLAINTEXT_LANGUAGE;
+        }
+        if (!lang.name) lang.name = languageName;
+        languages[languageName] = lang;
+        lang.rawDefinition = languageDefinition.bind(null, hljs);
+        if (lang.aliases) {
+          registerAliases(lang.aliases, { languageName });
+        }
+      }
+      function unregisterLanguage(languageName) {
+        delete languages[languageName];
+        for (const alias of Object.keys(aliases)) {
+          if (aliases[alias] === languageName) {
+            delete aliases[alias];
+          }
+        }
+      }
+      function listLanguages() {
+        return Object.keys(languages);
+      }
+      function getLanguage(name) {
+        name = (name || "").toLowerCase();
+        return languages[name] || languages[aliases[name]];
+      }
+      function registerAliases(aliasList, { languageName }) {
+        if (typeof aliasList === "string") {
+          aliasList = [aliasList];
+        }
+        aliasList.forEach((alias) => {
+          aliases[alias.toLowerCase()] = languageName;
+        });
+      }
+      function autoDetection(name) {
+        const lang = getLanguage(name);
+        return lang && !lang.disableAutodetect;
+      }
+      function upgradePluginAPI(plugin) {
+        if (plugin["before:highlightBlock"] && !plugin["before:highlightElement"]) {
+          plugin["before:highlightElement"] = (data) => {
+            plugin["before:highlightBlock"](
+              Object.assign({ block: data.el }, data)
+            );
+          };
+        }
+        if (plugin["after:highlightBlock"] && !plugin["after:highlightElement"]) {
+          plugin["after:highlightElement"] = (data) => {
+            plugin["after:highlightBlock"](
+              Object.assign({ block: data.el }, data)
+            );
+          };
+        }
+      }
+      function addPlugin(plugin) {
+        upgradePluginAPI(plugin);
+        plugins.push(plugin);
+      }
+      function removePlugin(plugin) {
+        const index = plugins.indexOf(plugin);
+        if (index !== -1) {
+          plugins.splice(index, 1);
+        }
+      }
+      function fire(event, args) {
+        const cb = event;
+        plugins.forEach(function(plugin) {
+          if (plugin[cb]) {
+            plugin[cb](args);
+          }
+        });
+      }
+      function deprecateHighlightBlock(el) {
+        deprecated("10.7.0", "highlightBlock will be removed entirely in v12.0");
+        deprecated("10.7.0", "Please use highlightElement now.");
+        return highlightElement(el);
+      }
+      Object.assign(hljs, {
+        highlight: highlight2,
+        highlightAuto,
+        highlightAll,
+        highlightElement,
+        // TODO: Remove with v12 API
+        highlightBlock: deprecateHighlightBlock,
+        configure,
+        initHighlighting,
+        initHighlightingOnLoad,
+        registerLanguage,
+        unregisterLanguage,
+        listLanguages,
+        getLanguage,
+        registerAliases,
+        autoDetection,
+        inherit,
+        addPlugin,
+        removePlugin
+      });
+      hljs.debugMode = function() {
+        SAFE_MODE = false;
+      };
+      hljs.safeMode = function() {
+        SAFE_MODE = true;
+      };
+      hljs.versionString = version;
+      hljs.regex = {
+        concat,
+        lookahead,
+        either,
+        optional,
+        anyNumberOfTimes
+      };
+      for (const key in MODES) {
+        if (typeof MODES[key] === "object") {
+          deepFreeze(MODES[key]);
+        }
+      }
+      Object.assign(hljs, MODES);
+      return hljs;
+    };
+    var highlight = HLJS({});
+    highlight.newInstance = () => HLJS({});
+    module.exports = highlight;
+    highlight.HighlightJS = highlight;
+    highlight.default = highlight;
+  }
+});
 
 // src/panel/dom.ts
 var MAX_PRE = 2e4;
@@ -36,45 +1619,875 @@ function pretty(value) {
   }
 }
 
-// src/panel/interrupt.ts
-function pageConfig() {
-  const node = document.getElementById("jupyter-config-data");
-  if (!node) return null;
+// node_modules/highlight.js/es/core.js
+var import_core = __toESM(require_core(), 1);
+var core_default = import_core.default;
+
+// node_modules/highlight.js/es/languages/bash.js
+function bash(hljs) {
+  const regex = hljs.regex;
+  const VAR = {};
+  const BRACED_VAR = {
+    begin: /\$\{/,
+    end: /\}/,
+    contains: [
+      "self",
+      {
+        begin: /:-/,
+        contains: [VAR]
+      }
+      // default values
+    ]
+  };
+  Object.assign(VAR, {
+    className: "variable",
+    variants: [
+      { begin: regex.concat(
+        /\$[\w\d#@][\w\d_]*/,
+        // negative look-ahead tries to avoid matching patterns that are not
+        // Perl at all like $ident$, @ident@, etc.
+        `(?![\\w\\d])(?![$])`
+      ) },
+      BRACED_VAR
+    ]
+  });
+  const SUBST = {
+    className: "subst",
+    begin: /\$\(/,
+    end: /\)/,
+    contains: [hljs.BACKSLASH_ESCAPE]
+  };
+  const COMMENT = hljs.inherit(
+    hljs.COMMENT(),
+    {
+      match: [
+        /(^|\s)/,
+        /#.*$/
+      ],
+      scope: {
+        2: "comment"
+      }
+    }
+  );
+  const HERE_DOC = {
+    begin: /<<-?\s*(?=\w+)/,
+    starts: { contains: [
+      hljs.END_SAME_AS_BEGIN({
+        begin: /(\w+)/,
+        end: /(\w+)/,
+        className: "string"
+      })
+    ] }
+  };
+  const QUOTE_STRING = {
+    className: "string",
+    begin: /"/,
+    end: /"/,
+    contains: [
+      hljs.BACKSLASH_ESCAPE,
+      VAR,
+      SUBST
+    ]
+  };
+  SUBST.contains.push(QUOTE_STRING);
+  const ESCAPED_QUOTE = {
+    match: /\\"/
+  };
+  const APOS_STRING = {
+    className: "string",
+    begin: /'/,
+    end: /'/
+  };
+  const ESCAPED_APOS = {
+    match: /\\'/
+  };
+  const ARITHMETIC = {
+    begin: /\$?\(\(/,
+    end: /\)\)/,
+    contains: [
+      {
+        begin: /\d+#[0-9a-f]+/,
+        className: "number"
+      },
+      hljs.NUMBER_MODE,
+      VAR
+    ]
+  };
+  const SH_LIKE_SHELLS = [
+    "fish",
+    "bash",
+    "zsh",
+    "sh",
+    "csh",
+    "ksh",
+    "tcsh",
+    "dash",
+    "scsh"
+  ];
+  const KNOWN_SHEBANG = hljs.SHEBANG({
+    binary: `(${SH_LIKE_SHELLS.join("|")})`,
+    relevance: 10
+  });
+  const FUNCTION = {
+    className: "function",
+    begin: /\w[\w\d_]*\s*\(\s*\)\s*\{/,
+    returnBegin: true,
+    contains: [hljs.inherit(hljs.TITLE_MODE, { begin: /\w[\w\d_]*/ })],
+    relevance: 0
+  };
+  const KEYWORDS = [
+    "if",
+    "then",
+    "else",
+    "elif",
+    "fi",
+    "time",
+    "for",
+    "while",
+    "until",
+    "in",
+    "do",
+    "done",
+    "case",
+    "esac",
+    "coproc",
+    "function",
+    "select"
+  ];
+  const LITERALS = [
+    "true",
+    "false"
+  ];
+  const PATH_MODE = { match: /(\/[a-z._-]+)+/ };
+  const SHELL_BUILT_INS = [
+    "break",
+    "cd",
+    "continue",
+    "eval",
+    "exec",
+    "exit",
+    "export",
+    "getopts",
+    "hash",
+    "pwd",
+    "readonly",
+    "return",
+    "shift",
+    "test",
+    "times",
+    "trap",
+    "umask",
+    "unset"
+  ];
+  const BASH_BUILT_INS = [
+    "alias",
+    "bind",
+    "builtin",
+    "caller",
+    "command",
+    "declare",
+    "echo",
+    "enable",
+    "help",
+    "let",
+    "local",
+    "logout",
+    "mapfile",
+    "printf",
+    "read",
+    "readarray",
+    "source",
+    "sudo",
+    "type",
+    "typeset",
+    "ulimit",
+    "unalias"
+  ];
+  const ZSH_BUILT_INS = [
+    "autoload",
+    "bg",
+    "bindkey",
+    "bye",
+    "cap",
+    "chdir",
+    "clone",
+    "comparguments",
+    "compcall",
+    "compctl",
+    "compdescribe",
+    "compfiles",
+    "compgroups",
+    "compquote",
+    "comptags",
+    "comptry",
+    "compvalues",
+    "dirs",
+    "disable",
+    "disown",
+    "echotc",
+    "echoti",
+    "emulate",
+    "fc",
+    "fg",
+    "float",
+    "functions",
+    "getcap",
+    "getln",
+    "history",
+    "integer",
+    "jobs",
+    "kill",
+    "limit",
+    "log",
+    "noglob",
+    "popd",
+    "print",
+    "pushd",
+    "pushln",
+    "rehash",
+    "sched",
+    "setcap",
+    "setopt",
+    "stat",
+    "suspend",
+    "ttyctl",
+    "unfunction",
+    "unhash",
+    "unlimit",
+    "unsetopt",
+    "vared",
+    "wait",
+    "whence",
+    "where",
+    "which",
+    "zcompile",
+    "zformat",
+    "zftp",
+    "zle",
+    "zmodload",
+    "zparseopts",
+    "zprof",
+    "zpty",
+    "zregexparse",
+    "zsocket",
+    "zstyle",
+    "ztcp"
+  ];
+  const GNU_CORE_UTILS = [
+    "chcon",
+    "chgrp",
+    "chown",
+    "chmod",
+    "cp",
+    "dd",
+    "df",
+    "dir",
+    "dircolors",
+    "ln",
+    "ls",
+    "mkdir",
+    "mkfifo",
+    "mknod",
+    "mktemp",
+    "mv",
+    "realpath",
+    "rm",
+    "rmdir",
+    "shred",
+    "sync",
+    "touch",
+    "truncate",
+    "vdir",
+    "b2sum",
+    "base32",
+    "base64",
+    "cat",
+    "cksum",
+    "comm",
+    "csplit",
+    "cut",
+    "expand",
+    "fmt",
+    "fold",
+    "head",
+    "join",
+    "md5sum",
+    "nl",
+    "numfmt",
+    "od",
+    "paste",
+    "ptx",
+    "pr",
+    "sha1sum",
+    "sha224sum",
+    "sha256sum",
+    "sha384sum",
+    "sha512sum",
+    "shuf",
+    "sort",
+    "split",
+    "sum",
+    "tac",
+    "tail",
+    "tr",
+    "tsort",
+    "unexpand",
+    "uniq",
+    "wc",
+    "arch",
+    "basename",
+    "chroot",
+    "date",
+    "dirname",
+    "du",
+    "echo",
+    "env",
+    "expr",
+    "factor",
+    // "false", // keyword literal already
+    "groups",
+    "hostid",
+    "id",
+    "link",
+    "logname",
+    "nice",
+    "nohup",
+    "nproc",
+    "pathchk",
+    "pinky",
+    "printenv",
+    "printf",
+    "pwd",
+    "readlink",
+    "runcon",
+    "seq",
+    "sleep",
+    "stat",
+    "stdbuf",
+    "stty",
+    "tee",
+    "test",
+    "timeout",
+    // "true", // keyword literal already
+    "tty",
+    "uname",
+    "unlink",
+    "uptime",
+    "users",
+    "who",
+    "whoami",
+    "yes"
+  ];
+  return {
+    name: "Bash",
+    aliases: [
+      "sh",
+      "zsh"
+    ],
+    keywords: {
+      $pattern: /\b[a-z][a-z0-9._-]+\b/,
+      keyword: KEYWORDS,
+      literal: LITERALS,
+      built_in: [
+        ...SHELL_BUILT_INS,
+        ...BASH_BUILT_INS,
+        // Shell modifiers
+        "set",
+        "shopt",
+        ...ZSH_BUILT_INS,
+        ...GNU_CORE_UTILS
+      ]
+    },
+    contains: [
+      KNOWN_SHEBANG,
+      // to catch known shells and boost relevancy
+      hljs.SHEBANG(),
+      // to catch unknown shells but still highlight the shebang
+      FUNCTION,
+      ARITHMETIC,
+      COMMENT,
+      HERE_DOC,
+      PATH_MODE,
+      QUOTE_STRING,
+      ESCAPED_QUOTE,
+      APOS_STRING,
+      ESCAPED_APOS,
+      VAR
+    ]
+  };
+}
+
+// node_modules/highlight.js/es/languages/python.js
+function python(hljs) {
+  const regex = hljs.regex;
+  const IDENT_RE = /[\p{XID_Start}_]\p{XID_Continue}*/u;
+  const RESERVED_WORDS = [
+    "and",
+    "as",
+    "assert",
+    "async",
+    "await",
+    "break",
+    "case",
+    "class",
+    "continue",
+    "def",
+    "del",
+    "elif",
+    "else",
+    "except",
+    "finally",
+    "for",
+    "from",
+    "global",
+    "if",
+    "import",
+    "in",
+    "is",
+    "lambda",
+    "lazy",
+    "match",
+    "nonlocal|10",
+    "not",
+    "or",
+    "pass",
+    "raise",
+    "return",
+    "try",
+    "while",
+    "with",
+    "yield"
+  ];
+  const BUILT_INS = [
+    "__import__",
+    "abs",
+    "aiter",
+    "all",
+    "anext",
+    "any",
+    "ascii",
+    "bin",
+    "bool",
+    "breakpoint",
+    "bytearray",
+    "bytes",
+    "callable",
+    "chr",
+    "classmethod",
+    "compile",
+    "complex",
+    "delattr",
+    "dict",
+    "dir",
+    "divmod",
+    "enumerate",
+    "eval",
+    "exec",
+    "filter",
+    "float",
+    "format",
+    "frozendict",
+    "frozenset",
+    "getattr",
+    "globals",
+    "hasattr",
+    "hash",
+    "help",
+    "hex",
+    "id",
+    "input",
+    "int",
+    "isinstance",
+    "issubclass",
+    "iter",
+    "len",
+    "list",
+    "locals",
+    "map",
+    "max",
+    "memoryview",
+    "min",
+    "next",
+    "object",
+    "oct",
+    "open",
+    "ord",
+    "pow",
+    "print",
+    "property",
+    "range",
+    "repr",
+    "reversed",
+    "round",
+    "sentinel",
+    "set",
+    "setattr",
+    "slice",
+    "sorted",
+    "staticmethod",
+    "str",
+    "sum",
+    "super",
+    "tuple",
+    "type",
+    "vars",
+    "zip"
+  ];
+  const LITERALS = [
+    "__debug__",
+    "Ellipsis",
+    "False",
+    "None",
+    "NotImplemented",
+    "True"
+  ];
+  const TYPES = [
+    "Any",
+    "Callable",
+    "Coroutine",
+    "Dict",
+    "List",
+    "Literal",
+    "Generic",
+    "Optional",
+    "Sequence",
+    "Set",
+    "Tuple",
+    "Type",
+    "Union"
+  ];
+  const KEYWORDS = {
+    $pattern: /[A-Za-z]\w+|__\w+__/,
+    keyword: RESERVED_WORDS,
+    built_in: BUILT_INS,
+    literal: LITERALS,
+    type: TYPES
+  };
+  const PROMPT = {
+    className: "meta",
+    begin: /^(>>>|\.\.\.) /
+  };
+  const SUBST = {
+    className: "subst",
+    begin: /\{/,
+    end: /\}/,
+    keywords: KEYWORDS,
+    illegal: /#/
+  };
+  const LITERAL_BRACKET = {
+    begin: /\{\{/,
+    relevance: 0
+  };
+  const STRING = {
+    className: "string",
+    contains: [hljs.BACKSLASH_ESCAPE],
+    variants: [
+      {
+        begin: /([uU]|[bB]|[rR]|[bB][rR]|[rR][bB])?'''/,
+        end: /'''/,
+        contains: [
+          hljs.BACKSLASH_ESCAPE,
+          PROMPT
+        ],
+        relevance: 10
+      },
+      {
+        begin: /([uU]|[bB]|[rR]|[bB][rR]|[rR][bB])?"""/,
+        end: /"""/,
+        contains: [
+          hljs.BACKSLASH_ESCAPE,
+          PROMPT
+        ],
+        relevance: 10
+      },
+      {
+        begin: /([fFtT][rR]|[rR][fFtT]|[fFtT])'''/,
+        end: /'''/,
+        contains: [
+          hljs.BACKSLASH_ESCAPE,
+          PROMPT,
+          LITERAL_BRACKET,
+          SUBST
+        ]
+      },
+      {
+        begin: /([fFtT][rR]|[rR][fFtT]|[fFtT])"""/,
+        end: /"""/,
+        contains: [
+          hljs.BACKSLASH_ESCAPE,
+          PROMPT,
+          LITERAL_BRACKET,
+          SUBST
+        ]
+      },
+      {
+        begin: /([uU]|[rR])'/,
+        end: /'/,
+        relevance: 10
+      },
+      {
+        begin: /([uU]|[rR])"/,
+        end: /"/,
+        relevance: 10
+      },
+      {
+        begin: /([bB]|[bB][rR]|[rR][bB])'/,
+        end: /'/
+      },
+      {
+        begin: /([bB]|[bB][rR]|[rR][bB])"/,
+        end: /"/
+      },
+      {
+        begin: /([fFtT][rR]|[rR][fFtT]|[fFtT])'/,
+        end: /'/,
+        contains: [
+          hljs.BACKSLASH_ESCAPE,
+          LITERAL_BRACKET,
+          SUBST
+        ]
+      },
+      {
+        begin: /([fFtT][rR]|[rR][fFtT]|[fFtT])"/,
+        end: /"/,
+        contains: [
+          hljs.BACKSLASH_ESCAPE,
+          LITERAL_BRACKET,
+          SUBST
+        ]
+      },
+      hljs.APOS_STRING_MODE,
+      hljs.QUOTE_STRING_MODE
+    ]
+  };
+  const digitpart = "[0-9](_?[0-9])*";
+  const pointfloat = `(\\b(${digitpart}))?\\.(${digitpart})|\\b(${digitpart})\\.`;
+  const lookahead = `\\b|${RESERVED_WORDS.join("|")}`;
+  const NUMBER = {
+    className: "number",
+    relevance: 0,
+    variants: [
+      // exponentfloat, pointfloat
+      // https://docs.python.org/3.9/reference/lexical_analysis.html#floating-point-literals
+      // optionally imaginary
+      // https://docs.python.org/3.9/reference/lexical_analysis.html#imaginary-literals
+      // Note: no leading \b because floats can start with a decimal point
+      // and we don't want to mishandle e.g. `fn(.5)`,
+      // no trailing \b for pointfloat because it can end with a decimal point
+      // and we don't want to mishandle e.g. `0..hex()`; this should be safe
+      // because both MUST contain a decimal point and so cannot be confused with
+      // the interior part of an identifier
+      {
+        begin: `(\\b(${digitpart})|(${pointfloat}))[eE][+-]?(${digitpart})[jJ]?(?=${lookahead})`
+      },
+      {
+        begin: `(${pointfloat})[jJ]?`
+      },
+      // decinteger, bininteger, octinteger, hexinteger
+      // https://docs.python.org/3.9/reference/lexical_analysis.html#integer-literals
+      // optionally "long" in Python 2
+      // https://docs.python.org/2.7/reference/lexical_analysis.html#integer-and-long-integer-literals
+      // decinteger is optionally imaginary
+      // https://docs.python.org/3.9/reference/lexical_analysis.html#imaginary-literals
+      {
+        begin: `\\b([1-9](_?[0-9])*|0+(_?0)*)[lLjJ]?(?=${lookahead})`
+      },
+      {
+        begin: `\\b0[bB](_?[01])+[lL]?(?=${lookahead})`
+      },
+      {
+        begin: `\\b0[oO](_?[0-7])+[lL]?(?=${lookahead})`
+      },
+      {
+        begin: `\\b0[xX](_?[0-9a-fA-F])+[lL]?(?=${lookahead})`
+      },
+      // imagnumber (digitpart-based)
+      // https://docs.python.org/3.9/reference/lexical_analysis.html#imaginary-literals
+      {
+        begin: `\\b(${digitpart})[jJ](?=${lookahead})`
+      }
+    ]
+  };
+  const COMMENT_TYPE = {
+    className: "comment",
+    begin: regex.lookahead(/# type:/),
+    end: /$/,
+    keywords: KEYWORDS,
+    contains: [
+      {
+        // prevent keywords from coloring `type`
+        begin: /# type:/
+      },
+      // comment within a datatype comment includes no keywords
+      {
+        begin: /#/,
+        end: /\b\B/,
+        endsWithParent: true
+      }
+    ]
+  };
+  const PARAMS = {
+    className: "params",
+    variants: [
+      // Exclude params in functions without params
+      {
+        className: "",
+        begin: /\(\s*\)/,
+        skip: true
+      },
+      {
+        begin: /\(/,
+        end: /\)/,
+        excludeBegin: true,
+        excludeEnd: true,
+        keywords: KEYWORDS,
+        contains: [
+          "self",
+          PROMPT,
+          NUMBER,
+          STRING,
+          hljs.HASH_COMMENT_MODE
+        ]
+      }
+    ]
+  };
+  SUBST.contains = [
+    STRING,
+    NUMBER,
+    PROMPT
+  ];
+  return {
+    name: "Python",
+    aliases: [
+      "py",
+      "gyp",
+      "ipython"
+    ],
+    unicodeRegex: true,
+    keywords: KEYWORDS,
+    illegal: /(<\/|\?)|=>/,
+    contains: [
+      PROMPT,
+      NUMBER,
+      {
+        // very common convention
+        scope: "variable.language",
+        match: /\bself\b/
+      },
+      {
+        // eat "if" prior to string so that it won't accidentally be
+        // labeled as an f-string
+        beginKeywords: "if",
+        relevance: 0
+      },
+      { match: /\bor\b/, scope: "keyword" },
+      STRING,
+      COMMENT_TYPE,
+      hljs.HASH_COMMENT_MODE,
+      {
+        match: [
+          /\bdef/,
+          /\s+/,
+          IDENT_RE
+        ],
+        scope: {
+          1: "keyword",
+          3: "title.function"
+        },
+        contains: [PARAMS]
+      },
+      {
+        variants: [
+          {
+            match: [
+              /\bclass/,
+              /\s+/,
+              IDENT_RE,
+              /\s*/,
+              /\(\s*/,
+              IDENT_RE,
+              /\s*\)/
+            ]
+          },
+          {
+            match: [
+              /\bclass/,
+              /\s+/,
+              IDENT_RE
+            ]
+          }
+        ],
+        scope: {
+          1: "keyword",
+          3: "title.class",
+          6: "title.class.inherited"
+        }
+      },
+      {
+        className: "meta",
+        begin: /^[\t ]*@/,
+        end: /(?=#)|$/,
+        contains: [
+          NUMBER,
+          PARAMS,
+          STRING
+        ]
+      }
+    ]
+  };
+}
+
+// src/panel/highlight.ts
+core_default.registerLanguage("python", python);
+core_default.registerLanguage("bash", bash);
+var ENTITIES = {
+  "&amp;": "&",
+  "&lt;": "<",
+  "&gt;": ">",
+  "&quot;": '"',
+  "&#x27;": "'",
+  "&#39;": "'"
+};
+function highlightCode(source, language) {
+  const code = document.createElement("code");
+  const lang = core_default.getLanguage(language) ? language : null;
+  code.className = `ja-code hljs${lang ? ` language-${lang}` : ""}`;
+  if (!lang || !spansInto(code, highlighted(source, lang)))
+    code.replaceChildren(document.createTextNode(source));
+  return code;
+}
+function highlighted(source, language) {
   try {
-    return JSON.parse(node.textContent || "{}");
+    return core_default.highlight(source, { language, ignoreIllegals: true }).value;
   } catch {
-    return null;
+    return "";
   }
 }
-function cookie(name) {
-  const match = document.cookie.match(new RegExp(`(?:^|;\\s*)${name}=([^;]*)`));
-  return match ? decodeURIComponent(match[1]) : "";
-}
-function interruptKernel(kernelId) {
-  const event = new CustomEvent("jupyter-agent:interrupt", {
-    detail: { kernelId },
-    cancelable: true
-  });
-  if (!document.dispatchEvent(event) || !kernelId)
-    return Promise.resolve(false);
-  const config = pageConfig();
-  if (!config) return Promise.resolve(false);
-  let base = config.baseUrl || "/";
-  if (!base.endsWith("/")) base += "/";
-  const headers = {
-    "Content-Type": "application/json"
-  };
-  const xsrf = cookie("_xsrf");
-  if (xsrf) headers["X-XSRFToken"] = xsrf;
-  if (config.token) headers.Authorization = `token ${config.token}`;
-  return fetch(`${base}api/kernels/${encodeURIComponent(kernelId)}/interrupt`, {
-    method: "POST",
-    headers,
-    credentials: "same-origin"
-  }).then(
-    (response) => response.ok,
-    () => false
-  );
+function spansInto(into, html) {
+  if (!html) return false;
+  const stack = [into];
+  const token = /<span class="([\w\- ]+)">|<\/span>|[^<]+/gy;
+  let at = 0;
+  for (let m = token.exec(html); m; m = token.exec(html)) {
+    at = token.lastIndex;
+    const top = stack[stack.length - 1];
+    if (m[1] !== void 0) {
+      const span = document.createElement("span");
+      span.className = m[1];
+      top.append(span);
+      stack.push(span);
+    } else if (m[0] === "</span>") {
+      if (stack.length === 1) return false;
+      stack.pop();
+    } else {
+      const text = m[0].replace(
+        /&(?:amp|lt|gt|quot|#x27|#39);/g,
+        (e) => ENTITIES[e]
+      );
+      top.append(document.createTextNode(text));
+    }
+  }
+  return at === html.length && stack.length === 1;
 }
 
 // src/panel/wire.ts
@@ -96,12 +2509,14 @@ var STEP_LABELS = {
 };
 function toolCard(e) {
   const status = h("span", { class: "ja-tool-status", text: "running…" });
+  const errorLine = h("span", { class: "ja-tool-error-line", hidden: true });
   const summary = h(
     "summary",
     {},
     h("span", { class: "ja-tool-icon", "aria-hidden": "true", text: "⚙" }),
     h("span", { class: "ja-tool-summary", text: e.summary || e.name }),
-    status
+    status,
+    errorLine
   );
   const input = h("pre", { class: "ja-pre", text: clip(pretty(e.input)) });
   const output = h("pre", { class: "ja-pre ja-tool-output", hidden: true });
@@ -120,13 +2535,20 @@ function toolCard(e) {
     )
   );
   if (CONTROL_TOOLS2.has(e.name)) card.hidden = true;
-  return { card, status, output, result };
+  return { card, status, errorLine, output, result };
+}
+function waitForUser(tool, waiting) {
+  tool.card.dataset.state = waiting ? "waiting" : "running";
+  tool.status.textContent = waiting ? "waiting for you" : "running…";
 }
 function endTool(tool, e) {
   const { card, status, result } = tool;
-  card.dataset.state = e.is_error ? "error" : "done";
+  const failed = e.is_error || Boolean(e.error_line);
+  card.dataset.state = failed ? "error" : "done";
   const took = e.duration ? ` · ${e.duration < 1 ? `${Math.round(e.duration * 1e3)} ms` : `${e.duration.toFixed(1)} s`}` : "";
-  status.textContent = `${e.is_error ? "failed" : "done"}${took}`;
+  status.textContent = `${failed ? "failed" : "done"}${took}`;
+  tool.errorLine.hidden = !e.error_line;
+  tool.errorLine.textContent = e.error_line ?? "";
   let shown = e.result;
   const diffHead = e.diff ? e.diff.split("\n", 1)[0] : "";
   const at = diffHead ? shown.indexOf(diffHead) : -1;
@@ -293,8 +2715,116 @@ function questionCard(e, send) {
   card.append(...children.filter((c) => Boolean(c)));
   return parts;
 }
+var REVEAL_CELL_EVENT = "jupyter-agent:reveal-cell";
+function previewSection(preview) {
+  if (preview.kind === "cell") return cellPreview(preview);
+  if (preview.kind === "command") return commandPreview(preview);
+  if (preview.kind === "file") return filePreview(preview);
+  return null;
+}
+function cellPreview(p) {
+  const where = p.index !== null && p.index !== void 0 ? `cell ${p.index}${p.count ? ` of ${p.count}` : ""}` : "a cell";
+  const link2 = h("a", {
+    href: "#",
+    class: "ja-reveal-cell",
+    title: `Show cell ${p.cell_id} in the notebook`,
+    "data-cell-id": p.cell_id,
+    text: where
+  });
+  link2.addEventListener("click", (event) => {
+    event.preventDefault();
+    link2.dispatchEvent(
+      new CustomEvent(REVEAL_CELL_EVENT, {
+        detail: { cellId: p.cell_id },
+        bubbles: true,
+        cancelable: true
+      })
+    );
+  });
+  return h(
+    "div",
+    { class: "ja-preview ja-preview-cell" },
+    h("p", { class: "ja-preview-where" }, "Runs ", link2, ":"),
+    h(
+      "pre",
+      { class: "ja-pre ja-code-block" },
+      highlightCode(clip(p.source), p.language || "python")
+    )
+  );
+}
+var EFFECT_LABELS = {
+  inert: "changes nothing",
+  reads: "only reads",
+  writes: "writes",
+  runs_code: "runs code",
+  unknown: "unknown"
+};
+function commandPreview(p) {
+  const programs = (p.programs || []).map(
+    (program) => h(
+      "li",
+      { "data-effect": program.effect },
+      h("code", { text: program.text }),
+      " ",
+      h("span", {
+        class: "ja-effect",
+        text: EFFECT_LABELS[program.effect] ?? program.effect
+      }),
+      program.note && program.note !== EFFECT_LABELS[program.effect] ? ` — ${program.note}` : "",
+      (program.writes || []).length ? ` (${(program.writes || []).join(", ")})` : ""
+    )
+  );
+  const redirects = (p.redirects || []).map(
+    (text) => h(
+      "li",
+      { "data-effect": "writes" },
+      h("code", { text }),
+      " ",
+      h("span", { class: "ja-effect", text: "writes" }),
+      " — a redirection"
+    )
+  );
+  return h(
+    "div",
+    { class: "ja-preview ja-preview-command" },
+    h(
+      "pre",
+      { class: "ja-pre ja-code-block" },
+      highlightCode(clip(p.command), "bash")
+    ),
+    p.working_dir && p.working_dir !== "." ? h("p", { class: "ja-meta", text: `in ${p.working_dir}` }) : null,
+    programs.length || redirects.length ? h(
+      "ul",
+      { class: "ja-programs", "aria-label": "What it runs" },
+      programs,
+      redirects
+    ) : null,
+    p.sandbox ? h("p", { class: "ja-preview-sandbox", text: `Sandbox: ${p.sandbox}` }) : null
+  );
+}
+var FILE_ACTIONS = {
+  create: "Creates",
+  overwrite: "Replaces",
+  edit: "Edits",
+  delete: "Deletes"
+};
+function filePreview(p) {
+  return h(
+    "div",
+    { class: "ja-preview ja-preview-file" },
+    h(
+      "p",
+      { class: "ja-preview-where" },
+      `${FILE_ACTIONS[p.action] ?? p.action} `,
+      h("code", { text: p.path })
+    ),
+    p.diff ? renderDiff(clip(p.diff)) : h("p", { class: "ja-meta", text: "Not a text file: no diff to show." })
+  );
+}
 function approvalCard(e, decide) {
   const remember = e.remember ?? null;
+  const options = e.remember_options || [];
+  const first = options[0] ?? null;
   const allow = h("button", {
     type: "button",
     class: "ja-primary",
@@ -302,15 +2832,42 @@ function approvalCard(e, decide) {
   });
   const always = h("button", {
     type: "button",
-    text: "Always allow",
-    hidden: remember === null
+    class: "ja-always",
+    text: first ? first.label : "Always allow",
+    hidden: remember === null && first === null
+  });
+  const more = h("button", {
+    type: "button",
+    class: "ja-always-more",
+    "aria-label": "Other scopes",
+    "aria-haspopup": "menu",
+    "aria-expanded": "false",
+    text: "▾",
+    hidden: options.length < 2
+  });
+  const menu = h("div", {
+    class: "ja-always-menu",
+    role: "menu",
+    "aria-label": "“Always allow” scopes",
+    hidden: true
   });
   const deny = h("button", {
     type: "button",
     class: "ja-danger",
     text: "Deny"
   });
-  const buttons = [allow, always, deny];
+  const items = options.map(
+    (option) => h("button", {
+      type: "button",
+      role: "menuitem",
+      class: "ja-scope",
+      "data-scope": option.id,
+      title: `Remembers for this session: ${(option.rules || []).join("; ")}`,
+      text: option.label
+    })
+  );
+  menu.append(...items);
+  const buttons = [allow, always, more, ...items, deny];
   const answered = h("p", { class: "ja-answered", hidden: true });
   const warnings = (e.warnings || []).map((text) => h("li", { text }));
   const card = h(
@@ -323,6 +2880,7 @@ function approvalCard(e, decide) {
       h("span", { class: "ja-badge", text: e.tool_name })
     ),
     h("p", { class: "ja-approval-summary", text: e.summary }),
+    e.preview ? previewSection(e.preview) : null,
     warnings.length ? h(
       "ul",
       { class: "ja-warnings", role: "alert", "aria-label": "Warnings" },
@@ -335,21 +2893,155 @@ function approvalCard(e, decide) {
     }),
     h(
       "details",
-      {},
+      { class: "ja-raw-input" },
       h("summary", { text: "Input" }),
       h("pre", { class: "ja-pre", text: clip(pretty(e.input)) })
     ),
-    h("div", { class: "ja-actions" }, buttons),
+    h(
+      "div",
+      { class: "ja-actions" },
+      allow,
+      h("span", { class: "ja-always-group" }, always, more, menu),
+      deny
+    ),
     answered
   );
   if (remember !== null)
     always.title = `Remembers for this session: ${remember}`;
   const parts = { card, buttons, answered };
-  allow.addEventListener("click", () => decide(parts, true, false));
-  always.addEventListener("click", () => decide(parts, true, true));
-  deny.addEventListener("click", () => decide(parts, false, false));
+  const closeMenu = () => {
+    menu.hidden = true;
+    more.setAttribute("aria-expanded", "false");
+  };
+  allow.addEventListener("click", () => decide(parts, true, false, null));
+  always.addEventListener(
+    "click",
+    () => decide(parts, true, true, first ? first.id : null)
+  );
+  more.addEventListener("click", () => {
+    menu.hidden = !menu.hidden;
+    more.setAttribute("aria-expanded", String(!menu.hidden));
+  });
+  items.forEach(
+    (item, i) => item.addEventListener("click", () => {
+      closeMenu();
+      decide(parts, true, true, options[i].id);
+    })
+  );
+  deny.addEventListener("click", () => decide(parts, false, false, null));
   return parts;
 }
+
+// src/panel/interrupt.ts
+function pageConfig() {
+  const node = document.getElementById("jupyter-config-data");
+  if (!node) return null;
+  try {
+    return JSON.parse(node.textContent || "{}");
+  } catch {
+    return null;
+  }
+}
+function cookie(name) {
+  const match = document.cookie.match(new RegExp(`(?:^|;\\s*)${name}=([^;]*)`));
+  return match ? decodeURIComponent(match[1]) : "";
+}
+function interruptKernel(kernelId) {
+  const event = new CustomEvent("jupyter-agent:interrupt", {
+    detail: { kernelId },
+    cancelable: true
+  });
+  if (!document.dispatchEvent(event) || !kernelId)
+    return Promise.resolve(false);
+  const config = pageConfig();
+  if (!config) return Promise.resolve(false);
+  let base = config.baseUrl || "/";
+  if (!base.endsWith("/")) base += "/";
+  const headers = {
+    "Content-Type": "application/json"
+  };
+  const xsrf = cookie("_xsrf");
+  if (xsrf) headers["X-XSRFToken"] = xsrf;
+  if (config.token) headers.Authorization = `token ${config.token}`;
+  return fetch(`${base}api/kernels/${encodeURIComponent(kernelId)}/interrupt`, {
+    method: "POST",
+    headers,
+    credentials: "same-origin"
+  }).then(
+    (response) => response.ok,
+    () => false
+  );
+}
+
+// src/panel/plan-strip.ts
+var GOAL_CHARS = 90;
+var PlanStrip = class {
+  /** `execute`: what the strip's button does (the same as the plan card's). */
+  constructor(execute) {
+    this.goal = h("div", { class: "ja-strip-goal" });
+    this.step = h("div", { class: "ja-strip-step" });
+    this.count = h("span", { class: "ja-strip-count" });
+    this.button = h("button", {
+      type: "button",
+      class: "ja-primary ja-strip-execute"
+    });
+    this.button.addEventListener("click", () => {
+      this.button.disabled = true;
+      execute();
+    });
+    this.ended = h("span", { class: "ja-strip-done", text: "✔ Plan done" });
+    this.el = h(
+      "section",
+      {
+        class: "ja-plan-strip",
+        // A group, not a region: the plan card is the region named Plan.
+        role: "group",
+        "aria-label": "Plan progress",
+        hidden: true
+      },
+      this.goal,
+      h(
+        "div",
+        { class: "ja-strip-row" },
+        this.step,
+        this.count,
+        this.button,
+        this.ended
+      )
+    );
+  }
+  update(progress) {
+    this.el.hidden = progress === null;
+    if (progress === null) return;
+    const { goal, steps, current } = progress;
+    this.goal.title = goal;
+    this.goal.textContent = `Plan: ${goal.length > GOAL_CHARS ? `${goal.slice(0, GOAL_CHARS - 1)}…` : goal}`;
+    this.step.replaceChildren();
+    if (current) {
+      const status = h("span", {
+        class: "ja-step-status",
+        "data-status": current.status,
+        text: current.status === "stopped" ? "stopped" : STEP_LABELS[current.status] ?? current.status
+      });
+      this.step.append(
+        h("span", {
+          class: "ja-strip-title",
+          text: `Step ${current.number} of ${steps.length}: ${current.action}`,
+          title: current.action
+        }),
+        " ",
+        status
+      );
+    }
+    this.step.hidden = current === null;
+    this.count.textContent = `${progress.done} of ${steps.length} done`;
+    this.button.hidden = progress.action === null;
+    this.button.textContent = progress.action ?? "";
+    this.button.disabled = progress.disabled;
+    this.ended.hidden = !progress.finished;
+    this.el.dataset.state = progress.finished ? "done" : progress.running ? "running" : progress.action === "Continue plan" ? "stopped" : "review";
+  }
+};
 
 // src/panel/markdown.ts
 var FENCE = /^ {0,3}(`{3,}|~{3,})(.*)$/;
@@ -616,6 +3308,148 @@ function renderSpans(text, parent, inLink) {
   }
 }
 
+// src/panel/plan.ts
+var ACTIONS = {
+  execute_plan: "▶ Executing the plan"
+};
+function actionLine(action, prompt) {
+  return h(
+    "div",
+    { class: "ja-line ja-action", "data-action": action },
+    h("div", { class: "ja-action-label", text: ACTIONS[action] }),
+    h(
+      "details",
+      { class: "ja-told" },
+      h("summary", { text: "What the agent was told" }),
+      renderMarkdown(prompt)
+    )
+  );
+}
+var PlanTracker = class {
+  constructor(actions) {
+    this.actions = actions;
+    /** Called after every change of the newest plan (null: there is none). */
+    this.onChange = null;
+    this.state = null;
+  }
+  reset() {
+    this.state = null;
+    this.notify();
+  }
+  /** A new plan: its card (the older plan's button is disabled for good). */
+  show(plan) {
+    if (this.state) this.state.button.disabled = true;
+    const state = {
+      ...planCard(plan),
+      plan,
+      status: new Map(plan.steps.map((s) => [s.step_number, "pending"])),
+      executed: false,
+      runId: null,
+      starting: false,
+      cutShort: false
+    };
+    state.button.addEventListener("click", () => this.execute());
+    this.state = state;
+    this.refresh();
+    return state.card;
+  }
+  /** Execute (or carry on with) the newest plan: the card's button and the strip's. */
+  execute() {
+    const state = this.state;
+    if (!state || state.executed) return;
+    state.executed = true;
+    state.starting = true;
+    this.refresh();
+    this.actions.command("execute_plan").catch((error) => {
+      state.executed = false;
+      state.starting = false;
+      this.refresh();
+      this.actions.error(error.message);
+    });
+  }
+  step(e) {
+    const state = this.state;
+    const step = state?.steps.get(e.step_number);
+    if (!state || !step) return;
+    this.mark(state, e.step_number, e.status);
+    step.status.title = e.note || "";
+    state.executed = true;
+    if (e.run_id) state.runId = e.run_id;
+    this.refresh();
+  }
+  /** A run started: the one the button asked for, if it was waiting for it. */
+  runStarted(runId) {
+    const state = this.state;
+    if (!state?.starting) return;
+    state.starting = false;
+    state.runId = runId ?? null;
+    this.refresh();
+  }
+  /** A run ended; `cutShort`: stopped or failed. */
+  runEnded(e, cutShort) {
+    const state = this.state;
+    if (!state) return;
+    state.starting = false;
+    if (cutShort && state.executed && e.run_id && state.runId === e.run_id)
+      this.stopped();
+    else this.refresh();
+  }
+  /** The plan's execution was stopped or failed (live, or in a resumed session). */
+  stopped() {
+    const state = this.state;
+    if (!state) return;
+    state.executed = false;
+    state.runId = null;
+    state.cutShort = true;
+    for (const [n, status] of state.status)
+      if (status === "in_progress") this.mark(state, n, "stopped");
+    this.refresh();
+  }
+  /** The buttons: enabled while the plan is not running and the agent idle. */
+  refresh() {
+    const state = this.state;
+    if (state) {
+      state.button.textContent = state.cutShort ? "Continue plan" : "Execute plan";
+      state.button.disabled = state.executed || this.actions.busy();
+    }
+    this.notify();
+  }
+  progress() {
+    const state = this.state;
+    if (!state) return null;
+    const steps = state.plan.steps.map((s) => ({
+      number: s.step_number,
+      action: s.action,
+      status: state.status.get(s.step_number) ?? "pending"
+    }));
+    const finished = steps.every(
+      (s) => s.status === "done" || s.status === "skipped"
+    );
+    const find = (status) => steps.find((s) => s.status === status);
+    const busy = this.actions.busy();
+    return {
+      goal: state.plan.goal,
+      steps,
+      done: steps.filter((s) => s.status === "done").length,
+      current: find("in_progress") ?? find("stopped") ?? find("pending") ?? null,
+      finished,
+      running: state.executed && !finished && (state.starting || busy),
+      action: state.executed ? null : state.cutShort ? "Continue plan" : "Execute plan",
+      disabled: busy
+    };
+  }
+  mark(state, n, status) {
+    const step = state.steps.get(n);
+    if (!step) return;
+    state.status.set(n, status);
+    step.status.dataset.status = step.row.dataset.status = status;
+    step.status.textContent = status === "stopped" ? "stopped" : STEP_LABELS[status] ?? status;
+  }
+  notify() {
+    this.onChange?.(this.progress());
+  }
+};
+
 // src/panel/text-block.ts
 function textBlock(phase) {
   const el = h("div", { class: "ja-text" });
@@ -690,10 +3524,11 @@ var Transcript = class {
     this.tools = /* @__PURE__ */ new Map();
     this.questions = /* @__PURE__ */ new Map();
     this.approvals = /* @__PURE__ */ new Map();
-    /** The newest plan card. */
-    this.plan = null;
+    /** An approval's request id → the tool call that waits for it. */
+    this.waiting = /* @__PURE__ */ new Map();
     this.dirty = /* @__PURE__ */ new Set();
     this.frame = 0;
+    this.plan = new PlanTracker(actions);
     root.addEventListener("scroll", () => this.follow = this.atBottom(), {
       passive: true
     });
@@ -720,7 +3555,8 @@ var Transcript = class {
     this.tools = /* @__PURE__ */ new Map();
     this.questions = /* @__PURE__ */ new Map();
     this.approvals = /* @__PURE__ */ new Map();
-    this.plan = null;
+    this.waiting = /* @__PURE__ */ new Map();
+    this.plan.reset();
     this.dirty = /* @__PURE__ */ new Set();
     this.frame = 0;
   }
@@ -759,11 +3595,12 @@ var Transcript = class {
       case "tool_end":
         return this.onToolEnd(entry);
       case "plan":
-        return this.onPlan(entry);
+        this.closeStreams();
+        return void this.add(this.plan.show(entry.plan));
       case "plan_step":
-        return this.onPlanStep(entry);
+        return this.plan.step(entry);
       case "plan_stopped":
-        return this.onPlanStopped();
+        return this.plan.stopped();
       case "question":
         return this.onQuestion(entry);
       case "answer":
@@ -837,6 +3674,7 @@ var Transcript = class {
   // Runs and messages
   onUser(e) {
     this.closeStreams();
+    if (e.action) return void this.add(actionLine(e.action, e.text));
     const bubble = h("div", { class: "ja-user" });
     const text = String(e.text ?? "");
     const split = text.search(/\n\s*\n/);
@@ -857,11 +3695,8 @@ var Transcript = class {
   }
   onAgentStart(e) {
     this.closeStreams();
-    if (this.plan?.starting) {
-      this.plan.starting = false;
-      this.plan.runId = e.run_id ?? null;
-    }
-    this.onUser({ text: e.task });
+    this.plan.runStarted(e.run_id);
+    this.onUser({ text: e.task, action: e.action ?? void 0 });
     const label = e.model_label ? ` — ${e.model_label}` : "";
     this.line("run", `${e.role} · ${e.model}${label}`);
   }
@@ -960,68 +3795,9 @@ var Transcript = class {
     });
     endTool(tool, e);
   }
-  // The plan
-  onPlan(e) {
-    this.closeStreams();
-    if (this.plan) this.plan.button.disabled = true;
-    const entry = {
-      ...planCard(e.plan),
-      executed: false,
-      runId: null,
-      starting: false
-    };
-    const button = entry.button;
-    button.addEventListener("click", () => {
-      button.disabled = true;
-      entry.executed = true;
-      entry.starting = true;
-      this.actions.command("execute_plan").catch((error) => {
-        entry.executed = false;
-        entry.starting = false;
-        this.refreshControls();
-        this.actions.error(error.message);
-      });
-    });
-    this.plan = entry;
-    this.add(entry.card);
-    this.refreshControls();
-  }
-  onPlanStep(e) {
-    const plan = this.plan;
-    const step = plan?.steps.get(e.step_number);
-    if (!plan || !step) return;
-    step.status.dataset.status = e.status;
-    step.status.textContent = STEP_LABELS[e.status] ?? e.status;
-    step.status.title = e.note || "";
-    step.row.dataset.status = e.status;
-    plan.executed = true;
-    if (e.run_id) plan.runId = e.run_id;
-    this.refreshControls();
-  }
-  planRunEnded(e, cutShort) {
-    const plan = this.plan;
-    if (!plan) return;
-    plan.starting = false;
-    if (cutShort && plan.executed && e.run_id && plan.runId === e.run_id)
-      this.onPlanStopped();
-  }
-  onPlanStopped() {
-    const plan = this.plan;
-    if (!plan) return;
-    plan.executed = false;
-    plan.runId = null;
-    plan.button.textContent = "Continue plan";
-    for (const step of plan.steps.values()) {
-      if (step.status.dataset.status !== "in_progress") continue;
-      step.status.dataset.status = step.row.dataset.status = "stopped";
-      step.status.textContent = "stopped";
-    }
-    this.refreshControls();
-  }
-  /** The Execute plan button: enabled while the plan is not running and the agent idle. */
+  /** The plan's buttons: enabled while the plan is not running and the agent idle. */
   refreshControls() {
-    const plan = this.plan;
-    if (plan) plan.button.disabled = plan.executed || this.actions.busy();
+    this.plan.refresh();
   }
   // Questions and approvals
   onQuestion(e) {
@@ -1054,9 +3830,14 @@ var Transcript = class {
   }
   onPermissionRequest(e) {
     this.closeStreams();
-    const approval = approvalCard(e, ({ buttons }, allow, remember) => {
+    const approval = approvalCard(e, ({ buttons }, allow, remember, scope) => {
       buttons.forEach((b) => b.disabled = true);
-      this.actions.command("approve", { request_id: e.request_id, allow, remember }).catch((error) => {
+      this.actions.command("approve", {
+        request_id: e.request_id,
+        allow,
+        remember,
+        ...scope !== null ? { scope } : {}
+      }).catch((error) => {
         buttons.forEach((b) => b.disabled = false);
         this.actions.error(error.message);
       });
@@ -1064,8 +3845,15 @@ var Transcript = class {
     this.approvals.set(e.request_id, approval);
     this.add(approval.card);
     approval.card.scrollIntoView?.({ block: "nearest" });
+    const tool = this.tools.get(e.tool_use_id);
+    if (tool) waitForUser(tool, true);
+    this.waiting.set(e.request_id, e.tool_use_id);
   }
   onPermissionResponse(e) {
+    const waiting = this.waiting.get(e.request_id);
+    const tool = waiting !== void 0 ? this.tools.get(waiting) : void 0;
+    if (tool && tool.card.dataset.state === "waiting") waitForUser(tool, false);
+    this.waiting.delete(e.request_id);
     const a = this.approvals.get(e.request_id);
     if (!a) return;
     const verdict = e.allowed ? e.remember ? `Always allowed${e.rule ? ` (${e.rule})` : ""}` : "Allowed" : "Denied";
@@ -1113,34 +3901,54 @@ var Transcript = class {
     for (const tool of this.tools.values())
       if (tool.card.dataset.state === "running")
         tool.card.dataset.state = "error";
-    this.line(
+    const line = this.line(
       "stopped",
       `■ Stopped (${e.reason.replace(/_/g, " ")})${e.message ? `: ${e.message}` : ""}`
     );
-    this.planRunEnded(e, true);
-    this.refreshControls();
+    if (e.reason === "error") line.append(" ", this.retryButton());
+    this.plan.runEnded(e, true);
   }
   onCompleted(e) {
     this.closeStreams();
     this.closeOpenCards("Not answered: the run ended.");
-    const line = h("div", { class: "ja-line ja-completed" }, "✔ Completed");
-    if (e.summary) {
+    const goal = e.plan_ready ? this.plan.progress()?.goal : void 0;
+    const line = e.plan_ready ? h(
+      "div",
+      { class: "ja-line ja-completed ja-plan-ready" },
+      "✔ Plan ready for review"
+    ) : h("div", { class: "ja-line ja-completed" }, "✔ Completed");
+    const summary = e.plan_ready ? goal : e.summary;
+    if (summary) {
       line.append(": ");
-      renderInline(e.summary, line);
+      renderInline(summary, line);
     }
     this.add(line);
-    this.planRunEnded(e, false);
-    this.refreshControls();
+    this.plan.runEnded(e, false);
   }
   onError(e) {
     this.closeStreams();
     this.closeOpenCards("Not answered: the run failed.");
-    this.line(
-      "error",
-      `✗ Error${e.error_type ? ` (${e.error_type})` : ""}: ${e.message}`
-    );
-    this.planRunEnded(e, true);
-    this.refreshControls();
+    const line = this.line("error", `✗ ${e.message}`);
+    line.dataset.errorType = e.error_type || "";
+    line.append(" ", this.retryButton());
+    this.plan.runEnded(e, true);
+  }
+  /** Retry: the last message sent again (the kernel says when there is none). */
+  retryButton() {
+    const button = h("button", {
+      type: "button",
+      class: "ja-retry",
+      text: "Retry",
+      title: "Send the last message again"
+    });
+    button.addEventListener("click", () => {
+      button.disabled = true;
+      this.actions.command("retry").catch((error) => {
+        button.disabled = false;
+        this.actions.error(error.message);
+      });
+    });
+    return button;
   }
 };
 
@@ -1163,7 +3971,7 @@ function statusText(model) {
     case "paused":
       return "paused";
     case "completed":
-      return "completed";
+      return model.get("plan_ready") ? "plan ready for review" : "completed";
     case "cancelled":
       return `stopped: ${detail || (model.get("stop_reason") || "").replace(/_/g, " ")}`;
     case "error":
@@ -1253,6 +4061,56 @@ function render({ model, el }) {
     resumeButton
   );
   const usage = h("div", { class: "ja-usage" });
+  const keyInput = h("input", {
+    type: "password",
+    autocomplete: "off",
+    spellcheck: "false",
+    class: "ja-key",
+    "aria-label": "API key",
+    placeholder: "sk-ant-…"
+  });
+  const useKeyButton = h("button", {
+    type: "submit",
+    class: "ja-primary",
+    text: "Use for this session",
+    title: "Kept in the kernel's memory until it restarts; never in the notebook"
+  });
+  const saveKeyButton = h("button", {
+    type: "button",
+    text: "Save for my user",
+    title: "Saved in ~/.jupyter_agent/credentials.json, readable only by you"
+  });
+  const setupWhy = h("div", { class: "ja-setup-why" });
+  const setup = h(
+    "form",
+    { class: "ja-setup", hidden: true, "aria-label": "Set up the model" },
+    h("div", { class: "ja-setup-title", text: "Set up the model" }),
+    setupWhy,
+    h("label", { class: "ja-key-label" }, "API key ", keyInput),
+    h("div", { class: "ja-buttons" }, useKeyButton, saveKeyButton),
+    h("div", {
+      class: "ja-note",
+      text: "The key never goes into the notebook: it stays in the kernel for this session, or in a file only you can read when you save it. %agent login in a cell does the same."
+    }),
+    h(
+      "details",
+      { class: "ja-setup-more" },
+      h("summary", { text: "Other ways to get going" }),
+      h(
+        "ul",
+        {},
+        h("li", {
+          text: 'Try it offline with a scripted replay: model = ScriptedModel("replay.json"), then %agent --model $model (the tutorials in notebooks/ run this way).'
+        }),
+        h("li", {
+          text: "Set ANTHROPIC_API_KEY in the environment Jupyter starts in."
+        }),
+        h("li", {
+          text: "Other model providers come later; today the agent talks to Claude."
+        })
+      )
+    )
+  );
   const root = h(
     "div",
     { class: "ja-panel" },
@@ -1268,6 +4126,7 @@ function render({ model, el }) {
     ),
     notebook,
     dockNote,
+    setup,
     transcriptEl,
     errors,
     inputForm,
@@ -1275,6 +4134,10 @@ function render({ model, el }) {
     usage
   );
   el.append(root);
+  root.addEventListener(REVEAL_CELL_EVENT, (event) => {
+    const detail = event.detail;
+    if (detail && !detail.kernelId) detail.kernelId = model.get("kernel_id");
+  });
   let nextId = 1;
   const waitingReplies = /* @__PURE__ */ new Map();
   const waitNote = h("div", {
@@ -1308,6 +4171,9 @@ function render({ model, el }) {
     busy: () => model.get("busy"),
     error: showError
   });
+  const strip = new PlanStrip(() => transcript.plan.execute());
+  transcriptEl.before(strip.el);
+  transcript.plan.onChange = (progress) => strip.update(progress);
   let ready = false;
   on("msg:custom", (msg) => {
     if (!msg || typeof msg !== "object") return;
@@ -1368,6 +4234,13 @@ function render({ model, el }) {
     roleSelect.disabled = busy;
     resumeButton.disabled = busy || !sessionSelect.value || sessionSelect.value === model.get("session_id");
     root.dataset.busy = busy ? "true" : "false";
+    const needsSetup = model.get("model_ready") === false;
+    setup.hidden = !needsSetup;
+    setupWhy.textContent = needsSetup ? model.get("model_setup") || "" : "";
+    if (needsSetup && !busy) {
+      status.textContent = "set-up needed";
+      status.dataset.state = "setup";
+    }
     transcript.refreshControls();
   }
   function refreshRoles() {
@@ -1449,7 +4322,10 @@ function render({ model, el }) {
     "model_name",
     "model_label",
     "sandbox",
-    "sandboxed"
+    "sandboxed",
+    "plan_ready",
+    "model_ready",
+    "model_setup"
   ])
     on(`change:${name}`, refresh);
   on("change:roles", refreshRoles);
@@ -1467,7 +4343,12 @@ function render({ model, el }) {
   inputForm.addEventListener("submit", (event) => {
     event.preventDefault();
     const text = message.value.trim();
-    if (!text || model.get("busy")) return;
+    if (!text) {
+      showError("Type a message first.");
+      message.focus();
+      return;
+    }
+    if (model.get("busy")) return;
     sendButton.disabled = true;
     command("send", { text, role: roleSelect.value }).then(
       () => {
@@ -1479,6 +4360,24 @@ function render({ model, el }) {
       }
     );
   });
+  const sendKey = (save) => {
+    const key = keyInput.value.trim();
+    keyInput.value = "";
+    if (!key) {
+      showError("Enter an API key first.");
+      keyInput.focus();
+      return;
+    }
+    useKeyButton.disabled = saveKeyButton.disabled = true;
+    command("set_key", { key, save }).catch((error) => showError(error.message)).finally(() => {
+      useKeyButton.disabled = saveKeyButton.disabled = false;
+    });
+  };
+  setup.addEventListener("submit", (event) => {
+    event.preventDefault();
+    sendKey(false);
+  });
+  saveKeyButton.addEventListener("click", () => sendKey(true));
   message.addEventListener("keydown", (event) => {
     if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
       event.preventDefault();

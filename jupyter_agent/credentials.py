@@ -1,0 +1,179 @@
+"""The user's Anthropic API key, kept out of notebooks, workspaces and child processes.
+
+A real model finds its key in this order: the ``api_key`` given in code, the environment
+(``ANTHROPIC_API_KEY``, as the SDK reads it), a key given for this session (the panel's key
+field, ``%agent login``), then the user's credentials file
+(``~/.jupyter_agent/credentials.json``, beside the user's own settings).
+
+Invariants this module keeps:
+
+- A session key lives in this process's memory only. It is never put in ``os.environ``:
+  the agent's shell commands inherit the environment.
+- The credentials file is written only when the user asks, atomically, created owner-only
+  (0600) in an owner-only folder (0700), never in a workspace. It is not read when others
+  may read it or when it is a symbolic link: :class:`CredentialsError` says why and what to
+  do.
+- The key itself is never in a message of this module, nor of any error it raises.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import threading
+from pathlib import Path
+
+from .atomic import atomic_write_bytes
+from .errors import AgentError
+
+CREDENTIALS = Path(".jupyter_agent") / "credentials.json"
+"""In the home folder: the saved key."""
+LOCATION_VARIABLE = "JUPYTER_AGENT_CREDENTIALS"
+"""An environment variable naming another credentials file (tests use it)."""
+FIELD = "anthropic_api_key"
+SECRET_NAME = "the model's API key"
+"""How a hidden key shows in a redacted text: ``‹secret:the model's API key›``."""
+
+
+class CredentialsError(AgentError):
+    """The credentials file is unsafe or unreadable; the message says what to do."""
+
+
+_lock = threading.Lock()
+_session_key: str | None = None
+_file_cache: tuple[tuple[int, int, int, int], str | None] | None = None
+
+
+def credentials_file() -> Path:
+    """Where a saved key is kept: ``~/.jupyter_agent/credentials.json``."""
+    given = os.environ.get(LOCATION_VARIABLE)
+    return Path(given).expanduser() if given else Path.home() / CREDENTIALS
+
+
+def check_key(key: str) -> str:
+    """``key`` without surrounding blanks; ValueError (naming no part of it) if it cannot be
+    a key."""
+    key = key.strip()
+    if not key:
+        raise ValueError("Enter an API key first.")
+    if any(ch.isspace() for ch in key) or not key.isprintable():
+        raise ValueError("That does not look like an API key: it has spaces or line breaks.")
+    return key
+
+
+def use_for_session(key: str) -> None:
+    """Keep ``key`` in this process's memory for this session (never in the environment)."""
+    global _session_key
+    _session_key = check_key(key)
+
+
+def forget_session_key() -> None:
+    global _session_key
+    _session_key = None
+
+
+def session_key() -> str | None:
+    return _session_key
+
+
+def save_key(key: str) -> Path:
+    """Save ``key`` for the user: owner-only, atomic. Returns the file's path."""
+    key = check_key(key)
+    path = credentials_file()
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    data = json.dumps({FIELD: key}, indent=1) + "\n"
+    atomic_write_bytes(path, data.encode(), mode=0o600)
+    return path
+
+
+def remove_saved_key() -> Path | None:
+    """Delete the credentials file; returns its path, or None when there was none."""
+    path = credentials_file()
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        return None
+    return path
+
+
+def saved_key() -> str | None:
+    """The key in the credentials file, or None when there is no file.
+
+    Raises :class:`CredentialsError` when the file is a symbolic link, is not the user's,
+    may be read by others, or cannot be read as a credentials file.
+    """
+    global _file_cache
+    path = credentials_file()
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if os.path.islink(path):
+            raise CredentialsError(
+                f"{path} is a symbolic link: a key is not read through one. Remove it, then "
+                "save the key again (the panel's key field, or %agent login)."
+            ) from None
+        raise CredentialsError(f"{path} could not be read: {exc.strerror}.") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise CredentialsError(f"{path} is not a regular file: remove it.")
+        if hasattr(os, "getuid") and info.st_uid != os.getuid():
+            raise CredentialsError(
+                f"{path} belongs to another user: it is not used. Remove it, then save the "
+                "key again."
+            )
+        if info.st_mode & 0o077:
+            mode = stat.S_IMODE(info.st_mode)
+            raise CredentialsError(
+                f"{path} may be read by other users (mode {mode:o}): it is not used. Run "
+                f"`chmod 600 {path}`, or remove it and save the key again."
+            )
+        version = (info.st_ino, info.st_size, info.st_mtime_ns, info.st_dev)
+        with _lock:
+            cached = _file_cache
+        if cached is not None and cached[0] == version:
+            return cached[1]
+        with os.fdopen(os.dup(fd), "rb") as f:
+            raw = f.read(64 * 1024)
+    finally:
+        os.close(fd)
+    try:
+        data = json.loads(raw)
+        value = data.get(FIELD) if isinstance(data, dict) else None
+    except ValueError:
+        value = None
+    if value is not None and not isinstance(value, str):
+        value = None
+    if value is None:
+        raise CredentialsError(
+            f"{path} holds no key ({FIELD!r} is missing): remove it, then save the key again."
+        )
+    key = value.strip() or None
+    with _lock:
+        _file_cache = (version, key)
+    return key
+
+
+def stored_key() -> str | None:
+    """The key given for this session, else the saved one (None when neither is there).
+    Raises :class:`CredentialsError` for an unsafe credentials file."""
+    return _session_key or saved_key()
+
+
+def stored_secrets() -> dict[str, str]:
+    """The stored keys by the name they are hidden under (a source for
+    :class:`~jupyter_agent.redaction.Secrets`): a key the agent could come across by
+    reading the file, or in a model's client, is hidden even when no model uses it."""
+    found: dict[str, str] = {}
+    if _session_key:
+        found[SECRET_NAME] = _session_key
+    try:
+        saved = saved_key()
+    except CredentialsError:
+        saved = None
+    if saved and saved != _session_key:
+        found["the saved API key"] = saved
+    return found

@@ -1,0 +1,103 @@
+"""The approval moment in a real JupyterLab: the card shows the cell's code, highlighted, and
+where the cell is (its link scrolls the notebook to it); "Always allow" says its scope and
+offers the others in a menu; the tool row waits for you; a cell that raised is red.
+
+Set up as in test_panel.py: a scripted model, ``%agent … --model $m``, accessible names.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from playwright.sync_api import expect
+from test_panel import SHOTS, agent_notebook, call, shoot, start, status
+
+SOURCES = [
+    *[f"# step {i}\nvalue_{i} = {i}" for i in range(12)],
+    "def total():\n    return sum(range(10))  # the sum\n\nprint(total())",
+    "1/0",
+    "",
+]
+"""Cells cell-0 … cell-14: cell-12 defines and prints, cell-13 raises."""
+
+
+def _tool(panel: Any, name: str, nth: int = 0) -> Any:
+    return panel.locator(f'.ja-tool[data-tool="{name}"]').nth(nth)
+
+
+def test_an_approval_shows_the_cell_its_place_and_the_scopes(open_notebook, lab):
+    notebook = agent_notebook(
+        open_notebook,
+        lab,
+        "approval_moment",
+        [
+            call("run_cell", "Let me run the total.", cell_id="cell-12"),
+            call("execute_command", command="ls -la"),
+            call("run_cell", cell_id="cell-13"),
+            call("task_complete", summary="Done."),
+        ],
+        sources=SOURCES,
+    )
+    panel = start(notebook, "h = %agent act --model $m Compute the total")
+
+    # The card shows the code itself, highlighted, and which cell it is.
+    card = panel.get_by_role("region", name="Approval").first
+    code = card.locator("code.ja-code")
+    expect(code).to_contain_text("def total():")
+    expect(code).to_contain_text("# the sum")
+    expect(code.locator(".hljs-keyword").first).to_be_visible()
+    expect(code.locator(".hljs-comment")).to_have_text("# the sum")
+    link = card.get_by_role("link", name=re.compile(r"^cell 13 of \d+$"))
+    expect(link).to_have_attribute("title", re.compile("cell-12"))
+    expect(card.locator("details.ja-raw-input")).not_to_have_attribute("open", "")
+
+    # The tool row waits for you (not "running…") while the card waits.
+    row = _tool(panel, "run_cell")
+    expect(row.locator(".ja-tool-status")).to_have_text("waiting for you")
+    expect(status(panel)).to_contain_text("waiting for you")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    card.screenshot(path=str(SHOTS / "approval-card.png"))
+
+    # The link asks JupyterLab to show that cell: it becomes the active cell, in view.
+    link.click()
+    target = notebook.cells.nth(12)
+    expect(target).to_have_class(re.compile(r"\bjp-mod-active\b"))
+    expect(target).to_be_in_viewport()
+
+    card.get_by_role("button", name="Allow", exact=True).click()
+    expect(row).to_have_attribute("data-state", "done")
+    expect(row.locator(".ja-tool-error-line")).to_be_hidden()
+
+    # A command: its programs, and "Always allow" in the scope chosen from the menu.
+    second = panel.get_by_role("region", name="Approval").nth(1)
+    expect(second.locator("ul.ja-programs")).to_contain_text("ls -la only reads")
+    always = second.get_by_role("button", name="Always allow `ls …` when it only reads")
+    expect(always).to_be_visible()
+    second.get_by_role("button", name="Other scopes").click()
+    menu = second.get_by_role("menu", name="“Always allow” scopes")
+    expect(menu.get_by_role("menuitem")).to_have_text(
+        ["Always allow `ls …` when it only reads", "Always allow this exact command"]
+    )
+    shoot(panel, "approval-scopes.png")
+    menu.get_by_role("menuitem", name="Always allow this exact command").click()
+    expect(second.locator(".ja-answered")).to_have_text("Always allowed (allow exactly `ls -la`)")
+
+    # A cell that raises: the row is red, with the error's line on it.
+    third = panel.get_by_role("region", name="Approval").nth(2)
+    expect(third.locator("code.ja-code")).to_have_text("1/0")
+    third.get_by_role("button", name="Always allow run_cell this session").click()
+    failed = _tool(panel, "run_cell", 1)
+    expect(failed).to_have_attribute("data-state", "error")
+    expect(failed.locator(".ja-tool-status")).to_contain_text("failed")
+    expect(failed.locator(".ja-tool-error-line")).to_have_text(
+        "ZeroDivisionError: division by zero"
+    )
+    expect(status(panel)).to_have_text("completed")
+    shoot(panel, "approval-error-row.png")
+    out = notebook.run_cell(
+        "print([(e.scope, e.rule) for e in h.events_so_far if e.kind == 'permission_response'])"
+    )
+    assert out == (
+        "[(None, None), ('exact', 'allow exactly `ls -la`'), ('tool', 'allow tool run_cell')]"
+    )

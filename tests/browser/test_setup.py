@@ -1,0 +1,90 @@
+"""Setting up the model from the panel, in a real JupyterLab in headless Chromium.
+
+The kernel starts with no key anywhere (no ``ANTHROPIC_API_KEY``, no saved credentials) and
+``ANTHROPIC_BASE_URL`` pointing at a loopback Messages API server run by the test, so the
+real ``anthropic`` client answers offline. The panel must say that a key is needed before
+anything is typed, take one from its masked field, answer a message with it, show an API
+failure as a sentence with a Retry button that works, and never put the key in the page or
+the notebook.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from helpers import sent_key
+from playwright.sync_api import expect
+from test_panel import shoot, start, status
+
+from jupyter_agent.testing import Fault, MessagesServer, Reply, text
+
+KEY = "sk-ant-api03-BROWSERBROWSER-0123456789abcdef"
+
+
+def test_a_key_from_the_panel_gets_answers_and_a_failure_can_be_retried(
+    open_notebook: Any, lab: Any, tmp_path: Path
+) -> None:
+    with MessagesServer() as api:
+        api.script(
+            [
+                Reply([text("Hello from the loopback API.")]),
+                *[Fault.status(529)] * 3,  # the first try and the SDK's two retries
+                Reply([text("Second answer, after Retry.")]),
+            ]
+        )
+        notebook = open_notebook("setup.ipynb")
+        notebook.run_cell(
+            "import os\n"
+            "for name in ('ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'JUPYTER_AGENT_MODEL'):\n"
+            "    os.environ.pop(name, None)\n"
+            f"os.environ['ANTHROPIC_BASE_URL'] = {api.url!r}\n"
+            f"os.environ['JUPYTER_AGENT_CREDENTIALS'] = {str(tmp_path / 'credentials.json')!r}\n"
+            "%load_ext jupyter_agent"
+        )
+        panel = start(notebook, "%agent")
+
+        # Before anything is typed: not "ready", but the set-up box.
+        setup = panel.locator("form.ja-setup")
+        expect(setup).to_be_visible()
+        expect(status(panel)).to_have_text("set-up needed")
+        expect(setup).to_contain_text("No Anthropic API key found")
+        key_field = panel.get_by_label("API key")
+        expect(key_field).to_have_attribute("type", "password")
+        expect(key_field).to_have_attribute("autocomplete", "off")
+        shoot(panel, "setup.png")
+
+        key_field.fill(KEY)
+        panel.get_by_role("button", name="Use for this session").click()
+        expect(setup).to_be_hidden()
+        expect(status(panel)).to_have_text("ready")
+        expect(key_field).to_have_value("")
+
+        message = panel.get_by_label("Message")
+        send = panel.get_by_role("button", name="Send", exact=True)
+        send.click()  # an empty box
+        expect(panel.locator(".ja-errors")).to_contain_text("Type a message first.")
+
+        message.fill("Say hello")
+        send.click()
+        transcript = panel.locator(".ja-transcript")
+        expect(transcript).to_contain_text("Hello from the loopback API.")
+        assert sent_key(api.requests[0]) == KEY
+
+        # The API is overloaded: a sentence saying what was retried, and Retry.
+        message.fill("And again")
+        send.click()
+        error = transcript.locator(".ja-error").last
+        expect(error).to_contain_text("The Anthropic API was overloaded; retried 2 times over")
+        expect(error).not_to_contain_text("ModelError")
+        expect(status(panel)).to_contain_text("error")
+        error.get_by_role("button", name="Retry").click()
+        expect(transcript).to_contain_text("Second answer, after Retry.")
+        assert len(api.requests) == 5
+        assert "And again" in str(api.requests[-1].body["messages"][-1])
+
+        # The key is in no part of the page, nor in the saved notebook.
+        assert KEY not in panel.evaluate("panel => panel.outerHTML")
+        notebook.save()
+        assert KEY not in (lab.root / "setup.ipynb").read_text()
+        assert not (tmp_path / "credentials.json").exists()  # not saved: not asked to
