@@ -61,6 +61,8 @@ class TextRenderer:
         self._open_line = False
         self._phase: str | None = None
         self._usage: Any = None
+        self._replay = False
+        """The run's model is labelled (a scripted replay): its cost means nothing."""
         self._last_text = ""
 
     # --- output helpers ---------------------------------------------------------------
@@ -152,8 +154,13 @@ class TextRenderer:
     def _on_agent_start(self, e: AgentStartEvent) -> None:
         label = self.label or e.model_label
         caption = f" — {label}" if label else ""
+        self._replay = bool(label)
         self._line(self._style(f"▶ {e.role} on {e.model} ({e.loop} loop){caption}", "1"))
-        self._line(f"  task: {visible(e.task)}")
+        if e.action == "execute_plan":
+            # The task is the plan again, which was printed when it was proposed.
+            self._line("  Executing the plan")
+        else:
+            self._line(f"  task: {visible(e.task)}")
 
     def _on_turn_start(self, e: TurnStartEvent) -> None:
         self._phase = None
@@ -267,10 +274,11 @@ class TextRenderer:
         if u is None:
             return
         cached = u.run_cache_read_input_tokens / u.run_input_tokens if u.run_input_tokens else 0.0
+        cost = "" if self._replay else f" · ${u.run_cost_usd:.4f}"
         self._line(
             self._style(
                 f"  tokens: {u.run_input_tokens:,} in ({cached:.0%} cached), "
-                f"{u.run_output_tokens:,} out · ${u.run_cost_usd:.4f}",
+                f"{u.run_output_tokens:,} out{cost}",
                 "2",
             )
         )

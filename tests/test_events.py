@@ -183,3 +183,48 @@ def test_what_a_model_writes_cannot_hide_itself_in_an_approval_or_a_tool_title(c
     assert "\x1b" not in model_escapes and "\r" not in printed
     assert "\u202e" not in printed and "\u200b" not in printed
     assert "\\r" in printed or "\\x1b" in printed or "\\u" in printed or "\\U" in printed
+
+
+def test_a_replay_run_shows_its_tokens_but_no_cost():
+    for label, cost in ((None, " · $0.0120"), ("Scripted replay", "")):
+        out = io.StringIO()
+        r = TextRenderer(out, color=False)
+        start = ev.AgentStartEvent(
+            task="t", role="actor", model="m", loop="tool_use", max_steps=3, model_label=label
+        )
+        usage = ev.UsageEvent(run_input_tokens=100, run_output_tokens=5, run_cost_usd=0.012)
+        for e in (start, usage, ev.CompletedEvent(summary="done")):
+            r(e)
+        assert out.getvalue().endswith(f"tokens: 100 in (0% cached), 5 out{cost}\n")
+
+
+def test_executing_a_plan_does_not_print_the_plan_again_as_its_task():
+    out = io.StringIO()
+    TextRenderer(out, color=False)(
+        ev.AgentStartEvent(
+            task="Execute the approved plan.\n\n" + PLAN.to_markdown(),
+            role="actor",
+            model="m",
+            loop="tool_use",
+            max_steps=3,
+            action="execute_plan",
+        )
+    )
+    assert "Executing the plan" in out.getvalue()
+    assert "|" not in out.getvalue()
+
+
+def test_a_record_shows_every_event_kind_and_escapes_what_it_shows():
+    from jupyter_agent.jupyter.record import Recorder, record_html
+
+    hostile = '<img src=x onerror="alert(1)">'
+    recorder = Recorder()
+    for e in SAMPLES:
+        recorder(e)
+    recorder(ev.TextEvent(text=hostile))
+    recorder(ev.PlanEvent(plan=Plan(goal=hostile, steps=[{"step_number": 1, "action": hostile}])))
+    html = record_html(recorder.events, header=hostile, note=hostile)
+    assert "<img" not in html
+    assert html.count("&lt;img src=x onerror=&quot;alert(1)&quot;&gt;") == 5
+    assert ">a</td>" in html
+    assert "✗ Error:" in html

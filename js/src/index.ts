@@ -103,7 +103,13 @@ const sidebarPlugin: JupyterFrontEndPlugin<void> = {
       }
       event.preventDefault();
       if (sidebar.notebook !== notebook || !sidebar.isVisible) {
-        app.shell.activateById(sidebar.id);
+        // Shown, not focused: the user stays in the notebook where the run started.
+        sidebar.focusOnActivate = false;
+        try {
+          app.shell.activateById(sidebar.id);
+        } finally {
+          sidebar.focusOnActivate = true;
+        }
       }
       void sidebar.showAgentOf(notebook, detail.widgetId);
     });

@@ -24,6 +24,12 @@ export const SIDEBAR_ID = 'jupyter-agent-sidebar';
 /** Views of the panel inside this attribute know they are docked (panel.js). */
 const SIDE_ATTRIBUTE = 'data-jupyter-agent-side';
 
+/** The panel's message input (panel.js). */
+const MESSAGE_INPUT = 'textarea.ja-message';
+
+/** How long an activation waits for the panel's view to focus its input. */
+const FOCUS_WAIT_MS = 15000;
+
 export const agentIcon = new LabIcon({
   name: 'jupyter-agent:agent',
   svgstr:
@@ -55,6 +61,13 @@ export class AgentSidebar extends Panel {
   get notebook(): NotebookPanel | null {
     return this._notebook;
   }
+
+  /**
+   * Whether activating the sidebar (its tab, 'Agent: Open panel') focuses the panel's
+   * message input; off while a run docks itself (`%agent --side`), so the notebook the
+   * user works in keeps the focus.
+   */
+  focusOnActivate = true;
 
   /**
    * Show `notebook`'s agent panel; `modelId` when the caller knows it (a view
@@ -140,8 +153,65 @@ export class AgentSidebar extends Panel {
       return;
     }
     this._clearView();
+    this._stopFocusWait();
     Signal.disconnectReceiver(this);
     super.dispose();
+  }
+
+  /** Activated: focus the message input once the panel's view is there. */
+  protected onActivateRequest(): void {
+    if (this.focusOnActivate) {
+      this._focusInput();
+    }
+  }
+
+  /**
+   * Focus the panel's message input, now or when the view that holds it arrives (the
+   * kernel may still be starting the agent); a later activation, or the user focusing
+   * something else in the sidebar, cancels the wait.
+   */
+  private _focusInput(): void {
+    this._stopFocusWait();
+    const tryFocus = (): boolean => {
+      const input = this.node.querySelector<HTMLElement>(MESSAGE_INPUT);
+      if (input === null || !this.isVisible) {
+        return false;
+      }
+      input.focus();
+      return true;
+    };
+    if (tryFocus()) {
+      return;
+    }
+    const observer = new MutationObserver(() => {
+      const active = document.activeElement;
+      if (
+        active !== null &&
+        active !== document.body &&
+        this.node.contains(active)
+      ) {
+        this._stopFocusWait(); // the user chose something in the sidebar meanwhile
+      } else if (tryFocus()) {
+        this._stopFocusWait();
+      }
+    });
+    observer.observe(this.node, { childList: true, subtree: true });
+    const timer = setTimeout(() => this._stopFocusWait(), FOCUS_WAIT_MS);
+    this._focusWait = { observer, timer };
+    // The view may be there already while the sidebar is still being shown.
+    requestAnimationFrame(() => {
+      if (this._focusWait?.observer === observer && tryFocus()) {
+        this._stopFocusWait();
+      }
+    });
+  }
+
+  private _stopFocusWait(): void {
+    if (this._focusWait !== null) {
+      this._focusWait.observer.disconnect();
+      clearTimeout(this._focusWait.timer);
+      this._focusWait = null;
+    }
   }
 
   protected onAfterShow(): void {
@@ -239,6 +309,10 @@ export class AgentSidebar extends Panel {
   /** A view is being made for `_modelId` (or the id is being asked for). */
   private _pending = false;
   private _restarting = false;
+  private _focusWait: {
+    observer: MutationObserver;
+    timer: ReturnType<typeof setTimeout>;
+  } | null = null;
   private _header = new Widget();
   private _message = new Widget();
 }

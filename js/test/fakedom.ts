@@ -8,9 +8,25 @@ type Listener = (event: FakeEvent) => void;
 
 export class FakeEvent {
   defaultPrevented = false;
+  propagationStopped = false;
+  bubbles = false;
   constructor(readonly type: string) {}
   preventDefault(): void {
     this.defaultPrevented = true;
+  }
+  stopPropagation(): void {
+    this.propagationStopped = true;
+  }
+}
+
+/** A key press, bubbling as a real keydown does. */
+export class FakeKeyboardEvent extends FakeEvent {
+  bubbles = true;
+  constructor(
+    readonly key: string,
+    readonly isComposing = false
+  ) {
+    super('keydown');
   }
 }
 
@@ -150,6 +166,9 @@ export class FakeElement extends FakeNode {
   setAttribute(name: string, value: string): void {
     this.attributes.set(name.toLowerCase(), String(value));
   }
+  removeAttribute(name: string): void {
+    this.attributes.delete(name.toLowerCase());
+  }
   getAttribute(name: string): string | null {
     return this.attributes.get(name) ?? null;
   }
@@ -176,10 +195,14 @@ export class FakeElement extends FakeNode {
       for (const listener of n.listeners.get(event.type) ?? [])
         listener(event as unknown as FakeEvent);
       if (!event.bubbles) break;
+      if ((event as unknown as FakeEvent).propagationStopped) break;
     }
     return !event.defaultPrevented;
   }
-  focus(): void {}
+  /** Focus: the element becomes `document.activeElement` (a disabled one cannot). */
+  focus(): void {
+    if (!this.attributes.has('disabled')) fakeDocument.activeElement = this;
+  }
 
   /** Every element below, in document order. */
   descendants(): FakeElement[] {
@@ -246,6 +269,7 @@ export function html(node: unknown): string {
 
 export const fakeDocument = {
   visibilityState: 'hidden',
+  activeElement: null as FakeElement | null,
   createElement: (tag: string) => new FakeElement(tag),
   createTextNode: (text: string) => new FakeText(String(text)),
   createDocumentFragment: () => new FakeFragment()

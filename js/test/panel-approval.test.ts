@@ -85,7 +85,7 @@ describe('an approval card', () => {
     assert.ok(code.querySelector('span.hljs-keyword'), html(code));
     assert.ok(code.querySelector('span.hljs-string'), html(code));
     assert.ok(code.querySelector('span.hljs-comment'), html(code));
-    const link = card.querySelector('a.ja-reveal-cell')!;
+    const link = card.querySelector('.ja-preview-where a.ja-reveal-cell')!;
     assert.equal(link.textContent, 'cell 3 of 12');
     assert.match(link.title, /c3/); // the id on hover, with or without the extension
     const raw = card.querySelector('details.ja-raw-input')!;

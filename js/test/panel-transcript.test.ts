@@ -64,9 +64,10 @@ describe('the transcript', () => {
     );
     t.transcript.renderDirty();
     assert.equal(t.find('div.ja-text').length, 1);
+    // Hidden from screen readers while it streams (the log announces it when it ends).
     assert.equal(
       html(t.find('div.ja-text')[0]),
-      '<div class="ja-text"><div><h3 class="ja-md-heading">Result</h3></div>' +
+      '<div class="ja-text" aria-hidden="true"><div><h3 class="ja-md-heading">Result</h3></div>' +
         '<div><p>some <strong>bold</strong></p></div></div>'
     );
     // The end of a streamed block carries no text: the view keeps what it has.
@@ -399,5 +400,256 @@ describe('the transcript', () => {
       t.find('div.ja-note')[0].textContent,
       '<img src=x onerror=alert(1)>'
     );
+  });
+});
+
+describe('the transcript for screen readers', () => {
+  it('is a polite live log of entries', () => {
+    const t = setup();
+    assert.equal(t.root.getAttribute('role'), 'log');
+    assert.equal(t.root.getAttribute('aria-live'), 'polite');
+    assert.equal(t.root.getAttribute('aria-relevant'), 'additions');
+  });
+
+  it('keeps a streaming block out of the log until it ends, then shows it once', () => {
+    const t = setup();
+    t.apply({ kind: 'text_delta', n: 1, text: 'Loading the ' });
+    t.transcript.renderDirty();
+    const [block] = t.find('div.ja-text');
+    assert.equal(block.getAttribute('aria-hidden'), 'true');
+    t.apply({ kind: 'text_delta', n: 2, text: 'data.' });
+    t.transcript.renderDirty();
+    assert.equal(block.getAttribute('aria-hidden'), 'true', 'per token');
+    t.apply({ kind: 'text_end', n: 3, phase: null, interrupted: false });
+    assert.equal(block.hasAttribute('aria-hidden'), false);
+    assert.equal(block.textContent, 'Loading the data.');
+    // A block that arrives whole (a snapshot) is in the log at once.
+    t.apply({ kind: 'text', n: 4, text: 'Done.' });
+    assert.equal(t.find('div.ja-text')[1].hasAttribute('aria-hidden'), false);
+    // A stop ends a streaming block too.
+    t.apply({ kind: 'text_delta', n: 5, text: 'Half' });
+    t.apply({ kind: 'stopped', n: 6, reason: 'manual_stop', message: '' });
+    assert.equal(t.find('div.ja-text')[2].hasAttribute('aria-hidden'), false);
+  });
+
+  it('names every card for what it holds', () => {
+    const t = setup();
+    t.apply(
+      {
+        kind: 'plan',
+        n: 1,
+        plan: {
+          goal: 'Clean the sales data',
+          steps: [{ step_number: 1, action: 'Load' }]
+        }
+      },
+      {
+        kind: 'question',
+        n: 2,
+        question_id: 'q1',
+        question: { question: 'Which column?', severity: 'major' }
+      },
+      {
+        kind: 'permission_request',
+        n: 3,
+        request_id: 'r1',
+        tool_use_id: 'tu1',
+        tool_name: 'run_cell',
+        summary: 'Run cell c3',
+        input: { cell_id: 'c3' },
+        preview: {
+          kind: 'cell',
+          cell_id: 'c3',
+          source: 'x',
+          index: 3,
+          count: 12
+        }
+      },
+      {
+        kind: 'permission_request',
+        n: 4,
+        request_id: 'r2',
+        tool_use_id: 'tu2',
+        tool_name: 'execute_command',
+        summary: 'Execute `ls -la`'
+      },
+      {
+        kind: 'tool_start',
+        n: 5,
+        tool_use_id: 'tu3',
+        name: 'read_file',
+        input: { path: 'sales.csv' },
+        summary: 'Read sales.csv'
+      }
+    );
+    const names = t
+      .find('section.ja-card, details.ja-tool')
+      .map(card => card.getAttribute('aria-label'));
+    assert.deepEqual(names, [
+      'Plan: Clean the sales data',
+      'Question: Which column?',
+      'Approval: run cell 3 of 12',
+      'Approval: execute `ls -la`',
+      'Tool: Read sales.csv'
+    ]);
+  });
+
+  it("shows an option's description under its label, as its description", () => {
+    const t = setup();
+    t.apply({
+      kind: 'question',
+      n: 1,
+      question_id: 'q1',
+      question: {
+        question: 'Which column?',
+        severity: 'major',
+        options: [
+          {
+            label: 'price',
+            value: 'price',
+            description: 'What was <b>paid</b>'
+          },
+          { label: 'qty', value: 'qty' }
+        ]
+      }
+    });
+    const [price, qty] = t.find('button.ja-option');
+    const label = price.querySelector('span.ja-option-label')!;
+    const description = price.querySelector('span.ja-option-description')!;
+    assert.equal(label.textContent, 'price');
+    assert.equal(description.textContent, 'What was <b>paid</b>'); // text, inert
+    assert.equal(description.children.length, 0);
+    // Named by its label; the description read as its description, not only a tooltip.
+    assert.equal(description.getAttribute('aria-hidden'), 'true');
+    assert.equal(
+      price.getAttribute('aria-describedby'),
+      description.getAttribute('id')
+    );
+    assert.equal(price.hasAttribute('title'), false);
+    assert.equal(qty.hasAttribute('aria-describedby'), false);
+    assert.equal(qty.querySelector('span.ja-option-description'), null);
+  });
+});
+
+describe('cell references in the transcript', () => {
+  const LONG = '4a6b7c8d-0000-4000-8000-00000000beef';
+
+  function reveals(t: ISetup): unknown[] {
+    const seen: unknown[] = [];
+    t.root.addEventListener('jupyter-agent:reveal-cell', event =>
+      seen.push((event as unknown as CustomEvent).detail)
+    );
+    return seen;
+  }
+
+  it('links the cells a tool names: short ids first, "cell 7" once the result says where', () => {
+    const t = setup();
+    const seen = reveals(t);
+    t.apply({
+      kind: 'tool_start',
+      n: 1,
+      tool_use_id: 'tu1',
+      name: 'insert_cell',
+      input: { source: 'x', after: LONG },
+      summary: `Insert code cell after ${LONG}`
+    });
+    const summary = t.find('span.ja-tool-summary')[0];
+    assert.equal(summary.textContent, 'Insert code cell after cell 4a6b7c8d');
+    let [link] = summary.querySelectorAll('a.ja-reveal-cell');
+    assert.equal(link.title, `Show cell ${LONG} in the notebook`);
+    t.apply({
+      kind: 'tool_end',
+      n: 2,
+      tool_use_id: 'tu1',
+      name: 'insert_cell',
+      result: `Inserted code cell 8f81ab4e after ${LONG}.`,
+      data: {
+        cell_id: '8f81ab4e',
+        change: 'insert',
+        positions: { '8f81ab4e': 8, [LONG]: 7 }
+      }
+    });
+    assert.equal(summary.textContent, 'Insert code cell after cell 7');
+    const card = t.find('details.ja-tool')[0];
+    assert.equal(
+      card.getAttribute('aria-label'),
+      'Tool: Insert code cell after cell 7'
+    );
+    const result = card.querySelector('div.ja-tool-result pre')!;
+    assert.equal(result.textContent, 'Inserted code cell 8 after cell 7.');
+    const links = result.querySelectorAll('a.ja-reveal-cell');
+    assert.deepEqual(
+      links.map(a => [a.textContent, a.dataset.cellId, a.title]),
+      [
+        ['cell 8', '8f81ab4e', 'Show cell 8f81ab4e in the notebook'],
+        ['cell 7', LONG, `Show cell ${LONG} in the notebook`]
+      ]
+    );
+    links[0].click();
+    [link] = summary.querySelectorAll('a.ja-reveal-cell');
+    link.click();
+    assert.deepEqual(seen, [{ cellId: '8f81ab4e' }, { cellId: LONG }]);
+  });
+
+  it('links a run\'s cell in the result, keeping the "Cell" word', () => {
+    const t = setup();
+    t.apply(
+      {
+        kind: 'tool_start',
+        n: 1,
+        tool_use_id: 'tu1',
+        name: 'run_cell',
+        input: { cell_id: 'c3' },
+        summary: 'Run cell c3'
+      },
+      {
+        kind: 'tool_end',
+        n: 2,
+        tool_use_id: 'tu1',
+        name: 'run_cell',
+        result: "Cell c3 ran [4].\n⤷ 1 'c3c3' stays",
+        data: { cell_id: 'c3', positions: { c3: 3 } }
+      }
+    );
+    assert.equal(t.find('span.ja-tool-summary')[0].textContent, 'Run cell 3');
+    const result = t.find('div.ja-tool-result pre')[0];
+    // Only the whole id is a reference; a word that contains it is text.
+    assert.equal(result.textContent, "Cell 3 ran [4].\n⤷ 1 'c3c3' stays");
+    assert.equal(result.querySelectorAll('a.ja-reveal-cell').length, 1);
+  });
+
+  it('links the cell an approval names, at the place the preview gives', () => {
+    const t = setup();
+    t.apply({
+      kind: 'permission_request',
+      n: 1,
+      request_id: 'r1',
+      tool_use_id: 'tu1',
+      tool_name: 'run_cell',
+      summary: 'Run cell c3',
+      input: { cell_id: 'c3' },
+      preview: { kind: 'cell', cell_id: 'c3', source: 'x', index: 3, count: 12 }
+    });
+    const summary = t.find('p.ja-approval-summary')[0];
+    assert.equal(summary.textContent, 'Run cell 3');
+    assert.equal(
+      summary.querySelector('a.ja-reveal-cell')?.dataset.cellId,
+      'c3'
+    );
+  });
+
+  it('keeps ids with regex characters inert and literal', () => {
+    const t = setup();
+    t.apply({
+      kind: 'tool_start',
+      n: 1,
+      tool_use_id: 'tu1',
+      name: 'run_cell',
+      input: { cell_id: 'a.b*(<i>)' },
+      summary: 'Run cell a.b*(<i>) or aXb'
+    });
+    const summary = t.find('span.ja-tool-summary')[0];
+    assert.equal(summary.textContent, 'Run cell a.b*(<i> or aXb');
+    assert.ok(!html(summary).includes('<i>'), html(summary));
   });
 });

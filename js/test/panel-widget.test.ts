@@ -9,7 +9,12 @@ import { afterEach, describe, it, mock } from 'node:test';
 
 import widget from '../src/panel/widget';
 import type { IModel } from '../src/panel/widget';
-import { FakeElement, install } from './fakedom';
+import {
+  fakeDocument,
+  FakeElement,
+  FakeKeyboardEvent,
+  install
+} from './fakedom';
 
 install();
 
@@ -287,5 +292,137 @@ describe('the panel view', () => {
       String(logged.mock.calls[0].arguments[0]),
       /unknown kernel message/
     );
+  });
+});
+
+/** The view with `entries` shown (a snapshot for this view). */
+function showing(
+  entries: unknown[],
+  state: Record<string, unknown> = {}
+): ReturnType<typeof mount> {
+  const view = mount(state);
+  const hello = view.sent.find(m => m.type === 'hello');
+  view.receive({ type: 'snapshot', view: hello?.view, entries });
+  return view;
+}
+
+const active = () =>
+  (fakeDocument.activeElement as FakeElement | null)?.className ?? null;
+const commandNames = (view: ReturnType<typeof mount>) =>
+  view.sent.filter(m => m.type === 'command').map(m => m.name);
+const escape = (el: FakeElement, composing = false) =>
+  el.dispatchEvent(
+    new FakeKeyboardEvent('Escape', composing) as unknown as Event
+  );
+
+const QUESTION = {
+  kind: 'question',
+  n: 1,
+  question_id: 'q1',
+  question: {
+    question: 'Which column?',
+    severity: 'major',
+    options: [
+      { label: 'price', value: 'price', description: 'What was paid' },
+      { label: 'qty', value: 'qty' }
+    ]
+  }
+};
+
+const APPROVAL = {
+  kind: 'permission_request',
+  n: 1,
+  request_id: 'r1',
+  tool_use_id: 'tu1',
+  tool_name: 'execute_command',
+  summary: 'Run ls',
+  remember: 'allow `ls`',
+  remember_options: [
+    { id: 'prefix', label: 'Always allow `ls …`', rules: ['allow `ls *`'] },
+    { id: 'exact', label: 'Always allow `ls`', rules: ['allow exactly `ls`'] }
+  ]
+};
+
+describe('the panel from the keyboard', () => {
+  it('moves focus to the message input after an option is chosen', () => {
+    const view = showing([QUESTION], { busy: true });
+    // A new question takes the focus, on its first option…
+    assert.equal(active(), 'ja-option');
+    view.el.querySelectorAll('button.ja-option')[1].click();
+    // …and the answer hands it to the input (never to the disabled button).
+    assert.deepEqual(commandNames(view), ['answer']);
+    assert.equal(active(), 'ja-message');
+  });
+
+  it('moves focus to the message input after Allow and after Deny', () => {
+    for (const name of ['Allow', 'Deny']) {
+      const view = showing([APPROVAL], { busy: true });
+      const button = view.el
+        .querySelectorAll('section.ja-approval button')
+        .find(b => b.textContent === name)!;
+      button.focus();
+      button.click();
+      assert.deepEqual(commandNames(view), ['approve']);
+      assert.equal(active(), 'ja-message', name);
+    }
+  });
+
+  it('moves focus to the message input after Stop and after Execute plan', () => {
+    const busy = mount({ busy: true });
+    const stop = busy.el.querySelector('button.ja-stop')!;
+    stop.focus();
+    stop.click();
+    assert.deepEqual(commandNames(busy), ['stop']);
+    assert.equal(active(), 'ja-message');
+
+    const view = showing([
+      {
+        kind: 'plan',
+        n: 1,
+        plan: { goal: 'Tidy', steps: [{ step_number: 1, action: 'Load' }] }
+      }
+    ]);
+    const execute = view.el.querySelector('section.ja-plan button.ja-execute')!;
+    execute.focus();
+    execute.click();
+    assert.deepEqual(commandNames(view), ['execute_plan']);
+    assert.equal(active(), 'ja-message');
+  });
+
+  it('stops a running agent on Esc anywhere in the panel', () => {
+    const view = showing([QUESTION], { busy: true });
+    const option = view.el.querySelector('button.ja-option')!;
+    assert.equal(escape(option), false, 'Esc was handled');
+    assert.deepEqual(commandNames(view), ['stop']);
+    assert.equal(active(), 'ja-message');
+    // Once: Stop is disabled until the kernel says the run stopped.
+    escape(option);
+    assert.deepEqual(commandNames(view), ['stop']);
+  });
+
+  it('leaves Esc alone when idle or while an IME composes', () => {
+    const idle = mount();
+    escape(idle.el.querySelector('textarea.ja-message')!);
+    assert.deepEqual(commandNames(idle), []);
+    const busy = mount({ busy: true });
+    escape(busy.el.querySelector('textarea.ja-message')!, true);
+    assert.deepEqual(commandNames(busy), []);
+  });
+
+  it('closes the open scope menu on Esc first, without stopping', () => {
+    const view = showing([APPROVAL], { busy: true });
+    const more = view.el.querySelector('button.ja-always-more')!;
+    const menu = view.el.querySelector('div.ja-always-menu')!;
+    more.click();
+    assert.equal(menu.hasAttribute('hidden'), false);
+    assert.equal(active(), 'ja-scope'); // the first scope
+    escape(menu.querySelector('button.ja-scope')!);
+    assert.equal(menu.hasAttribute('hidden'), true);
+    assert.equal(more.getAttribute('aria-expanded'), 'false');
+    assert.equal(active(), 'ja-always-more');
+    assert.deepEqual(commandNames(view), []);
+    // The menu closed: the next Esc stops.
+    escape(more);
+    assert.deepEqual(commandNames(view), ['stop']);
   });
 });

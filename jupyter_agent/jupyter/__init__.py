@@ -10,12 +10,15 @@ from typing import Any
 
 def load_ipython_extension(ipython: Any) -> None:
     """``%load_ext jupyter_agent``: register ``%agent`` and ``%%agent``."""
-    from .magic import AgentMagics, keep_question_marks
+    from .magic import AgentMagics, keep_question_marks, quiet_bare_runs
 
     ipython.register_magics(AgentMagics)
     cleanup = ipython.input_transformers_cleanup
     if keep_question_marks not in cleanup:
         cleanup.append(keep_question_marks)
+    post = ipython.input_transformers_post
+    if quiet_bare_runs not in post:
+        post.append(quiet_bare_runs)
 
 
 def sidebar_panel(shell: Any = None) -> str:

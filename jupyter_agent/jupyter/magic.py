@@ -27,6 +27,8 @@ _SESSION_ID = re.compile(r"[0-9a-f]{12}")
 # `h = %agent plan Why is February low?`
 _QUESTION_LINE = re.compile(r"^(?P<lead>\s*(?:[\w.]+\s*=\s*)?)%agent\b(?P<text>.*\?)\s*$")
 _TOKEN = re.compile(r"\s*(\S+)")
+# A bare ``%agent …`` line or ``%%agent`` cell, as IPython rewrote it (not assigned).
+_BARE_CALL = re.compile(r"^get_ipython\(\)\.run_(?:line|cell)_magic\('agent', .*\)[ \t]*$")
 
 # name → takes a value: True (required), False (a flag), None (optional: --resume [ID])
 OPTIONS: dict[str, bool | None] = {
@@ -196,6 +198,21 @@ def keep_question_marks(lines: list[str]) -> list[str]:
     return out
 
 
+def quiet_bare_runs(lines: list[str]) -> list[str]:
+    """An input transformer (after IPython's own): a bare ``%agent plan …`` (or
+    ``%%agent`` cell) echoes nothing. The magic returns the run's handle so that
+    ``h = %agent plan …`` keeps it, but echoed as a cell's result it would show the state
+    the run had when it began (``idle``) forever after, under a panel showing the run.
+    A trailing ``;`` is IPython's own way to keep a result quiet."""
+    out = []
+    for line in lines:
+        body = line.rstrip("\n")
+        if _BARE_CALL.match(body):
+            line = body.rstrip() + ";" + line[len(body) :]
+        out.append(line)
+    return out
+
+
 @magics_class
 class AgentMagics(Magics):
     @line_cell_magic
@@ -239,7 +256,13 @@ class AgentMagics(Magics):
         The run goes on in the background: the cell ends at once and the kernel stays
         usable. ``h = %agent plan …`` keeps the run's handle: ``await h.wait()`` in a later
         cell, then ``h.plan``, ``h.summary``, ``h.history``; ``h.stop()``, ``h.answer(…)``,
-        ``h.approve(…)`` steer it from code.
+        ``h.approve(…)`` steer it from code. A bare ``%agent plan …`` shows no result (the
+        panel shows the run; an echo would show the state it began in forever); its
+        handle is ``_`` in the next cell, as any result's would be.
+
+        Each ``%agent`` cell shows the panel under it; the display shown before becomes a
+        static record of the runs it showed (a notebook viewer shows it without a kernel),
+        so only the newest display, and the sidebar, is live.
 
         The panel shows the transcript, the plan (Execute plan hands it to the Actor),
         questions and approvals as buttons, every tool call with its diff, usage and cost,
@@ -316,6 +339,11 @@ class AgentMagics(Magics):
         except (AgentError, ValueError, RuntimeError) as exc:
             raise UsageError(str(exc)) from None
         self._show(kernel, command)
+        # A bare line shows no result (quiet_bare_runs), so IPython would not make the
+        # handle ``_``: do it here, as it would for any result.
+        update_unders = getattr(getattr(self.shell, "displayhook", None), "update_user_ns", None)
+        if update_unders is not None:
+            update_unders(handle)
         return handle
 
     def _configure(self, kernel: KernelAgent, command: Command) -> Agent:

@@ -21,21 +21,18 @@ Comm messages arrive on the kernel's shell thread, or on a subshell thread when 
 runs comms over subshells; every one is handed to the agent's event loop with
 ``call_soon_threadsafe`` before it touches the agent, so both cases behave the same.
 
-Without a widget frontend (nbconvert, nbclient, papermill) the panel's ``text/plain``
-fallback is the transcript as :class:`~jupyter_agent.render.TextRenderer` writes it; the
-kernel refreshes it (``update_display_data`` on the panel's display ids) after a plan, a
-question, an approval request and the end of a run, as long as no view has said hello
-(see :meth:`AgentPanel._refresh_text`). A widget frontend never gets those updates:
-re-sending a widget's display re-creates its views, which would drop what the user types.
+**Where it shows** (:mod:`._displays`): one display per ``%agent`` cell, the newest live
+and the others frozen into records of what happened while they were live (the runs
+started then, as text and escaped HTML: :mod:`~jupyter_agent.jupyter.record`), and a
+``text/plain`` fallback of the live display's own runs for frontends without widgets
+(nbconvert, nbclient, papermill).
 """
 
 from __future__ import annotations
 
 import asyncio
-import io
 import logging
 import time
-import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -49,7 +46,7 @@ from .. import events as ev
 from ..agent import Agent
 from ..errors import AgentError
 from ..permissions import Permission
-from ..render import TextRenderer
+from ._displays import PanelDisplays
 from ._setup import model_setup, use_api_key
 from .panel_protocol import (
     TRAIT_EVENTS,
@@ -87,7 +84,6 @@ FLUSH_INTERVAL = 1 / 30
 TEXT_BATCH = 32
 TEXT_HOLD = 0.1
 """Streamed text shorter than TEXT_BATCH characters waits up to TEXT_HOLD seconds for more."""
-WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 TEXT_REFRESH = (
     ev.PlanEvent,
     ev.QuestionEvent,
@@ -99,10 +95,6 @@ TEXT_REFRESH = (
 """Events after which a frontend without widgets gets the transcript again."""
 URGENT = (*TEXT_REFRESH, ev.AnswerEvent, ev.PermissionResponseEvent, ev.RequestInputTimeoutEvent)
 """Events sent at once rather than with the next batch: the user waits for them."""
-TEXT_FALLBACK_LIMIT = 20_000
-"""Characters of transcript kept in the text/plain fallback (the end of it)."""
-TEXT_GRACE = 2.0
-"""Seconds a new display has to say hello (be a widget) before its text is refreshed."""
 
 
 class AgentPanel(anywidget.AnyWidget):
@@ -174,15 +166,12 @@ class AgentPanel(anywidget.AnyWidget):
         self.transcript = Transcript()
         self._flush_handle: asyncio.TimerHandle | asyncio.Handle | None = None
         self._last_flush = 0.0
-        self._display_ids: list[str] = []
         self.views_seen = 0
         """How many views said hello (a page reload or another display makes one more)."""
-        self._shown_at = 0.0
-        self._shell: Any = None
-        self._text_stale = False
+        self.displays = PanelDisplays(
+            self.model_id, self._header, self._notebook_line, lambda: self.views_seen
+        )
         self._tool = ""
-        self._text = io.StringIO()
-        self._renderer = TextRenderer(self._text, color=False)
         self.on_msg(self._on_msg)
         self.bind(agent)
 
@@ -272,7 +261,7 @@ class AgentPanel(anywidget.AnyWidget):
     # --- events → traits and transcript (on the loop's thread) -----------------------
 
     def _on_event(self, event: ev.Event) -> None:
-        self._renderer(event)
+        self.displays.add(event)
         self._set_traits(event)
         if isinstance(event, TRAIT_EVENTS):
             return
@@ -284,7 +273,7 @@ class AgentPanel(anywidget.AnyWidget):
         else:
             self._schedule_flush()
         if isinstance(event, TEXT_REFRESH):
-            self._refresh_text()
+            self.displays.refresh_text()
 
     def _set_traits(self, event: ev.Event) -> None:
         """What an event changes in the synced state (every kind named: mypy checks)."""
@@ -300,18 +289,18 @@ class AgentPanel(anywidget.AnyWidget):
                 self.busy = not event.state.terminal and event.state.value != "idle"
             case ev.UsageEvent():
                 session = self.agent.session.usage
-                self.usage = dict(
-                    PanelUsage(
-                        run_input_tokens=event.run_input_tokens,
-                        run_output_tokens=event.run_output_tokens,
-                        run_cache_read_input_tokens=event.run_cache_read_input_tokens,
-                        run_cost_usd=event.run_cost_usd,
-                        session_cost_usd=event.session_cost_usd,
-                        session_input_tokens=session.total_input_tokens,
-                        session_output_tokens=session.output_tokens,
-                        session_cache_read_input_tokens=session.cache_read_input_tokens,
-                    )
+                usage = PanelUsage(
+                    run_input_tokens=event.run_input_tokens,
+                    run_output_tokens=event.run_output_tokens,
+                    run_cache_read_input_tokens=event.run_cache_read_input_tokens,
+                    session_input_tokens=session.total_input_tokens,
+                    session_output_tokens=session.output_tokens,
+                    session_cache_read_input_tokens=session.cache_read_input_tokens,
                 )
+                if not self.agent.model.label:  # a replay costs nothing: no dollars shown
+                    usage["run_cost_usd"] = event.run_cost_usd
+                    usage["session_cost_usd"] = event.session_cost_usd
+                self.usage = dict(usage)
             case ev.AgentStartEvent():
                 self.busy = True
                 self.stop_reason = ""
@@ -498,84 +487,30 @@ class AgentPanel(anywidget.AnyWidget):
 
     # --- showing it --------------------------------------------------------------------
 
-    def text(self) -> str:
-        """The text/plain fallback: a header and the transcript so far."""
+    def _header(self) -> str:
         agent = self.agent
         label = f" — {agent.model.label}" if agent.model.label else ""
         header = f"jupyter_agent · {agent.role} · {agent.model.name}{label}"
-        header += f" · session {agent.session.id}"
-        bridge = agent.notebook
-        if bridge is not None:
-            header += f"\nnotebook: {bridge.describe()}"
-        body = self._text.getvalue()
-        if len(body) > TEXT_FALLBACK_LIMIT:
-            body = "…" + body[-TEXT_FALLBACK_LIMIT:]
-        if not body:
-            body = "(The live panel needs a widget frontend; this text shows the transcript.)\n"
-        return f"{header}\n{body}".rstrip("\n")
+        return header + f" · session {agent.session.id}"
+
+    def _notebook_line(self) -> str:
+        bridge = self.agent.notebook
+        return f"notebook: {bridge.describe()}" if bridge is not None else ""
+
+    def text(self) -> str:
+        """The live display's text/plain fallback (see :mod:`._displays`)."""
+        return self.displays.text()
 
     def bundle(self) -> dict[str, Any]:
-        return {
-            "text/plain": self.text(),
-            WIDGET_MIME: {"version_major": 2, "version_minor": 1, "model_id": self.model_id},
-        }
+        return self.displays.bundle()
 
     def _repr_mimebundle_(self, **_: Any) -> tuple[dict[str, Any], dict[str, Any]]:
         return self.bundle(), {}
 
     def show(self) -> str:
-        """Display a view of the panel under the current cell; returns its display id."""
-        from IPython import get_ipython
-        from IPython.display import display
-
-        display_id = uuid.uuid4().hex
-        self._display_ids.append(display_id)
-        self._shown_at = time.monotonic()
-        display(self.bundle(), raw=True, display_id=display_id)
-        shell = get_ipython()
-        if shell is not None and self._shell is None:
-            self._shell = shell
-            shell.events.register("pre_run_cell", self._on_cell)
-            shell.events.register("post_run_cell", self._on_cell)
-        return display_id
-
-    # The text fallback. No message tells the kernel that a frontend cannot show widgets;
-    # a view that renders says hello, so the fallback is refreshed only while none has,
-    # and only once the display is TEXT_GRACE seconds old or at a cell's start or end
-    # (a view rendering in JupyterLab says hello well within that, and is never re-sent).
-
-    def _text_fallback_wanted(self) -> bool:
-        return bool(self._display_ids) and not self.views_seen and not widget_frontend_connected()
-
-    def _refresh_text(self) -> None:
-        self._text_stale = True
-        if self._text_fallback_wanted() and time.monotonic() - self._shown_at >= TEXT_GRACE:
-            self._publish_text()
-
-    def _on_cell(self, *_: Any) -> None:
-        # nbclient reads only the messages of the cell it runs: a transcript refreshed
-        # between cells, or during one too early, reaches it at the next cell's start or
-        # this cell's end.
-        if self._text_stale and self._text_fallback_wanted():
-            self._text_stale = False
-            self._publish_text()
-
-    def _publish_text(self) -> None:
-        from IPython.display import update_display
-
-        bundle = self.bundle()
-        # The agent's task carries the parent header of the cell that started it, long
-        # finished; send the update as part of the latest request instead (e.g. a cell
-        # running ``await h.wait()``), which is the one a client is listening to.
-        pub: Any = getattr(self._shell, "display_pub", None)
-        latest = getattr(pub, "_parent_header_global", None)  # ipykernel ≥ 6.26
-        token = pub.set_thread_parent(latest) if latest else None
-        try:
-            for display_id in self._display_ids:
-                update_display(bundle, raw=True, display_id=display_id)
-        finally:
-            if token is not None:
-                pub.reset_thread_parent(token)
+        """Display a view of the panel under the current cell; returns its display id.
+        The display shown before becomes the record of what happened while it was live."""
+        return self.displays.show()
 
     def close(self) -> None:
         if self._unsubscribe is not None:
@@ -584,10 +519,7 @@ class AgentPanel(anywidget.AnyWidget):
         if self._flush_handle is not None:
             self._flush_handle.cancel()
             self._flush_handle = None
-        if self._shell is not None:
-            self._shell.events.unregister("pre_run_cell", self._on_cell)
-            self._shell.events.unregister("post_run_cell", self._on_cell)
-            self._shell = None
+        self.displays.close()
         super().close()
 
 
@@ -600,11 +532,3 @@ def _ended_with_plan(events: list[ev.Event]) -> bool:
 
 def _short(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def widget_frontend_connected() -> bool:
-    """Whether a widget manager opened ipywidgets' control comm to this kernel (JupyterLab
-    does when it restores widgets, e.g. after a page reload; not on first render)."""
-    import ipywidgets
-
-    return getattr(ipywidgets.Widget, "_control_comm", None) is not None

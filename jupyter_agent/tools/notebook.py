@@ -58,11 +58,34 @@ def cell_diff(cell_id: str, old: str, new: str) -> str:
     return "\n".join(lines)
 
 
-def _edit_output(message: str, cell_id: str, kind: str, old: str, new: str) -> ToolOutput:
+async def _positions(bridge: NotebookBridge, *cell_ids: str | None) -> dict[str, int]:
+    """Where these cells are now, 1-based (``{id: position}``), for a result's ``data``: the
+    panel names a cell "cell 7" and links it rather than showing its id. A cell no longer
+    in the notebook is left out; a notebook that cannot be read gives no positions (the
+    edit itself succeeded)."""
+    wanted = {cell_id for cell_id in cell_ids if cell_id}
+    try:
+        cells = await bridge.read()
+    except ToolError:
+        return {}
+    return {cell.id: n for n, cell in enumerate(cells, 1) if cell.id in wanted}
+
+
+def _edit_output(
+    message: str,
+    cell_id: str,
+    kind: str,
+    old: str,
+    new: str,
+    where: dict[str, int] | None = None,
+) -> ToolOutput:
     diff = cell_diff(cell_id, old, new)
     shown = mask_secrets(diff)
     text = f"{message}\n{shown}" if shown else message
-    return ToolOutput(text, diff=diff, data={"cell_id": cell_id, "change": kind})
+    data: dict[str, Any] = {"cell_id": cell_id, "change": kind}
+    if where is not None:
+        data["positions"] = where
+    return ToolOutput(text, diff=diff, data=data)
 
 
 # --- reading --------------------------------------------------------------------------------
@@ -196,7 +219,7 @@ async def insert_cell(
     """
     bridge = bridge_of(ctx)
     if before is None and after is None:
-        cell, where = await _insert_in_view(ctx, bridge, source, cell_type)
+        cell, where, after = await _insert_in_view(ctx, bridge, source, cell_type)
     else:
         cell = await bridge.insert(source, cell_type, before=before, after=after)
         where = _where(before, after)
@@ -207,22 +230,25 @@ async def insert_cell(
         "insert",
         "",
         source,
+        await _positions(bridge, cell.id, after, before),
     )
 
 
 async def _insert_in_view(
     ctx: ToolContext, bridge: NotebookBridge, source: str, cell_type: CellType
-) -> tuple[Cell, str]:
+) -> tuple[Cell, str, str | None]:
     """Insert where the user is looking: after the run's newest cell or the agent's own
     cell; at the end when neither is in the notebook any more (deleted, or a file whose
-    cells the frontend named differently)."""
+    cells the frontend named differently). Returns the cell, where it went in words, and
+    the cell it follows (None: at the end)."""
     log = ctx.resources.get(ChangeLog)
     for place in log.places(_run_id(ctx)) if log is not None else []:
         try:
-            return await bridge.insert(source, cell_type, after=place), f" after {place}"
+            cell = await bridge.insert(source, cell_type, after=place)
         except ToolError:
             continue  # that cell is gone: the next place
-    return await bridge.insert(source, cell_type), " at the end"
+        return cell, f" after {place}", place
+    return await bridge.insert(source, cell_type), " at the end", None
 
 
 @tool(category="notebook", permissions={P.EDIT_NOTEBOOK}, summary="Edit cell {cell_id}")
@@ -292,6 +318,7 @@ async def update_cell(
         "update",
         old.source,
         new_source,
+        await _positions(bridge, cell_id),
     )
 
 
@@ -342,7 +369,11 @@ async def move_cell(
     _record(ctx, Change("move", cell_id, _run_id(ctx), index=position, neighbour=neighbour))
     return ToolOutput(
         f"Moved cell {cell_id}{_where(before, after)}; it is now cell {index + 1}.",
-        data={"cell_id": cell_id, "change": "move"},
+        data={
+            "cell_id": cell_id,
+            "change": "move",
+            "positions": await _positions(bridge, cell_id, after, before),
+        },
     )
 
 
@@ -416,7 +447,12 @@ async def run_cell(ctx: ToolContext, cell_id: str, timeout: float = 120) -> Tool
     return ToolOutput(
         f"{head}\n{body}",
         images=images,
-        data={"cell_id": cell_id, "status": result.status, "execution_count": count},
+        data={
+            "cell_id": cell_id,
+            "status": result.status,
+            "execution_count": count,
+            "positions": await _positions(bridge, cell_id),
+        },
         error_line=failed,
     )
 

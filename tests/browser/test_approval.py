@@ -42,7 +42,7 @@ def test_an_approval_shows_the_cell_its_place_and_the_scopes(open_notebook, lab)
     panel = start(notebook, "h = %agent act --model $m Compute the total")
 
     # The card shows the code itself, highlighted, and which cell it is.
-    card = panel.get_by_role("region", name="Approval").first
+    card = panel.get_by_role("region", name=re.compile(r"^Approval: ")).first
     code = card.locator("code.ja-code")
     expect(code).to_contain_text("def total():")
     expect(code).to_contain_text("# the sum")
@@ -70,7 +70,7 @@ def test_an_approval_shows_the_cell_its_place_and_the_scopes(open_notebook, lab)
     expect(row.locator(".ja-tool-error-line")).to_be_hidden()
 
     # A command: its programs, and "Always allow" in the scope chosen from the menu.
-    second = panel.get_by_role("region", name="Approval").nth(1)
+    second = panel.get_by_role("region", name=re.compile(r"^Approval: ")).nth(1)
     expect(second.locator("ul.ja-programs")).to_contain_text("ls -la only reads")
     always = second.get_by_role("button", name="Always allow `ls …` when it only reads")
     expect(always).to_be_visible()
@@ -84,7 +84,7 @@ def test_an_approval_shows_the_cell_its_place_and_the_scopes(open_notebook, lab)
     expect(second.locator(".ja-answered")).to_have_text("Always allowed (allow exactly `ls -la`)")
 
     # A cell that raises: the row is red, with the error's line on it.
-    third = panel.get_by_role("region", name="Approval").nth(2)
+    third = panel.get_by_role("region", name=re.compile(r"^Approval: ")).nth(2)
     expect(third.locator("code.ja-code")).to_have_text("1/0")
     third.get_by_role("button", name="Always allow run_cell this session").click()
     failed = _tool(panel, "run_cell", 1)

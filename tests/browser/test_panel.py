@@ -114,7 +114,9 @@ def stop_and_time(page: Any, panel: Any) -> float:
 
 def plan_button(panel: Any, name: str = "Execute plan") -> Any:
     """The plan card's button (the strip pinned above the transcript has its twin)."""
-    return panel.get_by_role("region", name="Plan").last.get_by_role("button", name=name)
+    return panel.get_by_role("region", name=re.compile(r"^Plan: ")).last.get_by_role(
+        "button", name=name
+    )
 
 
 def send(panel: Any, text: str) -> None:
@@ -163,7 +165,7 @@ def test_a_plan_shows_as_a_table_and_execute_plan_runs_it_step_by_step(open_note
             "pending",
         ]
     )
-    plan = panel.get_by_role("region", name="Plan")
+    plan = panel.get_by_role("region", name=re.compile(r"^Plan: "))
     expect(plan).to_contain_text("Rows that look duplicated may be legitimate")
     expect(plan).to_contain_text("sales.csv in the notebook's folder")
     expect(panel.locator(".ja-text strong", has_text="plan")).to_be_visible()
@@ -246,7 +248,7 @@ def test_a_stopped_execution_carries_on_from_the_plan(open_notebook, lab):
     rows = panel.locator(".ja-plan-table tbody tr")
     expect(rows.nth(0).locator(".ja-step-status")).to_have_text("done")
     expect(rows.nth(1).locator(".ja-step-status")).to_have_text("stopped")  # not in progress
-    shoot(panel.get_by_role("region", name="Plan"), "continue-plan.png")
+    shoot(panel.get_by_role("region", name=re.compile(r"^Plan: ")), "continue-plan.png")
     carry_on.click()
     expect(panel.locator(".ja-completed").last).to_have_text("✔ Completed: Carried on to the end.")
     expect(rows.nth(0).locator(".ja-step-status")).to_have_text("done")
@@ -352,15 +354,16 @@ def test_a_tool_card_shows_its_input_result_and_a_coloured_diff(open_notebook, l
     panel = start(notebook, "%agent act --model $m Fix the rate")
     card = panel.locator('.ja-tool[data-tool="update_cell"]')
     expect(card).to_have_attribute("data-state", "done")
-    expect(card.locator("summary")).to_contain_text("Edit cell cell-0")
+    # The cell is named by its place, a link to it with its id on hover.
+    expect(card.locator("summary")).to_contain_text("Edit cell 1")
+    link = card.locator("summary").get_by_role("link", name="cell 1")
+    expect(link).to_have_attribute("title", "Show cell cell-0 in the notebook")
     expect(card).to_have_attribute("open", "")  # a card with a diff opens by itself
     expect(card.locator(".ja-diff-del")).to_have_text(["-rate = 0.02\n"])
     expect(card.locator(".ja-diff-add")).to_have_text(["+rate = 0.2\n"])
     expect(card.locator(".ja-tool-body pre").first).to_contain_text('"source": "rate = 0.2"')
     # The result says what was done; the diff shows once, coloured, not again as text.
-    expect(card.locator(".ja-tool-result pre").first).to_have_text(
-        "Updated the source of cell cell-0."
-    )
+    expect(card.locator(".ja-tool-result pre").first).to_have_text("Updated the source of cell 1.")
     expect(card.get_by_text("+++ b/cell cell-0")).to_have_count(1)
     # The edit reached the open notebook.
     expect(notebook.cells.first.locator(".cm-content")).to_have_text("rate = 0.2")
@@ -415,14 +418,18 @@ def test_a_questions_option_buttons_answer_it(open_notebook, lab):
         open_notebook, lab, "question", [question, call("task_complete", summary="Kept them.")]
     )
     panel = start(notebook, "h = %agent act --model $m Clean the sales data")
-    card = panel.get_by_role("region", name="Question")
+    card = panel.get_by_role("region", name=re.compile(r"^Question: "))
     expect(card).to_contain_text("Drop the duplicated rows?")
     expect(card).to_contain_text("They have the same order id and timestamp.")
     expect(status(panel)).to_have_text(re.compile(r"^waiting for you"))
     drop = card.get_by_role("button", name="Drop them")
     keep = card.get_by_role("button", name="Keep them")
     expect(drop).to_have_class(re.compile(r"\bja-default\b"))
-    expect(drop).to_have_attribute("title", "Remove the 12 rows")
+    # Each option's description is visible under its label, and is its description.
+    expect(drop.locator(".ja-option-description")).to_have_text("Remove the 12 rows")
+    expect(drop.locator(".ja-option-description")).to_be_visible()
+    expect(drop).to_have_accessible_description("Remove the 12 rows")
+    expect(drop).to_have_accessible_name("Drop them")
     expect(keep).not_to_have_class(re.compile(r"\bja-default\b"))
     expect(card).to_have_class(re.compile(r"\bja-flash\b"))
     expect(card.get_by_role("textbox")).to_have_count(0)  # no free text for this one
@@ -448,7 +455,7 @@ def test_the_free_text_box_answers_an_allow_custom_question(open_notebook, lab):
         open_notebook, lab, "freetext", [question, call("task_complete", summary="Noted.")]
     )
     panel = start(notebook, "h = %agent act --model $m Find the price column")
-    card = panel.get_by_role("region", name="Question")
+    card = panel.get_by_role("region", name=re.compile(r"^Question: "))
     card.get_by_role("textbox", name="Your answer").fill("unit_price_eur")
     card.get_by_role("button", name="Answer").click()
     expect(card.locator(".ja-answered")).to_have_text("Answered: unit_price_eur")
@@ -469,7 +476,7 @@ def test_an_approval_cards_allow_and_deny(open_notebook, lab):
         ],
     )
     panel = start(notebook, "h = %agent act --model $m Look around")
-    card = panel.get_by_role("region", name="Approval").first
+    card = panel.get_by_role("region", name=re.compile(r"^Approval: ")).first
     expect(card).to_contain_text("Run: echo approved-run")
     expect(card).to_contain_text("shell commands need your approval")
     expect(card.get_by_role("button", name="Always allow")).to_be_visible()
@@ -483,7 +490,7 @@ def test_an_approval_cards_allow_and_deny(open_notebook, lab):
     tool.locator("summary").click()
     expect(tool.locator(".ja-tool-result")).to_contain_text("approved-run")
 
-    second = panel.get_by_role("region", name="Approval").nth(1)
+    second = panel.get_by_role("region", name=re.compile(r"^Approval: ")).nth(1)
     second.get_by_role("button", name="Deny").click()
     expect(second.locator(".ja-answered")).to_have_text("Denied")
     expect(status(panel)).to_have_text("completed")
@@ -510,7 +517,7 @@ def test_an_approval_says_what_always_allow_remembers_and_warns_before_the_click
     expect(panel.locator(".ja-sandbox")).to_have_text("commands sandboxed to this folder")
     expect(panel.locator(".ja-sandbox")).to_have_attribute("data-active", "true")
 
-    card = panel.get_by_role("region", name="Approval").first
+    card = panel.get_by_role("region", name=re.compile(r"^Approval: ")).first
     expect(card.locator(".ja-remember")).to_have_text(
         "“Always allow” remembers: allow `echo` when it only reads."
     )
@@ -520,14 +527,14 @@ def test_an_approval_says_what_always_allow_remembers_and_warns_before_the_click
     )
 
     # `echo second` runs unasked; `rm *.tmp` names its files only when it runs
-    globbed = panel.get_by_role("region", name="Approval").nth(1)
+    globbed = panel.get_by_role("region", name=re.compile(r"^Approval: ")).nth(1)
     expect(globbed).to_contain_text("Run: rm *.tmp")
     expect(globbed.get_by_role("button", name="Always allow")).to_be_hidden()
     expect(globbed.locator(".ja-remember")).to_contain_text("“Always allow” is not offered")
     globbed.get_by_role("button", name="Deny").click()
 
     # a file that runs later warns, prominently, whatever the rules say
-    warned = panel.get_by_role("region", name="Approval").nth(2)
+    warned = panel.get_by_role("region", name=re.compile(r"^Approval: ")).nth(2)
     expect(warned.get_by_role("alert", name="Warnings")).to_contain_text(
         ".pre-commit-config.yaml: pre-commit runs the commands it lists at your next commit."
     )
@@ -605,7 +612,7 @@ def test_every_text_in_the_panel_is_readable_in_light_and_dark_themes(
         panel = start(notebook, "h = %agent plan --model $m Clean the sales data")
         expect(status(panel)).to_have_text("plan ready for review")
         plan_button(panel).click()
-        expect(panel.get_by_role("region", name="Approval")).to_be_visible()
+        expect(panel.get_by_role("region", name=re.compile(r"^Approval: "))).to_be_visible()
         ratio, where = panel.evaluate(_LOWEST_CONTRAST)
         # 3:1 is WCAG's floor for large text and controls; dim captions stay above it.
         assert ratio >= 3, f"{theme}: contrast {ratio:.2f} at {where}"
@@ -624,7 +631,7 @@ def test_a_click_while_a_cell_runs_waits_for_it_and_says_so(open_notebook, lab, 
         [call("execute_command", command="echo later"), call("task_complete", summary="Done.")],
     )
     panel = start(notebook, "h = %agent act --model $m Look around")
-    card = panel.get_by_role("region", name="Approval").first
+    card = panel.get_by_role("region", name=re.compile(r"^Approval: ")).first
     expect(card.get_by_role("button", name="Allow", exact=True)).to_be_enabled()
     # The user runs a 5-second cell, then clicks Allow while it runs.
     page.evaluate(
@@ -722,7 +729,7 @@ def test_stop_while_waiting_for_an_answer(open_notebook, lab, page):
         ],
     )
     panel = start(notebook, "%agent plan --model $m Read the data")
-    card = panel.get_by_role("region", name="Question")
+    card = panel.get_by_role("region", name=re.compile(r"^Question: "))
     expect(card.get_by_role("textbox", name="Your answer")).to_be_visible()
     took = stop_and_time(page, panel)
     assert took < STOP_LIMIT_MS, f"stopped after {took:.0f} ms"

@@ -4,7 +4,8 @@ nbval runs them without a frontend; this runs them where users meet them: in Jup
 with our extension, where the agent panel renders as a widget and ``%agent`` is bound to
 the open notebook, live. Their checked outputs must match the ones nbval checks (with the
 same sanitising), and the quickstart's panel must show the plan, its steps done, the
-stopped run and the live notebook.
+stopped run and the live notebook, while the display under each earlier ``%agent`` cell
+became the static record of its own step.
 """
 
 from __future__ import annotations
@@ -120,6 +121,31 @@ def test_a_tutorial_runs_top_to_bottom_in_jupyterlab(name, open_notebook, lab, p
         assert squeezed == []
         SHOTS.mkdir(parents=True, exist_ok=True)
         panel.screenshot(path=str(SHOTS / "quickstart.png"))
+
+        # Each step's cell shows that step: the display under "1. Plan" became the record
+        # of what happened while it was the live panel (the plan, once, and its execution),
+        # not a second live copy showing the end of the session. One panel stays live.
+        expect(notebook.panel.locator(".ja-panel")).to_have_count(1)
+        index = {cell.get("id"): i for i, cell in enumerate(stored.cells)}
+        plan_cell = notebook.cells.nth(index["plan"])
+        plan_cell.scroll_into_view_if_needed()
+        record = plan_cell.locator(".ja-record")
+        expect(record).to_have_count(1)
+        expect(plan_cell.locator(".ja-panel")).to_have_count(0)
+        expect(record.locator("table")).to_have_count(1)
+        expect(record.locator("table tbody tr")).to_have_count(2)
+        expect(record).to_contain_text("Find which region brings the most revenue")
+        expect(record).to_contain_text("South brings the most revenue")
+        expect(record).not_to_contain_text("Stopped by the user")
+        expect(record).not_to_contain_text("Just the headline")
+        expect(record).not_to_contain_text("$")  # a replay costs nothing
+        stopped = notebook.cells.nth(index["long-run"]).locator(".ja-record")
+        expect(stopped).to_contain_text("Stopped by the user.")
+        expect(stopped).not_to_contain_text("Find which region")
+        # The plan is shown once: the cell after it prints no markdown table.
+        after = notebook.cells.nth(index["plan-result"])
+        expect(after.locator(".jp-OutputArea-output")).not_to_contain_text("|---|")
+        plan_cell.screenshot(path=str(SHOTS / "quickstart-run-all.png"))
 
 
 @pytest.mark.parametrize("allow_in_panel", [False, True], ids=["running", "completed"])

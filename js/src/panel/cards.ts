@@ -18,8 +18,99 @@ export const STEP_LABELS: Record<EntryOf<'plan_step'>['status'], string> = {
   skipped: 'skipped'
 };
 
+/** The event a cell link sends for the lab extension to scroll to that cell. */
+export const REVEAL_CELL_EVENT = 'jupyter-agent:reveal-cell';
+
+/** Characters of a question, a goal or a summary an accessible name keeps. */
+const NAME_CHARS = 80;
+
+/** `text` short enough for a card's accessible name. */
+function nameOf(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > NAME_CHARS ? `${line.slice(0, NAME_CHARS - 1)}…` : line;
+}
+
+/** A cell as a person names it: its place ("cell 7") when known, else its id, short. */
+export function cellName(cellId: string, position?: number | null): string {
+  return position ? `cell ${position}` : `cell ${cellId.slice(0, 8)}`;
+}
+
+/** A link to a cell: `text` shown, the full id on hover; a click asks the lab extension
+ * (REVEAL_CELL_EVENT, handled in src/index.ts) to show the cell. */
+export function cellLink(cellId: string, text: string): HTMLAnchorElement {
+  const link = h('a', {
+    href: '#',
+    class: 'ja-reveal-cell',
+    title: `Show cell ${cellId} in the notebook`,
+    'data-cell-id': cellId,
+    text
+  });
+  link.addEventListener('click', event => {
+    event.preventDefault();
+    link.dispatchEvent(
+      new CustomEvent(REVEAL_CELL_EVENT, {
+        detail: { cellId },
+        bubbles: true,
+        cancelable: true
+      })
+    );
+  });
+  return link;
+}
+
+/** Cell ids a text may name → their positions (undefined: not known). */
+export type CellPositions = Map<string, number | undefined>;
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * `text` as text nodes, each of the `cells` it names (an id from the call's input or
+ * result data, never guessed from the text) a link named "cell 7" (a "cell" word before
+ * the id becomes the link's). Inert: text nodes and links, never HTML.
+ */
+export function withCellLinks(text: string, cells: CellPositions): Node[] {
+  const ids = [...cells.keys()].filter(Boolean);
+  if (!ids.length || !text) return [document.createTextNode(text)];
+  ids.sort((a, b) => b.length - a.length);
+  const pattern = new RegExp(
+    `(\\b[Cc]ell )?(?<![\\w-])(${ids.map(escapeRegExp).join('|')})(?![\\w-])`,
+    'g'
+  );
+  const nodes: Node[] = [];
+  let at = 0;
+  for (const match of text.matchAll(pattern)) {
+    const start = match.index ?? 0;
+    if (start > at) nodes.push(document.createTextNode(text.slice(at, start)));
+    const id = match[2];
+    let name = cellName(id, cells.get(id));
+    if (match[1]?.startsWith('C')) name = `C${name.slice(1)}`;
+    nodes.push(cellLink(id, name));
+    at = start + match[0].length;
+  }
+  if (at < text.length) nodes.push(document.createTextNode(text.slice(at)));
+  return nodes;
+}
+
+/** The cell ids a call names in its input (cell_id, after, before). */
+function inputCells(input: unknown): CellPositions {
+  const cells: CellPositions = new Map();
+  if (input && typeof input === 'object')
+    for (const key of ['cell_id', 'after', 'before']) {
+      const value = (input as Record<string, unknown>)[key];
+      if (typeof value === 'string' && value) cells.set(value, undefined);
+    }
+  return cells;
+}
+
 export interface IToolCard {
   card: HTMLDetailsElement;
+  /** The call's summary, its cell ids as links. */
+  summary: HTMLElement;
+  summaryText: string;
+  /** The cells the call names, with their positions once the result says them. */
+  cells: CellPositions;
   status: HTMLElement;
   /** What failed, in one line, on the row (shown without expanding the card). */
   errorLine: HTMLElement;
@@ -34,11 +125,18 @@ export function toolCard(e: {
 }): IToolCard {
   const status = h('span', { class: 'ja-tool-status', text: 'running…' });
   const errorLine = h('span', { class: 'ja-tool-error-line', hidden: true });
+  const summaryText = e.summary || e.name;
+  const cells = inputCells(e.input);
+  const summarySpan = h(
+    'span',
+    { class: 'ja-tool-summary' },
+    withCellLinks(summaryText, cells)
+  );
   const summary = h(
     'summary',
     {},
     h('span', { class: 'ja-tool-icon', 'aria-hidden': 'true', text: '⚙' }),
-    h('span', { class: 'ja-tool-summary', text: e.summary || e.name }),
+    summarySpan,
     status,
     errorLine
   );
@@ -47,7 +145,12 @@ export function toolCard(e: {
   const result = h('div', { class: 'ja-tool-result' });
   const card = h(
     'details',
-    { class: 'ja-tool', 'data-tool': e.name, 'data-state': 'running' },
+    {
+      class: 'ja-tool',
+      'data-tool': e.name,
+      'data-state': 'running',
+      'aria-label': `Tool: ${nameOf(summarySpan.textContent ?? summaryText)}`
+    },
     summary,
     h(
       'div',
@@ -59,7 +162,16 @@ export function toolCard(e: {
     )
   );
   if (CONTROL_TOOLS.has(e.name)) card.hidden = true;
-  return { card, status, errorLine, output, result };
+  return {
+    card,
+    summary: summarySpan,
+    summaryText,
+    cells,
+    status,
+    errorLine,
+    output,
+    result
+  };
 }
 
 /** A tool call waits for the user's approval (`waiting`), or runs again after it. */
@@ -86,9 +198,27 @@ export function endTool(tool: IToolCard, e: EntryOf<'tool_end'>): void {
   const diffHead = e.diff ? e.diff.split('\n', 1)[0] : '';
   const at = diffHead ? shown.indexOf(diffHead) : -1;
   if (at > 0) shown = shown.slice(0, at).trimEnd();
+  // The cells the result names (data.cell_id, data.positions from tools/notebook.py), by
+  // their place now: the summary says "cell 7" instead of an id from here on.
+  const data = e.data ?? {};
+  if (typeof data.cell_id === 'string' && data.cell_id)
+    tool.cells.set(data.cell_id, tool.cells.get(data.cell_id));
+  const positions = data.positions;
+  if (positions && typeof positions === 'object')
+    for (const [id, n] of Object.entries(positions))
+      if (typeof n === 'number') tool.cells.set(id, n);
+  if (tool.cells.size) {
+    tool.summary.replaceChildren(
+      ...withCellLinks(tool.summaryText, tool.cells)
+    );
+    card.setAttribute(
+      'aria-label',
+      `Tool: ${nameOf(tool.summary.textContent ?? tool.summaryText)}`
+    );
+  }
   result.replaceChildren(
     h('div', { class: 'ja-label', text: e.is_error ? 'Error' : 'Result' }),
-    h('pre', { class: 'ja-pre', text: clip(shown) })
+    h('pre', { class: 'ja-pre' }, withCellLinks(clip(shown), tool.cells))
   );
   if (e.diff) {
     result.append(
@@ -188,7 +318,7 @@ export function planCard(plan: Plan): IPlanCard {
   });
   const card = h(
     'section',
-    { class: 'ja-card ja-plan', 'aria-label': 'Plan' },
+    { class: 'ja-card ja-plan', 'aria-label': `Plan: ${nameOf(plan.goal)}` },
     h('h3', { text: 'Plan' }),
     h('p', { class: 'ja-goal' }, h('strong', { text: 'Goal: ' }), plan.goal),
     table,
@@ -218,6 +348,9 @@ export interface IQuestionCard extends IPendingCard {
   options: HTMLElement;
 }
 
+/** Ids of option descriptions, unique in the page. */
+let optionDescriptions = 0;
+
 /** `send(value, button)`: an option's button, or null for the free-text answer. */
 export function questionCard(
   e: EntryOf<'question'>,
@@ -231,7 +364,7 @@ export function questionCard(
   const card = h('section', {
     class: 'ja-card ja-question ja-flash',
     'data-severity': q.severity,
-    'aria-label': 'Question'
+    'aria-label': `Question: ${nameOf(q.question)}`
   });
   const buttons: (HTMLButtonElement | HTMLInputElement)[] = [];
   const answered = h('p', { class: 'ja-answered', hidden: true });
@@ -246,13 +379,30 @@ export function questionCard(
       q.default !== null &&
       q.default !== undefined &&
       option.value === q.default;
-    const button = h('button', {
-      type: 'button',
-      class: `ja-option${isDefault ? ' ja-default' : ''}`,
-      title: option.description || undefined,
-      'data-value': option.value,
-      text: option.label
-    });
+    // The description shows under the label. It is the button's description, not part
+    // of its name (aria-hidden here, read through aria-describedby), so the option is
+    // still called by its label.
+    const descriptionId = option.description
+      ? `ja-option-description-${++optionDescriptions}`
+      : undefined;
+    const button = h(
+      'button',
+      {
+        type: 'button',
+        class: `ja-option${isDefault ? ' ja-default' : ''}`,
+        'data-value': option.value,
+        'aria-describedby': descriptionId
+      },
+      h('span', { class: 'ja-option-label', text: option.label }),
+      option.description
+        ? h('span', {
+            class: 'ja-option-description',
+            id: descriptionId,
+            'aria-hidden': 'true',
+            text: option.description
+          })
+        : null
+    );
     button.addEventListener('click', () => send(parts, option.value, button));
     buttons.push(button);
     options.append(button);
@@ -291,9 +441,6 @@ export function questionCard(
   return parts;
 }
 
-/** The event a cell link sends for the lab extension to scroll to that cell. */
-export const REVEAL_CELL_EVENT = 'jupyter-agent:reveal-cell';
-
 type Preview = NonNullable<EntryOf<'permission_request'>['preview']>;
 
 /** What the call would do, as the user judges it: the code, the command, the diff. */
@@ -305,28 +452,24 @@ export function previewSection(preview: Preview): HTMLElement | null {
   return null;
 }
 
+function cellWhere(p: Extract<Preview, { kind?: 'cell' }>): string {
+  return p.index !== null && p.index !== undefined
+    ? `cell ${p.index}${p.count ? ` of ${p.count}` : ''}`
+    : 'a cell';
+}
+
+/** An approval card's accessible name: what the call does ("Approval: run cell 3 of 12"). */
+function approvalName(e: EntryOf<'permission_request'>): string {
+  const preview = e.preview;
+  if (preview?.kind === 'cell' && preview.index)
+    return `Approval: run ${cellWhere(preview)}`;
+  const summary = nameOf(e.summary || e.tool_name);
+  return `Approval: ${summary.charAt(0).toLowerCase()}${summary.slice(1)}`;
+}
+
 function cellPreview(p: Extract<Preview, { kind?: 'cell' }>): HTMLElement {
-  const where =
-    p.index !== null && p.index !== undefined
-      ? `cell ${p.index}${p.count ? ` of ${p.count}` : ''}`
-      : 'a cell';
-  const link = h('a', {
-    href: '#',
-    class: 'ja-reveal-cell',
-    title: `Show cell ${p.cell_id} in the notebook`,
-    'data-cell-id': p.cell_id,
-    text: where
-  });
-  link.addEventListener('click', event => {
-    event.preventDefault();
-    link.dispatchEvent(
-      new CustomEvent(REVEAL_CELL_EVENT, {
-        detail: { cellId: p.cell_id },
-        bubbles: true,
-        cancelable: true
-      })
-    );
-  });
+  const where = cellWhere(p);
+  const link = cellLink(p.cell_id, where);
   return h(
     'div',
     { class: 'ja-preview ja-preview-cell' },
@@ -484,16 +627,20 @@ export function approvalCard(
   const buttons = [allow, always, more, ...items, deny];
   const answered = h('p', { class: 'ja-answered', hidden: true });
   const warnings = (e.warnings || []).map(text => h('li', { text }));
+  // The cells the call names, at the place the preview gives (a run's cell).
+  const cells = inputCells(e.input);
+  if (e.preview?.kind === 'cell' && e.preview.index)
+    cells.set(e.preview.cell_id, e.preview.index);
   const card = h(
     'section',
-    { class: 'ja-card ja-approval ja-flash', 'aria-label': 'Approval' },
+    { class: 'ja-card ja-approval ja-flash', 'aria-label': approvalName(e) },
     h(
       'div',
       { class: 'ja-card-head' },
       h('h3', { text: 'Approval needed' }),
       h('span', { class: 'ja-badge', text: e.tool_name })
     ),
-    h('p', { class: 'ja-approval-summary', text: e.summary }),
+    h('p', { class: 'ja-approval-summary' }, withCellLinks(e.summary, cells)),
     e.preview ? previewSection(e.preview) : null,
     warnings.length
       ? h(
@@ -539,7 +686,19 @@ export function approvalCard(
   more.addEventListener('click', () => {
     menu.hidden = !menu.hidden;
     more.setAttribute('aria-expanded', String(!menu.hidden));
+    if (!menu.hidden) items[0]?.focus();
   });
+  // Esc closes the open menu first (and is not the panel's Stop: it is handled here).
+  const closeOnEscape = (event: Event) => {
+    const key = event as KeyboardEvent;
+    if (key.key !== 'Escape' || menu.hidden || key.isComposing) return;
+    key.preventDefault();
+    key.stopPropagation();
+    closeMenu();
+    more.focus();
+  };
+  more.addEventListener('keydown', closeOnEscape);
+  menu.addEventListener('keydown', closeOnEscape);
   items.forEach((item, i) =>
     item.addEventListener('click', () => {
       closeMenu();

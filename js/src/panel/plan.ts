@@ -112,6 +112,8 @@ export class PlanTracker {
     state.executed = true;
     state.starting = true;
     this.refresh();
+    // The button just clicked is disabled now: focus goes on to the message input.
+    this.actions.focusInput?.();
     this.actions.command('execute_plan').catch((error: Error) => {
       state.executed = false;
       state.starting = false;

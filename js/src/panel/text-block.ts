@@ -22,7 +22,11 @@ export interface ITextBlock {
 
 /** A new, empty block (the caller puts `el` in the transcript). */
 export function textBlock(phase: string | null): ITextBlock {
-  const el = h('div', { class: 'ja-text' });
+  // Hidden from screen readers while it streams: the transcript is a live log, and a
+  // block re-rendered each frame would be read out piece by piece (aria-busy, meant for
+  // this, is ignored by several screen readers for live regions). finishText() shows it
+  // and renders it once more, so the log announces the whole block when it ends.
+  const el = h('div', { class: 'ja-text', 'aria-hidden': 'true' });
   if (phase) el.append(h('div', { class: 'ja-phase', text: phase }));
   const done = h('div');
   const tail = h('div');
@@ -42,6 +46,7 @@ export function textBlock(phase: string | null): ITextBlock {
 
 /** The block ended: its whole text, rendered once. */
 export function finishText(block: ITextBlock): void {
+  block.el.removeAttribute('aria-hidden');
   block.done.replaceChildren(renderMarkdown(block.text));
   block.tail.replaceChildren();
   block.doneLength = block.text.length;

@@ -59,6 +59,11 @@ export class Transcript {
     readonly strict = false
   ) {
     this.plan = new PlanTracker(actions);
+    // A log: screen readers announce each entry added (a card, a line, a text block once it
+    // ends; see text-block.ts), not changes inside one (a tool's status, streamed text).
+    root.setAttribute('role', 'log');
+    root.setAttribute('aria-live', 'polite');
+    root.setAttribute('aria-relevant', 'additions');
     // The transcript follows the newest output while the reader is at the bottom, whatever
     // grows it: a new entry, streamed text, or an entry that grows in place (a tool's result
     // and diff, an answered card). Scrolling up stops following; back at the bottom resumes.
@@ -381,6 +386,7 @@ export class Transcript {
     const question = questionCard(e, ({ buttons }, value, button) => {
       buttons.forEach(b => (b.disabled = true));
       if (button) button.classList.add('ja-chosen');
+      this.focusNext();
       this.actions
         .command('answer', { question_id: e.question_id, value })
         .catch((error: Error) => {
@@ -414,6 +420,7 @@ export class Transcript {
     this.closeStreams();
     const approval = approvalCard(e, ({ buttons }, allow, remember, scope) => {
       buttons.forEach(b => (b.disabled = true));
+      this.focusNext();
       this.actions
         .command('approve', {
           request_id: e.request_id,
@@ -450,6 +457,12 @@ export class Transcript {
     a.card.dataset.state = e.allowed ? 'allowed' : 'denied';
   }
 
+  /** After an action disabled the control that had focus: focus goes on (types.ts). */
+  private focusNext(): void {
+    if (this.actions.focusInput) this.actions.focusInput();
+    else this.root.focus?.({ preventScroll: true });
+  }
+
   private closeCard(pending: IPendingCard, text: string): void {
     pending.buttons.forEach(b => (b.disabled = true));
     pending.card.classList.remove('ja-flash');
@@ -478,6 +491,7 @@ export class Transcript {
     });
     trust.addEventListener('click', () => {
       trust.disabled = true;
+      this.focusNext();
       this.actions.command('trust').then(
         () => (trust.textContent = 'Trusted'),
         (error: Error) => {
@@ -544,6 +558,7 @@ export class Transcript {
     });
     button.addEventListener('click', () => {
       button.disabled = true;
+      this.focusNext();
       this.actions.command('retry').catch((error: Error) => {
         button.disabled = false;
         this.actions.error(error.message);

@@ -41,4 +41,10 @@ export interface ITranscriptActions {
   ): Promise<unknown>;
   busy(): boolean;
   error(text: string): void;
+  /**
+   * Where focus goes after an action that ends a card's use (an answer, Allow or Deny,
+   * Execute plan, Retry): the message input, which stays usable while the agent works.
+   * Without it, the transcript itself.
+   */
+  focusInput?(): void;
 }

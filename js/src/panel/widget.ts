@@ -83,11 +83,14 @@ function usageText(usage: PanelUsage | null | undefined): string {
   if (!usage || usage.run_input_tokens === undefined) return '';
   const cached = (input?: number, read?: number) =>
     input ? ` (${Math.round((100 * (read as number)) / input)}% cached)` : '';
+  // No cost for a scripted replay: the kernel leaves it out.
+  const cost = (usd?: number) =>
+    usd === undefined ? '' : ` · $${Number(usd).toFixed(4)}`;
   return (
     `Run: ${number(usage.run_input_tokens)} in${cached(usage.run_input_tokens, usage.run_cache_read_input_tokens)}, ` +
-    `${number(usage.run_output_tokens)} out · $${Number(usage.run_cost_usd || 0).toFixed(4)}` +
+    `${number(usage.run_output_tokens)} out${cost(usage.run_cost_usd)}` +
     ` — Session: ${number(usage.session_input_tokens)} in${cached(usage.session_input_tokens, usage.session_cache_read_input_tokens)}, ` +
-    `${number(usage.session_output_tokens)} out · $${Number(usage.session_cost_usd || 0).toFixed(4)}`
+    `${number(usage.session_output_tokens)} out${cost(usage.session_cost_usd)}`
   );
 }
 
@@ -286,10 +289,15 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
     setTimeout(() => line.remove(), 8000);
   };
 
+  // One rule for focus: after an action that disables or removes the control used
+  // (an answer, Allow or Deny, Stop, Execute plan, Send), focus goes to the message
+  // input, which stays usable while the agent works (Send waits; Esc stops).
+  const focusInput = () => message.focus();
   const transcript = new Transcript(transcriptEl, {
     command,
     busy: () => model.get('busy'),
-    error: showError
+    error: showError,
+    focusInput
   });
   // The plan strip stays in view above the transcript's scroll; the transcript's plan
   // state drives it, and its button does what the plan card's does.
@@ -318,6 +326,9 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
       }
       case 'snapshot':
         if (msg.view !== null && msg.view !== viewId) return;
+        // The whole history is not news: the log is quiet while it is rebuilt.
+        transcriptEl.setAttribute('aria-live', 'off');
+        setTimeout(() => transcriptEl.setAttribute('aria-live', 'polite'), 500);
         transcript.reset();
         for (const entry of msg.entries) transcript.apply(entry);
         transcript.renderDirty();
@@ -501,6 +512,7 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
     }
     if (model.get('busy')) return;
     sendButton.disabled = true;
+    focusInput();
     command('send', { text, role: roleSelect.value }).then(
       () => {
         message.value = '';
@@ -537,10 +549,27 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
       inputForm.requestSubmit();
     }
   });
-  stopButton.addEventListener('click', () => {
+  const stop = () => {
     stopButton.disabled = true;
+    focusInput();
     if (model.get('running_code')) void interruptKernel(model.get('kernel_id'));
     command('stop').catch((error: Error) => showError(error.message));
+  };
+  stopButton.addEventListener('click', stop);
+  // Esc anywhere in the panel stops a running agent, unless something inside used the
+  // key first (an open menu closes and prevents the default) or an IME is composing.
+  root.addEventListener('keydown', event => {
+    if (
+      event.key !== 'Escape' ||
+      event.defaultPrevented ||
+      event.isComposing ||
+      !model.get('busy') ||
+      stopButton.disabled
+    )
+      return;
+    event.preventDefault();
+    event.stopPropagation();
+    stop();
   });
   roleSelect.addEventListener('change', () => {
     command('set_role', { role: roleSelect.value }).catch((error: Error) => {
@@ -558,6 +587,7 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
   sessionSelect.addEventListener('change', refresh);
   resumeButton.addEventListener('click', () => {
     resumeButton.disabled = true;
+    focusInput();
     command('resume', { session_id: sessionSelect.value }).catch(
       (error: Error) => {
         showError(error.message);

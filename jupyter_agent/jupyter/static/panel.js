@@ -2507,14 +2507,84 @@ var STEP_LABELS = {
   done: "done",
   skipped: "skipped"
 };
+var REVEAL_CELL_EVENT = "jupyter-agent:reveal-cell";
+var NAME_CHARS = 80;
+function nameOf(text) {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > NAME_CHARS ? `${line.slice(0, NAME_CHARS - 1)}…` : line;
+}
+function cellName(cellId, position) {
+  return position ? `cell ${position}` : `cell ${cellId.slice(0, 8)}`;
+}
+function cellLink(cellId, text) {
+  const link2 = h("a", {
+    href: "#",
+    class: "ja-reveal-cell",
+    title: `Show cell ${cellId} in the notebook`,
+    "data-cell-id": cellId,
+    text
+  });
+  link2.addEventListener("click", (event) => {
+    event.preventDefault();
+    link2.dispatchEvent(
+      new CustomEvent(REVEAL_CELL_EVENT, {
+        detail: { cellId },
+        bubbles: true,
+        cancelable: true
+      })
+    );
+  });
+  return link2;
+}
+function escapeRegExp(text) {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+function withCellLinks(text, cells) {
+  const ids = [...cells.keys()].filter(Boolean);
+  if (!ids.length || !text) return [document.createTextNode(text)];
+  ids.sort((a, b) => b.length - a.length);
+  const pattern = new RegExp(
+    `(\\b[Cc]ell )?(?<![\\w-])(${ids.map(escapeRegExp).join("|")})(?![\\w-])`,
+    "g"
+  );
+  const nodes = [];
+  let at = 0;
+  for (const match of text.matchAll(pattern)) {
+    const start = match.index ?? 0;
+    if (start > at) nodes.push(document.createTextNode(text.slice(at, start)));
+    const id = match[2];
+    let name = cellName(id, cells.get(id));
+    if (match[1]?.startsWith("C")) name = `C${name.slice(1)}`;
+    nodes.push(cellLink(id, name));
+    at = start + match[0].length;
+  }
+  if (at < text.length) nodes.push(document.createTextNode(text.slice(at)));
+  return nodes;
+}
+function inputCells(input) {
+  const cells = /* @__PURE__ */ new Map();
+  if (input && typeof input === "object")
+    for (const key of ["cell_id", "after", "before"]) {
+      const value = input[key];
+      if (typeof value === "string" && value) cells.set(value, void 0);
+    }
+  return cells;
+}
 function toolCard(e) {
   const status = h("span", { class: "ja-tool-status", text: "running…" });
   const errorLine = h("span", { class: "ja-tool-error-line", hidden: true });
+  const summaryText = e.summary || e.name;
+  const cells = inputCells(e.input);
+  const summarySpan = h(
+    "span",
+    { class: "ja-tool-summary" },
+    withCellLinks(summaryText, cells)
+  );
   const summary = h(
     "summary",
     {},
     h("span", { class: "ja-tool-icon", "aria-hidden": "true", text: "⚙" }),
-    h("span", { class: "ja-tool-summary", text: e.summary || e.name }),
+    summarySpan,
     status,
     errorLine
   );
@@ -2523,7 +2593,12 @@ function toolCard(e) {
   const result = h("div", { class: "ja-tool-result" });
   const card = h(
     "details",
-    { class: "ja-tool", "data-tool": e.name, "data-state": "running" },
+    {
+      class: "ja-tool",
+      "data-tool": e.name,
+      "data-state": "running",
+      "aria-label": `Tool: ${nameOf(summarySpan.textContent ?? summaryText)}`
+    },
     summary,
     h(
       "div",
@@ -2535,7 +2610,16 @@ function toolCard(e) {
     )
   );
   if (CONTROL_TOOLS2.has(e.name)) card.hidden = true;
-  return { card, status, errorLine, output, result };
+  return {
+    card,
+    summary: summarySpan,
+    summaryText,
+    cells,
+    status,
+    errorLine,
+    output,
+    result
+  };
 }
 function waitForUser(tool, waiting) {
   tool.card.dataset.state = waiting ? "waiting" : "running";
@@ -2553,9 +2637,26 @@ function endTool(tool, e) {
   const diffHead = e.diff ? e.diff.split("\n", 1)[0] : "";
   const at = diffHead ? shown.indexOf(diffHead) : -1;
   if (at > 0) shown = shown.slice(0, at).trimEnd();
+  const data = e.data ?? {};
+  if (typeof data.cell_id === "string" && data.cell_id)
+    tool.cells.set(data.cell_id, tool.cells.get(data.cell_id));
+  const positions = data.positions;
+  if (positions && typeof positions === "object") {
+    for (const [id, n] of Object.entries(positions))
+      if (typeof n === "number") tool.cells.set(id, n);
+  }
+  if (tool.cells.size) {
+    tool.summary.replaceChildren(
+      ...withCellLinks(tool.summaryText, tool.cells)
+    );
+    card.setAttribute(
+      "aria-label",
+      `Tool: ${nameOf(tool.summary.textContent ?? tool.summaryText)}`
+    );
+  }
   result.replaceChildren(
     h("div", { class: "ja-label", text: e.is_error ? "Error" : "Result" }),
-    h("pre", { class: "ja-pre", text: clip(shown) })
+    h("pre", { class: "ja-pre" }, withCellLinks(clip(shown), tool.cells))
   );
   if (e.diff) {
     result.append(
@@ -2638,7 +2739,7 @@ function planCard(plan) {
   });
   const card = h(
     "section",
-    { class: "ja-card ja-plan", "aria-label": "Plan" },
+    { class: "ja-card ja-plan", "aria-label": `Plan: ${nameOf(plan.goal)}` },
     h("h3", { text: "Plan" }),
     h("p", { class: "ja-goal" }, h("strong", { text: "Goal: " }), plan.goal),
     table,
@@ -2654,12 +2755,13 @@ function planCard(plan) {
   );
   return { card, button, steps: new Map(rows) };
 }
+var optionDescriptions = 0;
 function questionCard(e, send) {
   const q = e.question;
   const card = h("section", {
     class: "ja-card ja-question ja-flash",
     "data-severity": q.severity,
-    "aria-label": "Question"
+    "aria-label": `Question: ${nameOf(q.question)}`
   });
   const buttons = [];
   const answered = h("p", { class: "ja-answered", hidden: true });
@@ -2671,13 +2773,23 @@ function questionCard(e, send) {
   const parts = { card, buttons, answered, options };
   for (const option of q.options || []) {
     const isDefault = q.default !== null && q.default !== void 0 && option.value === q.default;
-    const button = h("button", {
-      type: "button",
-      class: `ja-option${isDefault ? " ja-default" : ""}`,
-      title: option.description || void 0,
-      "data-value": option.value,
-      text: option.label
-    });
+    const descriptionId = option.description ? `ja-option-description-${++optionDescriptions}` : void 0;
+    const button = h(
+      "button",
+      {
+        type: "button",
+        class: `ja-option${isDefault ? " ja-default" : ""}`,
+        "data-value": option.value,
+        "aria-describedby": descriptionId
+      },
+      h("span", { class: "ja-option-label", text: option.label }),
+      option.description ? h("span", {
+        class: "ja-option-description",
+        id: descriptionId,
+        "aria-hidden": "true",
+        text: option.description
+      }) : null
+    );
     button.addEventListener("click", () => send(parts, option.value, button));
     buttons.push(button);
     options.append(button);
@@ -2715,32 +2827,25 @@ function questionCard(e, send) {
   card.append(...children.filter((c) => Boolean(c)));
   return parts;
 }
-var REVEAL_CELL_EVENT = "jupyter-agent:reveal-cell";
 function previewSection(preview) {
   if (preview.kind === "cell") return cellPreview(preview);
   if (preview.kind === "command") return commandPreview(preview);
   if (preview.kind === "file") return filePreview(preview);
   return null;
 }
+function cellWhere(p) {
+  return p.index !== null && p.index !== void 0 ? `cell ${p.index}${p.count ? ` of ${p.count}` : ""}` : "a cell";
+}
+function approvalName(e) {
+  const preview = e.preview;
+  if (preview?.kind === "cell" && preview.index)
+    return `Approval: run ${cellWhere(preview)}`;
+  const summary = nameOf(e.summary || e.tool_name);
+  return `Approval: ${summary.charAt(0).toLowerCase()}${summary.slice(1)}`;
+}
 function cellPreview(p) {
-  const where = p.index !== null && p.index !== void 0 ? `cell ${p.index}${p.count ? ` of ${p.count}` : ""}` : "a cell";
-  const link2 = h("a", {
-    href: "#",
-    class: "ja-reveal-cell",
-    title: `Show cell ${p.cell_id} in the notebook`,
-    "data-cell-id": p.cell_id,
-    text: where
-  });
-  link2.addEventListener("click", (event) => {
-    event.preventDefault();
-    link2.dispatchEvent(
-      new CustomEvent(REVEAL_CELL_EVENT, {
-        detail: { cellId: p.cell_id },
-        bubbles: true,
-        cancelable: true
-      })
-    );
-  });
+  const where = cellWhere(p);
+  const link2 = cellLink(p.cell_id, where);
   return h(
     "div",
     { class: "ja-preview ja-preview-cell" },
@@ -2870,16 +2975,19 @@ function approvalCard(e, decide) {
   const buttons = [allow, always, more, ...items, deny];
   const answered = h("p", { class: "ja-answered", hidden: true });
   const warnings = (e.warnings || []).map((text) => h("li", { text }));
+  const cells = inputCells(e.input);
+  if (e.preview?.kind === "cell" && e.preview.index)
+    cells.set(e.preview.cell_id, e.preview.index);
   const card = h(
     "section",
-    { class: "ja-card ja-approval ja-flash", "aria-label": "Approval" },
+    { class: "ja-card ja-approval ja-flash", "aria-label": approvalName(e) },
     h(
       "div",
       { class: "ja-card-head" },
       h("h3", { text: "Approval needed" }),
       h("span", { class: "ja-badge", text: e.tool_name })
     ),
-    h("p", { class: "ja-approval-summary", text: e.summary }),
+    h("p", { class: "ja-approval-summary" }, withCellLinks(e.summary, cells)),
     e.preview ? previewSection(e.preview) : null,
     warnings.length ? h(
       "ul",
@@ -2921,7 +3029,18 @@ function approvalCard(e, decide) {
   more.addEventListener("click", () => {
     menu.hidden = !menu.hidden;
     more.setAttribute("aria-expanded", String(!menu.hidden));
+    if (!menu.hidden) items[0]?.focus();
   });
+  const closeOnEscape = (event) => {
+    const key = event;
+    if (key.key !== "Escape" || menu.hidden || key.isComposing) return;
+    key.preventDefault();
+    key.stopPropagation();
+    closeMenu();
+    more.focus();
+  };
+  more.addEventListener("keydown", closeOnEscape);
+  menu.addEventListener("keydown", closeOnEscape);
   items.forEach(
     (item, i) => item.addEventListener("click", () => {
       closeMenu();
@@ -3360,6 +3479,7 @@ var PlanTracker = class {
     state.executed = true;
     state.starting = true;
     this.refresh();
+    this.actions.focusInput?.();
     this.actions.command("execute_plan").catch((error) => {
       state.executed = false;
       state.starting = false;
@@ -3452,7 +3572,7 @@ var PlanTracker = class {
 
 // src/panel/text-block.ts
 function textBlock(phase) {
-  const el = h("div", { class: "ja-text" });
+  const el = h("div", { class: "ja-text", "aria-hidden": "true" });
   if (phase) el.append(h("div", { class: "ja-phase", text: phase }));
   const done = h("div");
   const tail = h("div");
@@ -3470,6 +3590,7 @@ function textBlock(phase) {
   };
 }
 function finishText(block) {
+  block.el.removeAttribute("aria-hidden");
   block.done.replaceChildren(renderMarkdown(block.text));
   block.tail.replaceChildren();
   block.doneLength = block.text.length;
@@ -3529,6 +3650,9 @@ var Transcript = class {
     this.dirty = /* @__PURE__ */ new Set();
     this.frame = 0;
     this.plan = new PlanTracker(actions);
+    root.setAttribute("role", "log");
+    root.setAttribute("aria-live", "polite");
+    root.setAttribute("aria-relevant", "additions");
     root.addEventListener("scroll", () => this.follow = this.atBottom(), {
       passive: true
     });
@@ -3805,6 +3929,7 @@ var Transcript = class {
     const question = questionCard(e, ({ buttons }, value, button) => {
       buttons.forEach((b) => b.disabled = true);
       if (button) button.classList.add("ja-chosen");
+      this.focusNext();
       this.actions.command("answer", { question_id: e.question_id, value }).catch((error) => {
         buttons.forEach((b) => b.disabled = false);
         if (button) button.classList.remove("ja-chosen");
@@ -3832,6 +3957,7 @@ var Transcript = class {
     this.closeStreams();
     const approval = approvalCard(e, ({ buttons }, allow, remember, scope) => {
       buttons.forEach((b) => b.disabled = true);
+      this.focusNext();
       this.actions.command("approve", {
         request_id: e.request_id,
         allow,
@@ -3860,6 +3986,11 @@ var Transcript = class {
     this.closeCard(a, verdict);
     a.card.dataset.state = e.allowed ? "allowed" : "denied";
   }
+  /** After an action disabled the control that had focus: focus goes on (types.ts). */
+  focusNext() {
+    if (this.actions.focusInput) this.actions.focusInput();
+    else this.root.focus?.({ preventScroll: true });
+  }
   closeCard(pending, text) {
     pending.buttons.forEach((b) => b.disabled = true);
     pending.card.classList.remove("ja-flash");
@@ -3885,6 +4016,7 @@ var Transcript = class {
     });
     trust.addEventListener("click", () => {
       trust.disabled = true;
+      this.focusNext();
       this.actions.command("trust").then(
         () => trust.textContent = "Trusted",
         (error) => {
@@ -3943,6 +4075,7 @@ var Transcript = class {
     });
     button.addEventListener("click", () => {
       button.disabled = true;
+      this.focusNext();
       this.actions.command("retry").catch((error) => {
         button.disabled = false;
         this.actions.error(error.message);
@@ -3988,7 +4121,8 @@ function number(n) {
 function usageText(usage) {
   if (!usage || usage.run_input_tokens === void 0) return "";
   const cached = (input, read) => input ? ` (${Math.round(100 * read / input)}% cached)` : "";
-  return `Run: ${number(usage.run_input_tokens)} in${cached(usage.run_input_tokens, usage.run_cache_read_input_tokens)}, ${number(usage.run_output_tokens)} out · $${Number(usage.run_cost_usd || 0).toFixed(4)} — Session: ${number(usage.session_input_tokens)} in${cached(usage.session_input_tokens, usage.session_cache_read_input_tokens)}, ${number(usage.session_output_tokens)} out · $${Number(usage.session_cost_usd || 0).toFixed(4)}`;
+  const cost = (usd) => usd === void 0 ? "" : ` · $${Number(usd).toFixed(4)}`;
+  return `Run: ${number(usage.run_input_tokens)} in${cached(usage.run_input_tokens, usage.run_cache_read_input_tokens)}, ${number(usage.run_output_tokens)} out${cost(usage.run_cost_usd)} — Session: ${number(usage.session_input_tokens)} in${cached(usage.session_input_tokens, usage.session_cache_read_input_tokens)}, ${number(usage.session_output_tokens)} out${cost(usage.session_cost_usd)}`;
 }
 function render({ model, el }) {
   const viewId = Math.random().toString(36).slice(2, 10);
@@ -4166,10 +4300,12 @@ function render({ model, el }) {
     errors.replaceChildren(line);
     setTimeout(() => line.remove(), 8e3);
   };
+  const focusInput = () => message.focus();
   const transcript = new Transcript(transcriptEl, {
     command,
     busy: () => model.get("busy"),
-    error: showError
+    error: showError,
+    focusInput
   });
   const strip = new PlanStrip(() => transcript.plan.execute());
   transcriptEl.before(strip.el);
@@ -4194,6 +4330,8 @@ function render({ model, el }) {
       }
       case "snapshot":
         if (msg.view !== null && msg.view !== viewId) return;
+        transcriptEl.setAttribute("aria-live", "off");
+        setTimeout(() => transcriptEl.setAttribute("aria-live", "polite"), 500);
         transcript.reset();
         for (const entry of msg.entries) transcript.apply(entry);
         transcript.renderDirty();
@@ -4350,6 +4488,7 @@ function render({ model, el }) {
     }
     if (model.get("busy")) return;
     sendButton.disabled = true;
+    focusInput();
     command("send", { text, role: roleSelect.value }).then(
       () => {
         message.value = "";
@@ -4384,10 +4523,19 @@ function render({ model, el }) {
       inputForm.requestSubmit();
     }
   });
-  stopButton.addEventListener("click", () => {
+  const stop = () => {
     stopButton.disabled = true;
+    focusInput();
     if (model.get("running_code")) void interruptKernel(model.get("kernel_id"));
     command("stop").catch((error) => showError(error.message));
+  };
+  stopButton.addEventListener("click", stop);
+  root.addEventListener("keydown", (event) => {
+    if (event.key !== "Escape" || event.defaultPrevented || event.isComposing || !model.get("busy") || stopButton.disabled)
+      return;
+    event.preventDefault();
+    event.stopPropagation();
+    stop();
   });
   roleSelect.addEventListener("change", () => {
     command("set_role", { role: roleSelect.value }).catch((error) => {
@@ -4405,6 +4553,7 @@ function render({ model, el }) {
   sessionSelect.addEventListener("change", refresh);
   resumeButton.addEventListener("click", () => {
     resumeButton.disabled = true;
+    focusInput();
     command("resume", { session_id: sessionSelect.value }).catch(
       (error) => {
         showError(error.message);
