@@ -13,11 +13,12 @@ from ..commands import OsSandbox, SandboxSettings
 from ..credentials import stored_secrets
 from ..errors import AgentBusy
 from ..events import Event, PanelAction, RunAction, WarningEvent
-from ..messages import STOPPED_NOTE, Message, encodable
+from ..instructions import REMEMBER_HEADER, ProjectInstructions, read_instructions
+from ..messages import STOPPED_NOTE, Message, ToolUseBlock, encodable, new_id
 from ..models import Model, resolve_model
 from ..notebook import ChangeLog, NotebookBridge
 from ..notebook_file import FileBridge
-from ..permissions import BUILTIN_ROLES, Permission, PermissionPolicy, Role
+from ..permissions import ACTOR, BUILTIN_ROLES, Permission, PermissionPolicy, Role
 from ..provenance import WrittenFiles
 from ..redaction import Secrets, environment_secrets
 from ..rules import Rules
@@ -218,13 +219,19 @@ class Agent:
         self.session.metadata.agent_type = new.name
         self.session.save()
 
-    def system_prompt(self, role: Role | None = None) -> str:
-        """The system prompt of a run as ``role`` (stable across its calls, so it caches)."""
+    def system_prompt(
+        self, role: Role | None = None, instructions: ProjectInstructions | None = None
+    ) -> str:
+        """The system prompt of a run as ``role`` (stable across its calls, so it caches).
+        ``instructions``: the project's instruction files, read now when not given."""
         role = role or self._role
         parts = [load_prompt("system")]
         role_text = role.prompt or (load_prompt(role.prompt_file) if role.prompt_file else "")
         if role_text:
             parts.append(role_text)
+        project = (instructions if instructions is not None else self.read_instructions()).prompt()
+        if project:
+            parts.append(project)
         if self.instructions:
             parts.append("# Instructions for this agent\n\n" + self.instructions)
         environment = f"# Environment\n\nWorkspace folder: {self.workspace}"
@@ -233,6 +240,11 @@ class Agent:
             environment += f"\nYour notebook: {bridge.describe()}"
         parts.append(environment)
         return "\n\n".join(parts)
+
+    def read_instructions(self) -> ProjectInstructions:
+        """The project's ``AGENTS.md`` / ``CLAUDE.md`` files and the user's own, as a run
+        starting now reads them (secrets hidden). See :mod:`jupyter_agent.instructions`."""
+        return read_instructions(self.workspace, redact=self.secrets.redact)
 
     def _model_secrets(self) -> dict[str, str]:
         """The model client's own credentials (a key passed in code, not in the environment)."""
@@ -372,11 +384,60 @@ class Agent:
         """
         return self._start(task, role=role)
 
+    def remember(self, text: str) -> RunHandle:
+        """``%agent remember TEXT``: add ``text`` as a line of the workspace's ``AGENTS.md``
+        (made with a short header if missing), read by every later run.
+
+        The user's edit, made like any other: a run whose one call is ``create_file``,
+        through the Actor's permission rules, so it asks when the rules ask, is refused
+        when a rule denies it, and shows its diff. The agent's role stays what it was
+        (the Planner too: the user, not the model, asks for it). Raises ValueError for
+        an empty text or an ``AGENTS.md`` that is not UTF-8 text.
+        """
+        line = " ".join(text.split())
+        if not line:
+            raise ValueError("say what to remember: %agent remember TEXT")
+        path = self.workspace / "AGENTS.md"
+        exists = path.is_file()
+        old = ""
+        if exists:
+            try:
+                old = path.read_text(encoding="utf-8")
+            except UnicodeDecodeError:
+                raise ValueError(f"{path} is not UTF-8 text: edit it yourself") from None
+        elif path.is_symlink() or path.exists():
+            raise ValueError(f"{path} is not a file: edit it yourself")
+        head = old if not old or old.endswith("\n") else old + "\n"
+        content = (head if exists else REMEMBER_HEADER) + f"- {line}\n"
+        call = ToolUseBlock(
+            id=f"toolu_remember_{new_id()}",
+            name="create_file",
+            input={"path": "AGENTS.md", "content": content, "overwrite": exists},
+        )
+
+        async def write(run: Run) -> None:
+            await run.begin_step()
+            run.append(Message(role="assistant", content=[call], message_type="tool_call"))
+            [result] = await run.execute([call])
+            if result.is_error:
+                run.complete(f"Not remembered: {result.text}")
+            else:
+                run.complete(f"Remembered in {path}: {line}")
+
+        return self._start(f"Remember in AGENTS.md: {line}", as_role=ACTOR, loop=write)
+
     def _start(
-        self, task: str, *, role: str | Role | None = None, action: RunAction | None = None
+        self,
+        task: str,
+        *,
+        role: str | Role | None = None,
+        action: RunAction | None = None,
+        as_role: Role | None = None,
+        loop: Loop | None = None,
     ) -> RunHandle:
         """:meth:`start`; ``action``: the button that started the run (see
-        :attr:`~jupyter_agent.events.AgentStartEvent.action`)."""
+        :attr:`~jupyter_agent.events.AgentStartEvent.action`); ``as_role``: the role of
+        this run only (the agent's own stays); ``loop``: this run's loop."""
         try:
             asyncio.get_running_loop()
         except RuntimeError:
@@ -393,7 +454,8 @@ class Agent:
             )
         if role is not None:
             self.set_role(role)
-        self.model.check()
+        if loop is None:  # a loop of our own (remember) calls no model
+            self.model.check()
         task = encodable(task)  # e.g. a file name pasted in, that is not UTF-8
         text = task.strip()
         meta = self.session.metadata
@@ -405,11 +467,12 @@ class Agent:
         meta.state = "running"
         self.session.save()
         self.session.append(Message.user(text, message_type=action or "text"))
-        self._run = Run(self, task.strip(), self._role, Limits(**vars(self.limits)), action)
-        loop_name = (
-            self.loop if isinstance(self.loop, str) else getattr(self.loop, "__name__", "custom")
+        self._run = Run(
+            self, task.strip(), as_role or self._role, Limits(**vars(self.limits)), action
         )
-        self._run.launch(self._loop_fn(), loop_name)
+        chosen = loop or self.loop
+        loop_name = chosen if isinstance(chosen, str) else getattr(chosen, "__name__", "custom")
+        self._run.launch(loop or self._loop_fn(), loop_name)
         return RunHandle(self._run)
 
     async def run(self, task: str, *, role: str | Role | None = None) -> RunHandle:

@@ -93,6 +93,8 @@ class Lifecycle:
             )
             for notice, action in run.agent.notices_for(run.role):
                 run.emit(WarningEvent(message=notice, action=action))
+            for warning in run.project_instructions.warnings:
+                run.emit(WarningEvent(message=warning))
             await loop_fn(run)
             reason, message = self.end_requested or ("completed", "")
         except asyncio.CancelledError:

@@ -83,7 +83,9 @@ class Run:
         self.step = 0
         self.usage = Usage()
         self.events: list[Event] = []
-        self.system_prompt = agent.system_prompt(role)
+        self.project_instructions = agent.read_instructions()
+        """The project instruction files this run read as it started (an edit: next run)."""
+        self.system_prompt = agent.system_prompt(role, self.project_instructions)
         self.tools = agent.tools.allowed(role.permissions)
         self.tool_specs = ApiTools(t.spec() for t in self.tools)
         self.user = UserInteraction(self)

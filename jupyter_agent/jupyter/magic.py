@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,7 @@ from ..render import TextRenderer
 from ._setup import use_api_key
 from .kernel_agent import KernelAgent, in_kernel, kernel_agent, running_cell_id
 
-SUBCOMMANDS = ("plan", "act", "stop", "role", "trust", "login", "logout", "help")
+SUBCOMMANDS = ("plan", "act", "remember", "stop", "role", "trust", "login", "logout", "help")
 LOOPS = ("tool_use", "roa")
 _SESSION_ID = re.compile(r"[0-9a-f]{12}")
 # A line magic whose text ends with "?" (an assignment before it allowed), e.g.
@@ -46,7 +47,7 @@ class Command:
     """What one ``%agent`` line (or ``%%agent`` cell) asks for."""
 
     name: str = ""
-    """plan, act, stop, role, trust, help, or "" (show the panel)."""
+    """plan, act, remember, stop, role, trust, help, or "" (show the panel)."""
     task: str = ""
     model: str | None = None
     max_steps: int | None = None
@@ -99,6 +100,10 @@ def parse(line: str, cell: str | None = None) -> Command:
     if command.name in ("plan", "act"):
         if not rest:
             raise UsageError(f"say what to do: %agent {command.name} TASK")
+        command.task = rest
+    elif command.name == "remember":
+        if not rest:
+            raise UsageError("say what to remember: %agent remember TEXT")
         command.task = rest
     elif command.name == "role":
         words = rest.split()
@@ -227,6 +232,9 @@ class AgentMagics(Magics):
                                    and proposes a plan; it changes nothing
           %agent act TASK          the Actor does the task: edits and runs cells and files
                                    under your permission rules, asking when unsure
+          %agent remember TEXT     add TEXT as a line of this folder's AGENTS.md (the
+                                   project instructions every later run reads): an edit
+                                   like any other, under your permission rules, with its diff
           %agent stop              stop the running agent (the next message continues)
           %agent role NAME         switch role: planner, actor, or one from your settings
           %agent trust             trust this folder's settings (.jupyter_agent/settings.toml):
@@ -325,6 +333,16 @@ class AgentMagics(Magics):
                 kernel.panel.refresh()
             print(f"Role: {agent.role}")
             return None
+        if name == "remember":
+            if not in_kernel(self.shell):
+                return _run_in_terminal(agent, lambda: agent.remember(command.task))
+            kernel.ensure_panel()
+            try:
+                handle = agent.remember(command.task)
+            except (AgentError, ValueError, RuntimeError) as exc:
+                raise UsageError(str(exc)) from None
+            self._show(kernel, command)
+            return handle
         if name not in ("plan", "act"):
             if in_kernel(self.shell):
                 self._show(kernel, command)
@@ -332,7 +350,7 @@ class AgentMagics(Magics):
                 print(f"{agent!r}")
             return None
         if not in_kernel(self.shell):
-            return _run_in_terminal(agent, command.task, role)
+            return _run_in_terminal(agent, lambda: agent.start(command.task, role=role))
         kernel.ensure_panel()  # before the run starts, so it sees the run's first event
         try:
             handle = agent.start(command.task, role=role)
@@ -411,8 +429,9 @@ def _login(kernel: KernelAgent, agent: Agent) -> None:
 # --- terminal IPython: no frontend, so the magic waits and prints --------------------------
 
 
-def _run_in_terminal(agent: Agent, task: str, role: str | None) -> RunHandle:
-    """Run to the end on IPython's event loop, printing as it goes; Ctrl-C stops."""
+def _run_in_terminal(agent: Agent, start: Callable[[], RunHandle]) -> RunHandle:
+    """Run (``start()``) to the end on IPython's event loop, printing as it goes; Ctrl-C
+    stops."""
     from IPython.core.async_helpers import get_asyncio_loop
 
     loop = get_asyncio_loop()
@@ -420,7 +439,7 @@ def _run_in_terminal(agent: Agent, task: str, role: str | None) -> RunHandle:
     holder: list[RunHandle] = []
 
     async def drive() -> RunHandle:
-        handle = agent.start(task, role=role)
+        handle = start()
         holder.append(handle)
         async for event in handle.events():
             if event.kind == "question":
