@@ -342,6 +342,7 @@ class AgentMagics(Magics):
             except (AgentError, ValueError, RuntimeError) as exc:
                 raise UsageError(str(exc)) from None
             self._show(kernel, command)
+            self._keep_as_underscore(handle)
             return handle
         if name not in ("plan", "act"):
             if in_kernel(self.shell):
@@ -357,12 +358,15 @@ class AgentMagics(Magics):
         except (AgentError, ValueError, RuntimeError) as exc:
             raise UsageError(str(exc)) from None
         self._show(kernel, command)
-        # A bare line shows no result (quiet_bare_runs), so IPython would not make the
-        # handle ``_``: do it here, as it would for any result.
+        self._keep_as_underscore(handle)
+        return handle
+
+    def _keep_as_underscore(self, handle: RunHandle) -> None:
+        """A bare line shows no result (quiet_bare_runs), so IPython would not make the
+        handle ``_``: do it here, as it would for any result."""
         update_unders = getattr(getattr(self.shell, "displayhook", None), "update_user_ns", None)
         if update_unders is not None:
             update_unders(handle)
-        return handle
 
     def _configure(self, kernel: KernelAgent, command: Command) -> Agent:
         assert self.shell is not None  # a magic runs in a shell

@@ -257,6 +257,7 @@ def test_help_documents_every_subcommand_and_option(shared_kernel: Kernel) -> No
     for word in (
         "%agent plan TASK",
         "%agent act TASK",
+        "%agent remember TEXT",
         "%agent stop",
         "%agent role NAME",
         "%%agent",
@@ -287,6 +288,7 @@ BAD = {
     "role a b": "say which role",
     "role nobody": "unknown role 'nobody'; known roles: actor, planner",
     "stop now": "%agent stop takes no text",
+    "remember": "say what to remember: %agent remember TEXT",
     "--role actor plan a": "--role is for %%agent",
     "--model $nothere plan a": "there is no variable 'nothere'",
     "--model $In plan a": "In is a list, not a model",
@@ -369,6 +371,44 @@ def test_trust_applies_the_folders_settings_and_remembers_it(tmp_path: Path) -> 
         assert decided == "allow"
         trusted = json.loads((home / ".jupyter_agent" / "trusted-folders.json").read_text())
         assert trusted == {"trusted_folders": [str(folder.resolve())]}
+    finally:
+        _stop(k)
+
+
+def test_remember_appends_to_agents_md_with_a_diff_and_respects_a_deny_rule(
+    tmp_path: Path,
+) -> None:
+    from jupyter_agent.instructions import REMEMBER_HEADER
+
+    home, allowed, denied = tmp_path / "home", tmp_path / "allowed", tmp_path / "denied"
+    for folder in (home, allowed, denied / ".jupyter_agent"):
+        folder.mkdir(parents=True)
+    (denied / ".jupyter_agent" / "settings.toml").write_text(
+        '[[rules]]\ndecision = "deny"\nscope = "user"\n'
+        'matcher = { kind = "path", pattern = "AGENTS.md" }\n'
+    )
+    report = (
+        "await h.wait()\n"
+        "print(h.agent.role, '|', h.summary)\n"
+        "print(*[e.diff for e in h.events_so_far if e.kind == 'tool_end' and e.diff], sep='')"
+    )
+    k = _start(allowed, HOME=str(home))
+    try:
+        out = k.ok(f"h = %agent remember Amounts are in EUR\n{report}")
+        assert out.stdout.startswith(f"planner | Remembered in {allowed.resolve()}/AGENTS.md")
+        assert "+- Amounts are in EUR" in out.stdout  # the diff, as the tool card shows it
+        assert len(out.displays) == 1  # the panel, which shows the run
+        assert (allowed / "AGENTS.md").read_text() == REMEMBER_HEADER + "- Amounts are in EUR\n"
+        assert k.ok("%agent remember Dates are ISO 8601").result is None  # a bare line
+        k.ok("await _.wait()")
+        assert (allowed / "AGENTS.md").read_text().endswith("EUR\n- Dates are ISO 8601\n")
+    finally:
+        _stop(k)
+    k = _start(denied, HOME=str(home))
+    try:
+        out = k.ok(f"h = %agent remember Amounts are in EUR\n{report}")
+        assert "Not remembered: Refused by a permission rule" in out.stdout
+        assert not (denied / "AGENTS.md").exists()
     finally:
         _stop(k)
 
