@@ -336,11 +336,13 @@ class AgentMagics(Magics):
         if name == "remember":
             if not in_kernel(self.shell):
                 return _run_in_terminal(agent, lambda: agent.remember(command.task))
-            kernel.ensure_panel()
+            panel = kernel.ensure_panel()
             try:
                 handle = agent.remember(command.task)
             except (AgentError, ValueError, RuntimeError) as exc:
                 raise UsageError(str(exc)) from None
+            # The edit runs as the Actor; the panel shows the agent's own role once it ends.
+            handle.add_done_callback(lambda _: panel.refresh())
             self._show(kernel, command)
             self._keep_as_underscore(handle)
             return handle

@@ -389,13 +389,15 @@ def test_remember_appends_to_agents_md_with_a_diff_and_respects_a_deny_rule(
     )
     report = (
         "await h.wait()\n"
-        "print(h.agent.role, '|', h.summary)\n"
+        "from jupyter_agent.jupyter.kernel_agent import kernel_agent\n"
+        "print(h.agent.role, kernel_agent().panel.role, '|', h.summary)\n"
         "print(*[e.diff for e in h.events_so_far if e.kind == 'tool_end' and e.diff], sep='')"
     )
     k = _start(allowed, HOME=str(home))
     try:
         out = k.ok(f"h = %agent remember Amounts are in EUR\n{report}")
-        assert out.stdout.startswith(f"planner | Remembered in {allowed.resolve()}/AGENTS.md")
+        said = f"planner planner | Remembered in {allowed.resolve()}/AGENTS.md"
+        assert out.stdout.startswith(said)  # the run was the Actor's; the role stays
         assert "+- Amounts are in EUR" in out.stdout  # the diff, as the tool card shows it
         assert len(out.displays) == 1  # the panel, which shows the run
         assert (allowed / "AGENTS.md").read_text() == REMEMBER_HEADER + "- Amounts are in EUR\n"
