@@ -367,12 +367,16 @@ async def move_cell(
     neighbour = ids[position + 1] if position + 1 < len(ids) else None
     index = await bridge.move(cell_id, before=before, after=after)
     _record(ctx, Change("move", cell_id, _run_id(ctx), index=position, neighbour=neighbour))
+    # The order after the move, from the order before it: no second read of the notebook.
+    moved = [c for c in ids if c != cell_id]
+    moved.insert(index, cell_id)
+    named = {cell_id, after, before}
     return ToolOutput(
         f"Moved cell {cell_id}{_where(before, after)}; it is now cell {index + 1}.",
         data={
             "cell_id": cell_id,
             "change": "move",
-            "positions": await _positions(bridge, cell_id, after, before),
+            "positions": {c: n for n, c in enumerate(moved, 1) if c in named},
         },
     )
 
