@@ -56,18 +56,30 @@ def _wrote(ctx: ToolContext, real: Path) -> None:
         written.add(real)
 
 
+# A preview reads the file and diffs it (quadratic at worst): in a thread, never on the
+# event loop, which the kernel and the Stop button share.
+
+
 async def _preview_update(ctx: ToolContext, args: Mapping[str, Any]) -> FilePreview:
     """The diff update_file would make, computed without writing."""
     sandbox = sandbox_for(ctx)
     real = sandbox.resolve(str(args["path"]), must_exist=True, for_write=True)
-    content = await asyncio.to_thread(_read_for_edit, real, str(args["path"]))
     given = str(args["path"])
-    updated, _ = _replaced(
-        content, str(args["old_text"]), str(args["new_text"]), bool(args.get("replace_all")), given
-    )
-    rel = sandbox.relative(real)
-    diff = unified_diff(content, updated, rel)
-    return FilePreview(path=rel, action="edit", diff=_cap_lines(diff, DIFF_MAX_LINES))
+
+    def work() -> FilePreview:
+        content = _read_for_edit(real, given)
+        updated, _ = _replaced(
+            content,
+            str(args["old_text"]),
+            str(args["new_text"]),
+            bool(args.get("replace_all")),
+            given,
+        )
+        rel = sandbox.relative(real)
+        diff = unified_diff(content, updated, rel)
+        return FilePreview(path=rel, action="edit", diff=_cap_lines(diff, DIFF_MAX_LINES))
+
+    return await asyncio.to_thread(work)
 
 
 async def _preview_create(ctx: ToolContext, args: Mapping[str, Any]) -> FilePreview:
@@ -76,19 +88,22 @@ async def _preview_create(ctx: ToolContext, args: Mapping[str, Any]) -> FilePrev
     real = sandbox.resolve(str(args["path"]), for_write=True)
     rel = sandbox.relative(real)
     content = str(args["content"])
-    if not await asyncio.to_thread(os.path.lexists, real):
-        diff: str | None = unified_diff("", content, rel, new_file=True)
-        action: Literal["create", "overwrite"] = "create"
-    else:
-        action = "overwrite"
-        try:
-            old = await asyncio.to_thread(_read_for_edit, real, str(args["path"]))
-            diff = unified_diff(old, content, rel)
-        except ToolError:
-            diff = None  # not a text file: replaced whole
-    return FilePreview(
-        path=rel, action=action, diff=_cap_lines(diff, DIFF_MAX_LINES) if diff else diff
-    )
+
+    def work() -> FilePreview:
+        if not os.path.lexists(real):
+            diff: str | None = unified_diff("", content, rel, new_file=True)
+            action: Literal["create", "overwrite"] = "create"
+        else:
+            action = "overwrite"
+            try:
+                diff = unified_diff(_read_for_edit(real, str(args["path"])), content, rel)
+            except ToolError:
+                diff = None  # not a text file: replaced whole
+        return FilePreview(
+            path=rel, action=action, diff=_cap_lines(diff, DIFF_MAX_LINES) if diff else diff
+        )
+
+    return await asyncio.to_thread(work)
 
 
 async def _preview_delete(ctx: ToolContext, args: Mapping[str, Any]) -> FilePreview:
@@ -98,14 +113,18 @@ async def _preview_delete(ctx: ToolContext, args: Mapping[str, Any]) -> FilePrev
         str(args["path"]), must_exist=True, for_write=True, follow_symlinks=False
     )
     rel = sandbox.relative(entry)
-    diff = None
-    if not entry.is_symlink():
-        try:
-            old = await asyncio.to_thread(_read_for_edit, entry, str(args["path"]), limit=2_000_000)
-            diff = _cap_lines(unified_diff(old, "", rel, deleted=True), DIFF_MAX_LINES)
-        except ToolError:
-            diff = None
-    return FilePreview(path=rel, action="delete", diff=diff)
+
+    def work() -> FilePreview:
+        diff = None
+        if not entry.is_symlink():
+            try:
+                old = _read_for_edit(entry, str(args["path"]), limit=2_000_000)
+                diff = _cap_lines(unified_diff(old, "", rel, deleted=True), DIFF_MAX_LINES)
+            except ToolError:
+                diff = None
+        return FilePreview(path=rel, action="delete", diff=diff)
+
+    return await asyncio.to_thread(work)
 
 
 def _replaced(
