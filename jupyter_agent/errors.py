@@ -51,6 +51,17 @@ class ModelError(AgentError):
         self.retryable = retryable
 
 
+class PromptTooLong(ModelError):
+    """The API refused a request for not fitting the model's context window."""
+
+    def __init__(self, message: str, *, tokens: int | None = None, limit: int | None = None):
+        super().__init__(message, status=400, error_type="invalid_request_error")
+        self.tokens = tokens
+        """The request's size in tokens, when the API said it."""
+        self.limit = limit
+        """The window, when the API said it."""
+
+
 class MissingAPIKey(ModelError):
     """No API key was found for a real model."""
 

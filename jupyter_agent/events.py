@@ -249,6 +249,57 @@ class UsageEvent(_Event):
 
 
 @_event
+class ContextEvent(_Event):
+    """How full the model's context window is: after each reply (as the API counted the
+    request, plus the reply) and after a compaction (estimated)."""
+
+    kind: Literal["context"] = "context"
+    used_tokens: int
+    window: int
+    cached_tokens: int = 0
+    """Of ``used_tokens``, those the last request read from the prompt cache."""
+    estimated: bool = False
+
+
+CompactionReason = Literal["auto", "manual", "too_long"]
+
+
+@_event
+class CompactionEvent(_Event):
+    """The model's view of the conversation was made smaller (the history is whole)."""
+
+    kind: Literal["compaction"] = "compaction"
+    reason: CompactionReason
+    """The window was filling up, the user asked, or the API said the prompt was too long."""
+    cleared: int = 0
+    """Tool results replaced by one-line stubs."""
+    summarised: int = 0
+    """Messages replaced by a summary the model wrote."""
+    tokens_before: int = 0
+    tokens_after: int = 0
+    summary: str = ""
+
+    def describe(self) -> str:
+        """One line for a transcript: what was done, why, and what it saved."""
+        why = {
+            "auto": "the context window was filling up",
+            "manual": "you asked",
+            "too_long": "the API said the prompt was too long",
+        }[self.reason]
+        done = []
+        if self.cleared:
+            done.append(f"cleared {self.cleared} old tool result{'s' * (self.cleared != 1)}")
+        if self.summarised:
+            done.append(
+                f"summarised {self.summarised} earlier message{'s' * (self.summarised != 1)}"
+            )
+        return (
+            f"Compacted the conversation ({why}): {' and '.join(done)}; "
+            f"about {self.tokens_before:,} → {self.tokens_after:,} tokens."
+        )
+
+
+@_event
 class RetryEvent(_Event):
     """The model call failed mid-way and is being retried; discard the partial turn."""
 
@@ -340,6 +391,8 @@ Event = Annotated[
     | UpdateEvent
     | StateEvent
     | UsageEvent
+    | ContextEvent
+    | CompactionEvent
     | RetryEvent
     | WarningEvent
     | StoppedEvent

@@ -26,9 +26,12 @@ def new_id() -> str:
     return os.urandom(6).hex()
 
 
-MessageType = Literal["text", "plan", "question", "tool_call", "tool_result", "execute_plan"]
+MessageType = Literal[
+    "text", "plan", "question", "tool_call", "tool_result", "execute_plan", "context"
+]
 """How a frontend shows a message. ``execute_plan``: the task of a run the user started
-with Execute plan (shown as that action, the prompt only on demand)."""
+with Execute plan (shown as that action, the prompt only on demand). ``context``: a
+change to what the model sees of the history (see :class:`ContextChange`)."""
 INTERRUPTED_RESULT = "Interrupted by the user before this tool finished."
 STOPPED_NOTE = "[The user stopped the previous run before it finished.]"
 """Put before the next task's text after a stop, so the model knows why its work ended
@@ -132,6 +135,26 @@ BlocksAdapter: TypeAdapter[list[ContentBlock]] = TypeAdapter(list[ContentBlock])
 _BLOCK_TYPES = get_args(get_args(ContentBlock)[0])  # the union's classes
 
 
+@dataclass(kw_only=True, slots=True)
+class ContextChange:
+    """A record that shrinks the model's view of the history, never the history itself.
+
+    Appended like any message (``history.jsonl`` stays append-only and whole, and a
+    resumed session sees the same view): ``cleared`` tool results are shown to the model
+    as one-line stubs from then on; ``compacted_through`` (a message id) says that every
+    record up to and including it is replaced, for the model, by this record's text (a
+    summary the model wrote)."""
+
+    cleared: list[str] = field(default_factory=list)
+    """Tool-use ids whose results the model no longer sees in full."""
+    compacted_through: str | None = None
+    reason: Literal["auto", "manual", "too_long"] = "auto"
+    """Why: the budget was near, the user asked, or the API said the prompt was too long."""
+    tokens_before: int = 0
+    """The estimated size of the request before the change, and after it."""
+    tokens_after: int = 0
+
+
 @dataclass(kw_only=True)
 class Message:
     """One record of a conversation. ``content`` may be given as API dicts: they are
@@ -147,6 +170,8 @@ class Message:
     """The user stopped the run while this message was being produced."""
     phase: str | None = None
     """For the reason → act → observe loop: which phase produced or prompted it."""
+    context: ContextChange | None = None
+    """Set on a ``context`` record: what it changes in the model's view."""
 
     def __post_init__(self) -> None:
         if self.role not in ("user", "assistant"):

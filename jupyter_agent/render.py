@@ -11,7 +11,9 @@ from ._wording import plural, visible
 from .events import (
     AgentStartEvent,
     AnswerEvent,
+    CompactionEvent,
     CompletedEvent,
+    ContextEvent,
     ErrorEvent,
     Event,
     ObserveEvent,
@@ -132,6 +134,10 @@ class TextRenderer:
                 self._on_state(event)
             case UsageEvent():
                 self._on_usage(event)
+            case ContextEvent():
+                self._on_context(event)
+            case CompactionEvent():
+                self._on_compaction(event)
             case RetryEvent():
                 self._on_retry(event)
             case WarningEvent():
@@ -282,6 +288,12 @@ class TextRenderer:
                 "2",
             )
         )
+
+    def _on_context(self, e: ContextEvent) -> None:
+        pass  # the gauge is the panel's; a compaction, when it comes, has its own line
+
+    def _on_compaction(self, e: CompactionEvent) -> None:
+        self._line(self._style(f"⇣ {e.describe()}", "2"))
 
     def _on_retry(self, e: RetryEvent) -> None:
         self._line(self._style(f"↻ the reply broke off ({e.reason}); retrying", "33"))

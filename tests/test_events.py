@@ -39,6 +39,10 @@ SAMPLES = [
     ev.UpdateEvent(message="working"),
     ev.StateEvent(state=AgentState.thinking, previous=AgentState.running),
     ev.UsageEvent(input_tokens=3, run_input_tokens=3, run_cache_read_input_tokens=1),
+    ev.ContextEvent(used_tokens=120_000, window=200_000, cached_tokens=90_000),
+    ev.CompactionEvent(
+        reason="auto", cleared=3, summarised=12, tokens_before=170_000, tokens_after=40_000
+    ),
     ev.RetryEvent(attempt=1, reason="overloaded_error", delay=0.1),
     ev.WarningEvent(message="careful"),
     ev.StoppedEvent(reason="manual_stop", message="Stopped by the user."),

@@ -38,6 +38,7 @@ from ..tools.files import FILE_TOOLS
 from ..tools.notebook import NOTEBOOK_TOOLS
 from ..tools.shell import SHELL_TOOLS, workspace_os_sandbox
 from ._bus import EventBus
+from ._context import Context, ContextPolicy
 from ._handle import RunHandle
 from ._limits import Limits
 from ._loops import LOOPS, Loop
@@ -81,6 +82,7 @@ class Agent:
         command_sandbox: SandboxSettings | OsSandbox | None = None,
         builtin_tools: bool = True,
         notebook: str | Path | NotebookBridge | None = None,
+        context: ContextPolicy | None = None,
     ) -> None:
         """
         Args:
@@ -111,6 +113,8 @@ class Agent:
                 control tools; roles and rules still decide what may run.
             notebook: The notebook to work on: a bridge, or a path (edited as a file).
                 Adds the notebook tools.
+            context: How the conversation is kept inside the model's context window
+                (the window, and when to clear old results or compact earlier turns).
         """
         self.workspace = Path(workspace or Path.cwd()).resolve()
         self._own_roles = list(roles)
@@ -126,6 +130,8 @@ class Agent:
         for given in tools:
             self.tools.register(given, replace=True)
         self.limits = Limits(max_steps, max_duration, budget_usd, question_timeout)
+        self.context = Context(context)
+        """The context budget: ``agent.context.policy`` says when room is made."""
         self.loop = loop
         self._policy_from_settings = policy is None
         if policy is None:
@@ -426,6 +432,24 @@ class Agent:
 
         return self._start(f"Remember in AGENTS.md: {line}", as_role=ACTOR, loop=write)
 
+    def compact(self) -> RunHandle:
+        """Make the conversation smaller now (``%agent compact``, the panel's Compact now):
+        old tool results are cleared and earlier turns summarised by the model, as when the
+        context window fills up. The history on disk stays whole; only what the model sees
+        shrinks. Returns the handle of the short run that does it."""
+        if not any(m.context is None for m in self.session.history):
+            raise ValueError("there is nothing to compact yet: the conversation is empty")
+        self.model.check()
+
+        async def compact(run: Run) -> None:
+            await run.begin_step()
+            changed = await self.context.make_room(run, "manual")
+            run.complete(
+                "Compacted the conversation." if changed else "There was nothing to compact."
+            )
+
+        return self._start("Compact the conversation", loop=compact, record_task=False)
+
     def _start(
         self,
         task: str,
@@ -434,10 +458,12 @@ class Agent:
         action: RunAction | None = None,
         as_role: Role | None = None,
         loop: Loop | None = None,
+        record_task: bool = True,
     ) -> RunHandle:
         """:meth:`start`; ``action``: the button that started the run (see
         :attr:`~jupyter_agent.events.AgentStartEvent.action`); ``as_role``: the role of
-        this run only (the agent's own stays); ``loop``: this run's loop."""
+        this run only (the agent's own stays); ``loop``: this run's loop;
+        ``record_task``: False for a run that is no turn of the conversation (compact)."""
         try:
             asyncio.get_running_loop()
         except RuntimeError:
@@ -461,12 +487,13 @@ class Agent:
         meta = self.session.metadata
         if meta.stop_reason not in (None, "completed"):
             text = f"{STOPPED_NOTE}\n\n{text}"
-        if not meta.title:
+        if not meta.title and record_task:
             meta.title = task.strip().splitlines()[0][:80]
         meta.model, meta.provider = self.model.name, self.model.provider
         meta.state = "running"
         self.session.save()
-        self.session.append(Message.user(text, message_type=action or "text"))
+        if record_task:
+            self.session.append(Message.user(text, message_type=action or "text"))
         self._run = Run(
             self, task.strip(), as_role or self._role, Limits(**vars(self.limits)), action
         )

@@ -23,6 +23,10 @@ from ._run import Run
 Loop = Callable[[Run], Awaitable[None]]
 
 CUT_OFF = "[Your reply was cut off at the output token limit. Continue exactly where it stopped.]"
+WINDOW_FULL = (
+    "[Your reply was cut off: the context window was full. The conversation was compacted; "
+    "continue.]"
+)
 
 
 async def tool_use_loop(run: Run) -> None:
@@ -39,7 +43,11 @@ async def _act(run: Run, turn: Turn) -> bool:
     if turn.stop_reason == "refusal":
         raise ModelError("The model declined to continue with this request (refusal).")
     if turn.stop_reason == "model_context_window_exceeded":
-        raise ModelError("The conversation no longer fits the model's context window.")
+        if not await run.agent.context.make_room(run, "too_long"):
+            raise ModelError("The conversation no longer fits the model's context window.")
+        if not turn.tool_uses:
+            run.append(Message.user(WINDOW_FULL))
+            return True
     if turn.tool_uses:
         await run.execute(turn.tool_uses, turn.truncated_tool_ids)
         return not run.ended

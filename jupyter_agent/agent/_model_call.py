@@ -12,8 +12,8 @@ from contextlib import aclosing
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..errors import ModelError
-from ..events import RetryEvent, TextDeltaEvent, TextEvent, ThinkingDeltaEvent, UsageEvent
+from ..errors import ModelError, PromptTooLong
+from ..events import RetryEvent, TextDeltaEvent, TextEvent, ThinkingDeltaEvent
 from ..messages import Message, TextBlock, ToolUseBlock, classify
 from ..models import (
     ModelRequest,
@@ -28,6 +28,7 @@ from ..models import (
     Usage,
 )
 from ..states import AgentState
+from ._usage import count_usage
 
 if sys.version_info >= (3, 11):
     from typing import assert_never
@@ -59,10 +60,28 @@ class Turn:
 async def call_model(
     run: Run, *, phase: str | None, tool_choice: ToolChoice, max_tokens: int | None
 ) -> Turn:
-    """Stream one model call over the run's history and record its reply."""
+    """Stream one model call over the run's history and record its reply.
+
+    Room is made first if the request would come near the context budget; if the API
+    still says the prompt is too long, the conversation is compacted and the call tried
+    once more."""
+    context = run.agent.context
+    await context.fit(run)
+    try:
+        return await _call(run, phase=phase, tool_choice=tool_choice, max_tokens=max_tokens)
+    except PromptTooLong as exc:
+        if not await context.make_room(run, "too_long", tokens=exc.tokens):
+            raise
+    return await _call(run, phase=phase, tool_choice=tool_choice, max_tokens=max_tokens)
+
+
+async def _call(
+    run: Run, *, phase: str | None, tool_choice: ToolChoice, max_tokens: int | None
+) -> Turn:
     # What the last step recorded is written once the request is out, while the
     # model works on its answer, rather than ahead of the request.
     release_writes = run.hold_writes()
+    size = run.agent.context.request_size(run)
     request = ModelRequest(
         system=run.system_prompt,
         messages=run.session.api_messages(),
@@ -107,7 +126,8 @@ async def call_model(
     for block in response.content:
         if isinstance(block, TextBlock) and block.text:
             run.emit(TextEvent(text=block.text, phase=phase))
-    _count(run, response.usage)
+    count_usage(run, response.usage)
+    run.agent.context.measured(run, size, response.usage)
     run.set_state(AgentState.running)
     return Turn(message, response.stop_reason, response.usage, response.truncated_tool_ids)
 
@@ -120,23 +140,3 @@ def _keep_partial(run: Run, partial: str, phase: str | None) -> None:
         Message(role="assistant", content=[TextBlock(text=partial)], interrupted=True, phase=phase)
     )
     run.emit(TextEvent(text=partial, phase=phase, interrupted=True))
-
-
-def _count(run: Run, usage: Usage) -> None:
-    run.usage = run.usage + usage
-    meta = run.session.metadata
-    meta.usage = meta.usage + usage
-    run.emit(
-        UsageEvent(
-            input_tokens=usage.input_tokens,
-            output_tokens=usage.output_tokens,
-            cache_creation_input_tokens=usage.cache_creation_input_tokens,
-            cache_read_input_tokens=usage.cache_read_input_tokens,
-            cost_usd=usage.cost_usd,
-            run_cost_usd=run.usage.cost_usd,
-            session_cost_usd=meta.usage.cost_usd,
-            run_input_tokens=run.usage.total_input_tokens,
-            run_output_tokens=run.usage.output_tokens,
-            run_cache_read_input_tokens=run.usage.cache_read_input_tokens,
-        )
-    )

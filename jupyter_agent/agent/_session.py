@@ -28,8 +28,9 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError
 
 from ..atomic import atomic_write_bytes
+from ..context_view import ModelView, View
 from ..errors import SessionError
-from ..messages import ApiView, Message, MessageAdapter, encodable, new_id
+from ..messages import Message, MessageAdapter, encodable, new_id
 from ..models import Usage
 from ..plans import Plan, StepProgress
 
@@ -75,7 +76,7 @@ class Session:
         self.root = root
         """The sessions folder; None for a session kept in memory only."""
         self._log: Any = None
-        self._api_view = ApiView()
+        self._model_view = ModelView()
         self._unwritten: list[Message] = []
         self._metadata_changed = False
         self._write_scheduled = False
@@ -142,8 +143,13 @@ class Session:
         return self.metadata.usage
 
     def api_messages(self) -> builtins.list[dict[str, Any]]:
-        """The history as the Messages API takes it (see :func:`to_api_messages`)."""
-        return self._api_view(self.history)
+        """What the model sees of the history, as the Messages API takes it: cleared
+        results as stubs, compacted turns as their summary (see :mod:`..context_view`)."""
+        return self._model_view.api_messages(self.history)
+
+    def view(self) -> View:
+        """What the model sees of the history, as messages."""
+        return self._model_view(self.history)
 
     def append(self, message: Message) -> None:
         """Add a message to the history, and soon to ``history.jsonl`` (see :meth:`flush`)."""

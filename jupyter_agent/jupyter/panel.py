@@ -347,6 +347,8 @@ class AgentPanel(anywidget.AnyWidget):
                 | ev.UpdateEvent()
                 | ev.RetryEvent()
                 | ev.WarningEvent()
+                | ev.ContextEvent()
+                | ev.CompactionEvent()
                 | ev.SubagentSpawnedEvent()
                 | ev.SubagentOutputEvent()
                 | ev.SubagentCompleteEvent()

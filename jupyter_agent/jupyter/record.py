@@ -183,6 +183,9 @@ def record_html(events: list[ev.Event], *, header: str, note: str = "") -> str:
             case ev.ErrorEvent():
                 flush()
                 out.append(f"<p><strong>✗ Error:</strong> {_e(event.message)}</p>")
+            case ev.CompactionEvent():
+                flush()
+                out.append(f"<p><em>⇣ {_e(event.describe())}</em></p>")
             case ev.SubagentSpawnedEvent():
                 tools.append(["", _e(f"↳ subagent {event.child_session_id}: {event.task}")])
             case ev.SubagentCompleteEvent():
@@ -195,6 +198,7 @@ def record_html(events: list[ev.Event], *, header: str, note: str = "") -> str:
                 | ev.ObserveEvent()
                 | ev.ToolProgressEvent()
                 | ev.StateEvent()
+                | ev.ContextEvent()
                 | ev.SubagentOutputEvent()
             ):
                 pass  # the record shows what came of them

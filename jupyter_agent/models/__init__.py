@@ -16,10 +16,12 @@ from ._base import (
     ToolChoice,
 )
 from ._usage import Pricing, Usage, pricing_for
+from ._windows import DEFAULT_WINDOW, context_window, output_reserve
 from .anthropic import AnthropicModel, default_model_name
 from .scripted import ScriptedModel, claude_or_replay
 
 __all__ = [
+    "DEFAULT_WINDOW",
     "AnthropicModel",
     "Model",
     "ModelRequest",
@@ -36,7 +38,9 @@ __all__ = [
     "ToolChoice",
     "Usage",
     "claude_or_replay",
+    "context_window",
     "default_model_name",
+    "output_reserve",
     "pricing_for",
     "resolve_model",
 ]

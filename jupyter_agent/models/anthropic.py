@@ -20,13 +20,14 @@ import json
 import logging
 import os
 import random
+import re
 import time
 import weakref
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from typing import Any
 
 from .. import credentials
-from ..errors import MissingAPIKey, ModelError
+from ..errors import MissingAPIKey, ModelError, PromptTooLong
 from ..messages import ApiTools, ApiTurn, encodable
 from ..secrets import mask_secrets
 from ._anthropic_stream import Events, Reply, StreamFault, sdk_events, server_sent_events
@@ -316,6 +317,15 @@ def _sentence(head: str, note: str, advice: str) -> str:
     return f"{head}; {note}. {advice}" if note else f"{head}. {advice}"
 
 
+_TOO_LONG = re.compile(
+    r"prompt is too long(?::\s*([\d,]+) tokens\s*>\s*([\d,]+))?"
+    r"|context.window|context_length|context limit",
+    re.IGNORECASE,
+)
+"""How the API says a request does not fit: "prompt is too long: 210000 tokens > 200000
+maximum" (and the wordings of compatible servers)."""
+
+
 def _status_error(exc: Any, note: str, model: str) -> ModelError:
     """An HTTP error status the SDK gave up on, in plain sentences."""
     status = exc.status_code
@@ -326,6 +336,14 @@ def _status_error(exc: Any, note: str, model: str) -> ModelError:
         message = body["error"].get("message", message)
     message = str(message).rstrip(".")
     retryable = status in (429, 500, 502, 503, 504, 529)
+    too_long = _TOO_LONG.search(message) if status in (400, 413) else None
+    if too_long is not None:
+        numbers = [int(n.replace(",", "")) for n in too_long.groups() if n]
+        return PromptTooLong(
+            f"The conversation no longer fits the model's context window ({message}).",
+            tokens=numbers[0] if numbers else None,
+            limit=numbers[1] if len(numbers) > 1 else None,
+        )
     if status == 529 or kind == "overloaded_error":
         text = _sentence("The Anthropic API was overloaded", note, "Try again in a minute.")
     elif status == 429 or kind == "rate_limit_error":

@@ -54,6 +54,7 @@ class ScriptedModel:
         on_exhausted: Literal["end", "error"] = "end",
         label: str = LABEL,
         pricing: Pricing | None = None,
+        context_window: int | None = None,
     ) -> None:
         if isinstance(turns, (str, Path)):
             turns = self.load(turns)
@@ -68,6 +69,9 @@ class ScriptedModel:
         """Every request received, for tests to inspect."""
         self.pricing = pricing or Pricing(0.0, 0.0)
         """Prices to charge the scripted usage at (free by default)."""
+        self.context_window = context_window
+        """The window the agent plans for (None: the default table's), so a replay can
+        show context management on a small conversation."""
         self._next = 0
 
     @staticmethod
