@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .agent import Agent, AgentRuntime, Run, RunHandle, Session, runtime
+from .agent import Agent, AgentRuntime, ContextPolicy, Run, RunHandle, Session, runtime
 from .errors import AgentError, MissingAPIKey, ModelError, ToolDenied, ToolError
 from .events import Event, EventAdapter
 from .messages import Message
@@ -26,6 +26,7 @@ __all__ = [  # noqa: RUF022
     "Agent",
     "AgentRuntime",
     "AgentState",
+    "ContextPolicy",
     "Run",
     "RunHandle",
     "Session",

@@ -130,7 +130,8 @@ class ModelView:
         return self._view
 
     def api_messages(self, history: Sequence[Message]) -> list[dict[str, Any]]:
-        return self._api(self(history).messages)
+        messages = self(history).messages  # first: a rebuild starts a new ApiView
+        return self._api(messages)
 
     def _rebuild(self, history: Sequence[Message]) -> None:
         cleared: set[str] = set()
@@ -232,6 +233,6 @@ def compaction_boundary(messages: Sequence[Message], keep_chars: int) -> int | N
     while 0 < k < len(messages) and messages[k].role == "user" and messages[k].tool_results:
         k -= 1
     summarised = messages[:k]
-    if k < 1 or not any(m.context is None for m in summarised):
+    if not 1 <= k < len(messages) or not any(m.context is None for m in summarised):
         return None
     return k

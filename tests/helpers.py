@@ -11,6 +11,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+from jupyter_agent.context_view import ModelView
 from jupyter_agent.messages import Message, conversation_problems, to_api_messages
 
 
@@ -32,8 +33,12 @@ def sent_key(request: Any) -> str:
 
 
 def assert_valid(history: list[Message]) -> None:
+    """The history is a valid conversation, and so is what the model sees of it (cleared
+    results and compacted turns applied)."""
     problems = conversation_problems(to_api_messages(history))
     assert not problems, problems
+    problems = conversation_problems(ModelView().api_messages(history))
+    assert not problems, ("the model's view", problems)
 
 
 def call(name: str, say: str = "", /, **arguments: Any) -> dict[str, Any]:

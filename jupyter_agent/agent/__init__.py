@@ -1,6 +1,7 @@
 """The agent: runs, their handles, loops, sessions and the runtime."""
 
 from ._agent import Agent, AgentRuntime, runtime
+from ._context import Context, ContextPolicy
 from ._handle import RunHandle
 from ._limits import Limits, StopRun
 from ._loops import LOOPS, parse_control, roa_loop, tool_use_loop
@@ -12,6 +13,8 @@ __all__ = [
     "LOOPS",
     "Agent",
     "AgentRuntime",
+    "Context",
+    "ContextPolicy",
     "Limits",
     "Run",
     "RunHandle",

@@ -70,7 +70,7 @@ class ContextPolicy:
     the API says the prompt is too long."""
     free_at: float = 0.8
     """Make room when the next request would fill this share of the budget."""
-    target: float = 0.5
+    target: float = 0.4
     """Clear results until the request is back under this share."""
     summarise_above: float = 0.65
     """Compact earlier turns if clearing alone leaves the request above this share."""
@@ -91,11 +91,13 @@ class Context:
         """(characters, images) of that request."""
         self._ratio = DEFAULT_RATIO
         self._tools = ("", 0)
+        self._window_from_api: int | None = None
+        """The window the API named when it refused a request as too long."""
 
     # --- measuring ------------------------------------------------------------------------
 
     def window(self, run: Run) -> int:
-        return context_window(run.model, self.policy.window)
+        return context_window(run.model, self.policy.window or self._window_from_api)
 
     def budget(self, run: Run) -> int:
         window = self.window(run)
@@ -158,11 +160,18 @@ class Context:
             await self.make_room(run, "auto")
 
     async def make_room(
-        self, run: Run, reason: CompactionReason, *, tokens: int | None = None
+        self,
+        run: Run,
+        reason: CompactionReason,
+        *,
+        tokens: int | None = None,
+        limit: int | None = None,
     ) -> bool:
         """Clear old results, then compact earlier turns if still needed (always, when the
-        user asked). ``tokens``: the request's size as the API said it. True if anything
-        changed."""
+        user asked). ``tokens``, ``limit``: the request's size and the window, as the API
+        said them when it refused the request. True if anything changed."""
+        if limit and limit < self.window(run):
+            self._window_from_api = limit  # the API knows its window better than our table
         budget = self.budget(run)
         before = max(tokens or 0, self.estimate(run))
         if tokens and tokens > self.estimate(run):  # the API knows better: recalibrate
@@ -172,7 +181,12 @@ class Context:
         cleared = self._clear(run, reason, before, self.policy.target * budget)
         after = self.estimate(run)
         summarised = 0
-        if reason == "manual" or after > self.policy.summarise_above * budget:
+        # The user asked, the API refused what clearing could not shrink, or it was not enough.
+        if (
+            reason == "manual"
+            or (reason == "too_long" and not cleared)
+            or after > self.policy.summarise_above * budget
+        ):
             summarised = await self._summarise(run, reason, after, budget)
         if cleared or summarised:
             run.emit(
@@ -312,6 +326,7 @@ class Context:
             tools=run.tool_specs,
             tool_choice="auto",  # as in the conversation, so the cached prefix is read
             max_tokens=max_tokens,
+            purpose="compaction",
         )
         response = None
         async with aclosing(run.model.stream(request)) as parts:

@@ -70,7 +70,7 @@ async def call_model(
     try:
         return await _call(run, phase=phase, tool_choice=tool_choice, max_tokens=max_tokens)
     except PromptTooLong as exc:
-        if not await context.make_room(run, "too_long", tokens=exc.tokens):
+        if not await context.make_room(run, "too_long", tokens=exc.tokens, limit=exc.limit):
             raise
     return await _call(run, phase=phase, tool_choice=tool_choice, max_tokens=max_tokens)
 

@@ -23,6 +23,9 @@ class ModelRequest:
     tool_choice: ToolChoice = "auto"
     max_tokens: int | None = None
     """Overrides the model's default output limit for this call."""
+    purpose: Literal["turn", "compaction"] = "turn"
+    """What the call is for: a turn of the conversation, or a summary of it written to
+    make room (a replay answers that one apart from its scripted turns)."""
     on_sent: Callable[[], None] | None = None
     """For a model that can tell: call it once the request is out, so the caller's
     bookkeeping overlaps with the wait for the answer (the caller also goes on at the

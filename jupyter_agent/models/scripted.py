@@ -55,6 +55,7 @@ class ScriptedModel:
         label: str = LABEL,
         pricing: Pricing | None = None,
         context_window: int | None = None,
+        summaries: Iterable[str] = (),
     ) -> None:
         if isinstance(turns, (str, Path)):
             turns = self.load(turns)
@@ -72,6 +73,9 @@ class ScriptedModel:
         self.context_window = context_window
         """The window the agent plans for (None: the default table's), so a replay can
         show context management on a small conversation."""
+        self.summaries = list(summaries)
+        """What compaction requests get, in order; past the end, a summary made from the
+        request itself (so a replay never spends a scripted turn on one)."""
         self._next = 0
 
     @staticmethod
@@ -97,7 +101,7 @@ class ScriptedModel:
         self.requests.append(request)
         if request.on_sent is not None:
             request.on_sent()  # nothing goes over a network: the request is out at once
-        turn = self._take(request)
+        turn = self._summary(request) if request.purpose == "compaction" else self._take(request)
         content = turn_content(turn)
         for block in content:
             if isinstance(block, TextBlock):
@@ -124,6 +128,27 @@ class ScriptedModel:
     async def _pause(self) -> None:
         # Always yield to the loop, so a stop lands mid-stream as with a real model.
         await asyncio.sleep(self.delay)
+
+    def _summary(self, request: ModelRequest) -> Mapping[str, Any]:
+        if self.summaries:
+            return {"text": self.summaries.pop(0)}
+        asked = [
+            block["text"]
+            for message in request.messages
+            if message["role"] == "user"
+            for block in message["content"]
+            if block.get("type") == "text"
+        ]
+        first = " ".join(asked[0].split())[:200] if asked else "(nothing)"
+        calls = sum(
+            block.get("type") == "tool_use"
+            for message in request.messages
+            for block in message["content"]
+        )
+        return {
+            "text": f"(scripted summary) The user asked: {first}. "
+            f"{len(request.messages)} messages and {calls} tool calls came before this."
+        }
 
     def _take(self, request: ModelRequest) -> Mapping[str, Any]:
         if self._next >= len(self.turns):

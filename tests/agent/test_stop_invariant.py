@@ -1,7 +1,8 @@
 """Stop must leave a valid conversation.
 
 The invariant: whenever a run is stopped — while the model streams, while a tool (or a
-subprocess) runs, while the agent waits for an answer or an approval, while paused —
+subprocess) runs, while the agent waits for an answer or an approval, while paused, while
+it makes room in the context window —
 
 1. the history is still a valid Messages API conversation: partial text is kept and
    marked interrupted, and every ``tool_use`` is answered by an ``is_error``
@@ -16,6 +17,7 @@ or a random moment, from the loop's thread or another thread) and checks all thr
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import random
 import signal
@@ -24,7 +26,7 @@ import threading
 import pytest
 from helpers import assert_valid, until
 
-from jupyter_agent import Agent, ScriptedModel, tool
+from jupyter_agent import Agent, ContextPolicy, ScriptedModel, tool
 from jupyter_agent.messages import INTERRUPTED_RESULT
 from jupyter_agent.permissions import Allow, Ask, ToolCall
 from jupyter_agent.states import AgentState
@@ -117,6 +119,9 @@ async def stopped_run(seed: int, workspace) -> tuple[Agent, object]:
         tools=[nap, run_sleeper, guarded],
         policy=AskForGuarded(),
         max_steps=8,
+        # A window so small that a third of the runs compact at nearly every step: the stop
+        # then lands in the middle of clearing or summarising too.
+        context=ContextPolicy(window=rng.choice([None, None, 12_000])),
     )
     stop_at = rng.randint(1, 60)
     from_thread = rng.random() < 0.3
@@ -326,10 +331,15 @@ async def test_stop_at_a_random_point_through_the_real_client(
     for pid in PIDS:
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
-    messages_server.responder = None
     from jupyter_agent.testing import Reply, text
 
-    messages_server.push(Reply([text("Recovered.")]))
+    # Answered by its content, not by order: a request the stopped run sent as it stopped
+    # may reach the server after this line, and must not take the next run's answer.
+    def recover(body):
+        asked = json.dumps(body["messages"][-1])
+        return Reply([text("Recovered.")]) if "carry on" in asked else random_reply(rng)
+
+    messages_server.responder = recover
     again = await asyncio.wait_for(agent.run("carry on"), 5)
-    assert again.summary == "Recovered."
+    assert again.summary == "Recovered.", again.error
     assert_valid(agent.history)
