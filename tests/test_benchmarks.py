@@ -52,3 +52,22 @@ def test_the_verdict_on_the_target_comes_from_the_interval_not_a_single_figure(m
     assert benchmark.verdict(low, high, 1.05) == "within 1.05×"
     assert benchmark.verdict(1.06, 1.09, 1.05) == "above 1.05×"
     assert benchmark.verdict(1.03, 1.07, 1.05).startswith("not told apart from 1.05×")
+
+
+async def test_the_context_benchmark_reports_cost_and_cache_share(monkeypatch, capsys):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "benchmark-key")
+    spec = importlib.util.spec_from_file_location(
+        "context_benchmark", BENCHMARK.with_name("context.py")
+    )
+    assert spec is not None and spec.loader is not None
+    benchmark = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(benchmark)
+
+    await benchmark.main(steps=20, window=20_000)
+
+    out = capsys.readouterr().out
+    for label in ("managed", "unmanaged"):
+        assert re.search(rf"{label} +\d+ requests +input +[\d,]+ tokens +billed as", out), out
+    assert re.search(r"input tokens, managed / unmanaged: [\d.]+× +billed: [\d.]+×", out), out
+    found = re.search(r"\((?:window [\d,]+), (\d+) compactions, 0 refusals\): mean ([\d.]+)", out)
+    assert found and int(found[1]) >= 1, out  # the small window made it compact

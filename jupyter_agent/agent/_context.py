@@ -68,9 +68,9 @@ class ContextPolicy:
     auto: bool = True
     """Make room on our own before the budget is reached; False: only when asked, or when
     the API says the prompt is too long."""
-    free_at: float = 0.8
+    free_at: float = 0.85
     """Make room when the next request would fill this share of the budget."""
-    target: float = 0.4
+    target: float = 0.3
     """Clear results until the request is back under this share."""
     summarise_above: float = 0.65
     """Compact earlier turns if clearing alone leaves the request above this share."""
