@@ -38,7 +38,7 @@ from ..context_view import (
     tool_uses,
 )
 from ..errors import ModelError, PromptTooLong
-from ..events import CompactionEvent, CompactionReason, ContextEvent
+from ..events import CompactionEvent, CompactionReason, ContextEvent, WarningEvent
 from ..messages import ApiView, ContextChange, Message, TextBlock
 from ..models import ModelRequest, StreamDone, Usage, context_window, output_reserve
 from ..states import AgentState
@@ -187,7 +187,19 @@ class Context:
             or (reason == "too_long" and not cleared)
             or after > self.policy.summarise_above * budget
         ):
-            summarised = await self._summarise(run, reason, after, budget)
+            try:
+                summarised = await self._summarise(run, reason, after, budget)
+            except ModelError as exc:
+                if reason != "auto":
+                    raise
+                # The request still fits (room is made early): say so and go on without.
+                run.set_state(AgentState.running)
+                run.emit(
+                    WarningEvent(
+                        message=f"Could not compact the conversation ({exc}); going on "
+                        "without: it will be tried again at the next step."
+                    )
+                )
         if cleared or summarised:
             run.emit(
                 ContextEvent(

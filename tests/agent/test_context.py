@@ -292,3 +292,31 @@ async def test_the_api_saying_too_long_is_told_apart(
     if "210,345" in message:
         assert (caught.value.tokens, caught.value.limit) == (210_345, 200_000)
     assert re.search("context window", str(caught.value))
+
+
+async def test_a_failed_automatic_summary_warns_and_the_run_goes_on(
+    messages_server: MessagesServer, workspace: Path
+):
+    """Room is made early, so the request still fits when the summary cannot be had."""
+    script = ReadingModel(limit=10**9)
+
+    def responder(body: dict[str, Any]) -> Reply | Fault:
+        if is_summary_request(body):
+            return Fault.status(400, "invalid_request_error", "the summary was refused")
+        if len(body["messages"]) > 3:
+            return Reply([text("Finished.")])
+        return Reply([text("A long answer. " * 4_000)])
+
+    messages_server.responder = responder
+    # Long texts and no tool results: only a summary could make room.
+    agent = agent_on(messages_server, workspace, context=ContextPolicy(window=30_000))
+    await agent.run("first")
+    seen: list[Any] = []
+    agent.subscribe(seen.append)
+    handle = await agent.run("second")
+
+    assert handle.state is AgentState.completed, handle.error
+    warnings = [e.message for e in seen if e.kind == "warning"]
+    assert any("Could not compact the conversation" in w for w in warnings), warnings
+    assert script.refused == []
+    assert_valid(agent.history)
