@@ -289,8 +289,9 @@ class AgentMagics(Magics):
 
         The panel shows the transcript, the plan (Execute plan hands it to the Actor),
         questions and approvals as buttons, every tool call with its diff, usage and cost,
-        and a Stop button. Where widgets cannot show (nbconvert, nbclient, papermill) the
-        panel's text is the transcript, refreshed at each plan, question and run end. In
+        how full the model's context window is (with Compact now), and a Stop button.
+        Where widgets cannot show (nbconvert, nbclient, papermill) the panel's text is
+        the transcript, refreshed at each plan, question and run end. In
         terminal IPython the run is printed as it goes and the magic waits for it (Ctrl-C
         stops it; questions are asked at the prompt).
 

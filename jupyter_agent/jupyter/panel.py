@@ -371,7 +371,7 @@ class AgentPanel(anywidget.AnyWidget):
                 )
                 self.plan_ready = isinstance(event, ev.CompletedEvent) and event.plan_ready
                 self.refresh_sessions()
-                if not self.context:  # a model that counts no tokens: estimate
+                if self.context.get("estimated", True):  # no count since: estimate again
                     self.refresh_context()
                 if isinstance(event, ev.ErrorEvent):
                     self.refresh_model()  # a rejected key: the set-up box again
