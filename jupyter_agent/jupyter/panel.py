@@ -5,16 +5,17 @@ Every message and trait between the kernel and a view (``static/panel.js``, buil
 split by purpose:
 
 - **State** lives in small synced traits (status, detail, role, busy, usage, context,
-  pending ids, running_code, kernel_id, dock…), written only by the kernel. The browser never sets a
-  trait; it sends commands.
+  pending ids, running_code, kernel_id, dock…), written only by the kernel. The browser
+  never sets a trait; it sends commands.
 - **The transcript** travels as custom messages. A view that renders sends ``hello`` (again
   after a page reload); the kernel answers with a ``snapshot``: the transcript so far, each
   stream merged into one entry and each finished text block as its whole text
   (:class:`~jupyter_agent.jupyter.transcript.Transcript`). Then every view gets live
   ``events`` batches, about 30 a second at most, consecutive pieces of a stream merged; a
   batch that is only streamed text goes as ``text``, and streamed text shorter than 32
-  characters waits up to 0.1 s for more. State, usage and context events only set traits. A
-  ``snapshot`` for no view (after a session was resumed) replaces every view's transcript.
+  characters waits up to 0.1 s for more. State, usage and context events only set traits.
+  A ``snapshot`` for no view (after a session was resumed) replaces every view's
+  transcript.
 - **Commands** from a view are validated, then carried out; each gets a ``reply``.
 
 Comm messages arrive on the kernel's shell thread, or on a subshell thread when JupyterLab
