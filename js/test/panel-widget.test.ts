@@ -51,6 +51,8 @@ function mount(state: Record<string, unknown> = {}): {
   el: FakeElement;
   sent: Record<string, unknown>[];
   receive(message: unknown): void;
+  /** The kernel sets a trait: the view hears of the change. */
+  set(name: string, value: unknown): void;
 } {
   const handlers = new Map<string, ((...args: any[]) => void)[]>();
   const sent: Record<string, unknown>[] = [];
@@ -67,7 +69,11 @@ function mount(state: Record<string, unknown> = {}): {
     el,
     sent,
     receive: message =>
-      (handlers.get('msg:custom') ?? []).forEach(h => h(message))
+      (handlers.get('msg:custom') ?? []).forEach(h => h(message)),
+    set: (name, value) => {
+      state[name] = value;
+      (handlers.get(`change:${name}`) ?? []).forEach(h => h());
+    }
   };
 }
 
@@ -424,5 +430,89 @@ describe('the panel from the keyboard', () => {
     // The menu closed: the next Esc stops.
     escape(more);
     assert.deepEqual(commandNames(view), ['stop']);
+  });
+});
+
+describe('the context gauge', () => {
+  const counted = {
+    used_tokens: 90_000,
+    window: 200_000,
+    cached_tokens: 72_000,
+    estimated: false
+  };
+
+  it('shows how full the window is, with a meter named for it', () => {
+    const view = mount({ context: counted });
+    const gauge = view.el.querySelector('span.ja-context-gauge') as FakeElement;
+    assert.equal(gauge.hasAttribute('hidden'), false);
+    assert.equal(
+      gauge.querySelector('span.ja-context-text')?.textContent,
+      'Context 45% · 90k / 200k · 80% cached'
+    );
+    const meter = gauge.querySelector('div[role="meter"]') as FakeElement;
+    assert.equal(meter.getAttribute('aria-label'), 'Context window used');
+    assert.equal(meter.getAttribute('aria-valuemin'), '0');
+    assert.equal(meter.getAttribute('aria-valuemax'), '100');
+    assert.equal(meter.getAttribute('aria-valuenow'), '45');
+    assert.equal(
+      meter.getAttribute('aria-valuetext'),
+      '45%: 90,000 of 200,000 tokens'
+    );
+    assert.equal(meter.dataset.level, 'ok');
+    // Near the limit it turns amber, then red.
+    view.set('context', { ...counted, used_tokens: 150_000 });
+    assert.equal(meter.dataset.level, 'high');
+    view.set('context', { ...counted, used_tokens: 190_000 });
+    assert.equal(meter.dataset.level, 'full');
+    assert.equal(meter.getAttribute('aria-valuenow'), '95');
+  });
+
+  it('says when the numbers are an estimate (after a compaction or a resume)', () => {
+    const view = mount({
+      context: { used_tokens: 12_400, window: 200_000, estimated: true }
+    });
+    assert.equal(
+      view.el.querySelector('span.ja-context-text')?.textContent,
+      'Context 6% · 12k / 200k (estimated)'
+    );
+  });
+
+  it('offers Compact now only when a run could start and there is a conversation', () => {
+    const button = (view: ReturnType<typeof mount>) =>
+      view.el.querySelector('button.ja-compact') as FakeElement;
+    const empty = mount();
+    assert.equal(button(empty).textContent, 'Compact now');
+    assert.equal(button(empty).hasAttribute('disabled'), true);
+    assert.equal(
+      empty.el.querySelector('span.ja-context-gauge')?.hasAttribute('hidden'),
+      true
+    );
+    const view = mount({ context: counted });
+    assert.equal(button(view).hasAttribute('disabled'), false);
+    view.set('busy', true);
+    assert.equal(button(view).hasAttribute('disabled'), true);
+    view.set('busy', false);
+    assert.equal(button(view).hasAttribute('disabled'), false);
+  });
+
+  it('sends compact, and shows why when the kernel refuses', async () => {
+    const view = mount({ context: counted });
+    const button = view.el.querySelector('button.ja-compact') as FakeElement;
+    button.click();
+    assert.equal(button.hasAttribute('disabled'), true); // until the reply, or the run it starts
+    const sent = view.sent.find(m => m.type === 'command');
+    assert.equal(sent?.name, 'compact');
+    view.receive({
+      type: 'reply',
+      id: sent?.id,
+      ok: false,
+      error: 'The agent is working: wait for it, or Stop it, then compact.'
+    });
+    await new Promise(resolve => setImmediate(resolve));
+    assert.deepEqual(
+      view.el.querySelectorAll('div.ja-error').map(n => n.textContent),
+      ['The agent is working: wait for it, or Stop it, then compact.']
+    );
+    assert.equal(button.hasAttribute('disabled'), false);
   });
 });

@@ -39,12 +39,13 @@ from ..context_view import (
 )
 from ..errors import ModelError, PromptTooLong
 from ..events import CompactionEvent, CompactionReason, ContextEvent, WarningEvent
-from ..messages import ApiView, ContextChange, Message, TextBlock
+from ..messages import ApiTools, ApiView, ContextChange, Message, TextBlock
 from ..models import ModelRequest, StreamDone, Usage, context_window, output_reserve
 from ..states import AgentState
 from ._usage import count_usage
 
 if TYPE_CHECKING:
+    from ._agent import Agent
     from ._run import Run
 
 DEFAULT_RATIO = 0.3
@@ -115,7 +116,26 @@ class Context:
 
     def estimate(self, run: Run, size: tuple[int, int] | None = None) -> int:
         """Tokens of the request the run would send now."""
-        chars, images = size or self.request_size(run)
+        return self.tokens(size or self.request_size(run))
+
+    def estimate_idle(self, agent: Agent) -> int:
+        """Tokens of the request a run would start with now, while none runs (the gauge of
+        a resumed session, before any request was counted). Reads the project's
+        instruction files, as a run does when it starts."""
+        tools = agent.tools.allowed(agent._role.permissions)
+        specs = ApiTools(t.spec() for t in tools)
+        chars = len(agent.system_prompt()) + len(json.dumps(specs))
+        images = 0
+        for message in agent.session.view().messages:
+            c, i = message_chars(message)
+            chars += c
+            images += i
+        return self.tokens((chars, images))
+
+    def tokens(self, size: tuple[int, int]) -> int:
+        """Tokens of a request of ``size`` (characters, images): the last count plus an
+        estimate of what changed since, or all estimated before any count."""
+        chars, images = size
         if self._reported:
             sent_chars, sent_images = self._sent
             extra = self._ratio * (chars - sent_chars) + IMAGE_TOKENS * (images - sent_images)

@@ -21,7 +21,18 @@ from ..render import TextRenderer
 from ._setup import use_api_key
 from .kernel_agent import KernelAgent, in_kernel, kernel_agent, running_cell_id
 
-SUBCOMMANDS = ("plan", "act", "remember", "stop", "role", "trust", "login", "logout", "help")
+SUBCOMMANDS = (
+    "plan",
+    "act",
+    "remember",
+    "compact",
+    "stop",
+    "role",
+    "trust",
+    "login",
+    "logout",
+    "help",
+)
 LOOPS = ("tool_use", "roa")
 _SESSION_ID = re.compile(r"[0-9a-f]{12}")
 # A line magic whose text ends with "?" (an assignment before it allowed), e.g.
@@ -47,7 +58,7 @@ class Command:
     """What one ``%agent`` line (or ``%%agent`` cell) asks for."""
 
     name: str = ""
-    """plan, act, remember, stop, role, trust, help, or "" (show the panel)."""
+    """plan, act, remember, compact, stop, role, trust, help, or "" (show the panel)."""
     task: str = ""
     model: str | None = None
     max_steps: int | None = None
@@ -235,6 +246,10 @@ class AgentMagics(Magics):
           %agent remember TEXT     add TEXT as a line of this folder's AGENTS.md (the
                                    project instructions every later run reads): an edit
                                    like any other, under your permission rules, with its diff
+          %agent compact           make the conversation smaller now (the panel's Compact
+                                   now): old tool results are cleared and earlier turns
+                                   summarised by the model, as when the context window
+                                   fills up; the session's history on disk stays whole
           %agent stop              stop the running agent (the next message continues)
           %agent role NAME         switch role: planner, actor, or one from your settings
           %agent trust             trust this folder's settings (.jupyter_agent/settings.toml):
@@ -274,8 +289,9 @@ class AgentMagics(Magics):
 
         The panel shows the transcript, the plan (Execute plan hands it to the Actor),
         questions and approvals as buttons, every tool call with its diff, usage and cost,
-        and a Stop button. Where widgets cannot show (nbconvert, nbclient, papermill) the
-        panel's text is the transcript, refreshed at each plan, question and run end. In
+        how full the model's context window is (with Compact now), and a Stop button.
+        Where widgets cannot show (nbconvert, nbclient, papermill) the panel's text is
+        the transcript, refreshed at each plan, question and run end. In
         terminal IPython the run is printed as it goes and the magic waits for it (Ctrl-C
         stops it; questions are asked at the prompt).
 
@@ -333,15 +349,19 @@ class AgentMagics(Magics):
                 kernel.panel.refresh()
             print(f"Role: {agent.role}")
             return None
-        if name == "remember":
+        if name in ("remember", "compact"):
+            start: Callable[[], RunHandle] = (
+                (lambda: agent.remember(command.task)) if name == "remember" else agent.compact
+            )
             if not in_kernel(self.shell):
-                return _run_in_terminal(agent, lambda: agent.remember(command.task))
+                return _run_in_terminal(agent, start)
             panel = kernel.ensure_panel()
             try:
-                handle = agent.remember(command.task)
+                handle = start()
             except (AgentError, ValueError, RuntimeError) as exc:
                 raise UsageError(str(exc)) from None
-            # The edit runs as the Actor; the panel shows the agent's own role once it ends.
+            # A remember edit runs as the Actor; the panel shows the agent's own role once
+            # it ends.
             handle.add_done_callback(lambda _: panel.refresh())
             self._show(kernel, command)
             self._keep_as_underscore(handle)

@@ -4,17 +4,18 @@ Every message and trait between the kernel and a view (``static/panel.js``, buil
 ``js/src/panel``) is defined in :mod:`~jupyter_agent.jupyter.panel_protocol`. Traffic is
 split by purpose:
 
-- **State** lives in small synced traits (status, detail, role, busy, usage, pending ids,
-  running_code, kernel_id, dock…), written only by the kernel. The browser never sets a
-  trait; it sends commands.
+- **State** lives in small synced traits (status, detail, role, busy, usage, context,
+  pending ids, running_code, kernel_id, dock…), written only by the kernel. The browser
+  never sets a trait; it sends commands.
 - **The transcript** travels as custom messages. A view that renders sends ``hello`` (again
   after a page reload); the kernel answers with a ``snapshot``: the transcript so far, each
   stream merged into one entry and each finished text block as its whole text
   (:class:`~jupyter_agent.jupyter.transcript.Transcript`). Then every view gets live
   ``events`` batches, about 30 a second at most, consecutive pieces of a stream merged; a
   batch that is only streamed text goes as ``text``, and streamed text shorter than 32
-  characters waits up to 0.1 s for more. State and usage events only set traits. A
-  ``snapshot`` for no view (after a session was resumed) replaces every view's transcript.
+  characters waits up to 0.1 s for more. State, usage and context events only set traits.
+  A ``snapshot`` for no view (after a session was resumed) replaces every view's
+  transcript.
 - **Commands** from a view are validated, then carried out; each gets a ``reply``.
 
 Comm messages arrive on the kernel's shell thread, or on a subshell thread when JupyterLab
@@ -45,6 +46,7 @@ from typing_extensions import assert_never
 from .. import events as ev
 from ..agent import Agent
 from ..errors import AgentError
+from ..models import context_window
 from ..permissions import Permission
 from ._displays import PanelDisplays
 from ._setup import model_setup, use_api_key
@@ -53,10 +55,12 @@ from .panel_protocol import (
     AnswerCommand,
     ApproveCommand,
     Command,
+    CompactCommand,
     Events,
     ExecutePlanCommand,
     Hello,
     KernelMessage,
+    PanelContext,
     PanelUsage,
     Reply,
     ResumeCommand,
@@ -125,6 +129,8 @@ class AgentPanel(anywidget.AnyWidget):
     bridge_mode = t.Unicode("").tag(sync=True)
     """live, file, connecting, or empty when the agent has no notebook."""
     usage = t.Dict().tag(sync=True)
+    context = t.Dict().tag(sync=True)
+    """How full the model's context window is (the gauge); empty while the conversation is."""
     max_steps = t.Int(30).tag(sync=True)
     pending_question = t.Unicode("").tag(sync=True)
     pending_approval = t.Unicode("").tag(sync=True)
@@ -206,6 +212,7 @@ class AgentPanel(anywidget.AnyWidget):
         self.plan_ready = run is not None and run.done and _ended_with_plan(run.events_so_far)
         self.pending_question = self.pending_approval = ""
         self.running_code = False
+        self.refresh_context()
         self.refresh_notebook()
         self.refresh_sessions()
         if self.views_seen:
@@ -231,6 +238,37 @@ class AgentPanel(anywidget.AnyWidget):
         problem = model_setup(self.agent.model)
         self.model_setup = problem
         self.model_ready = not problem
+
+    def refresh_context(self) -> None:
+        """Set the gauge from the current or last run's count, else estimate it from what
+        the model would see now (a resumed session: no request counted yet)."""
+        agent = self.agent
+        if not any(m.context is None for m in agent.session.history):
+            self.context = {}
+            return
+        run = agent.handle
+        counted = [e for e in run.events_so_far if isinstance(e, ev.ContextEvent)] if run else []
+        if counted:
+            self._show_context(counted[-1])
+            return
+        self.context = dict(
+            PanelContext(
+                used_tokens=agent.context.estimate_idle(agent),
+                window=context_window(agent.model, agent.context.policy.window),
+                cached_tokens=0,
+                estimated=True,
+            )
+        )
+
+    def _show_context(self, event: ev.ContextEvent) -> None:
+        self.context = dict(
+            PanelContext(
+                used_tokens=event.used_tokens,
+                window=event.window,
+                cached_tokens=event.cached_tokens,
+                estimated=event.estimated,
+            )
+        )
 
     def refresh_notebook(self) -> None:
         """Show how the agent reaches its notebook (after the bridge connected)."""
@@ -301,6 +339,8 @@ class AgentPanel(anywidget.AnyWidget):
                     usage["run_cost_usd"] = event.run_cost_usd
                     usage["session_cost_usd"] = event.session_cost_usd
                 self.usage = dict(usage)
+            case ev.ContextEvent():
+                self._show_context(event)
             case ev.AgentStartEvent():
                 self.busy = True
                 self.stop_reason = ""
@@ -332,6 +372,8 @@ class AgentPanel(anywidget.AnyWidget):
                 )
                 self.plan_ready = isinstance(event, ev.CompletedEvent) and event.plan_ready
                 self.refresh_sessions()
+                if self.context.get("estimated", True):  # no count since: estimate again
+                    self.refresh_context()
                 if isinstance(event, ev.ErrorEvent):
                     self.refresh_model()  # a rejected key: the set-up box again
             case (
@@ -347,7 +389,6 @@ class AgentPanel(anywidget.AnyWidget):
                 | ev.UpdateEvent()
                 | ev.RetryEvent()
                 | ev.WarningEvent()
-                | ev.ContextEvent()
                 | ev.CompactionEvent()
                 | ev.SubagentSpawnedEvent()
                 | ev.SubagentOutputEvent()
@@ -476,6 +517,10 @@ class AgentPanel(anywidget.AnyWidget):
                 self.refresh_model()
             case RetryCommand():
                 agent.retry()
+            case CompactCommand():
+                if agent.running:
+                    raise ValueError("The agent is working: wait for it, or Stop it, then compact.")
+                agent.compact()
             case TrustCommand():
                 agent.trust_workspace()
                 self.refresh()

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, get_args
 from pydantic import BaseModel, ConfigDict, Discriminator, TypeAdapter, ValidationError
 from typing_extensions import NotRequired, TypedDict
 
-from ..events import Event, EventAdapter, RunAction, StateEvent, UsageEvent
+from ..events import ContextEvent, Event, EventAdapter, RunAction, StateEvent, UsageEvent
 from ..notebook import BridgeMode
 from ..states import AgentState
 from ..tools.control import CONTROL_TOOLS
@@ -104,8 +104,9 @@ class PlanStoppedEntry(TypedDict):
 
 PanelEntry = UserEntry | NoteEntry | TextEndEntry | PlanStoppedEntry
 EVENT_TYPES: tuple[type, ...] = get_args(get_args(Event)[0])
-TRAIT_EVENTS = (StateEvent, UsageEvent)
-"""Events that only set traits (the status and usage lines): never transcript entries."""
+TRAIT_EVENTS = (StateEvent, UsageEvent, ContextEvent)
+"""Events that only set traits (the status and usage lines, the context gauge): never
+transcript entries."""
 
 if TYPE_CHECKING:
     TranscriptEntry = Entry
@@ -116,8 +117,8 @@ else:  # built from the event union, so a new event is in the protocol by itself
         ],  # a Union of a tuple of types
         Discriminator("kind"),
     ]
-"""Everything a transcript shows: every event kind (state and usage only set traits) and
-the panel's own entries."""
+"""Everything a transcript shows: every event kind (state, usage and context only set
+traits) and the panel's own entries."""
 
 # --- messages from the kernel ----------------------------------------------------------
 
@@ -263,6 +264,14 @@ class RetryCommand(_Command):
     name: Literal["retry"]
 
 
+class CompactCommand(_Command):
+    """Make the conversation smaller now (Compact now): old tool results cleared, earlier
+    turns summarised by the model. Refused while a run goes on or when there is nothing
+    to compact."""
+
+    name: Literal["compact"]
+
+
 Command = Annotated[
     SendCommand
     | StopCommand
@@ -275,7 +284,8 @@ Command = Annotated[
     | SessionsCommand
     | TrustCommand
     | SetKeyCommand
-    | RetryCommand,
+    | RetryCommand
+    | CompactCommand,
     Discriminator("name"),
 ]
 
@@ -323,6 +333,20 @@ class PanelUsage(TypedDict, total=False):
     session_cost_usd: float
 
 
+class PanelContext(TypedDict, total=False):
+    """How full the model's context window is, for the gauge (empty while the conversation
+    is: nothing to show, nothing to compact)."""
+
+    used_tokens: int
+    """What the next request holds: as the API counted the last one, or estimated."""
+    window: int
+    cached_tokens: int
+    """Of ``used_tokens``, those the last request read from the prompt cache."""
+    estimated: bool
+    """``used_tokens`` is an estimate (after a compaction, or a resumed session before its
+    first request), not the API's count."""
+
+
 class PanelState(TypedDict):
     """The widget's synced traits, as :class:`~jupyter_agent.jupyter.panel.AgentPanel`
     declares them; the kernel writes them, a view only reads."""
@@ -342,6 +366,7 @@ class PanelState(TypedDict):
     bridge_mode: BridgeMode | Literal[""]
     """Empty when the agent has no notebook."""
     usage: PanelUsage
+    context: PanelContext
     max_steps: int
     pending_question: str
     pending_approval: str

@@ -14,7 +14,14 @@ import json
 import time
 
 from ..agent import Agent
-from ..events import PlanEvent, PlanStepEvent, TextEvent, ToolEndEvent, ToolStartEvent
+from ..events import (
+    CompactionEvent,
+    PlanEvent,
+    PlanStepEvent,
+    TextEvent,
+    ToolEndEvent,
+    ToolStartEvent,
+)
 from ..messages import STOPPED_NOTE, Message, TextBlock, ToolResultBlock, ToolUseBlock
 from .panel_protocol import (
     Entry,
@@ -208,11 +215,33 @@ class Transcript:
 
 
 def history_entries(history: list[Message], agent: Agent) -> list[Entry]:
-    """A saved conversation as transcript entries (for a resumed session)."""
+    """A saved conversation as transcript entries (for a resumed session). The whole
+    history shows, compacted or not; a ``context`` record is the marker of a compaction
+    where it happened (its summary, never as a message of the user's)."""
     entries: list[Entry] = []
     names: dict[str, str] = {}
     meta = agent.session.metadata
+    index = {m.id: i for i, m in enumerate(history)}
+    summarised_from = 0  # where the next summary's messages start
     for message in history:
+        change = message.context
+        if change is not None:
+            summarised = 0
+            if change.compacted_through in index:
+                through = index[change.compacted_through] + 1
+                part = history[summarised_from:through]
+                summarised = sum(1 for m in part if m.context is None)
+                summarised_from = through
+            event = CompactionEvent(
+                reason=change.reason,
+                cleared=len(change.cleared),
+                summarised=summarised,
+                tokens_before=change.tokens_before,
+                tokens_after=change.tokens_after,
+                summary=_summary(message) if summarised else "",
+            )
+            entries.append(to_entry(event))
+            continue
         if message.role == "user" and message.message_type != "tool_result":
             text = message.text.removeprefix(STOPPED_NOTE).lstrip()
             if message.message_type == "execute_plan":
@@ -264,3 +293,11 @@ def history_entries(history: list[Message], agent: Agent) -> list[Entry]:
     if history:
         entries.append(dict(NoteEntry(kind="note", text=f"Resumed session {agent.session.id}.")))
     return entries
+
+
+def _summary(record: Message) -> str:
+    """A compaction record's summary as the model wrote it, without the line that tells
+    the model what it is (``[Summary of the earlier conversation …]``)."""
+    text = record.text
+    head, end, summary = text.partition("]\n\n")
+    return summary if end and head.startswith("[Summary") else text

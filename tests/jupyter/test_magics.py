@@ -258,6 +258,7 @@ def test_help_documents_every_subcommand_and_option(shared_kernel: Kernel) -> No
         "%agent plan TASK",
         "%agent act TASK",
         "%agent remember TEXT",
+        "%agent compact",
         "%agent stop",
         "%agent role NAME",
         "%%agent",
@@ -289,6 +290,7 @@ BAD = {
     "role nobody": "unknown role 'nobody'; known roles: actor, planner",
     "stop now": "%agent stop takes no text",
     "remember": "say what to remember: %agent remember TEXT",
+    "compact now": "%agent compact takes no text",
     "--role actor plan a": "--role is for %%agent",
     "--model $nothere plan a": "there is no variable 'nothere'",
     "--model $In plan a": "In is a list, not a model",
@@ -413,6 +415,32 @@ def test_remember_appends_to_agents_md_with_a_diff_and_respects_a_deny_rule(
         assert not (denied / "AGENTS.md").exists()
     finally:
         _stop(k)
+
+
+def test_compact_summarises_the_conversation_and_the_panel_marks_where(kernel: Kernel) -> None:
+    summary = "The user asked for the answer; it is 42."
+    scripted(kernel, "m", [{"text": "The answer is 42."}, {"text": summary}])
+    refused = kernel.run("%agent --model $m compact")
+    assert refused.stderr.strip() == (
+        "UsageError: there is nothing to compact yet: the conversation is empty"
+    )
+    kernel.ok("h = %agent act What is the answer?\nawait h.wait()")
+    out = kernel.ok(
+        "h = %agent compact\nawait h.wait()\n"
+        "from jupyter_agent.jupyter.kernel_agent import kernel_agent\n"
+        "print(h.summary, '|', kernel_agent().panel.context['estimated'])\n"
+        "print(*[e.describe() for e in h.events_so_far if e.kind == 'compaction'])"
+    )
+    done, marker = out.stdout.splitlines()
+    assert done == "Compacted the conversation. | True"
+    assert marker.startswith("Compacted the conversation (you asked): summarised 1 earlier")
+    assert len(out.displays) == 1  # the panel, which shows the run
+    # The panel's transcript marks it, with the summary the model wrote.
+    comm = kernel.panel_comm()
+    kernel.to_panel(comm, {"type": "hello", "view": "t"})
+    snapshot = kernel.from_panel(comm, lambda c: c.get("type") == "snapshot")
+    (entry,) = [e for e in snapshot["entries"] if e["kind"] == "compaction"]
+    assert (entry["reason"], entry["summary"]) == ("manual", summary)
 
 
 def test_stop_when_nothing_runs_says_so(shared_kernel: Kernel) -> None:

@@ -80,6 +80,7 @@ def test_the_panel_declares_exactly_the_traits_of_the_protocol() -> None:
         ({"type": "command", "id": "5", "name": "stop", "extra": 1}, "extra"),
         ({"type": "command", "id": "6", "name": "send", "text": ["not", "text"]}, "text"),
         ({"type": "shout", "id": "7"}, "shout"),
+        ({"type": "command", "id": "8", "name": "compact", "keep": 3}, "keep"),
     ],
 )
 def test_a_malformed_message_from_a_view_is_refused_with_a_reply_that_says_why(

@@ -14,6 +14,7 @@ import {
   toolCard,
   waitForUser
 } from './cards';
+import { compactionMarker } from './context';
 import { h, MAX_PRE, pretty } from './dom';
 import { renderInline, renderMarkdown } from './markdown';
 import { actionLine, PlanTracker } from './plan';
@@ -163,6 +164,9 @@ export class Transcript {
         return void this.line('update', `ℹ ${entry.message}`);
       case 'warning':
         return this.onWarning(entry);
+      case 'compaction':
+        this.closeStreams();
+        return void this.add(compactionMarker(entry));
       case 'stopped':
         return this.onStopped(entry);
       case 'completed':

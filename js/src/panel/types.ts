@@ -8,6 +8,7 @@ import type { Command, TranscriptEntry } from './wire';
 
 export type {
   KernelMessage,
+  PanelContext,
   PanelState,
   PanelUsage,
   Plan,

@@ -8,6 +8,7 @@
  * text nodes: nothing the agent or the user wrote ever reaches innerHTML.
  */
 import { REVEAL_CELL_EVENT } from './cards';
+import { ContextGauge } from './context';
 import { h } from './dom';
 import { interruptKernel } from './interrupt';
 import { PlanStrip } from './plan-strip';
@@ -169,6 +170,14 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
     resumeButton
   );
   const usage = h('div', { class: 'ja-usage' });
+  // Compact now: the command's reply or the run it starts (busy) sets the button again.
+  const gauge = new ContextGauge(() => {
+    focusInput();
+    command('compact').catch((error: Error) => {
+      showError(error.message);
+      refreshContext();
+    });
+  });
 
   // No model to call yet (no key, or a key the API rejected): the set-up box says why
   // and takes a key. The key goes to the kernel in one command and is never shown again.
@@ -248,6 +257,7 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
     errors,
     inputForm,
     controls,
+    gauge.el,
     usage
   );
   el.append(root);
@@ -379,6 +389,7 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
       !sessionSelect.value ||
       sessionSelect.value === model.get('session_id');
     root.dataset.busy = busy ? 'true' : 'false';
+    refreshContext();
     // An older kernel has no model_ready: the box stays hidden.
     const needsSetup = model.get('model_ready') === false;
     setup.hidden = !needsSetup;
@@ -388,6 +399,10 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
       status.dataset.state = 'setup';
     }
     transcript.refreshControls();
+  }
+
+  function refreshContext() {
+    gauge.update(model.get('context'), model.get('busy'));
   }
 
   function refreshRoles() {
@@ -495,6 +510,7 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
   on('change:notebook', refreshNotebook);
   on('change:bridge_mode', refreshNotebook);
   on('change:usage', () => (usage.textContent = usageText(model.get('usage'))));
+  on('change:context', refreshContext);
   on(
     'change:max_steps',
     () => (maxSteps.value = String(model.get('max_steps')))

@@ -42,6 +42,7 @@ export type TranscriptEntry =
   | PermissionRequestEvent
   | PermissionResponseEvent
   | UpdateEvent
+  | CompactionEvent
   | RetryEvent
   | WarningEvent
   | StoppedEvent
@@ -70,7 +71,8 @@ export type Command =
   | SessionsCommand
   | TrustCommand
   | SetKeyCommand
-  | RetryCommand;
+  | RetryCommand
+  | CompactCommand;
 /**
  * This interface was referenced by `PanelProtocol`'s JSON-Schema
  * via the `definition` "KernelMessage".
@@ -105,6 +107,7 @@ export interface PanelProtocol {
     | PermissionRequestEvent
     | PermissionResponseEvent
     | UpdateEvent
+    | CompactionEvent
     | RetryEvent
     | WarningEvent
     | StoppedEvent
@@ -586,6 +589,26 @@ export interface UpdateEvent {
   run_id?: string;
 }
 /**
+ * The model's view of the conversation was made smaller (the history is whole).
+ *
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "CompactionEvent".
+ */
+export interface CompactionEvent {
+  cleared?: number;
+  kind: 'compaction';
+  /**
+   * The entry's place in the log.
+   */
+  n?: number;
+  reason: 'auto' | 'manual' | 'too_long';
+  run_id?: string;
+  summarised?: number;
+  summary?: string;
+  tokens_after?: number;
+  tokens_before?: number;
+}
+/**
  * The model call failed mid-way and is being retried; discard the partial turn.
  *
  * This interface was referenced by `PanelProtocol`'s JSON-Schema
@@ -710,6 +733,8 @@ export interface SubagentOutputEvent {
     | UpdateEvent
     | StateEvent
     | UsageEvent
+    | ContextEvent
+    | CompactionEvent
     | RetryEvent
     | WarningEvent
     | StoppedEvent
@@ -761,6 +786,25 @@ export interface UsageEvent {
   run_input_tokens?: number;
   run_output_tokens?: number;
   session_cost_usd?: number;
+}
+/**
+ * How full the model's context window is: after each reply (as the API counted the
+ * request, plus the reply) and after a compaction (estimated).
+ *
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "ContextEvent".
+ */
+export interface ContextEvent {
+  cached_tokens?: number;
+  estimated?: boolean;
+  kind: 'context';
+  /**
+   * The entry's place in the log.
+   */
+  n?: number;
+  run_id?: string;
+  used_tokens: number;
+  window: number;
 }
 /**
  * This interface was referenced by `PanelProtocol`'s JSON-Schema
@@ -879,6 +923,7 @@ export interface StreamedText {
 export interface PanelState {
   bridge_mode: ('live' | 'file' | 'connecting') | '';
   busy: boolean;
+  context: PanelContext;
   detail: string;
   dock: 'inline' | 'side';
   kernel_id: string;
@@ -903,6 +948,19 @@ export interface PanelState {
   stop_reason: string;
   usage: PanelUsage;
   widget_id: string;
+}
+/**
+ * How full the model's context window is, for the gauge (empty while the conversation
+ * is: nothing to show, nothing to compact).
+ *
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "PanelContext".
+ */
+export interface PanelContext {
+  cached_tokens?: number;
+  estimated?: boolean;
+  used_tokens?: number;
+  window?: number;
 }
 /**
  * This interface was referenced by `PanelProtocol`'s JSON-Schema
@@ -1090,6 +1148,19 @@ export interface SetKeyCommand {
 export interface RetryCommand {
   id: string;
   name: 'retry';
+  type: 'command';
+}
+/**
+ * Make the conversation smaller now (Compact now): old tool results cleared, earlier
+ * turns summarised by the model. Refused while a run goes on or when there is nothing
+ * to compact.
+ *
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "CompactCommand".
+ */
+export interface CompactCommand {
+  id: string;
+  name: 'compact';
   type: 'command';
 }
 

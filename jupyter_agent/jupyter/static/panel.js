@@ -31,9 +31,9 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
   mod
 ));
 
-// node_modules/highlight.js/lib/core.js
+// ../../../work/main/js/node_modules/highlight.js/lib/core.js
 var require_core = __commonJS({
-  "node_modules/highlight.js/lib/core.js"(exports, module) {
+  "../../../work/main/js/node_modules/highlight.js/lib/core.js"(exports, module) {
     function deepFreeze(obj) {
       if (obj instanceof Map) {
         obj.clear = obj.delete = obj.set = function() {
@@ -1619,11 +1619,11 @@ function pretty(value) {
   }
 }
 
-// node_modules/highlight.js/es/core.js
+// ../../../work/main/js/node_modules/highlight.js/es/core.js
 var import_core = __toESM(require_core(), 1);
 var core_default = import_core.default;
 
-// node_modules/highlight.js/es/languages/bash.js
+// ../../../work/main/js/node_modules/highlight.js/es/languages/bash.js
 function bash(hljs) {
   const regex = hljs.regex;
   const VAR = {};
@@ -2017,7 +2017,7 @@ function bash(hljs) {
   };
 }
 
-// node_modules/highlight.js/es/languages/python.js
+// ../../../work/main/js/node_modules/highlight.js/es/languages/python.js
 function python(hljs) {
   const regex = hljs.regex;
   const IDENT_RE = /[\p{XID_Start}_]\p{XID_Continue}*/u;
@@ -3051,6 +3051,121 @@ function approvalCard(e, decide) {
   return parts;
 }
 
+// src/panel/context.ts
+var CONTEXT_HIGH = 0.7;
+var CONTEXT_FULL = 0.9;
+var WHY = {
+  auto: "the context window was filling up",
+  manual: "you asked",
+  too_long: "the API said the prompt was too long"
+};
+function count(n) {
+  return n.toLocaleString("en-US");
+}
+function tokens(n) {
+  if (n >= 1e6) return `${(n / 1e6).toFixed(1)}M`;
+  if (n >= 1e3) return `${Math.round(n / 1e3)}k`;
+  return String(Math.round(n));
+}
+function contextText(context) {
+  if (!context || !context.window || context.used_tokens === void 0)
+    return "";
+  const used = context.used_tokens;
+  const share = Math.round(100 * used / context.window);
+  let text = `Context ${share}% · ${tokens(used)} / ${tokens(context.window)}`;
+  if (context.estimated) text += " (estimated)";
+  else if (used > 0 && context.cached_tokens)
+    text += ` · ${Math.round(100 * context.cached_tokens / used)}% cached`;
+  return text;
+}
+function describeCompaction(e) {
+  const done = [];
+  const cleared = e.cleared ?? 0;
+  const summarised = e.summarised ?? 0;
+  if (cleared)
+    done.push(`cleared ${cleared} old tool result${cleared !== 1 ? "s" : ""}`);
+  if (summarised)
+    done.push(
+      `summarised ${summarised} earlier message${summarised !== 1 ? "s" : ""}`
+    );
+  return `Compacted the conversation (${WHY[e.reason] ?? e.reason}): ${done.join(" and ")}; about ${count(e.tokens_before ?? 0)} → ${count(e.tokens_after ?? 0)} tokens.`;
+}
+function compactionMarker(e) {
+  const marker = h(
+    "div",
+    { class: "ja-compaction" },
+    h("div", {
+      class: "ja-compaction-line",
+      text: `⇣ ${describeCompaction(e)}`
+    })
+  );
+  if (e.summary)
+    marker.append(
+      h(
+        "details",
+        { class: "ja-compaction-summary" },
+        h("summary", { text: "Summary" }),
+        h("div", { class: "ja-compaction-text", text: e.summary })
+      )
+    );
+  return marker;
+}
+var ContextGauge = class {
+  /** `compact`: what Compact now does (the view sends the command). */
+  constructor(compact) {
+    this.fill = h("span", { class: "ja-context-fill" });
+    this.meter = h(
+      "div",
+      {
+        class: "ja-context-bar",
+        role: "meter",
+        "aria-label": "Context window used",
+        "aria-valuemin": 0,
+        "aria-valuemax": 100,
+        "aria-valuenow": 0
+      },
+      this.fill
+    );
+    this.label = h("span", { class: "ja-context-text" });
+    this.button = h("button", {
+      type: "button",
+      class: "ja-compact",
+      text: "Compact now",
+      title: "Clear old tool results and summarise earlier turns, so the conversation takes less of the context window (the saved history stays whole)"
+    });
+    this.button.addEventListener("click", () => {
+      this.button.disabled = true;
+      compact();
+    });
+    this.gauge = h(
+      "span",
+      { class: "ja-context-gauge" },
+      this.meter,
+      this.label
+    );
+    this.el = h("div", { class: "ja-context" }, this.gauge, this.button);
+  }
+  /** Show `context`; the button works when a run could start and there is a conversation. */
+  update(context, busy) {
+    const text = contextText(context);
+    this.gauge.hidden = !text;
+    this.label.textContent = text;
+    this.button.disabled = busy || !text;
+    if (!text || !context?.window) return;
+    const used = context.used_tokens ?? 0;
+    const share = Math.min(1, used / context.window);
+    const percent = Math.round(100 * share);
+    this.meter.setAttribute("aria-valuenow", String(percent));
+    this.meter.setAttribute(
+      "aria-valuetext",
+      `${percent}%: ${count(used)} of ${count(context.window)} tokens` + (context.estimated ? " (estimated)" : "")
+    );
+    this.meter.dataset.level = share >= CONTEXT_FULL ? "full" : share >= CONTEXT_HIGH ? "high" : "ok";
+    this.fill.setAttribute("style", `width: ${percent}%`);
+    this.meter.title = `${count(used)} of ${count(context.window)} tokens`;
+  }
+};
+
 // src/panel/interrupt.ts
 function pageConfig() {
   const node = document.getElementById("jupyter-config-data");
@@ -3744,6 +3859,9 @@ var Transcript = class {
         return void this.line("update", `ℹ ${entry.message}`);
       case "warning":
         return this.onWarning(entry);
+      case "compaction":
+        this.closeStreams();
+        return void this.add(compactionMarker(entry));
       case "stopped":
         return this.onStopped(entry);
       case "completed":
@@ -4195,6 +4313,13 @@ function render({ model, el }) {
     resumeButton
   );
   const usage = h("div", { class: "ja-usage" });
+  const gauge = new ContextGauge(() => {
+    focusInput();
+    command("compact").catch((error) => {
+      showError(error.message);
+      refreshContext();
+    });
+  });
   const keyInput = h("input", {
     type: "password",
     autocomplete: "off",
@@ -4265,6 +4390,7 @@ function render({ model, el }) {
     errors,
     inputForm,
     controls,
+    gauge.el,
     usage
   );
   el.append(root);
@@ -4372,6 +4498,7 @@ function render({ model, el }) {
     roleSelect.disabled = busy;
     resumeButton.disabled = busy || !sessionSelect.value || sessionSelect.value === model.get("session_id");
     root.dataset.busy = busy ? "true" : "false";
+    refreshContext();
     const needsSetup = model.get("model_ready") === false;
     setup.hidden = !needsSetup;
     setupWhy.textContent = needsSetup ? model.get("model_setup") || "" : "";
@@ -4380,6 +4507,9 @@ function render({ model, el }) {
       status.dataset.state = "setup";
     }
     transcript.refreshControls();
+  }
+  function refreshContext() {
+    gauge.update(model.get("context"), model.get("busy"));
   }
   function refreshRoles() {
     const current = model.get("role");
@@ -4473,6 +4603,7 @@ function render({ model, el }) {
   on("change:notebook", refreshNotebook);
   on("change:bridge_mode", refreshNotebook);
   on("change:usage", () => usage.textContent = usageText(model.get("usage")));
+  on("change:context", refreshContext);
   on(
     "change:max_steps",
     () => maxSteps.value = String(model.get("max_steps"))

@@ -1,0 +1,41 @@
+"""The context gauge and Compact now in a real JupyterLab in headless Chromium: after a run
+the panel shows how full the model's window is; Compact now summarises the conversation
+(a scripted model writes the summary) and the transcript marks where, with the summary
+folded. The panel stays free of serious accessibility violations with both on screen."""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import expect
+from test_accessibility import violations
+from test_panel import agent_notebook, shoot, start, status
+
+SUMMARY = "The user asked for the answer; it is 42."
+
+
+def test_the_gauge_shows_after_a_run_and_compact_now_marks_the_transcript(open_notebook, lab, page):
+    notebook = agent_notebook(
+        open_notebook, lab, "context", [{"text": "The answer is 42."}, {"text": SUMMARY}]
+    )
+    panel = start(notebook, "%agent act --model $m What is the answer?")
+    expect(status(panel)).to_have_text("completed")
+    meter = panel.get_by_role("meter", name="Context window used")
+    expect(meter).to_be_visible()
+    expect(panel.locator(".ja-context-text")).to_have_text(re.compile(r"^Context \d+% · .+ / 200k"))
+
+    panel.get_by_role("button", name="Compact now").click()
+    marker = panel.locator(".ja-compaction")
+    expect(marker).to_contain_text("Compacted the conversation (you asked): summarised 1")
+    expect(panel.locator(".ja-context-text")).to_contain_text("(estimated)")
+    expect(panel.get_by_role("button", name="Compact now")).to_be_enabled()
+    summary = marker.get_by_text(SUMMARY)
+    expect(summary).to_be_hidden()
+    marker.get_by_text("Summary", exact=True).click()
+    expect(summary).to_be_visible()
+    shoot(panel, "context-compacted.png")
+
+    found = violations(page, panel)
+    assert not found, "\n".join(
+        f"{v['impact']} {v['rule']}: {v['help']} at {v['where']}" for v in found
+    )
