@@ -26,10 +26,10 @@ from .states import AgentState, StopReason
 
 _T = TypeVar("_T")
 
-RunAction = Literal["execute_plan"]
+RunAction = Literal["execute_plan", "compact"]
 """A run the user started with a button rather than a typed task (see
-:attr:`AgentStartEvent.action`; the task's message in the history has the same
-``message_type``)."""
+:attr:`AgentStartEvent.action`; an ``execute_plan`` task's message in the history has the
+same ``message_type``; a ``compact`` run adds no message, only its context records)."""
 
 
 @dataclass_transform(kw_only_default=True)

@@ -165,6 +165,8 @@ class TextRenderer:
         if e.action == "execute_plan":
             # The task is the plan again, which was printed when it was proposed.
             self._line("  Executing the plan")
+        elif e.action == "compact":
+            self._line("  Compacting the conversation")
         else:
             self._line(f"  task: {visible(e.task)}")
 

@@ -14,7 +14,7 @@ from ..credentials import stored_secrets
 from ..errors import AgentBusy
 from ..events import Event, PanelAction, RunAction, WarningEvent
 from ..instructions import REMEMBER_HEADER, ProjectInstructions, read_instructions
-from ..messages import STOPPED_NOTE, Message, ToolUseBlock, encodable, new_id
+from ..messages import STOPPED_NOTE, Message, MessageType, ToolUseBlock, encodable, new_id
 from ..models import Model, resolve_model
 from ..notebook import ChangeLog, NotebookBridge
 from ..notebook_file import FileBridge
@@ -448,7 +448,9 @@ class Agent:
                 "Compacted the conversation." if changed else "There was nothing to compact."
             )
 
-        return self._start("Compact the conversation", loop=compact, record_task=False)
+        return self._start(
+            "Compact the conversation", action="compact", loop=compact, record_task=False
+        )
 
     def _start(
         self,
@@ -493,7 +495,8 @@ class Agent:
         meta.state = "running"
         self.session.save()
         if record_task:
-            self.session.append(Message.user(text, message_type=action or "text"))
+            kind: MessageType = "execute_plan" if action == "execute_plan" else "text"
+            self.session.append(Message.user(text, message_type=kind))
         self._run = Run(
             self, task.strip(), as_role or self._role, Limits(**vars(self.limits)), action
         )

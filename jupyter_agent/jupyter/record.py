@@ -98,6 +98,8 @@ def record_html(events: list[ev.Event], *, header: str, note: str = "") -> str:
                 )
                 if event.action == "execute_plan":
                     out.append("<p><em>Executing the plan</em></p>")
+                elif event.action == "compact":
+                    out.append("<p><em>Compacting the conversation</em></p>")
                 elif event.action is None:
                     out.append(f"<p>Task: {_e(event.task)}</p>")
                 else:

@@ -54,7 +54,8 @@ interface IPlanState extends IPlanCard {
 
 /** The line a run started with a button shows instead of a user's message. */
 const ACTIONS: Record<NonNullable<EntryOf<'user'>['action']>, string> = {
-  execute_plan: '▶ Executing the plan'
+  execute_plan: '▶ Executing the plan',
+  compact: '⇣ Compacting the conversation'
 };
 
 /** A run the user started with a button: the action, and the prompt it became folded. */

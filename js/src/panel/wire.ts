@@ -129,7 +129,7 @@ export interface PanelProtocol {
  * via the `definition` "AgentStartEvent".
  */
 export interface AgentStartEvent {
-  action?: 'execute_plan' | null;
+  action?: ('execute_plan' | 'compact') | null;
   kind: 'agent_start';
   loop: string;
   max_steps: number;
@@ -828,7 +828,7 @@ export interface SubagentCompleteEvent {
  * via the `definition` "UserEntry".
  */
 export interface UserEntry {
-  action?: 'execute_plan';
+  action?: 'execute_plan' | 'compact';
   kind: 'user';
   n?: number;
   text: string;
