@@ -51,24 +51,28 @@ TRUNCATED_CALL = (
 async def execute(
     run: Run, tool_uses: Sequence[ToolUseBlock], truncated: Sequence[str]
 ) -> list[ToolResultBlock]:
-    """Run the calls of one assistant turn in order and record their results."""
+    """Run the calls of one assistant turn in order and record their results (in the
+    turn's order). Consecutive calls of a concurrent tool (``delegate``) run side by
+    side, at most ``limits.delegates_at_once`` at a time."""
     run.release_writes()
     results: dict[str, ToolResultBlock] = {}
-    current: ToolUseBlock | None = None
+    running: dict[str, ToolUseBlock] = {}  # calls under way, ended for the user on a stop
     try:
-        for block in tool_uses:
+        for group in _groups(run, tool_uses, truncated):
             if run.ended:
-                results[block.id] = result_block(
-                    block.id, "Not run: the run had already ended.", is_error=True
-                )
+                for block in group:
+                    results[block.id] = result_block(
+                        block.id, "Not run: the run had already ended.", is_error=True
+                    )
                 continue
             await run.checkpoint()
-            current = block
-            results[block.id] = await dispatch(run, block, block.id in truncated)
-            current = None
+            if len(group) == 1:
+                await _one(run, group[0], truncated, results, running)
+            else:
+                await _together(run, group, truncated, results, running)
     except BaseException as exc:
         note = INTERRUPTED_RESULT if isinstance(exc, asyncio.CancelledError) else f"Not run: {exc}"
-        if current is not None:
+        for current in running.values():
             run.emit(
                 ToolEndEvent(
                     tool_use_id=current.id,
@@ -83,6 +87,60 @@ async def execute(
         _record(run, tool_uses, results)
         raise
     return _record(run, tool_uses, results)
+
+
+def _groups(
+    run: Run, tool_uses: Sequence[ToolUseBlock], truncated: Sequence[str]
+) -> list[list[ToolUseBlock]]:
+    """The turn's calls in order, consecutive calls of a concurrent tool grouped."""
+    groups: list[list[ToolUseBlock]] = []
+    together = False
+    for block in tool_uses:
+        tool = run.agent.tools.get(block.name)
+        concurrent = tool is not None and tool.concurrent and block.id not in truncated
+        if concurrent and together:
+            groups[-1].append(block)
+        else:
+            groups.append([block])
+        together = concurrent
+    return groups
+
+
+async def _one(
+    run: Run,
+    block: ToolUseBlock,
+    truncated: Sequence[str],
+    results: dict[str, ToolResultBlock],
+    running: dict[str, ToolUseBlock],
+) -> None:
+    running[block.id] = block
+    results[block.id] = await dispatch(run, block, block.id in truncated)
+    del running[block.id]
+
+
+async def _together(
+    run: Run,
+    group: Sequence[ToolUseBlock],
+    truncated: Sequence[str],
+    results: dict[str, ToolResultBlock],
+    running: dict[str, ToolUseBlock],
+) -> None:
+    """Run ``group`` side by side, bounded. A stop or a failure that ends the run
+    cancels the others and waits for them, so none outlives the turn."""
+    slots = asyncio.Semaphore(run.limits.delegates_at_once)
+
+    async def bounded(block: ToolUseBlock) -> None:
+        async with slots:
+            await _one(run, block, truncated, results, running)
+
+    tasks = [asyncio.ensure_future(bounded(block)) for block in group]
+    try:
+        await asyncio.gather(*tasks)
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
 
 
 def _record(
@@ -183,7 +241,7 @@ def _call(run: Run, tool: Tool, block: ToolUseBlock, summary: str) -> ToolCall:
         input=block.input,
         summary=summary,
         role=run.role.name,
-        session_id=run.session.id,
+        session_id=run.rules_session_id,
         permissions=tool.permissions,
         paths=tuple(_relative(p, run.agent.workspace) for p in tool.paths(block.input)),
     )

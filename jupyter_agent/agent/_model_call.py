@@ -123,6 +123,13 @@ def _keep_partial(run: Run, partial: str, phase: str | None) -> None:
 
 
 def _count(run: Run, usage: Usage) -> None:
+    """Add one call's usage to the run and its session, and to every run that delegated
+    it: a parent's usage (and its budget) includes its subagents'."""
+    for counted in (run, *run.ancestors):
+        _count_one(counted, usage)
+
+
+def _count_one(run: Run, usage: Usage) -> None:
     run.usage = run.usage + usage
     meta = run.session.metadata
     meta.usage = meta.usage + usage

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, get_args
 from pydantic import BaseModel, ConfigDict, Discriminator, TypeAdapter, ValidationError
 from typing_extensions import NotRequired, TypedDict
 
-from ..events import Event, EventAdapter, RunAction, StateEvent, UsageEvent
+from ..events import Event, EventAdapter, RunAction, StateEvent, SubagentOutputEvent, UsageEvent
 from ..notebook import BridgeMode
 from ..states import AgentState
 from ..tools.control import CONTROL_TOOLS
@@ -106,6 +106,15 @@ PanelEntry = UserEntry | NoteEntry | TextEndEntry | PlanStoppedEntry
 EVENT_TYPES: tuple[type, ...] = get_args(get_args(Event)[0])
 TRAIT_EVENTS = (StateEvent, UsageEvent)
 """Events that only set traits (the status and usage lines): never transcript entries."""
+
+
+def in_transcript(event: Event) -> bool:
+    """Whether the transcript shows ``event``: not a trait event, nor a subagent's (its
+    state shows on its card when it ends; its usage counts in the parent's own)."""
+    while isinstance(event, SubagentOutputEvent):
+        event = event.event
+    return not isinstance(event, TRAIT_EVENTS)
+
 
 if TYPE_CHECKING:
     TranscriptEntry = Entry
