@@ -16,6 +16,7 @@ What a user relies on:
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 from typing import Any
 
@@ -26,6 +27,7 @@ from jupyter_agent.agent import RunHandle
 from jupyter_agent.messages import INTERRUPTED_RESULT
 from jupyter_agent.models import Pricing
 from jupyter_agent.permissions import Allow, Ask, Permission, Role, ToolCall
+from jupyter_agent.render import TextRenderer
 from jupyter_agent.states import AgentState
 from jupyter_agent.testing import MessagesServer, Reply, text, tool_use
 
@@ -429,3 +431,31 @@ async def test_a_childs_question_reaches_the_user_and_the_answer_the_child(works
     (child,) = handle.children
     assert results(child.agent)[0][0] == "The user chose “b.csv” (value: b)."
     assert handle.state is AgentState.completed
+
+
+# --- the text renderer -------------------------------------------------------------------
+
+
+async def test_the_text_renderer_shows_each_subagent_indented_under_its_call(workspace):
+    model = routed(
+        [
+            calls(("delegate", {"task": "job A"}), ("delegate", {"task": "job B"})),
+            {"text": "both reported"},
+        ],
+        A=[call("look", what="a.csv"), {"text": "A found 3 rows\nand no gaps"}],
+        B=[{"text": "B found nothing"}],
+    )
+    out = io.StringIO()
+    agent = Agent("planner", model, workspace=workspace, tools=[look])
+    agent.subscribe(TextRenderer(out, color=False))
+    handle = await agent.run("go")
+    (a, b) = handle.children
+    lines = out.getvalue().splitlines()
+    assert f"↳ 1: planner subagent {a.session_id}: job A" in lines
+    assert f"↳ 2: planner subagent {b.session_id}: job B" in lines
+    # The subagents' own lines, whole, indented and numbered (they ran at once).
+    assert "  1│ ⚙ look(what='a.csv')" in lines
+    assert lines.index("  1│ A found 3 rows") + 1 == lines.index("  1│ and no gaps")
+    assert "  2│ B found nothing" in lines
+    assert f"↳ 1: subagent {a.session_id} ended completed" in lines
+    assert "both reported" in lines
