@@ -55,9 +55,22 @@ def to_entry(event: Event) -> Entry:
             compact["phase"] = event.phase
         return compact
     data = EventAdapter.dump_python(event, mode="json")
+    _drop_unread(data)
+    return data
+
+
+def _drop_unread(data: Entry) -> None:
+    """Drop what a view never reads, from an entry and the subagent's events it wraps."""
     for key in DROPPED_FIELDS:
         data.pop(key, None)
-    return data
+    inner = data.get("event") if data.get("kind") == "subagent_output" else None
+    if isinstance(inner, dict):
+        if inner.get("kind") == "text_delta":
+            for key in ("run_id", *DROPPED_FIELDS):
+                inner.pop(key, None)
+            if not inner.get("phase"):
+                inner.pop("phase", None)
+        _drop_unread(inner)
 
 
 # --- the panel's own transcript entries ------------------------------------------------
