@@ -71,6 +71,7 @@ from .panel_protocol import (
     TrustCommand,
     ViewMessageAdapter,
     in_transcript,
+    innermost,
     to_entry,
     why_invalid,
 )
@@ -346,10 +347,20 @@ class AgentPanel(anywidget.AnyWidget):
                 | ev.RetryEvent()
                 | ev.WarningEvent()
                 | ev.SubagentSpawnedEvent()
-                | ev.SubagentOutputEvent()
                 | ev.SubagentCompleteEvent()
             ):
                 pass  # the transcript shows them; no trait changes
+            case ev.SubagentOutputEvent():
+                # The status line says when a subagent (its card nested in the transcript)
+                # waits for the user, while the agent itself waits on its delegate call.
+                inner = innermost(event)
+                if isinstance(inner, (ev.QuestionEvent, ev.PermissionRequestEvent)):
+                    self.detail = "a subagent is waiting for you"
+                elif isinstance(
+                    inner,
+                    (ev.AnswerEvent, ev.PermissionResponseEvent, ev.RequestInputTimeoutEvent),
+                ):
+                    self.detail = _short(self._tool)
             case _:
                 assert_never(event)
 

@@ -121,12 +121,17 @@ TRAIT_EVENTS = (StateEvent, UsageEvent)
 """Events that only set traits (the status and usage lines): never transcript entries."""
 
 
+def innermost(event: Event) -> Event:
+    """The event itself, or the subagent's event it wraps (a subagent's subagent's too)."""
+    while isinstance(event, SubagentOutputEvent):
+        event = event.event
+    return event
+
+
 def in_transcript(event: Event) -> bool:
     """Whether the transcript shows ``event``: not a trait event, nor a subagent's (its
     state shows on its card when it ends; its usage counts in the parent's own)."""
-    while isinstance(event, SubagentOutputEvent):
-        event = event.event
-    return not isinstance(event, TRAIT_EVENTS)
+    return not isinstance(innermost(event), TRAIT_EVENTS)
 
 
 if TYPE_CHECKING:

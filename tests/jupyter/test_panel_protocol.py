@@ -197,6 +197,7 @@ def test_a_subagents_approval_shows_in_the_panel_and_the_answer_reaches_the_suba
             await asyncio.sleep(0.01)
         (request,) = asked()
         assert panel.pending_approval == ""  # the parent waits on no approval of its own
+        assert panel.detail == "a subagent is waiting for you"
         panel._handle(
             {"type": "command", "id": "x", "name": "approve", "request_id": "nope", "allow": True}
         )
