@@ -46,7 +46,7 @@ function delegateCall(id: string, task: string): TranscriptEntry {
     tool_use_id: id,
     name: 'delegate',
     input: { task },
-    summary: `Delegate to a planner: ${task}`
+    summary: `Delegate (planner): ${task}`
   };
 }
 

@@ -89,8 +89,8 @@ def spawn(run: Run, task: str, role: str, tool_use_id: str | None, **options: An
     if chosen not in allowed:
         more = ", ".join(sorted(chosen.permissions - run.role.permissions))
         raise ToolError(
-            f"Refused: the {run.role.name} role may not start a {role} subagent, which may "
-            f"do more than it may ({more}). The roles you may delegate to: {names}."
+            f"Refused: the {run.role.name} role may not delegate to the {role} role, which "
+            f"may do more than it may ({more}). The roles you may delegate to: {names}."
         )
     limits = run.limits
     options.setdefault("max_steps", max(1, limits.max_steps - run.step))

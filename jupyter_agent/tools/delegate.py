@@ -28,7 +28,7 @@ _ENDINGS = {
 @tool(
     category="control",
     concurrent=True,
-    summary=lambda a: f"Delegate to a {a.get('role', 'planner')}: {a.get('task', '')}",
+    summary=lambda a: f"Delegate ({a.get('role', 'planner')}): {a.get('task', '')}",
 )
 async def delegate(ctx: ToolContext, task: str, role: str = "planner") -> ToolOutput:
     """Hand a task to a subagent and wait for its summary. Worth it for independent

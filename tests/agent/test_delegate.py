@@ -86,7 +86,7 @@ async def test_a_planner_cannot_delegate_to_an_actor(workspace):
     handle = await agent.run("go")
     (result,) = results(agent)
     assert result[1] is True
-    assert result[0].startswith("Refused: the planner role may not start a actor subagent")
+    assert result[0].startswith("Refused: the planner role may not delegate to the actor role")
     assert "The roles you may delegate to: planner." in result[0]
     assert handle.children == []
     assert agent.session.metadata.child_session_ids == []
@@ -111,7 +111,7 @@ async def test_no_role_from_settings_with_more_permissions_can_be_delegated_to(w
     agent = Agent("planner", model, workspace=workspace, roles=[reviewer, reader])
     handle = await agent.run("go")
     (refused, unknown, allowed) = results(agent)
-    assert refused[1] and "may not start a reviewer subagent" in refused[0]
+    assert refused[1] and "may not delegate to the reviewer role" in refused[0]
     assert "(execute_commands)" in refused[0]
     assert refused[0].endswith("The roles you may delegate to: planner, reader.")
     assert unknown == (
