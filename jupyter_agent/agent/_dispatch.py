@@ -16,6 +16,7 @@ import logging
 import sys
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -271,7 +272,7 @@ async def _permit(
     refused = [h.reason for h in hazards if h.action == "refuse"]
     if refused:
         raise ToolDenied("\n".join(dict.fromkeys(refused)))
-    decision = run.agent.policy.decide(call)
+    decision = _decide(run, call)
     warnings = list(dict.fromkeys(h.reason for h in hazards if h.action == "ask"))
     match decision:
         case Deny():
@@ -298,6 +299,17 @@ async def _permit(
     if written is not None:  # the user has now seen this code run: it asks again if changed
         written.acknowledge(p for h in hazards for p in h.paths)
     return run.user.waited
+
+
+def _decide(run: Run, call: ToolCall) -> Allow | Deny | Ask:
+    """The policy's decision. A subagent's call is decided as its own role's and as each
+    delegating role's, the strictest winning: rules for a role (say, one that allows its
+    commands) never let a parent do through a subagent what it would be asked about."""
+    policy = run.agent.policy
+    decisions = [policy.decide(call)]
+    for role in dict.fromkeys(a.role.name for a in run.ancestors if a.role.name != call.role):
+        decisions.append(policy.decide(replace(call, role=role)))
+    return next((d for kind in (Deny, Ask) for d in decisions if isinstance(d, kind)), decisions[0])
 
 
 def _result(run: Run, block: ToolUseBlock, output: ToolOutput, duration: float) -> ToolResultBlock:

@@ -203,12 +203,19 @@ class Run:
         self.set_state(AgentState.running)
 
     def request_pause(self) -> None:
+        """Pause before the next step or tool call, and the subagents running too."""
         self._pause_requested = True
         self._resume.clear()
+        for child in self.children:
+            if not child.done:
+                child.pause()
 
     def request_resume(self) -> None:
         self._pause_requested = False
         self._resume.set()
+        for child in self.children:
+            if not child.done:
+                child.resume()
 
     def hold_writes(self) -> Callable[[], None]:
         """Hold the session's writes until the returned function (or a wait) lets them go."""

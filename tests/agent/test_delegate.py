@@ -28,6 +28,7 @@ from jupyter_agent.messages import INTERRUPTED_RESULT
 from jupyter_agent.models import Pricing
 from jupyter_agent.permissions import Allow, Ask, Permission, Role, ToolCall
 from jupyter_agent.render import TextRenderer
+from jupyter_agent.rules import Rule, Rules
 from jupyter_agent.states import AgentState
 from jupyter_agent.testing import MessagesServer, Reply, text, tool_use
 
@@ -395,6 +396,56 @@ async def test_a_child_shares_its_parents_rules_and_always_allow(workspace):
     assert [e.kind for e in handle.events_so_far if e.kind == "permission_request"] == []
     assert {sid for name, sid in policy.seen if name == "note"} == {agent.session.id}
     assert results(agent)[-1] == ("noted parent", False)
+
+
+async def test_a_roles_rules_never_let_a_parent_skip_an_approval_through_a_subagent(workspace):
+    # The user's rules: notes ask, except for a scribe, whose notes run.
+    def rules() -> Rules:
+        ruled = Rules.defaults()
+        ruled.add(Rule.ask("note", priority=50), Rule.allow("note", scope="role", target="scribe"))
+        return ruled
+
+    scribe = Role("scribe", frozenset({Permission.WRITE_FILES}))
+    # A scribe the user started writes without asking (the rule does apply)...
+    alone = Agent(
+        "scribe",
+        ScriptedModel([call("note", text="own"), {"text": "ok"}]),
+        workspace=workspace,
+        tools=[note],
+        roles=[scribe],
+        policy=rules(),
+    )
+    assert results(await alone.run("go")) == [("noted own", False)]
+    # ...but an Actor, asked about notes, cannot write one through a scribe unasked.
+    model = routed(
+        [call("delegate", task="scribe it", role="scribe"), {"text": "ok"}],
+        scribe=[call("note", text="via"), {"text": "done"}],
+    )
+    agent = Agent("actor", model, workspace=workspace, tools=[note], roles=[scribe], policy=rules())
+    handle = agent.start("go")
+    await until(lambda: len(handle.children) == 1)
+    (child,) = handle.children
+    assert await child.wait_for_user() == "note(text='via')"
+    child.deny()
+    await handle.wait()
+    assert results(child.agent)[0][1] is True
+
+
+async def test_pause_pauses_the_running_subagents_and_resume_resumes_them(workspace):
+    model = routed(
+        [call("delegate", task="nap then look"), {"text": "ok"}],
+        nap=[call("nap", seconds=0.2), call("look", what="x"), {"text": "looked"}],
+    )
+    agent = Agent("planner", model, workspace=workspace, tools=[nap, look])
+    handle = agent.start("go")
+    await until(lambda: len(handle.children) == 1)
+    (child,) = handle.children
+    handle.pause()
+    await until(lambda: child.state is AgentState.paused)
+    assert [e.name for e in child.events_so_far if e.kind == "tool_start"] == ["nap"]
+    handle.resume()
+    await handle.wait()
+    assert child.summary == "looked" and handle.summary == "ok"
 
 
 async def test_a_childs_question_reaches_the_user_and_the_answer_the_child(workspace):
