@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import IO, Any, get_args
+from typing import Any, Protocol, get_args
 
 from typing_extensions import assert_never
 
@@ -44,18 +44,31 @@ from .events import (
 from .plans import Plan
 
 
+class TextSink(Protocol):
+    """Where a renderer writes: a file, ``sys.stdout``, a subagent's indented lines."""
+
+    def write(self, text: str, /) -> int: ...
+
+    def flush(self) -> None: ...
+
+
 class TextRenderer:
     """Prints events as they come. Subscribe it to an agent: ``agent.subscribe(TextRenderer())``."""
 
     def __init__(
         self,
-        file: IO[str] | None = None,
+        file: TextSink | None = None,
         *,
         color: bool | None = None,
         show_thinking: bool = False,
         label: str | None = None,
+        stream: bool = True,
     ) -> None:
         self.file = file
+        self.stream = stream
+        """Print text as it streams; else each text block whole once it ends (a subagent's:
+        several running at once would interleave their words)."""
+        self._subagents: dict[str, TextRenderer] = {}
         self.color = color
         self.show_thinking = show_thinking
         self.label = label
@@ -70,7 +83,7 @@ class TextRenderer:
     # --- output helpers ---------------------------------------------------------------
 
     @property
-    def _out(self) -> IO[str]:
+    def _out(self) -> TextSink:
         return self.file or sys.stdout
 
     def _style(self, text: str, code: str) -> str:
@@ -174,6 +187,8 @@ class TextRenderer:
         self._phase = None
 
     def _on_text_delta(self, e: TextDeltaEvent) -> None:
+        if not self.stream:
+            return
         if e.phase != self._phase and e.phase:
             self._line(self._style(f"[{e.phase}]", "36"))
         self._phase = e.phase
@@ -182,6 +197,9 @@ class TextRenderer:
 
     def _on_text(self, e: TextEvent) -> None:
         self._last_text = e.text
+        if not self.stream:
+            for line in visible(e.text).splitlines():
+                self._line(line)
         if e.interrupted:
             self._write(self._style(" [interrupted]", "33"))
             self._open_line = True
@@ -318,15 +336,63 @@ class TextRenderer:
         self._totals()
 
     def _on_subagent_spawned(self, e: SubagentSpawnedEvent) -> None:
-        self._line(f"↳ subagent {e.child_session_id} ({e.agent_type}): {visible(e.task)}")
+        number = len(self._subagents) + 1
+        self._subagent(e.child_session_id)
+        self._line(
+            self._style(f"↳ {number}: {e.agent_type} subagent {e.child_session_id}: {e.task}", "1")
+        )
 
     def _on_subagent_output(self, e: SubagentOutputEvent) -> None:
-        if isinstance(e.event, (ToolStartEvent, CompletedEvent, StoppedEvent, ErrorEvent)):
-            self._write(f"  [{e.child_session_id}] ")
-            self(e.event)
+        self._subagent(e.child_session_id)(e.event)
 
     def _on_subagent_complete(self, e: SubagentCompleteEvent) -> None:
-        self._line(f"↳ subagent {e.child_session_id} ended {e.state.value}")
+        self._subagent(e.child_session_id)
+        number = list(self._subagents).index(e.child_session_id) + 1
+        self._line(f"↳ {number}: subagent {e.child_session_id} ended {e.state.value}")
+
+    def _subagent(self, session_id: str) -> TextRenderer:
+        """The renderer of a subagent's events: whole lines, indented under this one and
+        marked with the subagent's number (several may run at once)."""
+        found = self._subagents.get(session_id)
+        if found is None:
+            found = TextRenderer(
+                _Indented(self, f"  {len(self._subagents) + 1}│ "),
+                color=self.color,
+                label=self.label,
+                stream=False,
+            )
+            self._subagents[session_id] = found
+        return found
+
+
+class _Indented:
+    """A subagent's output: each line indented under its parent's, which it never
+    writes into the middle of."""
+
+    def __init__(self, parent: TextRenderer, prefix: str) -> None:
+        self._parent = parent
+        self._prefix = prefix
+        self._at_start = True
+
+    def isatty(self) -> bool:
+        return bool(getattr(self._parent._out, "isatty", lambda: False)())
+
+    def write(self, text: str) -> int:
+        parent = self._parent
+        if parent._open_line:
+            parent._write("\n")
+            parent._open_line = False
+        out: list[str] = []
+        for piece in text.splitlines(keepends=True):
+            if self._at_start:
+                out.append(self._prefix)
+            out.append(piece)
+            self._at_start = piece.endswith("\n")
+        parent._write("".join(out))
+        return len(text)
+
+    def flush(self) -> None:
+        return None
 
 
 def event_kinds() -> list[str]:

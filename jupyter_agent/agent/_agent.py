@@ -34,6 +34,7 @@ from ..settings import (
 from ..states import AgentState
 from ..tools import ResourceMap, Tool, ToolRegistry
 from ..tools.control import CONTROL_TOOLS
+from ..tools.delegate import delegate
 from ..tools.files import FILE_TOOLS
 from ..tools.notebook import NOTEBOOK_TOOLS
 from ..tools.shell import SHELL_TOOLS, workspace_os_sandbox
@@ -71,6 +72,8 @@ class Agent:
         max_duration: float | None = None,
         budget_usd: float | None = None,
         question_timeout: float | None = None,
+        delegates_at_once: int = 3,
+        delegation_depth: int = 2,
         loop: str | Loop = "tool_use",
         policy: PermissionPolicy | None = None,
         roles: Iterable[Role] = (),
@@ -95,6 +98,8 @@ class Agent:
             max_duration: Seconds per run.
             budget_usd: Dollars per run.
             question_timeout: Seconds to wait for an answer or approval (None: for ever).
+            delegates_at_once: Subagents (``delegate`` calls of one turn) run at once.
+            delegation_depth: How deep subagents nest (1: only this agent delegates).
             loop: "tool_use" (native tool-use loop), "roa" (reason → act → observe),
                 or your own ``async def loop(run)``.
             policy: Decides allow / deny / ask for each permitted call; default
@@ -117,19 +122,28 @@ class Agent:
                 (the window, and when to clear old results or compact earlier turns).
         """
         self.workspace = Path(workspace or Path.cwd()).resolve()
+        self.parent_run: Run | None = None
+        """The run this agent is a subagent of (see :meth:`child`)."""
         self._own_roles = list(roles)
         self._notices: list[tuple[str, PanelAction | None]] = []
         """(message, panel action) said once, at the start of the next run."""
         user, home_is_workspace = self._read_settings(settings)
         self._role = self._lookup_role(role)
         self.model = resolve_model(model)
-        self.tools = ToolRegistry(CONTROL_TOOLS)
+        self.tools = ToolRegistry((*CONTROL_TOOLS, delegate))
         if builtin_tools:
             for t in (*FILE_TOOLS, *SHELL_TOOLS):
                 self.tools.register(t)
         for given in tools:
             self.tools.register(given, replace=True)
-        self.limits = Limits(max_steps, max_duration, budget_usd, question_timeout)
+        self.limits = Limits(
+            max_steps,
+            max_duration,
+            budget_usd,
+            question_timeout,
+            delegates_at_once=max(1, delegates_at_once),
+            delegation_depth=max(0, delegation_depth),
+        )
         self.context = Context(context)
         """The context budget: ``agent.context.policy`` says when room is made."""
         self.loop = loop
@@ -607,9 +621,17 @@ class Agent:
         return Session.list(Path(workspace or Path.cwd()).resolve())
 
     def child(
-        self, *, role: str = "planner", parent_tool_use_id: str | None = None, **options: Any
+        self,
+        *,
+        role: str = "planner",
+        parent_tool_use_id: str | None = None,
+        parent_run: Run | None = None,
+        **options: Any,
     ) -> Agent:
-        """A subagent sharing this agent's model, tools, workspace and rules."""
+        """A subagent sharing this agent's model, tools, workspace, rules, secrets and
+        notebook; its session is linked both ways (``parent_session_id``,
+        ``child_session_ids``). ``parent_run``: the run it works for, whose budget it
+        spends from and whose usage counts its own."""
         child_session = Session.create(
             self.workspace if self.session.root is not None else None,
             agent_type=role,
@@ -621,13 +643,19 @@ class Agent:
         options.setdefault("model", self.model)
         options.setdefault("policy", self.policy)
         options.setdefault("roles", self.roles.values())
+        options.setdefault("instructions", self.instructions)
         child = Agent(role=role, workspace=self.workspace, session=child_session, **options)
+        child.parent_run = parent_run
         child.tools = self.tools.copy()
         child.resources = self.resources
+        child.secrets = self.secrets
+        child.changes = self.changes
         child.command_sandbox = self.command_sandbox
         child._sandbox_noted = True
+        child._notices = []  # said to the user once, by the agent they started
+        child.metadata = self.metadata
         self.session.metadata.child_session_ids.append(child_session.id)
-        self.session.save()
+        self.session.save(now=True)
         return child
 
 

@@ -2,7 +2,9 @@
 
 A plan lives in the session's metadata (saved with it); a subagent is a child agent
 whose events are forwarded into its parent's stream, and which its parent stops and
-waits for when it ends.
+waits for when it ends. A subagent never widens what its parent may do: its role's
+permissions are a subset of the parent's, it shares the parent's rules (and their
+"Always allow"s), spends from the parent's limits, and its usage is the parent's too.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from ..events import (
     SubagentOutputEvent,
     SubagentSpawnedEvent,
 )
+from ..permissions import Role
 from ..plans import Plan, StepProgress, StepStatus
 
 if TYPE_CHECKING:
@@ -51,24 +54,72 @@ def update_plan_step(run: Run, step_number: int, status: StepStatus, note: str) 
     run.session.save()
 
 
+SUBAGENT_NOTE = (
+    "# You are a subagent\n\n"
+    "Another agent delegated this task to you. It sees none of your conversation: only "
+    "your final summary (`task_complete`) comes back to it, so put your findings there, "
+    "complete and self-contained."
+)
+
+
+def delegable_roles(run: Run) -> list[Role]:
+    """The roles ``run`` may start as subagents: those that may do no more than it may
+    (a Planner only Planners), so delegating never widens what an agent can do."""
+    return [r for r in run.agent.roles.values() if r.permissions <= run.role.permissions]
+
+
 def spawn(run: Run, task: str, role: str, tool_use_id: str | None, **options: Any) -> RunHandle:
-    """Start a child agent on ``task``; its events are forwarded into ``run``'s stream."""
-    child = run.agent.child(role=role, parent_tool_use_id=tool_use_id, **options)
-    run.emit(
-        SubagentSpawnedEvent(
-            child_session_id=child.session.id,
-            agent_type=role,
-            parent_tool_use_id=tool_use_id,
-            task=task,
+    """Start a child agent on ``task``; its events are forwarded into ``run``'s stream.
+    Raises :class:`ToolError` for a role ``run`` may not start, at the depth limit, or
+    for an empty task. The child spends from ``run``'s limits (steps and time left; the
+    budget, checked at each of its steps) and its usage counts in ``run``'s."""
+    if not task.strip():
+        raise ToolError("The task is empty: say what the subagent should do.")
+    depth = run.limits.delegation_depth
+    if run.depth >= depth:
+        raise ToolError(
+            f"Subagents may not start subagents of their own here (delegation depth "
+            f"{depth}): do this task yourself."
         )
+    allowed = delegable_roles(run)
+    names = ", ".join(r.name for r in allowed)
+    chosen = run.agent.roles.get(role)
+    if chosen is None:
+        raise ToolError(f"There is no role {role!r}. The roles you may delegate to: {names}.")
+    if chosen not in allowed:
+        more = ", ".join(sorted(chosen.permissions - run.role.permissions))
+        raise ToolError(
+            f"Refused: the {run.role.name} role may not delegate to the {role} role, which "
+            f"may do more than it may ({more}). The roles you may delegate to: {names}."
+        )
+    limits = run.limits
+    options.setdefault("max_steps", max(1, limits.max_steps - run.step))
+    if limits.max_duration is not None:
+        options.setdefault("max_duration", max(1.0, limits.max_duration - run.elapsed))
+    options.setdefault("question_timeout", limits.question_timeout)
+    options.setdefault("delegates_at_once", limits.delegates_at_once)
+    options.setdefault("delegation_depth", depth)
+    child = run.agent.child(
+        role=chosen.name, parent_tool_use_id=tool_use_id, parent_run=run, **options
     )
+    child.instructions = "\n\n".join(p for p in (child.instructions, SUBAGENT_NOTE) if p)
+    if run.depth + 1 >= depth:
+        child.tools.unregister("delegate")  # not offered where it would be refused
 
     def forward(event: Event) -> None:
         run.emit(SubagentOutputEvent(child_session_id=child.session.id, event=event))
 
     child.subscribe(forward)
-    handle = child.start(task)
+    handle = child.start(task)  # its first event comes once this returns, after ours
     run.children.append(handle)
+    run.emit(
+        SubagentSpawnedEvent(
+            child_session_id=child.session.id,
+            agent_type=chosen.name,
+            parent_tool_use_id=tool_use_id,
+            task=task,
+        )
+    )
 
     def report(_: object) -> None:
         run.emit(

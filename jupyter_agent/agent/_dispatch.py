@@ -16,6 +16,7 @@ import logging
 import sys
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -51,24 +52,28 @@ TRUNCATED_CALL = (
 async def execute(
     run: Run, tool_uses: Sequence[ToolUseBlock], truncated: Sequence[str]
 ) -> list[ToolResultBlock]:
-    """Run the calls of one assistant turn in order and record their results."""
+    """Run the calls of one assistant turn in order and record their results (in the
+    turn's order). Consecutive calls of a concurrent tool (``delegate``) run side by
+    side, at most ``limits.delegates_at_once`` at a time."""
     run.release_writes()
     results: dict[str, ToolResultBlock] = {}
-    current: ToolUseBlock | None = None
+    running: dict[str, ToolUseBlock] = {}  # calls under way, ended for the user on a stop
     try:
-        for block in tool_uses:
+        for group in _groups(run, tool_uses, truncated):
             if run.ended:
-                results[block.id] = result_block(
-                    block.id, "Not run: the run had already ended.", is_error=True
-                )
+                for block in group:
+                    results[block.id] = result_block(
+                        block.id, "Not run: the run had already ended.", is_error=True
+                    )
                 continue
             await run.checkpoint()
-            current = block
-            results[block.id] = await dispatch(run, block, block.id in truncated)
-            current = None
+            if len(group) == 1:
+                await _one(run, group[0], truncated, results, running)
+            else:
+                await _together(run, group, truncated, results, running)
     except BaseException as exc:
         note = INTERRUPTED_RESULT if isinstance(exc, asyncio.CancelledError) else f"Not run: {exc}"
-        if current is not None:
+        for current in running.values():
             run.emit(
                 ToolEndEvent(
                     tool_use_id=current.id,
@@ -83,6 +88,60 @@ async def execute(
         _record(run, tool_uses, results)
         raise
     return _record(run, tool_uses, results)
+
+
+def _groups(
+    run: Run, tool_uses: Sequence[ToolUseBlock], truncated: Sequence[str]
+) -> list[list[ToolUseBlock]]:
+    """The turn's calls in order, consecutive calls of a concurrent tool grouped."""
+    groups: list[list[ToolUseBlock]] = []
+    together = False
+    for block in tool_uses:
+        tool = run.agent.tools.get(block.name)
+        concurrent = tool is not None and tool.concurrent and block.id not in truncated
+        if concurrent and together:
+            groups[-1].append(block)
+        else:
+            groups.append([block])
+        together = concurrent
+    return groups
+
+
+async def _one(
+    run: Run,
+    block: ToolUseBlock,
+    truncated: Sequence[str],
+    results: dict[str, ToolResultBlock],
+    running: dict[str, ToolUseBlock],
+) -> None:
+    running[block.id] = block
+    results[block.id] = await dispatch(run, block, block.id in truncated)
+    del running[block.id]
+
+
+async def _together(
+    run: Run,
+    group: Sequence[ToolUseBlock],
+    truncated: Sequence[str],
+    results: dict[str, ToolResultBlock],
+    running: dict[str, ToolUseBlock],
+) -> None:
+    """Run ``group`` side by side, bounded. A stop or a failure that ends the run
+    cancels the others and waits for them, so none outlives the turn."""
+    slots = asyncio.Semaphore(run.limits.delegates_at_once)
+
+    async def bounded(block: ToolUseBlock) -> None:
+        async with slots:
+            await _one(run, block, truncated, results, running)
+
+    tasks = [asyncio.ensure_future(bounded(block)) for block in group]
+    try:
+        await asyncio.gather(*tasks)
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
 
 
 def _record(
@@ -183,7 +242,7 @@ def _call(run: Run, tool: Tool, block: ToolUseBlock, summary: str) -> ToolCall:
         input=block.input,
         summary=summary,
         role=run.role.name,
-        session_id=run.session.id,
+        session_id=run.rules_session_id,
         permissions=tool.permissions,
         paths=tuple(_relative(p, run.agent.workspace) for p in tool.paths(block.input)),
     )
@@ -213,7 +272,7 @@ async def _permit(
     refused = [h.reason for h in hazards if h.action == "refuse"]
     if refused:
         raise ToolDenied("\n".join(dict.fromkeys(refused)))
-    decision = run.agent.policy.decide(call)
+    decision = _decide(run, call)
     warnings = list(dict.fromkeys(h.reason for h in hazards if h.action == "ask"))
     match decision:
         case Deny():
@@ -240,6 +299,17 @@ async def _permit(
     if written is not None:  # the user has now seen this code run: it asks again if changed
         written.acknowledge(p for h in hazards for p in h.paths)
     return run.user.waited
+
+
+def _decide(run: Run, call: ToolCall) -> Allow | Deny | Ask:
+    """The policy's decision. A subagent's call is decided as its own role's and as each
+    delegating role's, the strictest winning: rules for a role (say, one that allows its
+    commands) never let a parent do through a subagent what it would be asked about."""
+    policy = run.agent.policy
+    decisions = [policy.decide(call)]
+    for role in dict.fromkeys(a.role.name for a in run.ancestors if a.role.name != call.role):
+        decisions.append(policy.decide(replace(call, role=role)))
+    return next((d for kind in (Deny, Ask) for d in decisions if isinstance(d, kind)), decisions[0])
 
 
 def _result(run: Run, block: ToolUseBlock, output: ToolOutput, duration: float) -> ToolResultBlock:

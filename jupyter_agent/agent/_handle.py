@@ -118,6 +118,23 @@ class RunHandle:
         pending = self._run.user.approval
         return pending.call.summary if pending else None
 
+    @property
+    def children(self) -> list[RunHandle]:
+        """The subagents this run started (delegate), in order."""
+        return list(self._run.children)
+
+    def waiting_on(self, wait_id: str) -> RunHandle | None:
+        """The run — this one, or a subagent's however deep — whose pending question or
+        approval has the id ``wait_id`` (a ``question_id`` or ``request_id``), if any."""
+        user = self._run.user
+        if any(p is not None and p.id == wait_id for p in (user.question, user.approval)):
+            return self
+        for child in self._run.children:
+            found = child.waiting_on(wait_id)
+            if found is not None:
+                return found
+        return None
+
     # --- waiting --------------------------------------------------------------------
 
     async def wait(self) -> RunHandle:

@@ -28,6 +28,11 @@ class Limits:
     """Stop with ``budget`` once the run has cost this much."""
     question_timeout: float | None = None
     """Seconds to wait for an answer or approval; None waits for ever."""
+    delegates_at_once: int = 3
+    """Subagents (``delegate`` calls of one turn) that run at the same time; more wait."""
+    delegation_depth: int = 2
+    """How deep subagents nest: 2 lets a subagent start subagents of its own, whose
+    subagents may not (1: only the agent the user started delegates)."""
 
     def check(self, steps_taken: int, usage: Usage) -> None:
         """Raise :class:`StopRun` when another step would go past a limit."""
@@ -35,6 +40,11 @@ class Limits:
             raise StopRun(
                 "iteration_limit", f"Reached the limit of {plural(self.max_steps, 'step')}."
             )
+        self.check_budget(usage)
+
+    def check_budget(self, usage: Usage, whose: str = "the") -> None:
+        """Raise :class:`StopRun` once ``usage`` has spent the budget (``whose``: the
+        owner's words, e.g. "the parent agent's", for a subagent held to its parent's)."""
         budget = self.budget_usd
         if budget is not None and usage.cost_usd >= budget:
-            raise StopRun("budget", f"Spent ${usage.cost_usd:.4f} of the ${budget:.4f} budget.")
+            raise StopRun("budget", f"Spent ${usage.cost_usd:.4f} of {whose} ${budget:.4f} budget.")

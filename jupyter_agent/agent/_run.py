@@ -90,6 +90,10 @@ class Run:
         self.tool_specs = ApiTools(t.spec() for t in self.tools)
         self.user = UserInteraction(self)
         """The question and the approval waiting for the user, if any."""
+        self.parent: Run | None = agent.parent_run
+        """The run that delegated this one (None: the user started it)."""
+        self.depth: int = self.parent.depth + 1 if self.parent is not None else 0
+        """How many runs delegated down to this one (0: the user started it)."""
         self.children: list[RunHandle] = []
         self.done_callbacks: list[Callable[[], None]] = []
         self._lifecycle = Lifecycle(self)
@@ -159,12 +163,31 @@ class Run:
     def elapsed(self) -> float:
         return time.monotonic() - self._started
 
+    @property
+    def ancestors(self) -> list[Run]:
+        """The runs that delegated this one, its parent first."""
+        found: list[Run] = []
+        run = self.parent
+        while run is not None:
+            found.append(run)
+            run = run.parent
+        return found
+
+    @property
+    def rules_session_id(self) -> str:
+        """The session whose rules apply (its "Always allow"s): a subagent's are those of
+        the session the user started, so it neither asks again nor remembers apart."""
+        top = self.ancestors[-1] if self.parent is not None else self
+        return top.session.id
+
     # --- steps -------------------------------------------------------------------
 
     async def begin_step(self) -> int:
         """Honour pause and limits, then count a new step."""
         await self.checkpoint()
         self.limits.check(self.step, self.usage)
+        for ancestor in self.ancestors:  # a subagent spends from its parents' budget
+            ancestor.limits.check_budget(ancestor.usage, f"its {ancestor.role.name} parent's")
         self.step += 1
         self.emit(TurnStartEvent(step=self.step))
         return self.step
@@ -180,12 +203,19 @@ class Run:
         self.set_state(AgentState.running)
 
     def request_pause(self) -> None:
+        """Pause before the next step or tool call, and the subagents running too."""
         self._pause_requested = True
         self._resume.clear()
+        for child in self.children:
+            if not child.done:
+                child.pause()
 
     def request_resume(self) -> None:
         self._pause_requested = False
         self._resume.set()
+        for child in self.children:
+            if not child.done:
+                child.resume()
 
     def hold_writes(self) -> Callable[[], None]:
         """Hold the session's writes until the returned function (or a wait) lets them go."""

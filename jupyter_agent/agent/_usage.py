@@ -12,7 +12,13 @@ if TYPE_CHECKING:
 
 
 def count_usage(run: Run, usage: Usage) -> None:
-    """Add ``usage`` to the run's and the session's, and tell the panel."""
+    """Add one call's usage to the run and its session, and to every run that delegated
+    it (a parent's usage, and its budget, include its subagents'), and tell the panel."""
+    for counted in (run, *run.ancestors):
+        _count_one(counted, usage)
+
+
+def _count_one(run: Run, usage: Usage) -> None:
     run.usage = run.usage + usage
     meta = run.session.metadata
     meta.usage = meta.usage + usage

@@ -44,14 +44,13 @@ from pydantic import ValidationError
 from typing_extensions import assert_never
 
 from .. import events as ev
-from ..agent import Agent
+from ..agent import Agent, RunHandle
 from ..errors import AgentError
 from ..models import context_window
 from ..permissions import Permission
 from ._displays import PanelDisplays
 from ._setup import model_setup, use_api_key
 from .panel_protocol import (
-    TRAIT_EVENTS,
     AnswerCommand,
     ApproveCommand,
     Command,
@@ -75,6 +74,8 @@ from .panel_protocol import (
     StreamedText,
     TrustCommand,
     ViewMessageAdapter,
+    in_transcript,
+    innermost,
     to_entry,
     why_invalid,
 )
@@ -195,9 +196,7 @@ class AgentPanel(anywidget.AnyWidget):
         self._agent = agent
         self.transcript = Transcript()
         if agent.running and agent.handle is not None:
-            seed = [
-                to_entry(e) for e in agent.handle.events_so_far if not isinstance(e, TRAIT_EVENTS)
-            ]
+            seed = [to_entry(e) for e in agent.handle.events_so_far if in_transcript(e)]
         else:
             seed = history_entries(agent.history, agent)
         for entry in seed:
@@ -301,7 +300,7 @@ class AgentPanel(anywidget.AnyWidget):
     def _on_event(self, event: ev.Event) -> None:
         self.displays.add(event)
         self._set_traits(event)
-        if isinstance(event, TRAIT_EVENTS):
+        if not in_transcript(event):
             return
         if isinstance(event, ev.RetryEvent):
             self.transcript.drop_partial_turn()
@@ -391,10 +390,20 @@ class AgentPanel(anywidget.AnyWidget):
                 | ev.WarningEvent()
                 | ev.CompactionEvent()
                 | ev.SubagentSpawnedEvent()
-                | ev.SubagentOutputEvent()
                 | ev.SubagentCompleteEvent()
             ):
                 pass  # the transcript shows them; no trait changes
+            case ev.SubagentOutputEvent():
+                # The status line says when a subagent (its card nested in the transcript)
+                # waits for the user, while the agent itself waits on its delegate call.
+                inner = innermost(event)
+                if isinstance(inner, (ev.QuestionEvent, ev.PermissionRequestEvent)):
+                    self.detail = "a subagent is waiting for you"
+                elif isinstance(
+                    inner,
+                    (ev.AnswerEvent, ev.PermissionResponseEvent, ev.RequestInputTimeoutEvent),
+                ):
+                    self.detail = _short(self._tool)
             case _:
                 assert_never(event)
 
@@ -485,14 +494,10 @@ class AgentPanel(anywidget.AnyWidget):
             case StopCommand():
                 agent.stop()
             case AnswerCommand():
-                self._check_pending(self.pending_question, command.question_id, "question")
-                handle = agent.handle
-                assert handle is not None
+                handle = self._waiting(command.question_id, self.pending_question, "question")
                 handle.answer(command.value)
             case ApproveCommand():
-                self._check_pending(self.pending_approval, command.request_id, "approval")
-                handle = agent.handle
-                assert handle is not None
+                handle = self._waiting(command.request_id, self.pending_approval, "approval")
                 handle.approve(command.allow, remember=command.remember, scope=command.scope)
             case ExecutePlanCommand():
                 agent.execute_plan()
@@ -526,6 +531,18 @@ class AgentPanel(anywidget.AnyWidget):
                 self.refresh()
             case _:
                 assert_never(command)
+
+    def _waiting(self, given: str, current: str, what: str) -> RunHandle:
+        """The run that waits on the question or approval ``given``: the agent's own
+        (``current``, its pending id), or a subagent's (whose card shows in the parent's
+        tool card)."""
+        handle = self.agent.handle
+        found = handle.waiting_on(given) if handle is not None and given else None
+        if found is not None:
+            return found
+        self._check_pending(current, given, what)
+        assert handle is not None
+        return handle
 
     @staticmethod
     def _check_pending(current: str, given: str, what: str) -> None:

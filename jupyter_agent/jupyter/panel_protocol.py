@@ -32,7 +32,15 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, get_args
 from pydantic import BaseModel, ConfigDict, Discriminator, TypeAdapter, ValidationError
 from typing_extensions import NotRequired, TypedDict
 
-from ..events import ContextEvent, Event, EventAdapter, RunAction, StateEvent, UsageEvent
+from ..events import (
+    ContextEvent,
+    Event,
+    EventAdapter,
+    RunAction,
+    StateEvent,
+    SubagentOutputEvent,
+    UsageEvent,
+)
 from ..notebook import BridgeMode
 from ..states import AgentState
 from ..tools.control import CONTROL_TOOLS
@@ -55,9 +63,22 @@ def to_entry(event: Event) -> Entry:
             compact["phase"] = event.phase
         return compact
     data = EventAdapter.dump_python(event, mode="json")
+    _drop_unread(data)
+    return data
+
+
+def _drop_unread(data: Entry) -> None:
+    """Drop what a view never reads, from an entry and the subagent's events it wraps."""
     for key in DROPPED_FIELDS:
         data.pop(key, None)
-    return data
+    inner = data.get("event") if data.get("kind") == "subagent_output" else None
+    if isinstance(inner, dict):
+        if inner.get("kind") == "text_delta":
+            for key in ("run_id", *DROPPED_FIELDS):
+                inner.pop(key, None)
+            if not inner.get("phase"):
+                inner.pop("phase", None)
+        _drop_unread(inner)
 
 
 # --- the panel's own transcript entries ------------------------------------------------
@@ -107,6 +128,20 @@ EVENT_TYPES: tuple[type, ...] = get_args(get_args(Event)[0])
 TRAIT_EVENTS = (StateEvent, UsageEvent, ContextEvent)
 """Events that only set traits (the status and usage lines, the context gauge): never
 transcript entries."""
+
+
+def innermost(event: Event) -> Event:
+    """The event itself, or the subagent's event it wraps (a subagent's subagent's too)."""
+    while isinstance(event, SubagentOutputEvent):
+        event = event.event
+    return event
+
+
+def in_transcript(event: Event) -> bool:
+    """Whether the transcript shows ``event``: not a trait event, nor a subagent's (its
+    state shows on its card when it ends; its usage counts in the parent's own)."""
+    return not isinstance(innermost(event), TRAIT_EVENTS)
+
 
 if TYPE_CHECKING:
     TranscriptEntry = Entry

@@ -46,14 +46,53 @@ def _size(entry: Entry) -> int:
     return len(json.dumps(entry, default=str))
 
 
+def _holders(entry: Entry) -> list[Entry]:
+    """The entry, and the subagent's events it wraps (a subagent's subagent's too)."""
+    chain = [entry]
+    while chain[-1]["kind"] == "subagent_output":
+        chain.append(chain[-1]["event"])
+    return chain
+
+
 def _stream_key(entry: Entry) -> str:
     return "output" if entry["kind"] == "tool_progress" else "text"
 
 
+def _piece(entry: Entry) -> str:
+    """A stream piece's text (a subagent's: in the event its entry wraps)."""
+    inner = _holders(entry)[-1]
+    text: str = inner[_stream_key(inner)]
+    return text
+
+
+def _set_piece(entry: Entry, text: str) -> None:
+    inner = _holders(entry)[-1]
+    inner[_stream_key(inner)] = text
+
+
+def _mergeable(entry: Entry) -> bool:
+    return _holders(entry)[-1]["kind"] in _MERGEABLE
+
+
+def _copy(entry: Entry) -> Entry:
+    """A copy the log may grow in place without touching the entry sent."""
+    copy = dict(entry)
+    if entry["kind"] == "subagent_output":
+        copy["event"] = _copy(entry["event"])
+    return copy
+
+
 def _same_stream(previous: Entry, entry: Entry) -> bool:
-    """Whether ``entry`` continues the stream ``previous`` is a piece of."""
+    """Whether ``entry`` continues the stream ``previous`` is a piece of (a subagent's
+    continues only its own)."""
     kind = entry["kind"]
-    if kind not in _MERGEABLE or previous["kind"] != kind:
+    if previous["kind"] != kind:
+        return False
+    if kind == "subagent_output":
+        return bool(previous["child_session_id"] == entry["child_session_id"]) and _same_stream(
+            previous["event"], entry["event"]
+        )
+    if kind not in _MERGEABLE:
         return False
     if kind == "tool_progress":
         return bool(previous["tool_use_id"] == entry["tool_use_id"])
@@ -103,8 +142,7 @@ class Transcript:
             self.pending_since = time.monotonic()
         last = self.pending[-1] if self.pending else None
         if last is not None and _same_stream(last, sent):
-            key = _stream_key(sent)
-            last[key] += sent[key]
+            _set_piece(last, _piece(last) + _piece(sent))
             last["n"] = sent["n"]
         else:
             self.pending.append(sent)
@@ -112,16 +150,16 @@ class Transcript:
     def _log(self, entry: Entry) -> None:
         open_ = self._open
         if open_ is not None and self.entries[-1] is open_ and _same_stream(open_, entry):
-            part = entry[_stream_key(entry)]
+            part = _piece(entry)
             self._parts.append(part)
             open_["n"] = entry["n"]
             self._grow(len(part))
             return
         self._close()
-        copy = dict(entry)
+        copy = _copy(entry)
         self.entries.append(copy)
-        if entry["kind"] in _MERGEABLE:
-            self._open, self._parts = copy, [entry[_stream_key(entry)]]
+        if _mergeable(entry):
+            self._open, self._parts = copy, [_piece(entry)]
         self._grow(_size(copy))
 
     def _grow(self, chars: int) -> None:
@@ -137,14 +175,18 @@ class Transcript:
         for entry in old:
             if self._chars <= target:
                 return
-            for key, value in list(entry.items()):
-                if entry is not self._open and isinstance(value, str) and len(value) > FIELD_KEEP:
-                    cut = (
-                        f"{value[: FIELD_KEEP // 2]}\n… {len(value) - FIELD_KEEP:,} characters "
-                        f"of this earlier entry trimmed …\n{value[-FIELD_KEEP // 2 :]}"
-                    )
-                    self._chars -= len(value) - len(cut)
-                    entry[key] = cut
+            if entry is self._open:
+                continue
+            for holder in _holders(entry):  # a subagent's long result too
+                for key, value in list(holder.items()):
+                    if isinstance(value, str) and len(value) > FIELD_KEEP:
+                        cut = (
+                            f"{value[: FIELD_KEEP // 2]}\n… {len(value) - FIELD_KEEP:,} "
+                            f"characters of this earlier entry trimmed …\n"
+                            f"{value[-FIELD_KEEP // 2 :]}"
+                        )
+                        self._chars -= len(value) - len(cut)
+                        holder[key] = cut
         first = 1 if self.entries and self.entries[0].get("trimmed") else 0
         while self._chars > target and len(self.entries) - first > LOG_KEEP_RECENT:
             gone = self.entries.pop(first)
@@ -165,7 +207,7 @@ class Transcript:
 
     def _close(self) -> None:
         if self._open is not None:
-            self._open[_stream_key(self._open)] = "".join(self._parts)
+            _set_piece(self._open, "".join(self._parts))
             self._open, self._parts = None, []
 
     def _end_block(self, entry: Entry) -> Entry:
@@ -199,8 +241,8 @@ class Transcript:
 
     def snapshot(self) -> list[Entry]:
         if self._open is not None:
-            self._open[_stream_key(self._open)] = "".join(self._parts)
-            self._parts = [self._open[_stream_key(self._open)]]
+            _set_piece(self._open, "".join(self._parts))
+            self._parts = [_piece(self._open)]
         return self.entries
 
     def take(self) -> list[Entry]:

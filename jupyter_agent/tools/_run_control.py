@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from ..plans import Plan, Question, QuestionOption, StepStatus
-from ..states import AgentState
+from ..states import AgentState, StopReason
 
 
 class ChildRun(Protocol):
@@ -22,6 +22,27 @@ class ChildRun(Protocol):
 
     @property
     def state(self) -> AgentState: ...
+
+    @property
+    def stop_reason(self) -> StopReason | None:
+        """Why the child's run ended (None while it runs)."""
+        ...
+
+    @property
+    def stop_message(self) -> str:
+        """The child's ending in words (a limit, an error)."""
+        ...
+
+    @property
+    def session_id(self) -> str: ...
+
+    @property
+    def role(self) -> str: ...
+
+    @property
+    def plan(self) -> Plan | None:
+        """The plan the child submitted, if it did."""
+        ...
 
     async def wait(self) -> Any:
         """Return when the child's run has ended (however it ended)."""

@@ -119,8 +119,11 @@ class Tool:
         paths: tuple[str, ...] | None = None,
         assess: Assess | None = None,
         preview: Preview | None = None,
+        concurrent: bool = False,
     ) -> None:
         self.fn = fn
+        self.concurrent = concurrent
+        """Its calls of one turn may run at the same time (bounded), e.g. ``delegate``."""
         self._assess = assess
         self._preview = preview
         self.name = name or fn.__name__
@@ -262,6 +265,7 @@ def tool(
     paths: tuple[str, ...] | None = None,
     assess: Assess | None = None,
     preview: Preview | None = None,
+    concurrent: bool = False,
 ) -> Callable[[Callable[..., Any]], Tool]: ...
 
 
@@ -277,6 +281,7 @@ def tool(
     paths: tuple[str, ...] | None = None,
     assess: Assess | None = None,
     preview: Preview | None = None,
+    concurrent: bool = False,
 ) -> Tool | Callable[[Callable[..., Any]], Tool]:
     """Make a :class:`Tool` from a typed function (usable bare or with options).
 
@@ -301,6 +306,7 @@ def tool(
             paths=paths,
             assess=assess,
             preview=preview,
+            concurrent=concurrent,
         )
 
     return wrap(fn) if fn is not None else wrap

@@ -695,6 +695,40 @@ def test_the_transcript_merges_streams_and_a_finished_block_keeps_its_text() -> 
     assert t.take()[-1]["text"] == "Partial"
 
 
+def test_the_transcript_merges_each_subagents_stream_apart() -> None:
+    """Two subagents streaming at once: each one's pieces merge with its own only, in the
+    batch and in the log, and what was sent is never changed by what the log merges."""
+    from jupyter_agent.jupyter.transcript import Transcript
+
+    def piece(child: str, text: str) -> dict[str, Any]:
+        return {
+            "kind": "subagent_output",
+            "child_session_id": child,
+            "event": {"kind": "text_delta", "text": text},
+        }
+
+    t = Transcript()
+    t.add(piece("a", "A1 "))
+    t.add(piece("a", "A2 "))
+    t.add(piece("b", "B1 "))
+    t.add(piece("b", "B2 "))
+    sent = t.take()
+    assert [(e["child_session_id"], e["event"]["text"]) for e in sent] == [
+        ("a", "A1 A2 "),
+        ("b", "B1 B2 "),
+    ]
+    t.add(piece("b", "B3"))
+    t.add(piece("a", "A3"))
+    assert [e["event"]["text"] for e in t.take()] == ["B3", "A3"]
+    log = t.snapshot()
+    assert [(e["child_session_id"], e["event"]["text"]) for e in log] == [
+        ("a", "A1 A2 "),
+        ("b", "B1 B2 B3"),
+        ("a", "A3"),
+    ]
+    assert [e["event"]["text"] for e in sent] == ["A1 A2 ", "B1 B2 "]  # as sent
+
+
 def hello(kernel: Kernel, comm: str, view: str = "v1") -> list[dict[str, Any]]:
     since = len(kernel.seen)
     kernel.to_panel(comm, {"type": "hello", "view": view})

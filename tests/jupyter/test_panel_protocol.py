@@ -16,7 +16,7 @@ import pytest
 from pydantic import TypeAdapter, ValidationError
 from test_events import SAMPLES
 
-from jupyter_agent import Agent, ScriptedModel
+from jupyter_agent import Agent, ScriptedModel, tool
 from jupyter_agent.events import Event
 from jupyter_agent.jupyter import panel_protocol
 from jupyter_agent.jupyter.panel import AgentPanel
@@ -27,6 +27,7 @@ from jupyter_agent.jupyter.panel_protocol import (
     ViewMessageAdapter,
     to_entry,
 )
+from jupyter_agent.permissions import Allow, Ask, ToolCall
 from jupyter_agent.tools.control import CONTROL_TOOLS
 
 
@@ -132,3 +133,102 @@ def test_commands_arrive_typed_and_hello_gets_a_snapshot(workspace: Path) -> Non
     # Every event reached the wire in its serialised form, with n in log order.
     ns = [e["n"] for e in snapshot["entries"]]
     assert ns == sorted(ns)
+
+
+def test_a_subagents_approval_shows_in_the_panel_and_the_answer_reaches_the_subagent(
+    workspace: Path,
+) -> None:
+    """A subagent's approval card travels inside its parent's stream (``subagent_output``);
+    the view's ``approve`` with that card's request id settles the subagent's call."""
+
+    @tool(category="files", permissions={"write_files"})
+    def note(text: str) -> str:
+        """Write a note."""
+        return f"noted {text}"
+
+    class AskForNotes:
+        def decide(self, call: ToolCall) -> Allow | Ask:
+            return Ask("notes need approval") if call.name == "note" else Allow()
+
+        def remember(self, call: ToolCall) -> str | None:
+            return None
+
+    def answer(request: Any) -> dict[str, Any]:
+        first = request.messages[0]["content"]
+        task = first if isinstance(first, str) else first[0]["text"]
+        replied = len(request.messages) > 1
+        if "child" in task:
+            if replied:
+                return {"text": "child wrote it"}
+            return {"tool_calls": [{"name": "note", "input": {"text": "child"}}]}
+        if replied:
+            return {"text": "parent done"}
+        return {
+            "tool_calls": [
+                {"name": "delegate", "input": {"task": "child: write a note", "role": "actor"}}
+            ]
+        }
+
+    async def scenario() -> tuple[list[dict[str, Any]], Agent]:
+        agent = Agent(
+            "actor",
+            ScriptedModel([answer] * 10),
+            workspace=workspace,
+            tools=[note],
+            policy=AskForNotes(),
+        )
+        panel = AgentPanel(agent)
+        sent: list[dict[str, Any]] = []
+        panel._post = sent.append  # type: ignore[method-assign]  # the comm, not opened here
+
+        def entries() -> list[dict[str, Any]]:
+            return [e for m in sent if m["type"] == "events" for e in m["entries"]]
+
+        def asked() -> list[dict[str, Any]]:
+            return [
+                e["event"]
+                for e in entries()
+                if e["kind"] == "subagent_output" and e["event"]["kind"] == "permission_request"
+            ]
+
+        panel._handle({"type": "command", "id": "go", "name": "send", "text": "go"})
+        deadline = asyncio.get_running_loop().time() + 5
+        while not asked():
+            assert asyncio.get_running_loop().time() < deadline, "no approval card reached the view"
+            await asyncio.sleep(0.01)
+        (request,) = asked()
+        assert panel.pending_approval == ""  # the parent waits on no approval of its own
+        assert panel.detail == "a subagent is waiting for you"
+        panel._handle(
+            {"type": "command", "id": "x", "name": "approve", "request_id": "nope", "allow": True}
+        )
+        panel._handle(
+            {
+                "type": "command",
+                "id": "ok",
+                "name": "approve",
+                "request_id": request["request_id"],
+                "allow": True,
+            }
+        )
+        assert agent.handle is not None
+        await asyncio.wait_for(agent.handle.wait(), 5)
+        panel._flush(force=True)
+        panel.close()
+        return sent, agent
+
+    sent, agent = asyncio.run(scenario())
+    replies = {m["id"]: m for m in sent if m["type"] == "reply"}
+    assert replies["ok"]["ok"] is True
+    assert replies["x"]["ok"] is False and "no longer pending" in replies["x"]["error"]
+    handle = agent.handle
+    assert handle is not None and handle.summary == "parent done"
+    (child,) = handle.children
+    assert [r.text for m in child.history for r in m.tool_results] == ["noted child"]
+    entries = [e for m in sent if m["type"] == "events" for e in m["entries"]]
+    # The subagent's state and usage set no trait of the parent's and are not entries.
+    inner = [e["event"]["kind"] for e in entries if e["kind"] == "subagent_output"]
+    assert "permission_response" in inner and not {"state", "usage"} & set(inner)
+    spawned = next(e for e in entries if e["kind"] == "subagent_spawned")
+    assert spawned["parent_tool_use_id"] == agent.history[1].tool_uses[0].id
+    TypeAdapter(list[panel_protocol.TranscriptEntry]).validate_python(entries)

@@ -174,6 +174,49 @@ export function toolCard(e: {
   };
 }
 
+/** A subagent inside the card of the call that started it (`delegate`): its role and task
+ * on the row, its own transcript below (the caller fills `body`), its end on the row. */
+export interface ISubagentBox {
+  box: HTMLDetailsElement;
+  status: HTMLElement;
+  body: HTMLElement;
+}
+
+export function subagentBox(e: EntryOf<'subagent_spawned'>): ISubagentBox {
+  const status = h('span', { class: 'ja-tool-status', text: 'running…' });
+  const task = e.task ?? '';
+  const body = h('div', { class: 'ja-subagent-body' });
+  const box = h(
+    'details',
+    {
+      class: 'ja-subagent',
+      open: true,
+      'data-state': 'running',
+      'data-session': e.child_session_id,
+      'aria-label': `Subagent (${e.agent_type}): ${nameOf(task)}`
+    },
+    h(
+      'summary',
+      {},
+      h('span', { class: 'ja-subagent-role', text: `↳ ${e.agent_type}` }),
+      h('span', { class: 'ja-subagent-task', text: task }),
+      status
+    ),
+    body
+  );
+  return { box, status, body };
+}
+
+/** A subagent's end, on its row: how it ended (its summary is in its own transcript). */
+export function endSubagent(
+  sub: ISubagentBox,
+  e: EntryOf<'subagent_complete'>
+): void {
+  const state = e.state ?? 'completed';
+  sub.box.dataset.state = state;
+  sub.status.textContent = state;
+}
+
 /** A tool call waits for the user's approval (`waiting`), or runs again after it. */
 export function waitForUser(tool: IToolCard, waiting: boolean): void {
   tool.card.dataset.state = waiting ? 'waiting' : 'running';

@@ -6,11 +6,14 @@
  */
 import {
   approvalCard,
+  endSubagent,
   endTool,
   IPendingCard,
   IQuestionCard,
+  ISubagentBox,
   IToolCard,
   questionCard,
+  subagentBox,
   toolCard,
   waitForUser
 } from './cards';
@@ -45,6 +48,11 @@ export class Transcript {
   private approvals = new Map<string, IPendingCard>();
   /** An approval's request id → the tool call that waits for it. */
   private waiting = new Map<string, string>();
+  /** Subagents by session id: each a transcript of its own inside its tool card. */
+  private subagents = new Map<
+    string,
+    ISubagentBox & { transcript: Transcript }
+  >();
   /** The newest plan: its card here, and what the strip above the transcript shows. */
   readonly plan: PlanTracker;
   private dirty = new Set<ITextBlock>();
@@ -52,14 +60,21 @@ export class Transcript {
 
   /**
    * `strict`: an unknown entry kind throws (the tests) rather than being logged to the
-   * console (a page talking to a newer kernel).
+   * console (a page talking to a newer kernel). `nested`: a subagent's transcript, inside
+   * its parent's: the view's own controls (Execute plan, Retry) act on the agent the user
+   * started, so a nested transcript does not offer them, and its parent's log announces it.
    */
   constructor(
     readonly root: HTMLElement,
     readonly actions: ITranscriptActions,
-    readonly strict = false
+    readonly strict = false,
+    readonly nested = false
   ) {
     this.plan = new PlanTracker(actions);
+    if (nested) {
+      this.reset();
+      return;
+    }
     // A log: screen readers announce each entry added (a card, a line, a text block once it
     // ends; see text-block.ts), not changes inside one (a tool's status, streamed text).
     root.setAttribute('role', 'log');
@@ -97,6 +112,7 @@ export class Transcript {
     this.questions = new Map();
     this.approvals = new Map();
     this.waiting = new Map();
+    this.subagents = new Map();
     this.plan.reset();
     this.dirty = new Set();
     this.frame = 0;
@@ -137,8 +153,7 @@ export class Transcript {
       case 'tool_end':
         return this.onToolEnd(entry);
       case 'plan':
-        this.closeStreams();
-        return void this.add(this.plan.show(entry.plan));
+        return this.onPlan(entry);
       case 'plan_step':
         return this.plan.step(entry);
       case 'plan_stopped':
@@ -174,21 +189,11 @@ export class Transcript {
       case 'error':
         return this.onError(entry);
       case 'subagent_spawned':
-        return void this.line(
-          'meta',
-          `↳ subagent ${entry.agent_type}: ${entry.task}`
-        );
-      case 'subagent_output': {
-        const inner = entry.event || {};
-        if (inner.kind === 'tool_start')
-          this.line('meta', `  ↳ ${inner.summary || inner.name}`);
-        return;
-      }
+        return void this.onSubagentSpawned(entry);
+      case 'subagent_output':
+        return this.onSubagentOutput(entry);
       case 'subagent_complete':
-        return void this.line(
-          'meta',
-          `↳ subagent ended ${entry.state}${entry.result ? `: ${entry.result}` : ''}`
-        );
+        return this.onSubagentComplete(entry);
       default:
         return this.unknown(entry);
     }
@@ -378,6 +383,62 @@ export class Transcript {
     endTool(tool, e);
   }
 
+  private onPlan(e: EntryOf<'plan'>): void {
+    this.closeStreams();
+    const card = this.add(this.plan.show(e.plan));
+    // A subagent's plan is its report to its parent, not one for the user to execute.
+    if (this.nested)
+      for (const b of card.querySelectorAll('button')) b.remove();
+  }
+
+  // Subagents
+
+  /** A subagent's box, in the card of the call that started it (else in the log). */
+  private onSubagentSpawned(
+    e: EntryOf<'subagent_spawned'>
+  ): ISubagentBox & { transcript: Transcript } {
+    this.closeStreams();
+    const sub = subagentBox(e);
+    const tool = e.parent_tool_use_id
+      ? this.tools.get(e.parent_tool_use_id)
+      : undefined;
+    if (tool) {
+      tool.result.before(sub.box);
+      tool.card.open = true; // its approvals and questions must be seen
+    } else {
+      this.add(sub.box);
+    }
+    const transcript = new Transcript(
+      sub.body,
+      this.actions,
+      this.strict,
+      true
+    );
+    const entry = { ...sub, transcript };
+    this.subagents.set(e.child_session_id, entry);
+    return entry;
+  }
+
+  private onSubagentOutput(e: EntryOf<'subagent_output'>): void {
+    const inner = e.event;
+    if (inner.kind === 'state' || inner.kind === 'usage') return; // the parent's lines
+    const sub =
+      this.subagents.get(e.child_session_id) ??
+      this.onSubagentSpawned({
+        kind: 'subagent_spawned',
+        child_session_id: e.child_session_id,
+        agent_type: 'subagent'
+      });
+    sub.transcript.apply(inner);
+    if (inner.kind === 'permission_request' || inner.kind === 'question')
+      sub.box.open = true;
+  }
+
+  private onSubagentComplete(e: EntryOf<'subagent_complete'>): void {
+    const sub = this.subagents.get(e.child_session_id);
+    if (sub) endSubagent(sub, e);
+  }
+
   /** The plan's buttons: enabled while the plan is not running and the agent idle. */
   refreshControls(): void {
     this.plan.refresh();
@@ -517,7 +578,8 @@ export class Transcript {
       'stopped',
       `■ Stopped (${e.reason.replace(/_/g, ' ')})${e.message ? `: ${e.message}` : ''}`
     );
-    if (e.reason === 'error') line.append(' ', this.retryButton());
+    if (e.reason === 'error' && !this.nested)
+      line.append(' ', this.retryButton());
     this.plan.runEnded(e, true);
   }
 
@@ -548,7 +610,7 @@ export class Transcript {
     // The sentence says what happened and what to do; the error's type stays data.
     const line = this.line('error', `✗ ${e.message}`);
     line.dataset.errorType = e.error_type || '';
-    line.append(' ', this.retryButton());
+    if (!this.nested) line.append(' ', this.retryButton());
     this.plan.runEnded(e, true);
   }
 

@@ -31,9 +31,9 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
   mod
 ));
 
-// node_modules/highlight.js/lib/core.js
+// ../../../work/main/js/node_modules/highlight.js/lib/core.js
 var require_core = __commonJS({
-  "node_modules/highlight.js/lib/core.js"(exports, module) {
+  "../../../work/main/js/node_modules/highlight.js/lib/core.js"(exports, module) {
     function deepFreeze(obj) {
       if (obj instanceof Map) {
         obj.clear = obj.delete = obj.set = function() {
@@ -1619,11 +1619,11 @@ function pretty(value) {
   }
 }
 
-// node_modules/highlight.js/es/core.js
+// ../../../work/main/js/node_modules/highlight.js/es/core.js
 var import_core = __toESM(require_core(), 1);
 var core_default = import_core.default;
 
-// node_modules/highlight.js/es/languages/bash.js
+// ../../../work/main/js/node_modules/highlight.js/es/languages/bash.js
 function bash(hljs) {
   const regex = hljs.regex;
   const VAR = {};
@@ -2017,7 +2017,7 @@ function bash(hljs) {
   };
 }
 
-// node_modules/highlight.js/es/languages/python.js
+// ../../../work/main/js/node_modules/highlight.js/es/languages/python.js
 function python(hljs) {
   const regex = hljs.regex;
   const IDENT_RE = /[\p{XID_Start}_]\p{XID_Continue}*/u;
@@ -2620,6 +2620,35 @@ function toolCard(e) {
     output,
     result
   };
+}
+function subagentBox(e) {
+  const status = h("span", { class: "ja-tool-status", text: "running…" });
+  const task = e.task ?? "";
+  const body = h("div", { class: "ja-subagent-body" });
+  const box = h(
+    "details",
+    {
+      class: "ja-subagent",
+      open: true,
+      "data-state": "running",
+      "data-session": e.child_session_id,
+      "aria-label": `Subagent (${e.agent_type}): ${nameOf(task)}`
+    },
+    h(
+      "summary",
+      {},
+      h("span", { class: "ja-subagent-role", text: `↳ ${e.agent_type}` }),
+      h("span", { class: "ja-subagent-task", text: task }),
+      status
+    ),
+    body
+  );
+  return { box, status, body };
+}
+function endSubagent(sub, e) {
+  const state = e.state ?? "completed";
+  sub.box.dataset.state = state;
+  sub.status.textContent = state;
 }
 function waitForUser(tool, waiting) {
   tool.card.dataset.state = waiting ? "waiting" : "running";
@@ -3745,15 +3774,18 @@ var UnknownEntryError = class extends Error {
     this.entry = entry;
   }
 };
-var Transcript = class {
+var Transcript = class _Transcript {
   /**
    * `strict`: an unknown entry kind throws (the tests) rather than being logged to the
-   * console (a page talking to a newer kernel).
+   * console (a page talking to a newer kernel). `nested`: a subagent's transcript, inside
+   * its parent's: the view's own controls (Execute plan, Retry) act on the agent the user
+   * started, so a nested transcript does not offer them, and its parent's log announces it.
    */
-  constructor(root, actions, strict = false) {
+  constructor(root, actions, strict = false, nested = false) {
     this.root = root;
     this.actions = actions;
     this.strict = strict;
+    this.nested = nested;
     this.follow = true;
     this.lastN = 0;
     this.text = null;
@@ -3763,9 +3795,15 @@ var Transcript = class {
     this.approvals = /* @__PURE__ */ new Map();
     /** An approval's request id → the tool call that waits for it. */
     this.waiting = /* @__PURE__ */ new Map();
+    /** Subagents by session id: each a transcript of its own inside its tool card. */
+    this.subagents = /* @__PURE__ */ new Map();
     this.dirty = /* @__PURE__ */ new Set();
     this.frame = 0;
     this.plan = new PlanTracker(actions);
+    if (nested) {
+      this.reset();
+      return;
+    }
     root.setAttribute("role", "log");
     root.setAttribute("aria-live", "polite");
     root.setAttribute("aria-relevant", "additions");
@@ -3796,6 +3834,7 @@ var Transcript = class {
     this.questions = /* @__PURE__ */ new Map();
     this.approvals = /* @__PURE__ */ new Map();
     this.waiting = /* @__PURE__ */ new Map();
+    this.subagents = /* @__PURE__ */ new Map();
     this.plan.reset();
     this.dirty = /* @__PURE__ */ new Set();
     this.frame = 0;
@@ -3835,8 +3874,7 @@ var Transcript = class {
       case "tool_end":
         return this.onToolEnd(entry);
       case "plan":
-        this.closeStreams();
-        return void this.add(this.plan.show(entry.plan));
+        return this.onPlan(entry);
       case "plan_step":
         return this.plan.step(entry);
       case "plan_stopped":
@@ -3870,21 +3908,11 @@ var Transcript = class {
       case "error":
         return this.onError(entry);
       case "subagent_spawned":
-        return void this.line(
-          "meta",
-          `↳ subagent ${entry.agent_type}: ${entry.task}`
-        );
-      case "subagent_output": {
-        const inner = entry.event || {};
-        if (inner.kind === "tool_start")
-          this.line("meta", `  ↳ ${inner.summary || inner.name}`);
-        return;
-      }
+        return void this.onSubagentSpawned(entry);
+      case "subagent_output":
+        return this.onSubagentOutput(entry);
       case "subagent_complete":
-        return void this.line(
-          "meta",
-          `↳ subagent ended ${entry.state}${entry.result ? `: ${entry.result}` : ""}`
-        );
+        return this.onSubagentComplete(entry);
       default:
         return this.unknown(entry);
     }
@@ -4038,6 +4066,50 @@ var Transcript = class {
     });
     endTool(tool, e);
   }
+  onPlan(e) {
+    this.closeStreams();
+    const card = this.add(this.plan.show(e.plan));
+    if (this.nested)
+      for (const b of card.querySelectorAll("button")) b.remove();
+  }
+  // Subagents
+  /** A subagent's box, in the card of the call that started it (else in the log). */
+  onSubagentSpawned(e) {
+    this.closeStreams();
+    const sub = subagentBox(e);
+    const tool = e.parent_tool_use_id ? this.tools.get(e.parent_tool_use_id) : void 0;
+    if (tool) {
+      tool.result.before(sub.box);
+      tool.card.open = true;
+    } else {
+      this.add(sub.box);
+    }
+    const transcript = new _Transcript(
+      sub.body,
+      this.actions,
+      this.strict,
+      true
+    );
+    const entry = { ...sub, transcript };
+    this.subagents.set(e.child_session_id, entry);
+    return entry;
+  }
+  onSubagentOutput(e) {
+    const inner = e.event;
+    if (inner.kind === "state" || inner.kind === "usage") return;
+    const sub = this.subagents.get(e.child_session_id) ?? this.onSubagentSpawned({
+      kind: "subagent_spawned",
+      child_session_id: e.child_session_id,
+      agent_type: "subagent"
+    });
+    sub.transcript.apply(inner);
+    if (inner.kind === "permission_request" || inner.kind === "question")
+      sub.box.open = true;
+  }
+  onSubagentComplete(e) {
+    const sub = this.subagents.get(e.child_session_id);
+    if (sub) endSubagent(sub, e);
+  }
   /** The plan's buttons: enabled while the plan is not running and the agent idle. */
   refreshControls() {
     this.plan.refresh();
@@ -4156,7 +4228,8 @@ var Transcript = class {
       "stopped",
       `■ Stopped (${e.reason.replace(/_/g, " ")})${e.message ? `: ${e.message}` : ""}`
     );
-    if (e.reason === "error") line.append(" ", this.retryButton());
+    if (e.reason === "error" && !this.nested)
+      line.append(" ", this.retryButton());
     this.plan.runEnded(e, true);
   }
   onCompleted(e) {
@@ -4181,7 +4254,7 @@ var Transcript = class {
     this.closeOpenCards("Not answered: the run failed.");
     const line = this.line("error", `✗ ${e.message}`);
     line.dataset.errorType = e.error_type || "";
-    line.append(" ", this.retryButton());
+    if (!this.nested) line.append(" ", this.retryButton());
     this.plan.runEnded(e, true);
   }
   /** Retry: the last message sent again (the kernel says when there is none). */

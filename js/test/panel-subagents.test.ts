@@ -1,0 +1,247 @@
+/**
+ * Subagents in the transcript (src/panel/transcript.ts, cards.ts) on a fake DOM: a
+ * subagent's events nest under the card of the delegate call that started it, as a
+ * transcript of its own with its role, task, tool calls, text and end; several stay
+ * apart and in order; its approval card works like the agent's own and sends the
+ * subagent's request id; a subagent's plan offers no Execute button.
+ */
+import { strict as assert } from 'node:assert';
+import { describe, it } from 'node:test';
+
+import { Transcript } from '../src/panel/transcript';
+import type { EntryOf, TranscriptEntry } from '../src/panel/types';
+import { FakeElement, html, install } from './fakedom';
+
+install();
+
+function setup() {
+  const root = new FakeElement('div');
+  const commands: [string, unknown][] = [];
+  const transcript = new Transcript(
+    root as unknown as HTMLElement,
+    {
+      command: (name, args) => {
+        commands.push([name, args]);
+        return Promise.resolve({ ok: true });
+      },
+      busy: () => false,
+      error: () => undefined
+    },
+    true
+  );
+  return {
+    root,
+    commands,
+    apply: (...entries: TranscriptEntry[]) =>
+      entries.forEach(e => transcript.apply(e)),
+    find: (selector: string) => root.querySelectorAll(selector)
+  };
+}
+
+type Inner = EntryOf<'subagent_output'>['event'];
+
+function delegateCall(id: string, task: string): TranscriptEntry {
+  return {
+    kind: 'tool_start',
+    tool_use_id: id,
+    name: 'delegate',
+    input: { task },
+    summary: `Delegate (planner): ${task}`
+  };
+}
+
+function spawned(
+  child: string,
+  toolUseId: string,
+  task: string
+): TranscriptEntry {
+  return {
+    kind: 'subagent_spawned',
+    child_session_id: child,
+    agent_type: 'planner',
+    parent_tool_use_id: toolUseId,
+    task
+  };
+}
+
+function out(child: string, event: Inner): TranscriptEntry {
+  return { kind: 'subagent_output', child_session_id: child, event };
+}
+
+describe('a subagent', () => {
+  it('nests under its delegate card: role, task, its tool calls, text and end', () => {
+    const t = setup();
+    t.apply(
+      delegateCall('tu1', 'count rows'),
+      spawned('s1', 'tu1', 'count rows'),
+      out('s1', {
+        kind: 'agent_start',
+        task: 'count rows',
+        role: 'planner',
+        model: 'scripted',
+        loop: 'tool_use',
+        max_steps: 29
+      }),
+      out('s1', { kind: 'state', state: 'running', previous: 'idle' }),
+      out('s1', {
+        kind: 'tool_start',
+        tool_use_id: 'c1',
+        name: 'read_file',
+        input: { path: 'a.csv' },
+        summary: 'read a.csv'
+      }),
+      out('s1', {
+        kind: 'tool_end',
+        tool_use_id: 'c1',
+        name: 'read_file',
+        result: '3 lines'
+      }),
+      out('s1', { kind: 'text_delta', text: 'It has ' }),
+      out('s1', { kind: 'text', text: 'It has 3 rows.' }),
+      out('s1', { kind: 'completed', summary: 'It has 3 rows.' })
+    );
+    const [card] = t.find('details.ja-tool');
+    assert.equal(card.dataset.tool, 'delegate');
+    assert.equal(
+      card.hasAttribute('open'),
+      true,
+      'open while its subagent works'
+    );
+    const [box] = card.querySelectorAll('details.ja-subagent');
+    assert.ok(box, html(card));
+    assert.match(box.querySelector('summary')!.textContent, /↳ planner/);
+    assert.match(box.querySelector('summary')!.textContent, /count rows/);
+    // The child's own tool card and text are inside the box, not in the parent's log.
+    const inner = box.querySelectorAll('details.ja-tool');
+    assert.deepEqual(
+      inner.map(c => c.dataset.tool),
+      ['read_file']
+    );
+    assert.equal(inner[0].dataset.state, 'done');
+    assert.match(box.textContent, /It has 3 rows\./);
+    assert.equal(
+      t.root.children.filter(c => c.classList.contains('ja-tool')).length,
+      1,
+      'one card at the top: the delegate call'
+    );
+    assert.equal(box.dataset.state, 'running');
+
+    t.apply({
+      kind: 'subagent_complete',
+      child_session_id: 's1',
+      result: 'It has 3 rows.',
+      state: 'completed'
+    });
+    assert.equal(box.dataset.state, 'completed');
+    assert.match(box.querySelector('summary')!.textContent, /completed/);
+    t.apply({
+      kind: 'tool_end',
+      tool_use_id: 'tu1',
+      name: 'delegate',
+      result: 'The planner subagent finished.\n\nIt has 3 rows.'
+    });
+    assert.equal(card.dataset.state, 'done');
+    assert.equal(
+      card.querySelectorAll('details.ja-subagent').length,
+      1,
+      'kept'
+    );
+  });
+
+  it('keeps several apart, each in its own card, in order', () => {
+    const t = setup();
+    t.apply(
+      delegateCall('tu1', 'A'),
+      delegateCall('tu2', 'B'),
+      spawned('sa', 'tu1', 'A'),
+      spawned('sb', 'tu2', 'B'),
+      // Interleaved, as two subagents running at once stream.
+      out('sb', { kind: 'text_delta', text: 'from B' }),
+      out('sa', { kind: 'text_delta', text: 'from A' }),
+      out('sb', { kind: 'text', text: 'from B' }),
+      out('sa', { kind: 'text', text: 'from A' })
+    );
+    const cards = t.find('details.ja-tool');
+    assert.equal(cards.length, 2);
+    const texts = cards.map(c =>
+      c
+        .querySelector('details.ja-subagent .ja-subagent-body')!
+        .textContent.trim()
+    );
+    assert.deepEqual(texts, ['from A', 'from B']);
+  });
+
+  it("shows its approval card in its box, and Allow sends the subagent's request id", () => {
+    const t = setup();
+    t.apply(
+      delegateCall('tu1', 'write it'),
+      spawned('s1', 'tu1', 'write it'),
+      out('s1', {
+        kind: 'tool_start',
+        tool_use_id: 'c1',
+        name: 'create_file',
+        input: { path: 'x.txt' },
+        summary: 'create x.txt'
+      }),
+      out('s1', {
+        kind: 'permission_request',
+        request_id: 'child-r1',
+        tool_use_id: 'c1',
+        tool_name: 'create_file',
+        summary: 'create x.txt',
+        input: { path: 'x.txt' }
+      })
+    );
+    const [box] = t.find('details.ja-subagent');
+    assert.equal(box.hasAttribute('open'), true);
+    const [approval] = box.querySelectorAll('section.ja-approval');
+    assert.ok(approval, html(box));
+    const allow = approval
+      .querySelectorAll('button')
+      .find(b => b.textContent === 'Allow')!;
+    allow.click();
+    assert.deepEqual(t.commands, [
+      ['approve', { request_id: 'child-r1', allow: true, remember: false }]
+    ]);
+    const [tool] = box.querySelectorAll('details.ja-tool');
+    assert.equal(tool.dataset.state, 'waiting');
+    t.apply(
+      out('s1', {
+        kind: 'permission_response',
+        request_id: 'child-r1',
+        tool_name: 'create_file',
+        allowed: true
+      })
+    );
+    assert.equal(approval.dataset.state, 'allowed');
+  });
+
+  it('offers no Execute button for its plan, and no Retry after its error', () => {
+    const t = setup();
+    t.apply(
+      delegateCall('tu1', 'plan it'),
+      spawned('s1', 'tu1', 'plan it'),
+      out('s1', {
+        kind: 'plan',
+        plan: {
+          goal: 'Clean the data',
+          steps: [{ step_number: 1, action: 'Drop duplicates' }]
+        }
+      }),
+      out('s1', { kind: 'error', message: 'The model failed.' })
+    );
+    const [box] = t.find('details.ja-subagent');
+    assert.match(box.textContent, /Clean the data/);
+    assert.deepEqual(
+      box.querySelectorAll('button').map(b => b.textContent),
+      []
+    );
+  });
+
+  it('shows output of a subagent whose start it never saw (a trimmed log)', () => {
+    const t = setup();
+    t.apply(out('lost', { kind: 'text', text: 'still here' }));
+    const [box] = t.find('details.ja-subagent');
+    assert.match(box.textContent, /still here/);
+  });
+});
