@@ -421,7 +421,13 @@ export class Transcript {
 
   private onSubagentOutput(e: EntryOf<'subagent_output'>): void {
     const inner = e.event;
-    if (inner.kind === 'state' || inner.kind === 'usage') return; // the parent's lines
+    // The child's status, usage and context gauge are the parent's lines, not entries.
+    if (
+      inner.kind === 'state' ||
+      inner.kind === 'usage' ||
+      inner.kind === 'context'
+    )
+      return;
     const sub =
       this.subagents.get(e.child_session_id) ??
       this.onSubagentSpawned({
