@@ -120,7 +120,9 @@ class ScriptedModel:
         usage = UsageAdapter.validate_python(turn.get("usage", {}))
         usage.calls = 1
         if not usage.input_tokens and not usage.output_tokens:
-            usage.input_tokens = len(json.dumps(request.messages)) // 4
+            # The whole request, as an API counts it: system prompt and tools too.
+            sent = len(request.system) + len(json.dumps(request.tools))
+            usage.input_tokens = (sent + len(json.dumps(request.messages))) // 4
             usage.output_tokens = max(1, len(json.dumps([b.to_api() for b in content])) // 4)
         usage.cost_usd = self.pricing.cost(usage)
         yield StreamDone(ModelResponse(content, stop, usage, self.name))

@@ -64,7 +64,7 @@ def routed(parent: list[dict[str, Any]], **children: list[dict[str, Any]]) -> Sc
         turns = queues[key]
         return turns.pop(0) if turns else {"text": f"({key or 'parent'}: no more turns)"}
 
-    return ScriptedModel([answer] * 200, pricing=Pricing(1000.0, 1000.0))
+    return ScriptedModel([answer] * 200, pricing=Pricing(10.0, 10.0))
 
 
 def results(agent: Agent) -> list[tuple[str, bool]]:
