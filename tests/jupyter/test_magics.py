@@ -225,13 +225,21 @@ def shared_kernel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kernel]:
         _stop(k)
 
 
-def scripted(kernel: Kernel, name: str, turns: list[dict[str, Any]], delay: float = 0.0) -> None:
-    """Define ``name`` in the kernel: a ScriptedModel replaying ``turns``."""
+def scripted(
+    kernel: Kernel,
+    name: str,
+    turns: list[dict[str, Any]],
+    delay: float = 0.0,
+    summaries: list[str] | None = None,
+) -> None:
+    """Define ``name`` in the kernel: a ScriptedModel replaying ``turns`` (and answering
+    compaction requests with ``summaries``)."""
     path = kernel.folder / f"{name}.json"
     path.write_text(json.dumps(turns))
     kernel.ok(
         f"from jupyter_agent import ScriptedModel\n"
-        f"{name} = ScriptedModel({path.name!r}, delay={delay}, chunk_size=4)"
+        f"{name} = ScriptedModel({path.name!r}, delay={delay}, chunk_size=4, "
+        f"summaries={summaries or []!r})"
     )
 
 
@@ -419,7 +427,7 @@ def test_remember_appends_to_agents_md_with_a_diff_and_respects_a_deny_rule(
 
 def test_compact_summarises_the_conversation_and_the_panel_marks_where(kernel: Kernel) -> None:
     summary = "The user asked for the answer; it is 42."
-    scripted(kernel, "m", [{"text": "The answer is 42."}, {"text": summary}])
+    scripted(kernel, "m", [{"text": "The answer is 42."}], summaries=[summary])
     refused = kernel.run("%agent --model $m compact")
     assert refused.stderr.strip() == (
         "UsageError: there is nothing to compact yet: the conversation is empty"

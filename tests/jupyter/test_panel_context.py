@@ -24,12 +24,12 @@ WINDOW = 50_000
 
 
 def _reads(workspace: Path) -> list[dict[str, Any]]:
-    """Three steps that read a big file each, then an answer, then the summary turn."""
+    """Three steps that read a big file each, then an answer (the summary is apart)."""
     turns: list[dict[str, Any]] = []
     for n in range(3):
         (workspace / f"part{n}.txt").write_text(f"line {n}\n" * 400)
         turns.append({"tool_calls": [{"name": "read_file", "input": {"path": f"part{n}.txt"}}]})
-    return [*turns, {"text": "The answer is 42."}, {"text": SUMMARY}]
+    return [*turns, {"text": "The answer is 42."}]
 
 
 def _panel(agent: Agent) -> tuple[AgentPanel, list[dict[str, Any]]]:
@@ -80,7 +80,7 @@ async def test_the_gauge_shows_the_window_as_the_api_counted_the_last_request(
 async def test_compact_now_compacts_marks_the_transcript_and_the_resumed_session_shows_it(
     workspace: Path,
 ) -> None:
-    model = ScriptedModel(_reads(workspace), context_window=WINDOW)
+    model = ScriptedModel(_reads(workspace), context_window=WINDOW, summaries=[SUMMARY])
     agent = Agent("actor", model, workspace=workspace)
     panel, sent = _panel(agent)
     reply = _command(panel, sent, "e", name="compact")
