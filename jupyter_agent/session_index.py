@@ -68,6 +68,8 @@ QUERY_TERMS = 16
 """Words of a query searched for at most (the rest of a long query is left out)."""
 SEARCH_BUDGET = 2.0
 """Seconds a search may take before SQLite is told to stop it."""
+PROGRESS_STEPS = 10_000
+"""SQLite instructions between two checks of the search's time budget."""
 BUSY_TIMEOUT_MS = 5000
 """How long a write waits for another kernel's write to the same index."""
 MAX_LIMIT = 50
@@ -228,11 +230,11 @@ def _messages(data: bytes) -> Iterator[Message]:
 # --- queries --------------------------------------------------------------------------
 
 
-def match_expression(query: str) -> str:
+def match_expression(query: str, *, every: bool = True) -> str:
     """``query`` as an FTS5 expression that is only words: each word quoted (so nothing in
-    it is syntax), all of them required, the last one also matching as a prefix (for a
-    search box that searches while the user types). Raises :class:`SearchError` when the
-    query has no words."""
+    it is syntax), all of them required (or, not ``every``, any of them), the last one also
+    matching as a prefix (for a search box that searches while the user types). Raises
+    :class:`SearchError` when the query has no words."""
     words = _WORD.findall(query[:QUERY_CHARS])[:QUERY_TERMS]
     if not words:
         raise SearchError(
@@ -240,9 +242,9 @@ def match_expression(query: str) -> str:
             "(letters or digits); search syntax such as quotes, * or NEAR( is not used."
         )
     terms = [f'"{w}"' for w in words]  # \w+ holds no quote: nothing to escape
-    if query.rstrip() != query or len(words[-1]) < 2:
-        return " ".join(terms)
-    return " ".join([*terms[:-1], f'"{words[-1]}"*'])
+    if query.rstrip() == query and len(words[-1]) >= 2:
+        terms[-1] += "*"
+    return (" " if every else " OR ").join(terms)
 
 
 @dataclass(frozen=True, slots=True)
@@ -499,27 +501,33 @@ class SessionIndex:
         on an event loop. Raises :class:`SearchError` with a message for the user when the
         query has no words, the index cannot be opened, or the search runs over ``budget``
         seconds."""
-        expression = match_expression(query)
+        expressions = [match_expression(query)]
+        if " " in expressions[0]:  # no passage has every word: passages with any, ranked
+            expressions.append(match_expression(query, every=False))
         limit = max(1, min(limit, MAX_LIMIT))
         if not self.root.is_dir():
             return []  # no sessions yet: nothing to find, and nothing is made
         left_out = set(exclude)
         db = self.connect()
+        deadline = float("inf")
         try:
             self.catch_up(db)  # bounded by what was written, not by the query: no budget
             deadline = time.monotonic() + budget
-            db.set_progress_handler(lambda: int(time.monotonic() > deadline), 10_000)
-            rows = db.execute(
-                "SELECT e.session_id, e.role, e.label, e.created_at, "
-                f"snippet(entries_fts, 0, '{MARK_START}', '{MARK_END}', '…', 16), "
-                "s.title, s.updated_at "
-                "FROM entries_fts JOIN entries e ON e.id = entries_fts.rowid "
-                "JOIN sessions s ON s.session_id = e.session_id "
-                "WHERE entries_fts MATCH ? ORDER BY bm25(entries_fts) LIMIT ?",
-                (expression, (limit + len(left_out)) * 20),
-            ).fetchall()
+            db.set_progress_handler(lambda: int(time.monotonic() > deadline), PROGRESS_STEPS)
+            for expression in expressions:
+                rows = db.execute(
+                    "SELECT e.session_id, e.role, e.label, e.created_at, "
+                    f"snippet(entries_fts, 0, '{MARK_START}', '{MARK_END}', '…', 16), "
+                    "s.title, s.updated_at "
+                    "FROM entries_fts JOIN entries e ON e.id = entries_fts.rowid "
+                    "JOIN sessions s ON s.session_id = e.session_id "
+                    "WHERE entries_fts MATCH ? ORDER BY bm25(entries_fts) LIMIT ?",
+                    (expression, (limit + len(left_out)) * 20),
+                ).fetchall()
+                if rows:
+                    break
         except sqlite3.OperationalError as exc:
-            if "interrupted" in str(exc):
+            if "interrupted" in str(exc) or time.monotonic() > deadline:
                 raise SearchError(
                     f"The search for {_cut(query, 60)!r} took over {budget:g} s and was "
                     "stopped: search for fewer or longer words."
