@@ -33,7 +33,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +46,7 @@ from .. import events as ev
 from ..agent import Agent
 from ..errors import AgentError
 from ..permissions import Permission
+from ..session_index import SearchError
 from ._displays import PanelDisplays
 from ._setup import model_setup, use_api_key
 from .panel_protocol import (
@@ -55,12 +56,14 @@ from .panel_protocol import (
     Command,
     Events,
     ExecutePlanCommand,
+    FoundSession,
     Hello,
     KernelMessage,
     PanelUsage,
     Reply,
     ResumeCommand,
     RetryCommand,
+    SearchSessionsCommand,
     SendCommand,
     SessionsCommand,
     SetKeyCommand,
@@ -172,6 +175,8 @@ class AgentPanel(anywidget.AnyWidget):
             self.model_id, self._header, self._notebook_line, lambda: self.views_seen
         )
         self._tool = ""
+        self._later: set[asyncio.Task[None]] = set()
+        """Commands answered once their work is done (kept, so none is collected early)."""
         self.on_msg(self._on_msg)
         self.bind(agent)
 
@@ -421,17 +426,52 @@ class AgentPanel(anywidget.AnyWidget):
             return
         ok, failure = True, None  # type: tuple[bool, str | None]
         try:
-            self.command(message)
+            later = self.command(message)
         except (AgentError, ValueError, KeyError, TypeError) as exc:
             text = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
             ok, failure = False, str(text) or type(exc).__name__
         except Exception as exc:
             log.exception("panel command %r failed", message.name)
             ok, failure = False, f"{type(exc).__name__}: {exc}"
+        else:
+            if later is not None:  # answered when its work is done, off the loop
+                task = self._loop.create_task(self._reply_later(message.id, later))
+                self._later.add(task)
+                task.add_done_callback(self._later.discard)
+                return
         self._post(Reply(type="reply", id=message.id, ok=ok, error=failure))
 
-    def command(self, command: Command) -> None:
-        """Carry out a command from a view (on the loop's thread)."""
+    async def _reply_later(self, cid: str, work: Coroutine[Any, Any, list[FoundSession]]) -> None:
+        try:
+            found = await work
+        except SearchError as exc:
+            self._post(Reply(type="reply", id=cid, ok=False, error=str(exc)))
+        except Exception as exc:
+            log.exception("panel command %s failed", cid)
+            self._post(Reply(type="reply", id=cid, ok=False, error=f"{type(exc).__name__}: {exc}"))
+        else:
+            self._post(Reply(type="reply", id=cid, ok=True, error=None, found=found))
+
+    async def _search_sessions(self, query: str, limit: int) -> list[FoundSession]:
+        """The search box: past sessions matching ``query``, searched in a worker thread."""
+        hits = await asyncio.to_thread(self.agent.search_sessions, query, limit=limit)
+        return [
+            FoundSession(
+                id=h.session_id,
+                title=h.title or "(untitled)",
+                updated=h.updated_at,
+                said=h.said_at,
+                role=h.role,
+                label=h.label,
+                parts=h.parts(),
+                matches=h.matches,
+            )
+            for h in hits
+        ]
+
+    def command(self, command: Command) -> Coroutine[Any, Any, list[FoundSession]] | None:
+        """Carry out a command from a view (on the loop's thread). A command whose work
+        must not hold the loop (a search) returns it to be awaited; its reply waits for it."""
         agent = self.agent
         match command:
             case SendCommand():
@@ -469,6 +509,10 @@ class AgentPanel(anywidget.AnyWidget):
                 self.bind(self._resume(command.session_id))
             case SessionsCommand():
                 self.refresh_sessions()
+            case SearchSessionsCommand():
+                if not 1 <= command.limit <= 30:
+                    raise ValueError("A search returns 1 to 30 sessions.")
+                return self._search_sessions(command.query, command.limit)
             case SetKeyCommand():
                 use_api_key(agent, command.key, save=command.save)
                 self.refresh_model()
@@ -479,6 +523,7 @@ class AgentPanel(anywidget.AnyWidget):
                 self.refresh()
             case _:
                 assert_never(command)
+        return None
 
     @staticmethod
     def _check_pending(current: str, given: str, what: str) -> None:

@@ -7,6 +7,7 @@
 import type { Command, TranscriptEntry } from './wire';
 
 export type {
+  FoundSession,
   KernelMessage,
   PanelState,
   PanelUsage,
@@ -14,6 +15,7 @@ export type {
   PlanStep,
   Question,
   QuestionOption,
+  Reply,
   TranscriptEntry
 } from './wire';
 

@@ -11,13 +11,16 @@ import { REVEAL_CELL_EVENT } from './cards';
 import { h } from './dom';
 import { interruptKernel } from './interrupt';
 import { PlanStrip } from './plan-strip';
+import { SessionSearch } from './session-search';
 import { Transcript } from './transcript';
 import type {
   CommandArgs,
   CommandName,
+  FoundSession,
   KernelMessage,
   PanelState,
-  PanelUsage
+  PanelUsage,
+  Reply
 } from './types';
 
 export { renderInline, renderMarkdown } from './markdown';
@@ -168,6 +171,16 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
     h('label', { class: 'ja-session-picker' }, 'Session ', sessionSelect),
     resumeButton
   );
+  // The search box finds past sessions by their words; a result resumes its session.
+  const sessionSearch = new SessionSearch({
+    search: query =>
+      command('search_sessions', { query }).then(
+        reply => (reply as Reply).found ?? ([] as FoundSession[])
+      ),
+    resume: sessionId =>
+      resume(sessionId, () => (sessionSearch.input.value = '')),
+    busy: () => model.get('busy')
+  });
   const usage = h('div', { class: 'ja-usage' });
 
   // No model to call yet (no key, or a key the API rejected): the set-up box says why
@@ -248,6 +261,7 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
     errors,
     inputForm,
     controls,
+    sessionSearch.el,
     usage
   );
   el.append(root);
@@ -388,6 +402,7 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
       status.dataset.state = 'setup';
     }
     transcript.refreshControls();
+    sessionSearch.refresh();
   }
 
   function refreshRoles() {
@@ -585,16 +600,15 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
     });
   });
   sessionSelect.addEventListener('change', refresh);
-  resumeButton.addEventListener('click', () => {
+  function resume(sessionId: string, done?: () => void) {
     resumeButton.disabled = true;
     focusInput();
-    command('resume', { session_id: sessionSelect.value }).catch(
-      (error: Error) => {
-        showError(error.message);
-        refresh();
-      }
-    );
-  });
+    command('resume', { session_id: sessionId }).then(done, (error: Error) => {
+      showError(error.message);
+      refresh();
+    });
+  }
+  resumeButton.addEventListener('click', () => resume(sessionSelect.value));
 
   refreshRoles();
   refreshSessions();
@@ -607,6 +621,7 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
 
   return () => {
     disposed = true;
+    sessionSearch.dispose();
     for (const [name, fn] of listeners) model.off(name, fn);
     for (const pending of waitingReplies.values()) clearTimeout(pending.timer);
     waitingReplies.clear();
