@@ -52,3 +52,19 @@ def test_the_verdict_on_the_target_comes_from_the_interval_not_a_single_figure(m
     assert benchmark.verdict(low, high, 1.05) == "within 1.05×"
     assert benchmark.verdict(1.06, 1.09, 1.05) == "above 1.05×"
     assert benchmark.verdict(1.03, 1.07, 1.05).startswith("not told apart from 1.05×")
+
+
+def test_the_session_search_benchmark_reports_each_measurement(capsys):
+    spec = importlib.util.spec_from_file_location(
+        "sessions_benchmark", BENCHMARK.with_name("sessions.py")
+    )
+    assert spec is not None and spec.loader is not None
+    benchmark = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(benchmark)
+
+    benchmark.main(sessions=5, messages=8, rounds=2)
+
+    out = capsys.readouterr().out
+    assert re.search(r"the hook's cost on the loop +[+-][\d.]+ µs", out), out
+    assert re.search(r"rebuilt from histories +[\d.]+ s", out), out
+    assert len(re.findall(r"ms +\(\d+ found\)", out)) == 5, out
