@@ -63,6 +63,8 @@ TEXT_CHARS = 4000
 TOOL_INPUT_CHARS = 200
 RESULT_CHARS = 300
 """Characters of a tool result indexed: enough to find it, never the whole output."""
+SECRET_WINDOW = 4096
+"""Characters past a cut that are masked with the text, so a secret cut through is seen whole."""
 QUERY_CHARS = 2000
 QUERY_TERMS = 16
 """Words of a query searched for at most (the rest of a long query is left out)."""
@@ -160,6 +162,8 @@ class _Row:
 def _rows(message: Message) -> Iterator[_Row]:
     """What of ``message`` the index holds, one row per content block worth finding."""
     kind = str(message.message_type)
+    if kind == "execute_plan":
+        return  # the prompt a button sent, not the user's words: every executed plan has it
     speaker = "summary" if kind in ("summary", "compaction") else message.role
     for part, block in enumerate(message.content):
         row = _row(message, part, block, speaker)
@@ -169,7 +173,9 @@ def _rows(message: Message) -> Iterator[_Row]:
 
 def _row(message: Message, part: int, block: object, speaker: str) -> _Row | None:
     def make(role: str, text: str, limit: int, label: str = "", ref: str = "") -> _Row:
-        clean = mask_secrets(_MARKS.sub("", _cut(text, limit)))
+        # Masked before it is cut, so a cut through a secret cannot hide it from the mask
+        # (a window past the cut, wide enough for a private key, keeps the work bounded).
+        clean = _cut(mask_secrets(_MARKS.sub("", text[: limit + SECRET_WINDOW])), limit)
         return _Row(message.id, part, role, label, ref, message.created_at, clean)
 
     if isinstance(block, TextBlock):

@@ -199,6 +199,15 @@ def test_the_index_holds_no_more_than_the_history_secrets_masked(workspace: Path
     assert max(len(text) for _, _, text in rows(workspace)) <= si.TEXT_CHARS + 1
 
 
+def test_a_private_key_cut_through_by_the_length_limit_is_still_masked(workspace: Path) -> None:
+    body = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7" * 10
+    pem = f"-----BEGIN PRIVATE KEY-----\n{body}\n-----END PRIVATE KEY-----"
+    saved(workspace, "s1", "y" * (si.TEXT_CHARS - 100) + "\n" + pem)
+    rows(workspace)
+    raw = b"".join(p.read_bytes() for p in (workspace / SESSIONS_DIR).glob(INDEX_FILE + "*"))
+    assert b"MIIEvQIBADANBgkq" not in raw
+
+
 def test_a_deleted_session_is_not_offered(workspace: Path) -> None:
     saved(workspace, "gone", "the anomaly detector")
     saved(workspace, "kept", "the anomaly detector again")
