@@ -397,24 +397,40 @@ class SessionIndex:
         if problem:
             raise SearchError(problem)
         try:
-            return self._open()
+            return self._open_waiting()
         except sqlite3.OperationalError as exc:  # locked, read-only, no space: not damage
             raise SearchError(f"The session index {self.path} cannot be opened: {exc}") from exc
         except sqlite3.DatabaseError as exc:  # not a database, malformed: derived, so rebuilt
             log.warning("the session index %s is damaged (%s): rebuilding it", self.path, exc)
             self._remove()
             try:
-                return self._open()
+                return self._open_waiting()
             except sqlite3.Error as again:
                 raise SearchError(
                     f"The session index {self.path} cannot be made: {again}"
                 ) from again
 
+    def _open_waiting(self) -> sqlite3.Connection:
+        """:meth:`_open`, tried again while another kernel holds the index: SQLite answers
+        some lock conflicts (two connections making the file at once) at once with "locked"
+        rather than waiting its busy timeout."""
+        deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+        while True:
+            try:
+                return self._open()
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) and "busy" not in str(exc):
+                    raise
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
+
     def _open(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
         try:
             db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            db.execute("PRAGMA journal_mode = WAL")
+            if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":  # kept in the file
+                db.execute("PRAGMA journal_mode = WAL")
             db.execute("PRAGMA synchronous = NORMAL")
             version = db.execute("PRAGMA user_version").fetchone()[0]
             if version != SCHEMA_VERSION:
