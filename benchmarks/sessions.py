@@ -6,7 +6,9 @@ Prints:
 
 * what indexing costs a session write on the event loop: ``Session.flush`` of one step's
   records with the index hook and without it, interleaved, median, and the difference
-  (the hook only queues bytes; the writer thread does the SQLite work);
+  (the hook only queues bytes; the writer thread does the SQLite work); and how late a
+  1 ms timer fires on the loop while a session writes a step every 10 ms, with the hook
+  (the writer thread working beside the loop, sharing the GIL) and without;
 * how long the writer thread takes to index ``--sessions`` sessions as they are written,
   and a rebuild of the index from their ``history.jsonl`` files;
 * the index's size beside the histories';
@@ -19,6 +21,7 @@ Nothing is asserted: machines here are shared and noisy.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import statistics
 import sys
 import tempfile
@@ -120,11 +123,59 @@ def flush_cost(workspace: Path, rounds: int) -> None:
     print(f"  the hook's cost on the loop  {extra * 1e6:+.1f} µs")
 
 
+async def lag(workspace: Path, steps: int, hooked: bool) -> list[float]:
+    """How late a 1 ms timer fires on the event loop while a session writes ``steps`` steps
+    (one every 10 ms, as if each were a quick model call), with the index hook or not."""
+    real = _session.index_records
+    if not hooked:
+        _session.index_records = lambda *a: None  # type: ignore[assignment]
+    late: list[float] = []
+    done = False
+
+    async def ticker() -> None:
+        loop = asyncio.get_running_loop()
+        while not done:
+            started = loop.time()
+            await asyncio.sleep(0.001)
+            late.append(loop.time() - started - 0.001)
+
+    tick = asyncio.create_task(ticker())
+    session = Session.create(workspace, title=f"lag {hooked}")
+    try:
+        for i in range(steps):
+            for message in step(20_000, i):
+                session.append(message)
+            session.save()
+            await asyncio.sleep(0.01)
+        SessionIndex.of(workspace / SESSIONS_DIR).wait()
+    finally:
+        done = True
+        await tick
+        session.close()
+        _session.index_records = real  # type: ignore[assignment]
+    return late
+
+
+def loop_lag(workspace: Path, steps: int) -> None:
+    print(f"\nevent-loop lag of a 1 ms timer while a session writes {steps} steps:")
+    for hooked in (False, True, False, True):
+        late = sorted(asyncio.run(lag(workspace, steps, hooked)))
+        p99 = late[int(len(late) * 0.99)]
+        name = "with the index hook" if hooked else "without it"
+        print(
+            f"  {name:<20} p50 {statistics.median(late) * 1e3:5.2f} ms  "
+            f"p99 {p99 * 1e3:5.2f} ms  max {late[-1] * 1e3:5.2f} ms"
+        )
+
+
 def main(sessions: int = 200, messages: int = 30, rounds: int = 40) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         workspace = Path(tmp)
-        flush_cost(workspace, rounds)
         index = SessionIndex.of(workspace / SESSIONS_DIR)
+        (workspace / SESSIONS_DIR).mkdir(parents=True)
+        index.rebuild()  # as a first search would: from now on the writer thread keeps it
+        flush_cost(workspace, rounds)
+        loop_lag(workspace, rounds * 2)
 
         started = time.perf_counter()
         for n in range(sessions):

@@ -14,10 +14,15 @@ Invariants kept here:
   comparing each file's size with what it indexed. A torn or invalid line is skipped.
 - **Idempotent.** A row is keyed by (session, message id, block): indexing a record twice
   adds nothing, so two kernels writing one workspace (WAL, busy timeout) cannot duplicate.
-- **Never on the event loop.** :meth:`SessionIndex.add` only queues the bytes a session just
-  wrote; one writer thread per process indexes them. A failure to index is logged and
-  never reaches the session's write. Searches run in the caller's thread (a tool sends them
-  to a worker thread) under a time budget: SQLite's progress handler stops a slow query.
+- **Made by the first search, then kept up to date.** A search makes the index from the
+  histories; from then on :meth:`SessionIndex.add` (called as a session writes) only queues
+  the bytes just written, and one writer thread per process indexes them into the existing
+  index. It never makes one: a workspace nobody searches gets no index file (and a script
+  that removes its temporary folder after a run races no write of ours). A failure to
+  index is logged and never reaches the session's write.
+- **Never on the event loop.** Writes are the writer thread's; searches run in the
+  caller's thread (a tool sends them to a worker thread) under a time budget: SQLite's
+  progress handler stops a slow query.
 - **Never more than the history.** Texts are cut and run through :func:`mask_secrets`.
 - **The query is text, not syntax.** Words are taken out of it and each is quoted, so FTS5
   operators (``NEAR(``, ``*``, ``-``, quotes, parentheses) are matched as words or dropped,
@@ -363,6 +368,7 @@ class SessionIndex:
     @staticmethod
     def _write_records(db: sqlite3.Connection, session_id: str, records: bytes) -> None:
         for message in _messages(records):
+            time.sleep(0)  # let the event loop's thread have the GIL between messages
             for row in _rows(message):
                 label = row.label
                 if row.role == "tool result" and row.ref:
@@ -389,35 +395,38 @@ class SessionIndex:
 
     # --- opening, rebuilding, catching up ---------------------------------------------
 
-    def connect(self) -> sqlite3.Connection:
-        """A connection to an index in the current schema: made (and filled from the
-        histories) when missing, rebuilt when damaged or older. Raises :class:`SearchError`
-        when it cannot be."""
+    def connect(self, *, create: bool = True) -> sqlite3.Connection:
+        """A connection to an index in the current schema: made when missing (unless not
+        ``create``: the writer only keeps an index a search made up to date), rebuilt when
+        damaged or older. Raises :class:`SearchError` when it cannot be, or is missing
+        and not to be made."""
         problem = fts5_missing()
         if problem:
             raise SearchError(problem)
         try:
-            return self._open_waiting()
+            return self._open_waiting(create)
         except sqlite3.OperationalError as exc:  # locked, read-only, no space: not damage
+            if not create and not self.path.exists():
+                raise SearchError(f"There is no session index {self.path} yet.") from None
             raise SearchError(f"The session index {self.path} cannot be opened: {exc}") from exc
         except sqlite3.DatabaseError as exc:  # not a database, malformed: derived, so rebuilt
             log.warning("the session index %s is damaged (%s): rebuilding it", self.path, exc)
             self._remove()
             try:
-                return self._open_waiting()
+                return self._open_waiting(create)
             except sqlite3.Error as again:
                 raise SearchError(
                     f"The session index {self.path} cannot be made: {again}"
                 ) from again
 
-    def _open_waiting(self) -> sqlite3.Connection:
+    def _open_waiting(self, create: bool) -> sqlite3.Connection:
         """:meth:`_open`, tried again while another kernel holds the index: SQLite answers
         some lock conflicts (two connections making the file at once) at once with "locked"
         rather than waiting its busy timeout."""
         deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
         while True:
             try:
-                return self._open()
+                return self._open(create)
             except sqlite3.OperationalError as exc:
                 if "locked" not in str(exc) and "busy" not in str(exc):
                     raise
@@ -425,8 +434,12 @@ class SessionIndex:
                     raise
                 time.sleep(0.05)
 
-    def _open(self) -> sqlite3.Connection:
-        db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+    def _open(self, create: bool) -> sqlite3.Connection:
+        # Without `create`, a missing file is an error rather than a new one, also if the
+        # workspace is deleted between a check and the open.
+        mode = "rwc" if create else "rw"
+        uri = f"{self.path.absolute().as_uri()}?mode={mode}"
+        db = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
         try:
             db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":  # kept in the file
@@ -670,15 +683,14 @@ class _Writer:
         for index, batch in work:
             grouped.setdefault(index, []).append(batch)
         for index, batches in grouped.items():
+            if not index.path.exists():
+                continue  # none searched here yet: the first search builds it from the files
             try:
-                db = index.connect()
+                db = index.connect(create=False)
             except Exception as exc:
                 log.warning("could not open the session index %s: %s", index.path, exc)
                 continue
             try:
-                fresh = db.execute("SELECT count(*) FROM sessions").fetchone()[0] == 0
-                if fresh:  # a new or rebuilt index: every session on disk first
-                    index.catch_up(db)
                 index._write(db, batches)
             except Exception as exc:  # never the session's problem: logged, caught up later
                 log.warning("could not index sessions in %s: %s", index.path, exc)

@@ -66,5 +66,6 @@ def test_the_session_search_benchmark_reports_each_measurement(capsys):
 
     out = capsys.readouterr().out
     assert re.search(r"the hook's cost on the loop +[+-][\d.]+ µs", out), out
+    assert len(re.findall(r"p50 +[\d.]+ ms +p99 +[\d.]+ ms +max +[\d.]+ ms", out)) == 4, out
     assert re.search(r"rebuilt from histories +[\d.]+ s", out), out
     assert len(re.findall(r"ms +\(\d+ found\)", out)) == 5, out

@@ -36,10 +36,13 @@ def index_of(workspace: Path) -> SessionIndex:
     return SessionIndex.of(workspace / SESSIONS_DIR)
 
 
-def rows(workspace: Path) -> list[tuple[str, str, str]]:
-    """(session, role, text) of every indexed passage, read straight from the file."""
+def rows(workspace: Path, *, search_first: bool = True) -> list[tuple[str, str, str]]:
+    """(session, role, text) of every indexed passage, read straight from the file; after
+    a search (which makes the index, or catches it up) unless not ``search_first``."""
     index = index_of(workspace)
     assert index.wait()
+    if search_first:
+        index.search("anything")
     with sqlite3.connect(index.path) as db:
         return db.execute("SELECT session_id, role, text FROM entries ORDER BY id").fetchall()
 
@@ -77,10 +80,24 @@ def test_sessions_written_before_the_index_existed_are_found(workspace: Path) ->
     assert hit.parts() == ["forecast the ", "quarterly", " ", "revenue", ""]
 
 
+async def test_no_index_is_made_until_a_search_which_finds_what_was_written(
+    workspace: Path,
+) -> None:
+    agent = Agent("planner", ScriptedModel([{"text": "Forty rows."}]), workspace=workspace)
+    await agent.run("count the rows")
+    assert index_of(workspace).wait()
+    assert sorted(p.name for p in (workspace / SESSIONS_DIR).iterdir()) == [agent.session.id]
+    (hit,) = index_of(workspace).search("forty")
+    assert (hit.session_id, hit.role) == (agent.session.id, "assistant")
+    assert (workspace / SESSIONS_DIR / INDEX_FILE).exists()
+
+
 async def test_a_run_is_indexed_as_it_writes_plan_and_summary_included(workspace: Path) -> None:
+    (workspace / SESSIONS_DIR).mkdir(parents=True)
+    index_of(workspace).rebuild()  # a search made the index: the writer keeps it up to date
     planner = Agent("planner", ScriptedModel([call("submit_plan", **PLAN)]), workspace=workspace)
     await planner.run("plan the cleanup of sales.csv")
-    found = rows(workspace)  # the writer thread's work, no search (no catch-up) involved
+    found = rows(workspace, search_first=False)  # the writer thread's work, no catch-up
     assert ("user" in {r[1] for r in found}) and ("plan" in {r[1] for r in found})
     plan = next(text for _, role, text in found if role == "plan")
     assert "Clean the sales data" in plan and "2. Drop duplicate rows" in plan
@@ -93,7 +110,8 @@ async def test_a_run_is_indexed_as_it_writes_plan_and_summary_included(workspace
         workspace=workspace,
     )
     await actor.run("do it")
-    roles = {(r[1], r[2].split(" ")[0]) for r in rows(workspace) if r[0] == actor.session.id}
+    indexed = rows(workspace, search_first=False)
+    roles = {(r[1], r[2].split(" ")[0]) for r in indexed if r[0] == actor.session.id}
     assert ("tool call", "list_directory") in roles
     assert ("summary", "Removed") in roles
     result = next(h for h in index_of(workspace).search("dupes"))
@@ -109,8 +127,8 @@ def test_a_missing_damaged_or_older_index_is_rebuilt_from_the_histories(
     saved(workspace, "s1", "tune the gradient boosting model")
     saved(workspace, "s2", "plot the churn cohort")
     path = workspace / SESSIONS_DIR / INDEX_FILE
-    assert index_of(workspace).wait() and path.exists()
     before = rows(workspace)
+    assert path.exists()
     for suffix in ("-wal", "-shm"):
         path.with_name(path.name + suffix).unlink(missing_ok=True)
     if damage == "deleted":
@@ -154,8 +172,8 @@ def test_indexing_twice_never_duplicates(workspace: Path) -> None:
 def test_two_writers_on_one_index_neither_fail_nor_duplicate(workspace: Path) -> None:
     for n in range(20):
         saved(workspace, f"s{n}", f"experiment {n} on the lidar point cloud")
-    index_of(workspace).wait()
-    (workspace / SESSIONS_DIR / INDEX_FILE).unlink()
+    assert index_of(workspace).wait()
+    assert not (workspace / SESSIONS_DIR / INDEX_FILE).exists()  # both threads make it
     errors: list[BaseException] = []
 
     def rebuild() -> None:

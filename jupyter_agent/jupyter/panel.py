@@ -15,7 +15,9 @@ split by purpose:
   batch that is only streamed text goes as ``text``, and streamed text shorter than 32
   characters waits up to 0.1 s for more. State and usage events only set traits. A
   ``snapshot`` for no view (after a session was resumed) replaces every view's transcript.
-- **Commands** from a view are validated, then carried out; each gets a ``reply``.
+- **Commands** from a view are validated, then carried out; each gets a ``reply``. A
+  search of past sessions (the session picker's search box) runs in a worker thread and
+  is answered when it is done, the matches in its reply.
 
 Comm messages arrive on the kernel's shell thread, or on a subshell thread when JupyterLab
 runs comms over subshells; every one is handed to the agent's event loop with
