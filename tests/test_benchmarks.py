@@ -71,3 +71,20 @@ async def test_the_context_benchmark_reports_cost_and_cache_share(monkeypatch, c
     assert re.search(r"input tokens, managed / unmanaged: [\d.]+× +billed: [\d.]+×", out), out
     found = re.search(r"\((?:window [\d,]+), (\d+) compactions, 0 refusals\): mean ([\d.]+)", out)
     assert found and int(found[1]) >= 1, out  # the small window made it compact
+
+
+def test_the_session_search_benchmark_reports_each_measurement(capsys):
+    spec = importlib.util.spec_from_file_location(
+        "sessions_benchmark", BENCHMARK.with_name("sessions.py")
+    )
+    assert spec is not None and spec.loader is not None
+    benchmark = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(benchmark)
+
+    benchmark.main(sessions=5, messages=8, rounds=2)
+
+    out = capsys.readouterr().out
+    assert re.search(r"the hook's cost on the loop +[+-][\d.]+ µs", out), out
+    assert len(re.findall(r"p50 +[\d.]+ ms +p99 +[\d.]+ ms +max +[\d.]+ ms", out)) == 4, out
+    assert re.search(r"rebuilt from histories +[\d.]+ s", out), out
+    assert len(re.findall(r"ms +\(\d+ found\)", out)) == 5, out

@@ -72,6 +72,7 @@ READS: list[tuple[str, dict, bool]] = [
     ("read_file", {"path": "link_out/secret.txt"}, True),
     ("read_file", {"path": ".env"}, True),
     ("grep", {"pattern": "TOKEN"}, False),
+    ("search_sessions", {"query": 'x"); DROP TABLE entries; -- NEAR( *'}, False),
 ]
 
 

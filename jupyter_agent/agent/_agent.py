@@ -23,6 +23,7 @@ from ..provenance import WrittenFiles
 from ..redaction import Secrets, environment_secrets
 from ..rules import Rules
 from ..sandbox import Sandbox
+from ..session_index import SESSIONS_DIR, SessionHit, SessionIndex
 from ..settings import (
     Settings,
     find_settings,
@@ -37,6 +38,7 @@ from ..tools.control import CONTROL_TOOLS
 from ..tools.delegate import delegate
 from ..tools.files import FILE_TOOLS
 from ..tools.notebook import NOTEBOOK_TOOLS
+from ..tools.sessions import SESSION_TOOLS
 from ..tools.shell import SHELL_TOOLS, workspace_os_sandbox
 from ._bus import EventBus
 from ._context import Context, ContextPolicy
@@ -114,8 +116,8 @@ class Agent:
             command_sandbox: How the OS confines shell commands: settings, or a ready
                 :class:`OsSandbox`; by default the ``[sandbox]`` table of the user's
                 settings (on, with network).
-            builtin_tools: Offer the workspace tools (files, search, shell) besides the
-                control tools; roles and rules still decide what may run.
+            builtin_tools: Offer the workspace tools (files, search, past sessions, shell)
+                besides the control tools; roles and rules still decide what may run.
             notebook: The notebook to work on: a bridge, or a path (edited as a file).
                 Adds the notebook tools.
             context: How the conversation is kept inside the model's context window
@@ -132,7 +134,7 @@ class Agent:
         self.model = resolve_model(model)
         self.tools = ToolRegistry((*CONTROL_TOOLS, delegate))
         if builtin_tools:
-            for t in (*FILE_TOOLS, *SHELL_TOOLS):
+            for t in (*FILE_TOOLS, *SESSION_TOOLS, *SHELL_TOOLS):
                 self.tools.register(t)
         for given in tools:
             self.tools.register(given, replace=True)
@@ -619,6 +621,18 @@ class Agent:
     def sessions(workspace: str | Path | None = None) -> list[SessionMetadata]:
         """Saved sessions under ``workspace``, newest first."""
         return Session.list(Path(workspace or Path.cwd()).resolve())
+
+    def search_sessions(
+        self, query: str, *, limit: int = 10, include_current: bool = False
+    ) -> list[SessionHit]:
+        """Past sessions of this workspace whose words match ``query``, best first, each with
+        its best passage (what the ``search_sessions`` tool gives the model, as objects).
+        Blocks while SQLite searches (a couple of seconds at most); raises
+        :class:`~jupyter_agent.session_index.SearchError` saying why a query cannot be
+        searched."""
+        exclude = () if include_current else (self.session.id,)
+        index = SessionIndex.of(self.workspace / SESSIONS_DIR)
+        return index.search(query, limit=limit, exclude=exclude)
 
     def child(
         self,

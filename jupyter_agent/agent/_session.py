@@ -33,10 +33,10 @@ from ..errors import SessionError
 from ..messages import Message, MessageAdapter, encodable, new_id
 from ..models import Usage
 from ..plans import Plan, StepProgress
+from ..session_index import SESSIONS_DIR, index_records
 
 log = logging.getLogger(__name__)
 
-SESSIONS_DIR = Path(".jupyter_agent") / "sessions"
 HOLD_LIMIT = 0.5
 """Seconds writes are held at most: a request that cannot go out (no connection yet, the
 SDK backing off before a retry) does not keep the records in memory for longer."""
@@ -217,23 +217,32 @@ class Session:
             return
         folder = self.path
         assert folder is not None
+        records, end, metadata = b"", 0, None
         if self._unwritten:
             if self._log is None:
                 self._log = _open_log(folder)
             records = b"".join(map(_record, self._unwritten))
             _append_whole(self._log, records)
+            end = self._log.tell()
             self._unwritten.clear()
         if self._metadata_changed:
             folder.mkdir(parents=True, exist_ok=True)
+            metadata = self.metadata.model_dump_json(indent=1).encode()
             # Atomic, so a crash never leaves half a file; not fsynced, like history.jsonl:
             # it is rewritten at every run's start and end, and an fsync there would cost
             # each run milliseconds to guard against a power cut, not a crash.
-            atomic_write_bytes(
-                folder / "metadata.json",
-                self.metadata.model_dump_json(indent=1).encode(),
-                durable=False,
-            )
+            atomic_write_bytes(folder / "metadata.json", metadata, durable=False)
             self._metadata_changed = False
+        if records or metadata is not None:
+            self._index(records, end, metadata)
+
+    def _index(self, records: bytes, end: int, metadata: bytes | None) -> None:
+        """Hand what was just written to the search index (queued: a thread indexes it).
+        Whatever goes wrong there is logged; the write itself has succeeded."""
+        try:
+            index_records(self.root, self.id, records, end, metadata)
+        except Exception:
+            log.exception("could not queue session %s for the search index", self.id)
 
     def close(self) -> None:
         self.flush()

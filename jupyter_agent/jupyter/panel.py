@@ -16,7 +16,9 @@ split by purpose:
   characters waits up to 0.1 s for more. State, usage and context events only set traits.
   A ``snapshot`` for no view (after a session was resumed) replaces every view's
   transcript.
-- **Commands** from a view are validated, then carried out; each gets a ``reply``.
+- **Commands** from a view are validated, then carried out; each gets a ``reply``. A
+  search of past sessions (the session picker's search box) runs in a worker thread and
+  is answered when it is done, the matches in its reply.
 
 Comm messages arrive on the kernel's shell thread, or on a subshell thread when JupyterLab
 runs comms over subshells; every one is handed to the agent's event loop with
@@ -34,7 +36,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +50,7 @@ from ..agent import Agent, RunHandle
 from ..errors import AgentError
 from ..models import context_window
 from ..permissions import Permission
+from ..session_index import SearchError
 from ._displays import PanelDisplays
 from ._setup import model_setup, use_api_key
 from .panel_protocol import (
@@ -57,6 +60,7 @@ from .panel_protocol import (
     CompactCommand,
     Events,
     ExecutePlanCommand,
+    FoundSession,
     Hello,
     KernelMessage,
     PanelContext,
@@ -64,6 +68,7 @@ from .panel_protocol import (
     Reply,
     ResumeCommand,
     RetryCommand,
+    SearchSessionsCommand,
     SendCommand,
     SessionsCommand,
     SetKeyCommand,
@@ -179,6 +184,8 @@ class AgentPanel(anywidget.AnyWidget):
             self.model_id, self._header, self._notebook_line, lambda: self.views_seen
         )
         self._tool = ""
+        self._later: set[asyncio.Task[None]] = set()
+        """Commands answered once their work is done (kept, so none is collected early)."""
         self.on_msg(self._on_msg)
         self.bind(agent)
 
@@ -473,17 +480,52 @@ class AgentPanel(anywidget.AnyWidget):
             return
         ok, failure = True, None  # type: tuple[bool, str | None]
         try:
-            self.command(message)
+            later = self.command(message)
         except (AgentError, ValueError, KeyError, TypeError) as exc:
             text = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
             ok, failure = False, str(text) or type(exc).__name__
         except Exception as exc:
             log.exception("panel command %r failed", message.name)
             ok, failure = False, f"{type(exc).__name__}: {exc}"
+        else:
+            if later is not None:  # answered when its work is done, off the loop
+                task = self._loop.create_task(self._reply_later(message.id, later))
+                self._later.add(task)
+                task.add_done_callback(self._later.discard)
+                return
         self._post(Reply(type="reply", id=message.id, ok=ok, error=failure))
 
-    def command(self, command: Command) -> None:
-        """Carry out a command from a view (on the loop's thread)."""
+    async def _reply_later(self, cid: str, work: Coroutine[Any, Any, list[FoundSession]]) -> None:
+        try:
+            found = await work
+        except SearchError as exc:
+            self._post(Reply(type="reply", id=cid, ok=False, error=str(exc)))
+        except Exception as exc:
+            log.exception("panel command %s failed", cid)
+            self._post(Reply(type="reply", id=cid, ok=False, error=f"{type(exc).__name__}: {exc}"))
+        else:
+            self._post(Reply(type="reply", id=cid, ok=True, error=None, found=found))
+
+    async def _search_sessions(self, query: str, limit: int) -> list[FoundSession]:
+        """The search box: past sessions matching ``query``, searched in a worker thread."""
+        hits = await asyncio.to_thread(self.agent.search_sessions, query, limit=limit)
+        return [
+            FoundSession(
+                id=h.session_id,
+                title=h.title or "(untitled)",
+                updated=h.updated_at,
+                said=h.said_at,
+                role=h.role,
+                label=h.label,
+                parts=h.parts(),
+                matches=h.matches,
+            )
+            for h in hits
+        ]
+
+    def command(self, command: Command) -> Coroutine[Any, Any, list[FoundSession]] | None:
+        """Carry out a command from a view (on the loop's thread). A command whose work
+        must not hold the loop (a search) returns it to be awaited; its reply waits for it."""
         agent = self.agent
         match command:
             case SendCommand():
@@ -517,6 +559,10 @@ class AgentPanel(anywidget.AnyWidget):
                 self.bind(self._resume(command.session_id))
             case SessionsCommand():
                 self.refresh_sessions()
+            case SearchSessionsCommand():
+                if not 1 <= command.limit <= 30:
+                    raise ValueError("A search returns 1 to 30 sessions.")
+                return self._search_sessions(command.query, command.limit)
             case SetKeyCommand():
                 use_api_key(agent, command.key, save=command.save)
                 self.refresh_model()
@@ -531,6 +577,7 @@ class AgentPanel(anywidget.AnyWidget):
                 self.refresh()
             case _:
                 assert_never(command)
+        return None
 
     def _waiting(self, given: str, current: str, what: str) -> RunHandle:
         """The run that waits on the question or approval ``given``: the agent's own

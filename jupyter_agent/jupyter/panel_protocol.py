@@ -158,6 +158,24 @@ traits) and the panel's own entries."""
 # --- messages from the kernel ----------------------------------------------------------
 
 
+class FoundSession(TypedDict):
+    """A past session matching a ``search_sessions`` command, with its best passage."""
+
+    id: str
+    title: str
+    updated: float
+    """When the session was last written (seconds since the epoch)."""
+    said: float
+    """When the matching passage was written."""
+    role: str
+    """Who said it: user, assistant, plan, summary, question, tool call, tool result."""
+    label: str
+    """The tool's name, for a tool call or result."""
+    parts: list[str]
+    """The passage cut at its matches: plain text at even places, matched words at odd."""
+    matches: int
+
+
 class Reply(TypedDict):
     """The answer to a command: ``error`` says what went wrong, in words for the user."""
 
@@ -165,6 +183,8 @@ class Reply(TypedDict):
     id: str | None
     ok: bool
     error: str | None
+    found: NotRequired[list[FoundSession]]
+    """The answer to ``search_sessions``: matching sessions, best first."""
 
 
 class Snapshot(TypedDict):
@@ -272,6 +292,15 @@ class SessionsCommand(_Command):
     name: Literal["sessions"]
 
 
+class SearchSessionsCommand(_Command):
+    """Search the workspace's past sessions for ``query``'s words (the current session is
+    left out); the reply carries the matches in ``found``."""
+
+    name: Literal["search_sessions"]
+    query: str
+    limit: int = 10
+
+
 class TrustCommand(_Command):
     """Trust the workspace's own settings (the button on the warning that they were ignored)."""
 
@@ -317,6 +346,7 @@ Command = Annotated[
     | SetMaxStepsCommand
     | ResumeCommand
     | SessionsCommand
+    | SearchSessionsCommand
     | TrustCommand
     | SetKeyCommand
     | RetryCommand

@@ -287,6 +287,26 @@ def test_a_resumed_session_offers_to_continue_its_stopped_plan(open_notebook, la
     expect(carry_on).to_be_disabled()
 
 
+def test_the_session_search_finds_a_past_session_by_its_words_and_resumes_it(open_notebook, lab):
+    notebook = agent_notebook(open_notebook, lab, "search_sessions", [{"text": "Hello."}])
+    past_id = notebook.run_cell(
+        "from jupyter_agent import Agent\n"
+        "past = Agent('planner', ScriptedModel([{'text': 'Churn is 4 % in the March cohort.'}]))\n"
+        "await past.run('measure the churn by cohort')\n"
+        "print(past.session.id)",
+    )
+    panel = start(notebook, "%agent --model $m")
+    panel.get_by_role("searchbox", name="Search sessions").fill("march cohort")
+    hit = panel.get_by_role("group", name="Matching sessions").get_by_role(
+        "button", name=re.compile(r"^measure the churn by cohort — ")
+    )
+    expect(hit).to_be_visible()
+    expect(hit.locator("mark")).to_have_text(["March", "cohort"])
+    hit.click()
+    expect(panel.get_by_text(f"Resumed session {past_id}.")).to_be_visible()
+    expect(panel.locator(".ja-transcript")).to_contain_text("Churn is 4 % in the March cohort.")
+
+
 # --- the transcript ------------------------------------------------------------------------
 
 MARKDOWN = """## Findings

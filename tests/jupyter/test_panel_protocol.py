@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, get_args
 
 import pytest
+from helpers import until
 from pydantic import TypeAdapter, ValidationError
 from test_events import SAMPLES
 
@@ -82,13 +83,19 @@ def test_the_panel_declares_exactly_the_traits_of_the_protocol() -> None:
         ({"type": "command", "id": "6", "name": "send", "text": ["not", "text"]}, "text"),
         ({"type": "shout", "id": "7"}, "shout"),
         ({"type": "command", "id": "8", "name": "compact", "keep": 3}, "keep"),
+        ({"type": "command", "id": "9", "name": "search_sessions"}, "query"),
+        (
+            {"type": "command", "id": "10", "name": "search_sessions", "query": "a", "limit": 0},
+            "1 to 30",
+        ),
     ],
 )
 def test_a_malformed_message_from_a_view_is_refused_with_a_reply_that_says_why(
     message: dict[str, Any], error: str, workspace: Path
 ) -> None:
-    with pytest.raises(ValidationError):
-        ViewMessageAdapter.validate_python(message)
+    if message.get("limit") is None:  # a limit out of range is the panel's to refuse
+        with pytest.raises(ValidationError):
+            ViewMessageAdapter.validate_python(message)
 
     async def scenario() -> list[dict[str, Any]]:
         agent = Agent("planner", ScriptedModel([{"text": "hi"}]), workspace=workspace)
@@ -232,3 +239,37 @@ def test_a_subagents_approval_shows_in_the_panel_and_the_answer_reaches_the_suba
     spawned = next(e for e in entries if e["kind"] == "subagent_spawned")
     assert spawned["parent_tool_use_id"] == agent.history[1].tool_uses[0].id
     TypeAdapter(list[panel_protocol.TranscriptEntry]).validate_python(entries)
+
+
+def test_a_session_search_replies_with_matches_and_one_can_be_resumed(workspace: Path) -> None:
+    async def scenario() -> tuple[list[dict[str, Any]], AgentPanel, str]:
+        past = Agent("planner", ScriptedModel([{"text": "Median is 4.2 ms"}]), workspace=workspace)
+        await past.run("measure the p50 latency")
+        agent = Agent("planner", ScriptedModel([{"text": "hi"}]), workspace=workspace)
+        panel = AgentPanel(
+            agent,
+            resume=lambda sid: Agent.resume(sid, workspace=workspace, model=ScriptedModel()),
+        )
+        sent: list[dict[str, Any]] = []
+        panel._post = sent.append  # type: ignore[method-assign]  # the comm, not opened here
+        panel._handle({"type": "command", "id": "s", "name": "search_sessions", "query": "medi"})
+        panel._handle({"type": "command", "id": "e", "name": "search_sessions", "query": "(*)"})
+        panel._handle({"type": "command", "id": "n", "name": "search_sessions", "query": "zebra"})
+        assert not sent  # answered off the loop, once the thread has searched
+        await until(lambda: len(sent) == 3)
+        panel._handle(
+            {"type": "command", "id": "r", "name": "resume", "session_id": past.session.id}
+        )
+        panel.close()
+        return sent, panel, past.session.id
+
+    sent, panel, past_id = asyncio.run(scenario())
+    replies = {m["id"]: m for m in sent if m["type"] == "reply"}
+    (found,) = replies["s"]["found"]
+    assert found["id"] == past_id and found["title"] == "measure the p50 latency"
+    assert found["role"] in ("user", "assistant") and found["matches"] == 1
+    assert found["parts"] == ["", "Median", " is 4.2 ms"]
+    assert replies["e"]["ok"] is False and "Nothing to search for" in replies["e"]["error"]
+    assert replies["n"] == {"type": "reply", "id": "n", "ok": True, "error": None, "found": []}
+    assert replies["r"]["ok"] is True and panel.session_id == past_id
+    TypeAdapter(panel_protocol.KernelMessage).validate_python(replies["s"])

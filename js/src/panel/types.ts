@@ -7,6 +7,7 @@
 import type { Command, TranscriptEntry } from './wire';
 
 export type {
+  FoundSession,
   KernelMessage,
   PanelContext,
   PanelState,
@@ -15,6 +16,7 @@ export type {
   PlanStep,
   Question,
   QuestionOption,
+  Reply,
   TranscriptEntry
 } from './wire';
 

@@ -12,13 +12,16 @@ import { ContextGauge } from './context';
 import { h } from './dom';
 import { interruptKernel } from './interrupt';
 import { PlanStrip } from './plan-strip';
+import { SessionSearch } from './session-search';
 import { Transcript } from './transcript';
 import type {
   CommandArgs,
   CommandName,
+  FoundSession,
   KernelMessage,
   PanelState,
-  PanelUsage
+  PanelUsage,
+  Reply
 } from './types';
 
 export { renderInline, renderMarkdown } from './markdown';
@@ -169,6 +172,16 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
     h('label', { class: 'ja-session-picker' }, 'Session ', sessionSelect),
     resumeButton
   );
+  // The search box finds past sessions by their words; a result resumes its session.
+  const sessionSearch = new SessionSearch({
+    search: query =>
+      command('search_sessions', { query }).then(
+        reply => (reply as Reply).found ?? ([] as FoundSession[])
+      ),
+    resume: sessionId =>
+      resume(sessionId, () => (sessionSearch.input.value = '')),
+    busy: () => model.get('busy')
+  });
   const usage = h('div', { class: 'ja-usage' });
   // Compact now: the command's reply or the run it starts (busy) sets the button again.
   const gauge = new ContextGauge(() => {
@@ -258,6 +271,7 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
     inputForm,
     controls,
     gauge.el,
+    sessionSearch.el,
     usage
   );
   el.append(root);
@@ -399,6 +413,7 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
       status.dataset.state = 'setup';
     }
     transcript.refreshControls();
+    sessionSearch.refresh();
   }
 
   function refreshContext() {
@@ -601,16 +616,15 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
     });
   });
   sessionSelect.addEventListener('change', refresh);
-  resumeButton.addEventListener('click', () => {
+  function resume(sessionId: string, done?: () => void) {
     resumeButton.disabled = true;
     focusInput();
-    command('resume', { session_id: sessionSelect.value }).catch(
-      (error: Error) => {
-        showError(error.message);
-        refresh();
-      }
-    );
-  });
+    command('resume', { session_id: sessionId }).then(done, (error: Error) => {
+      showError(error.message);
+      refresh();
+    });
+  }
+  resumeButton.addEventListener('click', () => resume(sessionSelect.value));
 
   refreshRoles();
   refreshSessions();
@@ -623,6 +637,7 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
 
   return () => {
     disposed = true;
+    sessionSearch.dispose();
     for (const [name, fn] of listeners) model.off(name, fn);
     for (const pending of waitingReplies.values()) clearTimeout(pending.timer);
     waitingReplies.clear();

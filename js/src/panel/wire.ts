@@ -69,6 +69,7 @@ export type Command =
   | SetMaxStepsCommand
   | ResumeCommand
   | SessionsCommand
+  | SearchSessionsCommand
   | TrustCommand
   | SetKeyCommand
   | RetryCommand
@@ -877,9 +878,26 @@ export interface PlanStoppedEntry {
  */
 export interface Reply {
   error: string | null;
+  found?: FoundSession[];
   id: string | null;
   ok: boolean;
   type: 'reply';
+}
+/**
+ * A past session matching a ``search_sessions`` command, with its best passage.
+ *
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "FoundSession".
+ */
+export interface FoundSession {
+  id: string;
+  label: string;
+  matches: number;
+  parts: string[];
+  role: string;
+  said: number;
+  title: string;
+  updated: number;
 }
 /**
  * The transcript so far, for one view (``view``) or, after a resume, every view.
@@ -1111,6 +1129,20 @@ export interface ResumeCommand {
 export interface SessionsCommand {
   id: string;
   name: 'sessions';
+  type: 'command';
+}
+/**
+ * Search the workspace's past sessions for ``query``'s words (the current session is
+ * left out); the reply carries the matches in ``found``.
+ *
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "SearchSessionsCommand".
+ */
+export interface SearchSessionsCommand {
+  id: string;
+  limit?: number;
+  name: 'search_sessions';
+  query: string;
   type: 'command';
 }
 /**

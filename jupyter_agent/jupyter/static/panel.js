@@ -3306,6 +3306,111 @@ var PlanStrip = class {
   }
 };
 
+// src/panel/session-search.ts
+var SEARCH_DELAY = 250;
+var SessionSearch = class {
+  constructor(actions) {
+    this.actions = actions;
+    this.asked = 0;
+    this.input = h("input", {
+      type: "search",
+      class: "ja-session-search",
+      autocomplete: "off",
+      "aria-label": "Search sessions",
+      placeholder: "Words from a past session…"
+    });
+    this.status = h("div", {
+      class: "ja-search-status",
+      role: "status",
+      "aria-live": "polite"
+    });
+    this.results = h("div", {
+      class: "ja-search-results",
+      role: "group",
+      "aria-label": "Matching sessions"
+    });
+    this.el = h(
+      "div",
+      { class: "ja-session-search-box" },
+      h("label", {}, "Search sessions ", this.input),
+      this.status,
+      this.results
+    );
+    this.input.addEventListener("input", () => {
+      clearTimeout(this.timer);
+      this.timer = setTimeout(() => this.run(), SEARCH_DELAY);
+    });
+    this.input.addEventListener("keydown", (event) => {
+      if (event.key === "Enter") {
+        event.preventDefault();
+        this.run();
+      } else if (event.key === "Escape" && this.input.value) {
+        event.preventDefault();
+        event.stopPropagation();
+        this.input.value = "";
+        this.run();
+      }
+    });
+  }
+  /** Search for what the box holds now (an empty box clears the results). */
+  run() {
+    clearTimeout(this.timer);
+    const query = this.input.value.trim();
+    const asked = ++this.asked;
+    if (!query) {
+      this.status.textContent = "";
+      this.results.replaceChildren();
+      return;
+    }
+    this.status.textContent = "Searching…";
+    this.actions.search(query).then(
+      (found) => {
+        if (asked === this.asked) this.show(query, found);
+      },
+      (error) => {
+        if (asked !== this.asked) return;
+        this.results.replaceChildren();
+        this.status.textContent = error.message;
+      }
+    );
+  }
+  /** Enable the result buttons, or not while the agent works (resuming needs it idle). */
+  refresh() {
+    const busy = this.actions.busy();
+    for (const button of this.results.querySelectorAll("button"))
+      button.disabled = busy;
+  }
+  dispose() {
+    clearTimeout(this.timer);
+    this.asked++;
+  }
+  show(query, found) {
+    this.status.textContent = found.length ? `${found.length} past session${found.length === 1 ? "" : "s"} match “${query}”.` : `No past session matches “${query}”.`;
+    this.results.replaceChildren(...found.map((f) => this.hit(f)));
+    this.refresh();
+  }
+  hit(found) {
+    const when = new Date(found.said * 1e3).toLocaleString();
+    const who = found.label ? `${found.role} (${found.label})` : found.role;
+    const passage = found.parts.map(
+      (text, i) => i % 2 ? h("mark", { text }) : text
+    );
+    return h(
+      "button",
+      {
+        type: "button",
+        class: "ja-search-hit",
+        "data-session": found.id,
+        title: `Resume this session (${found.matches} matching passage${found.matches === 1 ? "" : "s"})`,
+        onclick: () => this.actions.resume(found.id)
+      },
+      h("span", { class: "ja-search-title", text: found.title }),
+      h("span", { class: "ja-search-when", text: ` — ${when}` }),
+      h("span", { class: "ja-search-passage" }, `${who}: `, ...passage)
+    );
+  }
+};
+
 // src/panel/markdown.ts
 var FENCE = /^ {0,3}(`{3,}|~{3,})(.*)$/;
 var HEADING = /^ {0,3}(#{1,6})\s+(.*?)(?:\s+#+)?\s*$/;
@@ -4387,6 +4492,13 @@ function render({ model, el }) {
     h("label", { class: "ja-session-picker" }, "Session ", sessionSelect),
     resumeButton
   );
+  const sessionSearch = new SessionSearch({
+    search: (query) => command("search_sessions", { query }).then(
+      (reply) => reply.found ?? []
+    ),
+    resume: (sessionId) => resume(sessionId, () => sessionSearch.input.value = ""),
+    busy: () => model.get("busy")
+  });
   const usage = h("div", { class: "ja-usage" });
   const gauge = new ContextGauge(() => {
     focusInput();
@@ -4466,6 +4578,7 @@ function render({ model, el }) {
     inputForm,
     controls,
     gauge.el,
+    sessionSearch.el,
     usage
   );
   el.append(root);
@@ -4582,6 +4695,7 @@ function render({ model, el }) {
       status.dataset.state = "setup";
     }
     transcript.refreshControls();
+    sessionSearch.refresh();
   }
   function refreshContext() {
     gauge.update(model.get("context"), model.get("busy"));
@@ -4757,16 +4871,15 @@ function render({ model, el }) {
     });
   });
   sessionSelect.addEventListener("change", refresh);
-  resumeButton.addEventListener("click", () => {
+  function resume(sessionId, done) {
     resumeButton.disabled = true;
     focusInput();
-    command("resume", { session_id: sessionSelect.value }).catch(
-      (error) => {
-        showError(error.message);
-        refresh();
-      }
-    );
-  });
+    command("resume", { session_id: sessionId }).then(done, (error) => {
+      showError(error.message);
+      refresh();
+    });
+  }
+  resumeButton.addEventListener("click", () => resume(sessionSelect.value));
   refreshRoles();
   refreshSessions();
   refreshNotebook();
@@ -4777,6 +4890,7 @@ function render({ model, el }) {
   model.send({ type: "hello", view: viewId });
   return () => {
     disposed = true;
+    sessionSearch.dispose();
     for (const [name, fn] of listeners) model.off(name, fn);
     for (const pending of waitingReplies.values()) clearTimeout(pending.timer);
     waitingReplies.clear();

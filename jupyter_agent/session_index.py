@@ -1,0 +1,709 @@
+"""The search index of a workspace's sessions: SQLite FTS5 over what they said.
+
+One file, ``<workspace>/.jupyter_agent/sessions/index.sqlite``, beside the sessions it
+indexes: it goes where they go (a copied or deleted workspace takes it along) and every
+kernel working in the workspace finds the same one. It holds, per message, the user's
+words, the assistant's text, plans (goal and steps), summaries (``task_complete``), tool
+names with their input cut short, and the first few hundred characters of tool results.
+
+Invariants kept here:
+
+- **The index is derived.** ``history.jsonl`` files are the record; the index is rebuilt
+  from them when it is missing, damaged, or of an older schema, and catches up on any
+  session that grew behind its back (another kernel, an older version, a failed write) by
+  comparing each file's size with what it indexed. A torn or invalid line is skipped.
+- **Idempotent.** A row is keyed by (session, message id, block): indexing a record twice
+  adds nothing, so two kernels writing one workspace (WAL, busy timeout) cannot duplicate.
+- **Made by the first search, then kept up to date.** A search makes the index from the
+  histories; from then on :meth:`SessionIndex.add` (called as a session writes) only queues
+  the bytes just written, and one writer thread per process indexes them into the existing
+  index. It never makes one: a workspace nobody searches gets no index file (and a script
+  that removes its temporary folder after a run races no write of ours). A failure to
+  index is logged and never reaches the session's write.
+- **Never on the event loop.** Writes are the writer thread's; searches run in the
+  caller's thread (a tool sends them to a worker thread) under a time budget: SQLite's
+  progress handler stops a slow query.
+- **Never more than the history.** Texts are cut and run through :func:`mask_secrets`.
+- **The query is text, not syntax.** Words are taken out of it and each is quoted, so FTS5
+  operators (``NEAR(``, ``*``, ``-``, quotes, parentheses) are matched as words or dropped,
+  never parsed; a query with no words gets a clear message.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import re
+import sqlite3
+import threading
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, ClassVar
+
+from pydantic import ValidationError
+
+from .errors import AgentError
+from .messages import (
+    STOPPED_NOTE,
+    Message,
+    MessageAdapter,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+)
+from .secrets import mask_secrets
+
+log = logging.getLogger(__name__)
+
+SESSIONS_DIR = Path(".jupyter_agent") / "sessions"
+INDEX_FILE = "index.sqlite"
+SCHEMA_VERSION = 1
+"""Kept in ``PRAGMA user_version``; an index of an older version is rebuilt."""
+
+TEXT_CHARS = 4000
+"""Characters of one message's text (or a plan, a summary) indexed; the rest is not."""
+TOOL_INPUT_CHARS = 200
+RESULT_CHARS = 300
+"""Characters of a tool result indexed: enough to find it, never the whole output."""
+SECRET_WINDOW = 4096
+"""Characters past a cut that are masked with the text, so a secret cut through is seen whole."""
+QUERY_CHARS = 2000
+QUERY_TERMS = 16
+"""Words of a query searched for at most (the rest of a long query is left out)."""
+SEARCH_BUDGET = 2.0
+"""Seconds a search may take before SQLite is told to stop it."""
+PROGRESS_STEPS = 10_000
+"""SQLite instructions between two checks of the search's time budget."""
+BUSY_TIMEOUT_MS = 5000
+"""How long a write waits for another kernel's write to the same index."""
+MAX_LIMIT = 50
+MARK_START, MARK_END = "\x02", "\x03"
+"""Around each matched word in a snippet (control characters: never in indexed text)."""
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+_MARKS = re.compile(f"[{MARK_START}{MARK_END}]")
+
+_SCHEMA = f"""
+CREATE TABLE sessions (
+    session_id TEXT PRIMARY KEY,
+    title TEXT NOT NULL DEFAULT '',
+    created_at REAL NOT NULL DEFAULT 0,
+    updated_at REAL NOT NULL DEFAULT 0,
+    agent_type TEXT NOT NULL DEFAULT '',
+    parent_session_id TEXT,
+    indexed_bytes INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE entries (
+    id INTEGER PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    message_id TEXT NOT NULL,
+    part INTEGER NOT NULL,
+    role TEXT NOT NULL,
+    label TEXT NOT NULL DEFAULT '',
+    ref TEXT NOT NULL DEFAULT '',
+    created_at REAL NOT NULL,
+    text TEXT NOT NULL,
+    UNIQUE (session_id, message_id, part)
+);
+CREATE INDEX entries_ref ON entries (session_id, ref);
+CREATE VIRTUAL TABLE entries_fts USING fts5(
+    text, content='entries', content_rowid='id',
+    tokenize='porter unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER entries_added AFTER INSERT ON entries BEGIN
+    INSERT INTO entries_fts (rowid, text) VALUES (new.id, new.text);
+END;
+CREATE TRIGGER entries_removed AFTER DELETE ON entries BEGIN
+    INSERT INTO entries_fts (entries_fts, rowid, text) VALUES ('delete', old.id, old.text);
+END;
+PRAGMA user_version = {SCHEMA_VERSION};
+"""
+
+
+class SearchError(AgentError):
+    """A search that cannot be made: its message says why, in words for the user."""
+
+
+_FTS5_MISSING: str | None = None
+
+
+def fts5_missing() -> str | None:
+    """Why this Python's SQLite cannot index sessions, or ``None`` when it can."""
+    global _FTS5_MISSING
+    if _FTS5_MISSING is None:
+        try:
+            with contextlib.closing(sqlite3.connect(":memory:")) as db:
+                db.execute("CREATE VIRTUAL TABLE t USING fts5(x)")
+            _FTS5_MISSING = ""
+        except sqlite3.Error as exc:
+            _FTS5_MISSING = (
+                f"Searching past sessions needs SQLite's FTS5 extension, which this Python's "
+                f"SQLite {sqlite3.sqlite_version} lacks ({exc}). Install a Python built with "
+                "FTS5 (python.org, conda and most distributions' builds have it)."
+            )
+    return _FTS5_MISSING or None
+
+
+# --- what is indexed ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Row:
+    message_id: str
+    part: int
+    role: str
+    """user, assistant, plan, summary, question, tool call, tool result."""
+    label: str
+    """The tool's name, for tool calls and results."""
+    ref: str
+    """The tool_use id, which ties a result to its call."""
+    created_at: float
+    text: str
+
+
+def _rows(message: Message) -> Iterator[_Row]:
+    """What of ``message`` the index holds, one row per content block worth finding."""
+    if message.message_type == "execute_plan":
+        return  # the prompt a button sent, not the user's words: every executed plan has it
+    # A context record holds a compaction's summary (the model's words) or nothing.
+    speaker = "summary" if message.message_type == "context" else message.role
+    for part, block in enumerate(message.content):
+        row = _row(message, part, block, speaker)
+        if row is not None and row.text.strip():
+            yield row
+
+
+def _row(message: Message, part: int, block: object, speaker: str) -> _Row | None:
+    def make(role: str, text: str, limit: int, label: str = "", ref: str = "") -> _Row:
+        # Masked before it is cut, so a cut through a secret cannot hide it from the mask
+        # (a window past the cut, wide enough for a private key, keeps the work bounded).
+        clean = _cut(mask_secrets(_MARKS.sub("", text[: limit + SECRET_WINDOW])), limit)
+        return _Row(message.id, part, role, label, ref, message.created_at, clean)
+
+    if isinstance(block, TextBlock):
+        if block.text.strip() == STOPPED_NOTE:
+            return None
+        return make(speaker, block.text, TEXT_CHARS)
+    if isinstance(block, ToolUseBlock):
+        args = block.input
+        if block.name == "submit_plan":
+            return make("plan", _plan_text(args), TEXT_CHARS, block.name, block.id)
+        if block.name == "task_complete":
+            return make("summary", str(args.get("summary", "")), TEXT_CHARS, block.name, block.id)
+        if block.name == "ask_user":
+            return make("question", _question_text(args), TEXT_CHARS, block.name, block.id)
+        shown = json.dumps(args, ensure_ascii=False, default=str)
+        text = f"{block.name} {_cut(shown, TOOL_INPUT_CHARS)}"
+        return make("tool call", text, TOOL_INPUT_CHARS * 2, block.name, block.id)
+    if isinstance(block, ToolResultBlock):
+        return make("tool result", block.text, RESULT_CHARS, ref=block.tool_use_id)
+    return None  # thinking, images: not what anyone searches for
+
+
+def _plan_text(args: dict[str, Any]) -> str:
+    lines = [str(args.get("goal", ""))]
+    steps = args.get("steps")
+    for step in steps if isinstance(steps, list) else ():
+        if isinstance(step, dict):
+            reason = f" ({step['reason']})" if step.get("reason") else ""
+            lines.append(f"{step.get('step_number', '')}. {step.get('action', '')}{reason}")
+    return "\n".join(lines)
+
+
+def _question_text(args: dict[str, Any]) -> str:
+    options = args.get("options")
+    labels = [
+        str(o.get("label", ""))
+        for o in (options if isinstance(options, list) else ())
+        if isinstance(o, dict)
+    ]
+    return "\n".join([str(args.get("question", "")), str(args.get("context", "")), *labels])
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _messages(data: bytes) -> Iterator[Message]:
+    """The messages in a piece of ``history.jsonl``; invalid or torn lines are skipped."""
+    for line in data.splitlines():
+        if not line.strip():
+            continue
+        try:
+            yield MessageAdapter.validate_json(line)
+        except (ValidationError, ValueError):
+            continue
+
+
+# --- queries --------------------------------------------------------------------------
+
+
+def match_expression(query: str, *, every: bool = True) -> str:
+    """``query`` as an FTS5 expression that is only words: each word quoted (so nothing in
+    it is syntax), all of them required (or, not ``every``, any of them), the last one also
+    matching as a prefix (for a search box that searches while the user types). Raises
+    :class:`SearchError` when the query has no words."""
+    words = _WORD.findall(query[:QUERY_CHARS])[:QUERY_TERMS]
+    if not words:
+        raise SearchError(
+            f"Nothing to search for in {_cut(query, 60)!r}: give one or more words "
+            "(letters or digits); search syntax such as quotes, * or NEAR( is not used."
+        )
+    terms = [f'"{w}"' for w in words]  # \w+ holds no quote: nothing to escape
+    if query.rstrip() == query and len(words[-1]) >= 2:
+        terms[-1] += "*"
+    return (" " if every else " OR ").join(terms)
+
+
+@dataclass(frozen=True, slots=True)
+class SessionHit:
+    """A past session that matches a search, with its best-matching passage."""
+
+    session_id: str
+    title: str
+    updated_at: float
+    """When the session was last written."""
+    said_at: float
+    """When the matching message was written."""
+    role: str
+    """Who said the passage: user, assistant, plan, summary, question, tool call, tool result."""
+    label: str
+    """The tool's name, for a tool call or result."""
+    snippet: str
+    """The passage, each matched word between :data:`MARK_START` and :data:`MARK_END`."""
+    matches: int
+    """How many of the session's passages match."""
+
+    def marked(self, start: str = "**", end: str = "**") -> str:
+        """The snippet with matches between ``start`` and ``end``, on one line."""
+        text = self.snippet.replace(MARK_START, start).replace(MARK_END, end)
+        return " ".join(text.split())
+
+    def parts(self) -> list[str]:
+        """The snippet cut at its marks: plain text at even places, matches at odd ones."""
+        return re.split(f"[{MARK_START}{MARK_END}]", " ".join(self.snippet.split()))
+
+
+# --- the index ------------------------------------------------------------------------
+
+
+class SessionIndex:
+    """The FTS5 index of the sessions under one sessions folder (see the module's text).
+
+    >>> index = SessionIndex.of(workspace / SESSIONS_DIR)
+    >>> index.search("sales cleanup", limit=5)
+    """
+
+    _known: ClassVar[dict[Path, SessionIndex]] = {}
+    _known_lock: ClassVar[threading.Lock] = threading.Lock()
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        """The sessions folder."""
+        self.path = root / INDEX_FILE
+
+    @classmethod
+    def of(cls, root: Path) -> SessionIndex:
+        """The one index of ``root`` in this process (so its writes share one queue)."""
+        with cls._known_lock:
+            index = cls._known.get(root)
+            if index is None:
+                index = cls._known[root] = cls(root)
+            return index
+
+    # --- writing ----------------------------------------------------------------------
+
+    def add(self, session_id: str, records: bytes, end: int, metadata: bytes | None = None) -> None:
+        """Index ``records``, just appended to the session's history so that the file now
+        ends at byte ``end``, and its ``metadata`` (``metadata.json``'s bytes) when they
+        changed. Returns at once: the writer thread does the work."""
+        if fts5_missing():
+            return
+        _writer.put(self, _Batch(session_id, records, end, metadata))
+
+    def wait(self, timeout: float = 10.0) -> bool:
+        """Wait until everything queued so far is indexed; ``False`` if ``timeout`` passed."""
+        return _writer.wait(timeout)
+
+    def _write(self, db: sqlite3.Connection, batches: Sequence[_Batch]) -> None:
+        with db:
+            db.execute("BEGIN IMMEDIATE")
+            for batch in batches:
+                if batch.metadata is not None:
+                    self._write_metadata(db, batch.session_id, json.loads(batch.metadata))
+                if not batch.records:
+                    continue
+                self._write_records(db, batch.session_id, batch.records)
+                # The file is indexed up to `end` only if this batch began where the index
+                # had got to: a batch lost before it leaves a gap that catch_up reads.
+                start = batch.end - len(batch.records)
+                db.execute(
+                    "INSERT INTO sessions (session_id, indexed_bytes) VALUES (?, ?) "
+                    "ON CONFLICT (session_id) DO UPDATE SET indexed_bytes = CASE "
+                    "WHEN indexed_bytes >= ? THEN max(indexed_bytes, ?) ELSE indexed_bytes END",
+                    (batch.session_id, batch.end if start <= 0 else 0, start, batch.end),
+                )
+
+    @staticmethod
+    def _write_metadata(db: sqlite3.Connection, session_id: str, meta: dict[str, Any]) -> None:
+        db.execute(
+            "INSERT INTO sessions (session_id, title, created_at, updated_at, agent_type, "
+            "parent_session_id) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (session_id) DO UPDATE SET "
+            "title = excluded.title, created_at = excluded.created_at, "
+            "updated_at = excluded.updated_at, agent_type = excluded.agent_type, "
+            "parent_session_id = excluded.parent_session_id",
+            (
+                session_id,
+                mask_secrets(str(meta.get("title") or "")),
+                float(meta.get("created_at") or 0),
+                float(meta.get("updated_at") or 0),
+                str(meta.get("agent_type") or ""),
+                meta.get("parent_session_id"),
+            ),
+        )
+
+    @staticmethod
+    def _write_records(db: sqlite3.Connection, session_id: str, records: bytes) -> None:
+        for message in _messages(records):
+            time.sleep(0)  # let the event loop's thread have the GIL between messages
+            for row in _rows(message):
+                label = row.label
+                if row.role == "tool result" and row.ref:
+                    found = db.execute(
+                        "SELECT label FROM entries WHERE session_id = ? AND ref = ? "
+                        "AND label != '' LIMIT 1",
+                        (session_id, row.ref),
+                    ).fetchone()
+                    label = found[0] if found else ""
+                db.execute(
+                    "INSERT OR IGNORE INTO entries (session_id, message_id, part, role, label, "
+                    "ref, created_at, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        session_id,
+                        row.message_id,
+                        row.part,
+                        row.role,
+                        label,
+                        row.ref,
+                        row.created_at,
+                        row.text,
+                    ),
+                )
+
+    # --- opening, rebuilding, catching up ---------------------------------------------
+
+    def connect(self, *, create: bool = True) -> sqlite3.Connection:
+        """A connection to an index in the current schema: made when missing (unless not
+        ``create``: the writer only keeps an index a search made up to date), rebuilt when
+        damaged or older. Raises :class:`SearchError` when it cannot be, or is missing
+        and not to be made."""
+        problem = fts5_missing()
+        if problem:
+            raise SearchError(problem)
+        try:
+            return self._open_waiting(create)
+        except sqlite3.OperationalError as exc:  # locked, read-only, no space: not damage
+            if not create and not self.path.exists():
+                raise SearchError(f"There is no session index {self.path} yet.") from None
+            raise SearchError(f"The session index {self.path} cannot be opened: {exc}") from exc
+        except sqlite3.DatabaseError as exc:  # not a database, malformed: derived, so rebuilt
+            log.warning("the session index %s is damaged (%s): rebuilding it", self.path, exc)
+            self._remove()
+            try:
+                return self._open_waiting(create)
+            except sqlite3.Error as again:
+                raise SearchError(
+                    f"The session index {self.path} cannot be made: {again}"
+                ) from again
+
+    def _open_waiting(self, create: bool) -> sqlite3.Connection:
+        """:meth:`_open`, tried again while another kernel holds the index: SQLite answers
+        some lock conflicts (two connections making the file at once) at once with "locked"
+        rather than waiting its busy timeout."""
+        deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+        while True:
+            try:
+                return self._open(create)
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) and "busy" not in str(exc):
+                    raise
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
+
+    def _open(self, create: bool) -> sqlite3.Connection:
+        # Without `create`, a missing file is an error rather than a new one, also if the
+        # workspace is deleted between a check and the open.
+        mode = "rwc" if create else "rw"
+        uri = f"{self.path.absolute().as_uri()}?mode={mode}"
+        db = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+        try:
+            db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":  # kept in the file
+                db.execute("PRAGMA journal_mode = WAL")
+            db.execute("PRAGMA synchronous = NORMAL")
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            if version != SCHEMA_VERSION:
+                self._create(db, version)
+            return db
+        except BaseException:
+            db.close()
+            raise
+
+    def _create(self, db: sqlite3.Connection, version: int) -> None:
+        """Make the schema (dropping an older one) in one transaction; another kernel doing
+        the same waits, then finds it made."""
+        with db:
+            db.execute("BEGIN IMMEDIATE")
+            current = db.execute("PRAGMA user_version").fetchone()[0]
+            if current == SCHEMA_VERSION:
+                return
+            if current > SCHEMA_VERSION:
+                raise SearchError(
+                    f"The session index {self.path} was made by a newer jupyter_agent "
+                    f"(schema {current}); delete it to let this version rebuild it."
+                )
+            if current:
+                log.info("the session index %s is of schema %s: rebuilding", self.path, version)
+            tables = db.execute(
+                "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'trigger') "
+                "AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'entries_fts_%'"
+            ).fetchall()
+            for kind, name in tables:
+                db.execute(f'DROP {kind.upper()} IF EXISTS "{name}"')
+            for statement in _statements(_SCHEMA):
+                db.execute(statement)
+
+    def _remove(self) -> None:
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            with contextlib.suppress(FileNotFoundError):
+                self.path.with_name(self.path.name + suffix).unlink()
+
+    def catch_up(self, db: sqlite3.Connection) -> int:
+        """Index what the histories on disk hold beyond what the index has seen (every
+        session, for a new index); returns how many sessions were read."""
+        seen = dict(db.execute("SELECT session_id, indexed_bytes FROM sessions").fetchall())
+        read = 0
+        for folder in self._session_folders():
+            sid = folder.name
+            try:
+                size = (folder / "history.jsonl").stat().st_size
+            except FileNotFoundError:
+                size = 0
+            done = seen.get(sid)
+            if done is not None and done == size:
+                continue
+            start = done if done and done < size else 0
+            try:
+                records = _read_from(folder / "history.jsonl", start)
+                meta = (folder / "metadata.json").read_bytes()
+                json.loads(meta)
+            except (OSError, ValueError):
+                continue  # being created, or damaged: skipped, not fatal
+            try:
+                self._write(db, [_Batch(sid, records, start + len(records), meta)])
+            except (ValueError, TypeError) as exc:
+                log.warning("session %s could not be indexed: %s", sid, exc)
+                continue
+            read += 1
+        return read
+
+    def _session_folders(self) -> Iterator[Path]:
+        try:
+            children = list(self.root.iterdir())
+        except FileNotFoundError:
+            return
+        for child in children:
+            if (child / "metadata.json").is_file():
+                yield child
+
+    # --- searching --------------------------------------------------------------------
+
+    def search(
+        self,
+        query: str,
+        *,
+        limit: int = 10,
+        exclude: Iterable[str] = (),
+        budget: float = SEARCH_BUDGET,
+    ) -> list[SessionHit]:
+        """Past sessions matching ``query``, best first, each with its best passage.
+
+        Blocking (SQLite, and a catch-up read of new history): call it from a thread when
+        on an event loop. Raises :class:`SearchError` with a message for the user when the
+        query has no words, the index cannot be opened, or the search runs over ``budget``
+        seconds."""
+        expressions = [match_expression(query)]
+        if " " in expressions[0]:  # no passage has every word: passages with any, ranked
+            expressions.append(match_expression(query, every=False))
+        limit = max(1, min(limit, MAX_LIMIT))
+        if not self.root.is_dir():
+            return []  # no sessions yet: nothing to find, and nothing is made
+        left_out = set(exclude)
+        db = self.connect()
+        deadline = float("inf")
+        try:
+            self.catch_up(db)  # bounded by what was written, not by the query: no budget
+            deadline = time.monotonic() + budget
+            db.set_progress_handler(lambda: int(time.monotonic() > deadline), PROGRESS_STEPS)
+            for expression in expressions:
+                rows = db.execute(
+                    "SELECT e.session_id, e.role, e.label, e.created_at, "
+                    f"snippet(entries_fts, 0, '{MARK_START}', '{MARK_END}', '…', 16), "
+                    "s.title, s.updated_at "
+                    "FROM entries_fts JOIN entries e ON e.id = entries_fts.rowid "
+                    "JOIN sessions s ON s.session_id = e.session_id "
+                    "WHERE entries_fts MATCH ? ORDER BY bm25(entries_fts) LIMIT ?",
+                    (expression, (limit + len(left_out)) * 20),
+                ).fetchall()
+                if rows:
+                    break
+        except sqlite3.OperationalError as exc:
+            if "interrupted" in str(exc) or time.monotonic() > deadline:
+                raise SearchError(
+                    f"The search for {_cut(query, 60)!r} took over {budget:g} s and was "
+                    "stopped: search for fewer or longer words."
+                ) from None
+            raise SearchError(f"The search for {_cut(query, 60)!r} failed: {exc}") from exc
+        except sqlite3.DatabaseError as exc:
+            self._remove()  # damaged under our feet: the next search rebuilds it
+            raise SearchError(f"The session index was damaged and will be rebuilt: {exc}") from exc
+        finally:
+            db.close()
+        return self._best_per_session(rows, left_out, limit)
+
+    def _best_per_session(
+        self, rows: Sequence[tuple[Any, ...]], left_out: set[str], limit: int
+    ) -> list[SessionHit]:
+        hits: dict[str, SessionHit] = {}
+        counts: dict[str, int] = {}
+        for sid, role, label, said_at, snippet, title, updated_at in rows:
+            if sid in left_out:
+                continue
+            counts[sid] = counts.get(sid, 0) + 1
+            if sid not in hits:
+                if not (self.root / sid).is_dir():  # deleted since it was indexed
+                    left_out.add(sid)
+                    continue
+                hits[sid] = SessionHit(sid, title, updated_at, said_at, role, label, snippet, 0)
+        return [replace(h, matches=counts[h.session_id]) for h in hits.values()][:limit]
+
+    def rebuild(self) -> int:
+        """Throw the index away and make it again from the histories; returns how many
+        sessions it holds."""
+        self._remove()
+        db = self.connect()
+        try:
+            return self.catch_up(db)
+        finally:
+            db.close()
+
+
+def _statements(script: str) -> Iterator[str]:
+    """The statements of ``script`` one by one (``executescript`` would commit the
+    transaction they must run in); a trigger's inner ``;`` does not end it."""
+    pending = ""
+    for line in script.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            yield pending.strip()
+            pending = ""
+
+
+def _read_from(path: Path, start: int) -> bytes:
+    """``path`` from byte ``start`` (a line's start) on, up to its last whole line."""
+    try:
+        with path.open("rb") as f:
+            f.seek(start)
+            data = f.read()
+    except FileNotFoundError:
+        return b""
+    return data[: data.rfind(b"\n") + 1]
+
+
+# --- the writer thread ----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Batch:
+    session_id: str
+    records: bytes
+    end: int
+    metadata: bytes | None
+
+
+class _Writer:
+    """One thread per process that writes queued batches, grouped by index, one
+    transaction per index per round; started on the first batch, ended when idle."""
+
+    IDLE = 5.0
+    """Seconds without work after which the thread ends (a new batch starts another)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Condition()
+        self._queue: list[tuple[SessionIndex, _Batch]] = []
+        self._busy = 0
+        self._thread: threading.Thread | None = None
+
+    def put(self, index: SessionIndex, batch: _Batch) -> None:
+        with self._lock:
+            self._queue.append((index, batch))
+            self._busy += 1
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._run, name="jupyter_agent session index", daemon=True
+                )
+                self._thread.start()
+            self._lock.notify_all()
+
+    def wait(self, timeout: float) -> bool:
+        with self._lock:
+            return self._lock.wait_for(lambda: self._busy == 0, timeout)
+
+    def _run(self) -> None:
+        while True:
+            with self._lock:
+                if not self._lock.wait_for(lambda: self._queue, self.IDLE):
+                    self._thread = None
+                    return
+                work, self._queue = self._queue, []
+            try:
+                self._write(work)
+            finally:
+                with self._lock:
+                    self._busy -= len(work)
+                    self._lock.notify_all()
+
+    @staticmethod
+    def _write(work: list[tuple[SessionIndex, _Batch]]) -> None:
+        grouped: dict[SessionIndex, list[_Batch]] = {}
+        for index, batch in work:
+            grouped.setdefault(index, []).append(batch)
+        for index, batches in grouped.items():
+            if not index.path.exists():
+                continue  # none searched here yet: the first search builds it from the files
+            try:
+                db = index.connect(create=False)
+            except Exception as exc:
+                log.warning("could not open the session index %s: %s", index.path, exc)
+                continue
+            try:
+                index._write(db, batches)
+            except Exception as exc:  # never the session's problem: logged, caught up later
+                log.warning("could not index sessions in %s: %s", index.path, exc)
+            finally:
+                db.close()
+
+
+_writer = _Writer()
+
+
+def index_records(
+    root: Path | None, session_id: str, records: bytes, end: int, metadata: bytes | None
+) -> None:
+    """The hook a session calls after a write (see :meth:`SessionIndex.add`)."""
+    if root is not None:
+        SessionIndex.of(root).add(session_id, records, end, metadata)
