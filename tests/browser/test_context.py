@@ -16,7 +16,7 @@ SUMMARY = "The user asked for the answer; it is 42."
 
 def test_the_gauge_shows_after_a_run_and_compact_now_marks_the_transcript(open_notebook, lab, page):
     notebook = agent_notebook(
-        open_notebook, lab, "context", [{"text": "The answer is 42."}, {"text": SUMMARY}]
+        open_notebook, lab, "context", [{"text": "The answer is 42."}], summaries=[SUMMARY]
     )
     panel = start(notebook, "%agent act --model $m What is the answer?")
     expect(status(panel)).to_have_text("completed")

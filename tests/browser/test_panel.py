@@ -62,14 +62,17 @@ def agent_notebook(
     *,
     delay: float = 0.0,
     sources: list[str] | None = None,
+    summaries: list[str] | None = None,
 ) -> Any:
-    """Open ``name.ipynb`` with the extension loaded and ``m``, a scripted model."""
+    """Open ``name.ipynb`` with the extension loaded and ``m``, a scripted model (which
+    answers compaction requests with ``summaries``)."""
     (lab.root / f"{name}.json").write_text(json.dumps(turns))
     notebook = open_notebook(f"{name}.ipynb", sources)
     notebook.run_cell(
         "%load_ext jupyter_agent\n"
         "from jupyter_agent import ScriptedModel\n"
-        f"m = ScriptedModel('{name}.json', delay={delay}, chunk_size=4)"
+        f"m = ScriptedModel('{name}.json', delay={delay}, chunk_size=4, "
+        f"summaries={summaries or []!r})"
     )
     return notebook
 
