@@ -8,35 +8,13 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 
-import { Transcript } from '../src/panel/transcript';
-import type { EntryOf, TranscriptEntry } from '../src/panel/types';
-import { FakeElement, html, install } from './fakedom';
+import type { EntryOf } from '../src/panel/types';
+import { html, install } from './fakedom';
+import { transcriptHarness } from './transcript-harness';
 
 install();
 
-function setup() {
-  const root = new FakeElement('div');
-  const commands: [string, unknown][] = [];
-  const transcript = new Transcript(
-    root as unknown as HTMLElement,
-    {
-      command: (name, args) => {
-        commands.push([name, args]);
-        return Promise.resolve({ ok: true });
-      },
-      busy: () => false,
-      error: () => undefined
-    },
-    true
-  );
-  return {
-    root,
-    commands,
-    apply: (...entries: TranscriptEntry[]) =>
-      entries.forEach(e => transcript.apply(e)),
-    find: (selector: string) => root.querySelectorAll(selector)
-  };
-}
+const setup = transcriptHarness;
 
 const HOSTILE =
   'x = "<img src=x onerror=alert(1)>"\n# </span><script>alert(2)</script>';
