@@ -85,11 +85,27 @@ class KernelExecutor:
         self.interrupt_grace = interrupt_grace
         self.cancel_grace = cancel_grace
         self._lock: asyncio.Lock | None = None
+        self._capture: Capture | None = None
+        self._interrupter: Interrupter | None = None
 
     def __repr__(self) -> str:
         return f"<KernelExecutor of {type(self.shell).__name__}>"
 
-    async def __call__(self, code: str, timeout: float | None = 120.0) -> RunResult:
+    def outputs_so_far(self) -> list[dict[str, Any]] | None:
+        """The outputs of the code running now, as captured so far (None: nothing runs)."""
+        capture = self._capture
+        return capture.finished() if capture is not None else None
+
+    def interrupt(self) -> bool:
+        """Interrupt the code running now, as the frontend's Interrupt button would; it
+        ends with the interrupt's error. Called on the loop, so the code is at an await."""
+        interrupter = self._interrupter
+        if interrupter is None:
+            return False
+        interrupter.interrupt()
+        return True
+
+    async def __call__(self, code: str, timeout: float | None = None) -> RunResult:
         if self._lock is None:
             self._lock = asyncio.Lock()
         async with self._lock:
@@ -115,6 +131,7 @@ class KernelExecutor:
         outer_exec_result = getattr(hook, "exec_result", None)
         result: Any = None
         interrupter = Interrupter(task, timeout, self.interrupt_grace, shell)
+        self._capture, self._interrupter = capture, interrupter
         escaped: BaseException | None = None
         try:
             with ROUTER.installed(shell):
@@ -144,6 +161,7 @@ class KernelExecutor:
                         pass
         finally:
             interrupter.close()
+            self._capture = self._interrupter = None
             CAPTURE.reset(token)
             if getattr(hook, "exec_result", None) is None:
                 hook.exec_result = outer_exec_result  # a cell the user runs meanwhile
