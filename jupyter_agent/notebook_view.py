@@ -17,9 +17,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
-from ._wording import plural
+from ._wording import duration, plural
 from .messages import ImageBlock
 from .notebook import Cell
 from .output_view import (
@@ -45,6 +45,13 @@ class ExecutionHistory(Protocol):
     """What the kernel ran: the source of an execution count, when it knows it."""
 
     def source_of(self, execution_count: int) -> str | None: ...
+
+
+@runtime_checkable
+class ExecutionTimes(Protocol):
+    """A history that also knows how long each execution took (seconds)."""
+
+    def duration_of(self, execution_count: int) -> float | None: ...
 
 
 @dataclass
@@ -87,8 +94,9 @@ def render_cell(
     flags: str,
     limits: ViewLimits,
     images: list[ImageBlock] | None,
+    history: ExecutionHistory | None = None,
 ) -> str:
-    parts = [_header(cell, position, flags), _source(cell.source, limits)]
+    parts = [_header(cell, position, flags, history), _source(cell.source, limits)]
     before = len(images) if images is not None else 0
     for n, output in enumerate(cell.outputs, 1):
         where = f"{cell.id!r}, output={n}"
@@ -97,11 +105,11 @@ def render_cell(
     return "\n".join(parts)
 
 
-def _header(cell: Cell, position: int, flags: str) -> str:
+def _header(cell: Cell, position: int, flags: str, history: ExecutionHistory | None) -> str:
     head = f"── {position} · {cell.id} · {cell.cell_type}"
     if cell.cell_type == "code":
         head += f" [{cell.execution_count if cell.execution_count is not None else ' '}]"
-    took = _duration(cell.metadata)
+    took = _took(cell, history)
     if took:
         head += f" · took {took}"
     if flags:
@@ -148,7 +156,7 @@ def render_notebook(
     next_cell = None
     for i in range(start - 1, last):
         attached = len(images)
-        text = render_cell(cells[i], i + 1, flags.get(cells[i].id, ""), limits, images)
+        text = render_cell(cells[i], i + 1, flags.get(cells[i].id, ""), limits, images, history)
         if body and used + len(text) > budget:
             del images[attached:]
             body.append(
@@ -192,7 +200,7 @@ def render_outline(
     ]
     used = sum(len(line) + 1 for line in lines)
     for i in range(start - 1, len(cells)):
-        line = _outline_line(cells[i], i + 1, flags.get(cells[i].id, ""))
+        line = _outline_line(cells[i], i + 1, flags.get(cells[i].id, ""), history)
         if used + len(line) > budget:
             lines.append(
                 f"… cells {i + 1}–{len(cells)} not listed: read_notebook(start={i + 1}, "
@@ -204,7 +212,7 @@ def render_outline(
     return View("\n".join(lines))
 
 
-def _outline_line(cell: Cell, position: int, flags: str) -> str:
+def _outline_line(cell: Cell, position: int, flags: str, history: ExecutionHistory | None) -> str:
     kind = {"markdown": "md", "code": "code"}.get(cell.cell_type, cell.cell_type)
     count = ""
     if cell.cell_type == "code":
@@ -213,7 +221,7 @@ def _outline_line(cell: Cell, position: int, flags: str) -> str:
     outputs = [_output_kind(o) for o in cell.outputs]
     if outputs:
         line += " → " + "; ".join(outputs)
-    took = _duration(cell.metadata)
+    took = _took(cell, history)
     if took:
         line += f" · took {took}"
     if flags:
@@ -295,20 +303,35 @@ def _summary(cells: Sequence[Cell]) -> str:
 _STAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?")
 
 
-def _duration(metadata: dict[str, Any]) -> str:
-    """How long the cell last ran, from the timing JupyterLab records (``execution``)."""
+def _took(cell: Cell, history: ExecutionHistory | None) -> str:
+    """How long a code cell last ran, compactly ("4 min 12 s"), or "" when unknown or
+    under a tenth of a second: from the timing JupyterLab records in the cell, else from
+    this kernel's own timing of that execution count (if the kernel ran this very source
+    with it: a count saved from an earlier kernel names another execution)."""
+    if cell.cell_type != "code":
+        return ""
+    seconds = _recorded(cell.metadata)
+    count = cell.execution_count
+    if seconds is None and count is not None and isinstance(history, ExecutionTimes):
+        ran = history.source_of(count)
+        if ran is not None and ran.strip() == cell.source.strip():
+            seconds = history.duration_of(count)
+    if seconds is None or seconds < 0.1:
+        return ""
+    return duration(seconds)
+
+
+def _recorded(metadata: dict[str, Any]) -> float | None:
+    """Seconds the cell last ran, from the timing JupyterLab records (``execution``)."""
     timing = metadata.get("execution") if isinstance(metadata, dict) else None
     if not isinstance(timing, dict):
-        return ""
+        return None
     began, ended = timing.get("iopub.execute_input"), timing.get("shell.execute_reply")
     if not isinstance(began, str) or not isinstance(ended, str):
-        return ""
+        return None
     a, b = _STAMP.match(began), _STAMP.match(ended)
     if a is None or b is None:
-        return ""
-    seconds = (
+        return None
+    return (
         datetime.fromisoformat(b.group()[:26]) - datetime.fromisoformat(a.group()[:26])
     ).total_seconds()
-    if seconds < 0.05:
-        return ""
-    return f"{seconds:.1f} s" if seconds < 120 else f"{seconds / 60:.1f} min"

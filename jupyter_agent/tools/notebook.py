@@ -154,7 +154,7 @@ async def read_cell(ctx: ToolContext, cell_id: str, output: int | None = None) -
     def render() -> str:
         if output is None:
             flags = provenance(cells, history).get(cell_id, "")
-            return render_cell(cell, position + 1, flags, CELL_LIMITS, images)
+            return render_cell(cell, position + 1, flags, CELL_LIMITS, images, history)
         shown = render_output(cell.outputs[output - 1], OUTPUT_LIMITS, images)
         return f"── {position + 1} · {cell_id} · output {output} of {len(cell.outputs)}\n{shown}"
 
