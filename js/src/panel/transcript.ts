@@ -11,6 +11,7 @@ import {
   IQuestionCard,
   IToolCard,
   questionCard,
+  showLastLine,
   toolCard,
   waitForUser
 } from './cards';
@@ -354,7 +355,7 @@ export class Transcript {
 
   private onToolProgress(e: EntryOf<'tool_progress'>): void {
     const tool = this.tools.get(e.tool_use_id);
-    if (!tool) return;
+    if (!tool || showLastLine(tool, e.output)) return;
     tool.output.hidden = false;
     tool.output.append(document.createTextNode(e.output));
     const text = tool.output.textContent ?? '';
