@@ -80,9 +80,10 @@ class CellRun:
     timeout: float | None
     started: float = field(default_factory=time.monotonic)
     ended: float | None = None
-    stopped: str = ""
-    """What was done to it, in words, when something interrupted it or left it running
-    ("interrupted by Stop", "interrupted", "left running when Stop was pressed")."""
+    interrupted: str = ""
+    """Why it was interrupted, when it was: "interrupted", "interrupted by Stop"."""
+    left_running: bool = False
+    """A Stop left it running (policy ``leave_running``)."""
 
     @property
     def running(self) -> bool:
@@ -100,7 +101,7 @@ class CellRun:
         if self.task.cancelled():
             return RunResult(
                 status="aborted",
-                error={"ename": "Cancelled", "evalue": self.stopped or "cancelled"},
+                error={"ename": "Cancelled", "evalue": self.interrupted or "cancelled"},
             )
         return self.task.result()
 
@@ -151,7 +152,7 @@ class CellRuns:
         error and the outputs so far). Synchronous, so a stopping run can call it."""
         if not cell.running:
             return
-        cell.stopped = cell.stopped or why
+        cell.interrupted = cell.interrupted or why
         bridge = self._bridges.get(cell.cell_id)
         if bridge is None:
             cell.task.cancel()
@@ -167,7 +168,7 @@ class CellRuns:
         if self.policy.on_stop == "interrupt":
             self.interrupt(cell, "interrupted by Stop")
             return f"Cell {cell.cell_id} was interrupted by Stop."
-        cell.stopped = "left running when Stop was pressed"
+        cell.left_running = True
         return (
             f"Cell {cell.cell_id} was left running (Stop stops only the agent): "
             f"wait_for_cell('{cell.cell_id}') gets its result later."
@@ -179,7 +180,7 @@ class CellRuns:
         return [
             note
             for cell in self.running()
-            if cell.run_id == run_id and not cell.stopped
+            if cell.run_id == run_id and not (cell.interrupted or cell.left_running)
             for note in [self.on_stop(cell)]
             if note
         ]

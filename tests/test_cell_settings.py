@@ -101,8 +101,8 @@ async def test_a_stopped_run_interrupts_only_its_own_running_cells():
     await asyncio.sleep(0)
     assert runs.stop_run("r1") == ["Cell a was interrupted by Stop."]
     await wait_free(mine.task, 1)
-    assert bridge.interrupted == ["a"] and mine.stopped == "interrupted by Stop"
-    assert other.running and not done.stopped
+    assert bridge.interrupted == ["a"] and mine.interrupted == "interrupted by Stop"
+    assert other.running and not done.interrupted
     with pytest.raises(Exception, match="Cell b is still running"):
         runs.start(bridge, "b", "r3", None)
 

@@ -317,7 +317,7 @@ def _headline(cell: CellRun, result: RunResult, took: str) -> tuple[str, str | N
     if result.status == "error" and result.error:
         evalue = mask_secrets(str(result.error.get("evalue", "")))
         failed = f"{result.error.get('ename')}: {evalue}"
-        if cell.stopped:
-            return f"Cell {cell_id} [{count}] was {cell.stopped}{took}: {failed}", failed
+        if cell.interrupted:
+            return f"Cell {cell_id} [{count}] was {cell.interrupted}{took}: {failed}", failed
         return f"Cell {cell_id} [{count}] raised {failed}", failed
     return f"Cell {cell_id} ran [{count}]{took}.", None
