@@ -1,59 +1,25 @@
 """run_cell, wait_for_cell and interrupt_cell on a real FileBridge whose executor is a cell
-that prints and ends when the test says (the executor seam): what each call says while
-the cell runs, once it ended, and when there is nothing to wait for or stop."""
+that prints and ends when the test says (``helpers.PrintingCell``, at the executor seam):
+what each call says while the cell runs, once it ended, and when there is nothing to wait
+for or stop."""
 
 from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
 
 import nbformat
 import pytest
+from helpers import PrintingCell
 
 from jupyter_agent.errors import ToolError
-from jupyter_agent.notebook import NotebookBridge, RunResult
+from jupyter_agent.notebook import NotebookBridge
 from jupyter_agent.notebook_file import FileBridge
 from jupyter_agent.running_cells import CellPolicy, CellRuns
 from jupyter_agent.tools import ToolContext, ToolOutput
 from jupyter_agent.tools.notebook import NOTEBOOK_TOOLS
 
 TOOLS = {t.name: t for t in NOTEBOOK_TOOLS}
-
-
-class PrintingCell:
-    """An executor running one cell that prints a line a tick until it is told to end, or
-    interrupted (a RunningExecutor)."""
-
-    def __init__(self) -> None:
-        self.outputs: list[dict[str, Any]] | None = None
-        self.end = asyncio.Event()
-        self.interrupted = False
-
-    async def __call__(self, code: str, timeout: float | None) -> RunResult:
-        self.outputs = [{"output_type": "stream", "name": "stdout", "text": ""}]
-        try:
-            for step in range(1000):
-                self.outputs[0]["text"] += f"loss {1 / (step + 1):.3f}\n"
-                if self.interrupted:
-                    error = {"ename": "KeyboardInterrupt", "evalue": "", "traceback": []}
-                    outputs = [*self.outputs, {"output_type": "error", **error}]
-                    return RunResult(
-                        status="error", execution_count=3, outputs=outputs, error=error
-                    )
-                if self.end.is_set():
-                    return RunResult(status="ok", execution_count=3, outputs=self.outputs)
-                await asyncio.sleep(0.02)
-            raise AssertionError("the cell never ended")
-        finally:
-            self.outputs = None
-
-    def outputs_so_far(self) -> list[dict[str, Any]] | None:
-        return None if self.outputs is None else [dict(o) for o in self.outputs]
-
-    def interrupt(self) -> bool:
-        self.interrupted = True
-        return True
 
 
 @pytest.fixture
