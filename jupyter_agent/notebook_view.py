@@ -14,7 +14,7 @@ Rendering is plain CPU work on data already read; the tools run it in a worker t
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
@@ -62,14 +62,23 @@ class View:
     """Where a read that ran out of room goes on (1-based), or None when it showed all."""
 
 
-def provenance(cells: Sequence[Cell], history: ExecutionHistory | None) -> dict[str, str]:
-    """Flags per cell id: 'not run', 'edited since it ran', 'ran out of order'."""
+def provenance(
+    cells: Sequence[Cell],
+    history: ExecutionHistory | None,
+    running: Mapping[str, float] | None = None,
+) -> dict[str, str]:
+    """Flags per cell id: 'running (2 min 5 s so far)' for the cells the agent started that
+    still run (``running``: their seconds so far), 'not run', 'edited since it ran', 'ran
+    out of order'."""
     flags: dict[str, list[str]] = {}
     last = 0
     for cell in cells:
         if cell.cell_type != "code":
             continue
         notes = flags.setdefault(cell.id, [])
+        if running and cell.id in running:
+            notes.append(f"running ({duration(running[cell.id])} so far)")
+            continue
         count = cell.execution_count
         if count is None:
             if cell.source.strip():
@@ -141,11 +150,13 @@ def render_notebook(
     start: int = 1,
     end: int | None = None,
     budget: int = VIEW_CHARS,
+    running: Mapping[str, float] | None = None,
 ) -> View:
     """Cells ``start``..``end`` (1-based, inclusive) in full, stopping at a cell boundary
-    once ``budget`` characters are used (always at least one cell)."""
+    once ``budget`` characters are used (always at least one cell). ``running``: the
+    cells the agent started that still run, with their seconds so far."""
     limits = limits or ViewLimits()
-    flags = provenance(cells, history)
+    flags = provenance(cells, history, running)
     last = len(cells) if end is None else min(end, len(cells))
     images: list[ImageBlock] = []
     header = f"{title}\n{_summary(cells)}"
@@ -170,11 +181,16 @@ def render_notebook(
     return View("\n\n".join([header, *body]), images, next_cell)
 
 
-def fits_whole(cells: Sequence[Cell], history: ExecutionHistory | None, title: str) -> View | None:
+def fits_whole(
+    cells: Sequence[Cell],
+    history: ExecutionHistory | None,
+    title: str,
+    running: Mapping[str, float] | None = None,
+) -> View | None:
     """The whole notebook, if its full view is small enough to be the first read."""
     if sum(len(c.source) for c in cells) > WHOLE_CHARS:
         return None
-    view = render_notebook(cells, title, history, budget=WHOLE_CHARS)
+    view = render_notebook(cells, title, history, budget=WHOLE_CHARS, running=running)
     return view if view.next_cell is None and len(view.text) <= WHOLE_CHARS else None
 
 
@@ -188,9 +204,10 @@ def render_outline(
     *,
     start: int = 1,
     budget: int = VIEW_CHARS,
+    running: Mapping[str, float] | None = None,
 ) -> View:
     """One line per cell from ``start``: what a model needs to choose what to read."""
-    flags = provenance(cells, history)
+    flags = provenance(cells, history, running)
     lines = [
         title,
         _summary(cells),

@@ -191,6 +191,9 @@ def test_the_view_shows_how_long_the_kernel_took_for_each_cell_it_ran():
     full = render_notebook(cells, "t", history).text
     assert "── 1 · train · code [3] · took 4 min 12 s" in full
     assert "── 3 · stale · code [2] · ran out of order, edited since it ran" in full
+    # A cell the agent started that still runs says so, and for how long.
+    running = render_outline(cells, "t", history, running={"fresh": 125.0}).text
+    assert running.splitlines()[-1].endswith("· x = 1 · running (2 min 5 s so far)")
 
 
 @pytest.mark.parametrize(

@@ -26,6 +26,7 @@ from ..notebook_view import (
 )
 from ..output_view import ViewLimits, render_output
 from ..permissions import Permission
+from ..running_cells import CellRuns
 from ..secrets import MASK, mask_secrets
 from ._cell_run import interrupt_cell, run_cell, wait_for_cell
 from ._notebook_access import bridge_of, positions
@@ -93,6 +94,12 @@ OUTPUT_LIMITS = ViewLimits(
 """read_cell with an output number: that output as large as one read allows."""
 
 
+def _running(ctx: ToolContext) -> dict[str, float]:
+    """The cells the agent started that still run, with their seconds so far."""
+    runs = ctx.resources.get(CellRuns)
+    return {c.cell_id: c.elapsed for c in runs.running()} if runs is not None else {}
+
+
 @tool(category="notebook", permissions={P.READ_NOTEBOOK}, summary="Read the notebook")
 async def read_notebook(
     ctx: ToolContext, start: int | None = None, end: int | None = None, outline: bool = False
@@ -116,12 +123,15 @@ async def read_notebook(
     if cells and first > len(cells):
         raise ToolError(f"The notebook has {len(cells)} cells; start={first} is past the end.")
 
+    running = _running(ctx)
+
     def render() -> View:
         if outline:
-            return render_outline(cells, title, history, start=first)
+            return render_outline(cells, title, history, start=first, running=running)
         if start is None and end is None:
-            return fits_whole(cells, history, title) or render_outline(cells, title, history)
-        return render_notebook(cells, title, history, start=first, end=end)
+            whole = fits_whole(cells, history, title, running)
+            return whole or render_outline(cells, title, history, running=running)
+        return render_notebook(cells, title, history, start=first, end=end, running=running)
 
     view = await asyncio.to_thread(render)
     return ToolOutput(view.text, images=view.images, data={"cells": len(cells)})
@@ -153,7 +163,7 @@ async def read_cell(ctx: ToolContext, cell_id: str, output: int | None = None) -
 
     def render() -> str:
         if output is None:
-            flags = provenance(cells, history).get(cell_id, "")
+            flags = provenance(cells, history, _running(ctx)).get(cell_id, "")
             return render_cell(cell, position + 1, flags, CELL_LIMITS, images, history)
         shown = render_output(cell.outputs[output - 1], OUTPUT_LIMITS, images)
         return f"── {position + 1} · {cell_id} · output {output} of {len(cell.outputs)}\n{shown}"

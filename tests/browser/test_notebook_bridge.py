@@ -256,6 +256,7 @@ def test_a_long_cell_keeps_running_past_the_window_and_is_waited_for(open_notebo
     assert "it was not interrupted" in ran and "stdout:\nstep 0" in ran
     assert "step 4" not in ran
     assert meanwhile.startswith("── 1 · cell-0 · code [")
+    assert " · running (" in meanwhile.split("\n")[0]  # the view says so: not to run it again
     assert waited.startswith("Cell cell-0 ran [") and "in 5" in waited.split("\n")[0]
     assert "step 4" in waited and "'done'" in waited
     outputs = cells(page, notebook.path)[0]["outputs"]
