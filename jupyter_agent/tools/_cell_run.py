@@ -232,8 +232,9 @@ def _last_line(outputs: list[dict[str, Any]]) -> str:
             text = f"{output.get('ename')}: {as_text(output.get('evalue', ''))}"
         else:
             text = as_text((output.get("data") or {}).get("text/plain", ""))
-        # A progress bar redraws its line with \r: the last drawing is what shows.
-        lines = [ln.rsplit("\r", 1)[-1].strip() for ln in text.splitlines()]
+        # Only the tail (a stream can be megabytes; this runs on the loop). A progress bar
+        # redraws its line with \r: the last drawing is what shows.
+        lines = [ln.rsplit("\r", 1)[-1].strip() for ln in text[-4 * LAST_LINE :].splitlines()]
         line = next((ln for ln in reversed(lines) if ln), "")
         if line:
             return mask_secrets(line[:LAST_LINE])

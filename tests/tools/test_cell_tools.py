@@ -6,15 +6,18 @@ for or stop."""
 from __future__ import annotations
 
 import asyncio
+import re
 from pathlib import Path
 
 import nbformat
 import pytest
-from helpers import PrintingCell
+from helpers import PrintingCell, call
 
+from jupyter_agent import Agent, ScriptedModel
 from jupyter_agent.errors import ToolError
 from jupyter_agent.notebook import NotebookBridge
 from jupyter_agent.notebook_file import FileBridge
+from jupyter_agent.rules import Everything, Rule, Rules
 from jupyter_agent.running_cells import CellPolicy, CellRuns
 from jupyter_agent.tools import ToolContext, ToolOutput
 from jupyter_agent.tools.notebook import NOTEBOOK_TOOLS
@@ -81,3 +84,21 @@ async def test_nothing_to_wait_for_or_stop_is_said_plainly(cell):
         await TOOLS["interrupt_cell"].call(ctx, {"cell_id": "train"})
     with pytest.raises(ToolError, match="wait must be a positive number of seconds, not -1"):
         await TOOLS["run_cell"].call(ctx, {"cell_id": "train", "wait": -1})
+
+
+async def test_the_waiting_card_shows_the_cells_last_output_line(cell, workspace):
+    bridge, executor = cell
+    asyncio.get_running_loop().call_later(2.5, executor.end.set)
+    agent = Agent(
+        "actor",
+        ScriptedModel([call("run_cell", cell_id="train", wait=10)]),
+        workspace=workspace,
+        notebook=bridge,
+        policy=Rules([Rule.allow(Everything())]),
+        persist=False,
+    )
+    handle = await agent.run("train")
+    progress = [e for e in handle.events_so_far if e.kind == "tool_progress"]
+    assert progress, "no progress while the cell ran"
+    assert all(re.fullmatch(r"loss 0\.\d{3}", e.output) for e in progress)
+    assert agent.history[2].tool_results[0].text.startswith("Cell train ran [3].")
