@@ -183,7 +183,8 @@ async def _await(
     try:
         done = await wait_free(cell.task, seconds)
     except asyncio.CancelledError:
-        raise ToolInterrupted(runs.on_stop(cell) or f"Cell {cell.cell_id} had ended.") from None
+        ended = f"Cell {cell.cell_id} had ended: wait_for_cell('{cell.cell_id}') gives its result."
+        raise ToolInterrupted(runs.on_stop(cell) or ended) from None
     finally:
         watcher.cancel()
     if done:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from helpers import PrintingCell, call
+from helpers import PrintingCell, call, until
 
 from jupyter_agent import Agent, ScriptedModel
 from jupyter_agent.errors import ToolError
@@ -88,17 +88,21 @@ async def test_nothing_to_wait_for_or_stop_is_said_plainly(cell):
 
 async def test_the_waiting_card_shows_the_cells_last_output_line(cell, workspace):
     bridge, executor = cell
-    asyncio.get_running_loop().call_later(2.5, executor.end.set)
     agent = Agent(
         "actor",
-        ScriptedModel([call("run_cell", cell_id="train", wait=10)]),
+        ScriptedModel([call("run_cell", cell_id="train", wait=30)]),
         workspace=workspace,
         notebook=bridge,
         policy=Rules([Rule.allow(Everything())]),
         persist=False,
     )
-    handle = await agent.run("train")
-    progress = [e for e in handle.events_so_far if e.kind == "tool_progress"]
-    assert progress, "no progress while the cell ran"
-    assert all(re.fullmatch(r"loss 0\.\d{3}", e.output) for e in progress)
+    handle = agent.start("train")
+
+    def progress() -> list[str]:
+        return [e.output for e in handle.events_so_far if e.kind == "tool_progress"]
+
+    await until(lambda: progress(), timeout=10)  # a look every 2 s while the cell runs
+    executor.end.set()
+    await handle.wait()
+    assert all(re.fullmatch(r"loss 0\.\d{3}", line) for line in progress())
     assert agent.history[2].tool_results[0].text.startswith("Cell train ran [3].")
