@@ -15,6 +15,7 @@ from .models import AnthropicModel, Model, ScriptedModel, Usage
 from .permissions import ACTOR, PLANNER, Permission, Role
 from .plans import Plan, PlanStep, Question, QuestionOption
 from .render import TextRenderer
+from .running_cells import CellPolicy
 from .states import AgentState
 from .tools import Tool, ToolContext, ToolOutput, ToolRegistry, tool
 
@@ -31,6 +32,7 @@ __all__ = [  # noqa: RUF022
     "RunHandle",
     "Session",
     "runtime",
+    "CellPolicy",
     # models
     "AnthropicModel",
     "Model",

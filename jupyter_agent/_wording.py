@@ -22,6 +22,21 @@ def byte_size(size: int) -> str:
     return f"{value / 1024:.1f} TB"
 
 
+def duration(seconds: float) -> str:
+    """A time span for people, compact: "0.4 s", "12 s", "4 min 12 s", "2 h 5 min"."""
+    if seconds < 10:
+        return f"{seconds:.1f} s"
+    whole = round(seconds)
+    if whole < 60:
+        return f"{whole} s"
+    if whole < 3600:
+        minutes, rest = divmod(whole, 60)
+        return f"{minutes} min {rest} s" if rest else f"{minutes} min"
+    hours, rest = divmod(whole, 3600)
+    minutes = rest // 60
+    return f"{hours} h {minutes} min" if minutes else f"{hours} h"
+
+
 _HIDDEN = re.compile(
     "[\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f"
     "\ufeff\ufff9-\ufffb\U000e0000-\U000e007f]"

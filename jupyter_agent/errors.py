@@ -7,6 +7,8 @@ the run goes on). *Run failures* end or refuse a run and reach the programmer.
 
 from __future__ import annotations
 
+import asyncio
+
 
 class AgentError(Exception):
     """Base of every error raised by jupyter_agent."""
@@ -29,6 +31,16 @@ class ToolDenied(ToolError):
         super().__init__(message)
         self.missing = missing
         """Permissions the role lacks, when that is the reason."""
+
+
+class ToolInterrupted(asyncio.CancelledError):
+    """The run was stopped while this tool waited, and the tool says what that did (a
+    cell interrupted, or left running); the note joins the "interrupted" result. It is
+    a cancellation: re-raise it where the stop was caught."""
+
+    def __init__(self, note: str) -> None:
+        super().__init__(note)
+        self.note = note
 
 
 # --- run failures ----------------------------------------------------------------

@@ -86,17 +86,41 @@ class NotebookBridge(Protocol):
 
     async def set_type(self, cell_id: str, cell_type: CellType) -> Cell: ...
 
-    async def run(self, cell_id: str, timeout: float = 120.0) -> RunResult: ...
+    async def run(self, cell_id: str, timeout: float | None = None) -> RunResult:
+        """Run a code cell and return how it ended, however long that takes; with
+        ``timeout``, interrupt it after that many seconds (status ``timeout``)."""
+        ...
 
-    async def interrupt(self) -> None: ...
+    async def outputs(self, cell_id: str) -> list[dict[str, Any]]:
+        """The outputs a cell has now: while it runs, what it has printed so far."""
+        ...
+
+    async def interrupt(self, cell_id: str | None = None) -> None:
+        """Interrupt the kernel; with ``cell_id``, only if that cell, run by this bridge,
+        is still running (a late interrupt must not hit what the user ran next)."""
+        ...
 
     async def save(self) -> None: ...
 
 
 # --- running code without a frontend -------------------------------------------------
 
-Executor = Callable[[str, float], Awaitable[RunResult]]
-"""Runs a cell's code somewhere (the agent's own kernel, in file mode) and reports outputs."""
+Executor = Callable[[str, float | None], Awaitable[RunResult]]
+"""Runs a cell's code somewhere (the agent's own kernel, in file mode) and reports outputs;
+the second argument is its timeout in seconds (None: none)."""
+
+
+@runtime_checkable
+class RunningExecutor(Protocol):
+    """An executor that can show the code it runs as it runs, and interrupt it."""
+
+    def outputs_so_far(self) -> list[dict[str, Any]] | None:
+        """The outputs of the code running now (None when nothing runs)."""
+        ...
+
+    def interrupt(self) -> bool:
+        """Interrupt the code running now; whether something was running."""
+        ...
 
 
 def new_cell_id() -> str:

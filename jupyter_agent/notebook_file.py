@@ -32,7 +32,15 @@ from typing import Any, TypeVar
 from .atomic import atomic_write_bytes
 from .errors import ToolError
 from .ipynb import Document, NotebookFormatError, derive_ids, fingerprint
-from .notebook import BridgeMode, Cell, CellType, Executor, RunResult, new_cell_id
+from .notebook import (
+    BridgeMode,
+    Cell,
+    CellType,
+    Executor,
+    RunningExecutor,
+    RunResult,
+    new_cell_id,
+)
 
 T = TypeVar("T")
 
@@ -55,6 +63,8 @@ class FileBridge:
         """Whether the file as last written (by its hash) is a valid notebook."""
         self._aliases: dict[str, str] = {}
         """Ids the model was given that the file has since replaced (a frontend saved ids)."""
+        self._running: str | None = None
+        """The cell the executor runs now."""
         self._lock = asyncio.Lock()
         self._file_lock = threading.Lock()
         """Held by the worker thread: a cancelled call's write finishes before the next."""
@@ -160,7 +170,7 @@ class FileBridge:
 
         return await self._in_thread(work)
 
-    async def run(self, cell_id: str, timeout: float = 120.0) -> RunResult:
+    async def run(self, cell_id: str, timeout: float | None = None) -> RunResult:
         if self.executor is None:
             raise ToolError(
                 f"Cells of {self.path} cannot be run here: no notebook frontend is connected "
@@ -169,7 +179,11 @@ class FileBridge:
         cell = await self.read_cell(cell_id)
         if cell.cell_type != "code":
             raise ToolError(f"Cell {cell_id} is a {cell.cell_type} cell; only code cells run.")
-        result = await self.executor(cell.source, timeout)
+        self._running = cell_id
+        try:
+            result = await self.executor(cell.source, timeout)
+        finally:
+            self._running = None
 
         def store() -> None:
             doc, ids = self._open(check=True)
@@ -183,8 +197,19 @@ class FileBridge:
         await self._in_thread(store)
         return result
 
-    async def interrupt(self) -> None:
-        return None  # the executor runs in-process; a cancel is what stops it
+    async def outputs(self, cell_id: str) -> list[dict[str, Any]]:
+        executor = self.executor
+        if self._running == cell_id and isinstance(executor, RunningExecutor):
+            so_far = executor.outputs_so_far()
+            if so_far is not None:
+                return so_far
+        return (await self.read_cell(cell_id)).outputs
+
+    async def interrupt(self, cell_id: str | None = None) -> None:
+        # The executor runs in this process: it stops its own code (a cancel also does).
+        executor = self.executor
+        if (cell_id is None or self._running == cell_id) and isinstance(executor, RunningExecutor):
+            executor.interrupt()
 
     async def save(self) -> None:
         return None  # every edit is already on disk

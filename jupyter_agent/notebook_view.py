@@ -14,12 +14,12 @@ Rendering is plain CPU work on data already read; the tools run it in a worker t
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
-from ._wording import plural
+from ._wording import duration, plural
 from .messages import ImageBlock
 from .notebook import Cell
 from .output_view import (
@@ -47,6 +47,13 @@ class ExecutionHistory(Protocol):
     def source_of(self, execution_count: int) -> str | None: ...
 
 
+@runtime_checkable
+class ExecutionTimes(Protocol):
+    """A history that also knows how long each execution took (seconds)."""
+
+    def duration_of(self, execution_count: int) -> float | None: ...
+
+
 @dataclass
 class View:
     text: str
@@ -55,14 +62,23 @@ class View:
     """Where a read that ran out of room goes on (1-based), or None when it showed all."""
 
 
-def provenance(cells: Sequence[Cell], history: ExecutionHistory | None) -> dict[str, str]:
-    """Flags per cell id: 'not run', 'edited since it ran', 'ran out of order'."""
+def provenance(
+    cells: Sequence[Cell],
+    history: ExecutionHistory | None,
+    running: Mapping[str, float] | None = None,
+) -> dict[str, str]:
+    """Flags per cell id: 'running (2 min 5 s so far)' for the cells the agent started that
+    still run (``running``: their seconds so far), 'not run', 'edited since it ran', 'ran
+    out of order'."""
     flags: dict[str, list[str]] = {}
     last = 0
     for cell in cells:
         if cell.cell_type != "code":
             continue
         notes = flags.setdefault(cell.id, [])
+        if running and cell.id in running:
+            notes.append(f"running ({duration(running[cell.id])} so far)")
+            continue
         count = cell.execution_count
         if count is None:
             if cell.source.strip():
@@ -87,8 +103,9 @@ def render_cell(
     flags: str,
     limits: ViewLimits,
     images: list[ImageBlock] | None,
+    history: ExecutionHistory | None = None,
 ) -> str:
-    parts = [_header(cell, position, flags), _source(cell.source, limits)]
+    parts = [_header(cell, position, flags, history), _source(cell.source, limits)]
     before = len(images) if images is not None else 0
     for n, output in enumerate(cell.outputs, 1):
         where = f"{cell.id!r}, output={n}"
@@ -97,11 +114,11 @@ def render_cell(
     return "\n".join(parts)
 
 
-def _header(cell: Cell, position: int, flags: str) -> str:
+def _header(cell: Cell, position: int, flags: str, history: ExecutionHistory | None) -> str:
     head = f"── {position} · {cell.id} · {cell.cell_type}"
     if cell.cell_type == "code":
         head += f" [{cell.execution_count if cell.execution_count is not None else ' '}]"
-    took = _duration(cell.metadata)
+    took = _took(cell, history)
     if took:
         head += f" · took {took}"
     if flags:
@@ -133,11 +150,13 @@ def render_notebook(
     start: int = 1,
     end: int | None = None,
     budget: int = VIEW_CHARS,
+    running: Mapping[str, float] | None = None,
 ) -> View:
     """Cells ``start``..``end`` (1-based, inclusive) in full, stopping at a cell boundary
-    once ``budget`` characters are used (always at least one cell)."""
+    once ``budget`` characters are used (always at least one cell). ``running``: the
+    cells the agent started that still run, with their seconds so far."""
     limits = limits or ViewLimits()
-    flags = provenance(cells, history)
+    flags = provenance(cells, history, running)
     last = len(cells) if end is None else min(end, len(cells))
     images: list[ImageBlock] = []
     header = f"{title}\n{_summary(cells)}"
@@ -148,7 +167,7 @@ def render_notebook(
     next_cell = None
     for i in range(start - 1, last):
         attached = len(images)
-        text = render_cell(cells[i], i + 1, flags.get(cells[i].id, ""), limits, images)
+        text = render_cell(cells[i], i + 1, flags.get(cells[i].id, ""), limits, images, history)
         if body and used + len(text) > budget:
             del images[attached:]
             body.append(
@@ -162,11 +181,16 @@ def render_notebook(
     return View("\n\n".join([header, *body]), images, next_cell)
 
 
-def fits_whole(cells: Sequence[Cell], history: ExecutionHistory | None, title: str) -> View | None:
+def fits_whole(
+    cells: Sequence[Cell],
+    history: ExecutionHistory | None,
+    title: str,
+    running: Mapping[str, float] | None = None,
+) -> View | None:
     """The whole notebook, if its full view is small enough to be the first read."""
     if sum(len(c.source) for c in cells) > WHOLE_CHARS:
         return None
-    view = render_notebook(cells, title, history, budget=WHOLE_CHARS)
+    view = render_notebook(cells, title, history, budget=WHOLE_CHARS, running=running)
     return view if view.next_cell is None and len(view.text) <= WHOLE_CHARS else None
 
 
@@ -180,9 +204,10 @@ def render_outline(
     *,
     start: int = 1,
     budget: int = VIEW_CHARS,
+    running: Mapping[str, float] | None = None,
 ) -> View:
     """One line per cell from ``start``: what a model needs to choose what to read."""
-    flags = provenance(cells, history)
+    flags = provenance(cells, history, running)
     lines = [
         title,
         _summary(cells),
@@ -192,7 +217,7 @@ def render_outline(
     ]
     used = sum(len(line) + 1 for line in lines)
     for i in range(start - 1, len(cells)):
-        line = _outline_line(cells[i], i + 1, flags.get(cells[i].id, ""))
+        line = _outline_line(cells[i], i + 1, flags.get(cells[i].id, ""), history)
         if used + len(line) > budget:
             lines.append(
                 f"… cells {i + 1}–{len(cells)} not listed: read_notebook(start={i + 1}, "
@@ -204,7 +229,7 @@ def render_outline(
     return View("\n".join(lines))
 
 
-def _outline_line(cell: Cell, position: int, flags: str) -> str:
+def _outline_line(cell: Cell, position: int, flags: str, history: ExecutionHistory | None) -> str:
     kind = {"markdown": "md", "code": "code"}.get(cell.cell_type, cell.cell_type)
     count = ""
     if cell.cell_type == "code":
@@ -213,7 +238,7 @@ def _outline_line(cell: Cell, position: int, flags: str) -> str:
     outputs = [_output_kind(o) for o in cell.outputs]
     if outputs:
         line += " → " + "; ".join(outputs)
-    took = _duration(cell.metadata)
+    took = _took(cell, history)
     if took:
         line += f" · took {took}"
     if flags:
@@ -295,20 +320,35 @@ def _summary(cells: Sequence[Cell]) -> str:
 _STAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?")
 
 
-def _duration(metadata: dict[str, Any]) -> str:
-    """How long the cell last ran, from the timing JupyterLab records (``execution``)."""
+def _took(cell: Cell, history: ExecutionHistory | None) -> str:
+    """How long a code cell last ran, compactly ("4 min 12 s"), or "" when unknown or
+    under a tenth of a second: from the timing JupyterLab records in the cell, else from
+    this kernel's own timing of that execution count (if the kernel ran this very source
+    with it: a count saved from an earlier kernel names another execution)."""
+    if cell.cell_type != "code":
+        return ""
+    seconds = _recorded(cell.metadata)
+    count = cell.execution_count
+    if seconds is None and count is not None and isinstance(history, ExecutionTimes):
+        ran = history.source_of(count)
+        if ran is not None and ran.strip() == cell.source.strip():
+            seconds = history.duration_of(count)
+    if seconds is None or seconds < 0.1:
+        return ""
+    return duration(seconds)
+
+
+def _recorded(metadata: dict[str, Any]) -> float | None:
+    """Seconds the cell last ran, from the timing JupyterLab records (``execution``)."""
     timing = metadata.get("execution") if isinstance(metadata, dict) else None
     if not isinstance(timing, dict):
-        return ""
+        return None
     began, ended = timing.get("iopub.execute_input"), timing.get("shell.execute_reply")
     if not isinstance(began, str) or not isinstance(ended, str):
-        return ""
+        return None
     a, b = _STAMP.match(began), _STAMP.match(ended)
     if a is None or b is None:
-        return ""
-    seconds = (
+        return None
+    return (
         datetime.fromisoformat(b.group()[:26]) - datetime.fromisoformat(a.group()[:26])
     ).total_seconds()
-    if seconds < 0.05:
-        return ""
-    return f"{seconds:.1f} s" if seconds < 120 else f"{seconds / 60:.1f} min"

@@ -24,6 +24,11 @@ be able to turn off the sandbox its own commands run in. Example::
 
     [secrets]            # more values to hide from every tool result (any settings file)
     environment = ["SERVICE_CRED", "MYCO_*"]   # variables whose values are secret
+
+    [cells]              # cells the agent runs (a workspace's file: see CellsTable)
+    wait = 30            # seconds run_cell waits before "still running" (the cell runs on)
+    on_stop = "interrupt"  # or "leave_running": Stop stops only the agent
+    timeout = 7200       # interrupt a cell after this many seconds (default: never)
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ import json
 import os
 import sys
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +49,7 @@ from .commands import SandboxSettings
 from .errors import AgentError, ToolError
 from .permissions import BUILTIN_ROLES, Role
 from .rules import Rule, Rules
+from .running_cells import MAX_WAIT, CellPolicy, StopPolicy
 from .sandbox import Sandbox
 
 if sys.version_info >= (3, 11):
@@ -105,6 +112,28 @@ class SecretsTable(BaseModel):
         }
 
 
+class CellsTable(BaseModel):
+    """The ``[cells]`` table: how long run_cell waits, what Stop does to a running cell,
+    and whether cells have a timeout (see :class:`~jupyter_agent.running_cells.CellPolicy`).
+    Fields not given keep the default (or the user's value, for a workspace's file)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    wait: float | None = Field(default=None, ge=0, le=MAX_WAIT)
+    """Seconds run_cell waits before it says "still running" (the cell runs on)."""
+    on_stop: StopPolicy | None = None
+    """``interrupt`` (the default): Stop interrupts a cell the agent runs; ``leave_running``:
+    Stop stops only the agent. A workspace's file may not choose ``leave_running`` until the
+    user trusts the folder (Stop must stop what the user cannot see)."""
+    timeout: float | None = Field(default=None, gt=0)
+    """Seconds after which a cell the agent runs is interrupted (default: never)."""
+
+    def over(self, policy: CellPolicy) -> CellPolicy:
+        """``policy`` with the fields this table sets."""
+        given = {k: getattr(self, k) for k in self.model_fields_set if getattr(self, k) is not None}
+        return replace(policy, **given)
+
+
 class Settings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -115,6 +144,7 @@ class Settings(BaseModel):
     sandbox: SandboxTable | None = None
     """Read from the user's settings only."""
     secrets: SecretsTable = Field(default_factory=SecretsTable)
+    cells: CellsTable | None = None
     source: Path | None = Field(default=None, exclude=True)
 
     def make_roles(
@@ -172,11 +202,16 @@ class Settings(BaseModel):
             left_out.append(f"{len(allows)} allow rule(s): {shown}{more}")
         if not self.default_rules:
             left_out.append("default_rules = false (it would drop the rules that ask)")
+        cells = self.cells
+        if cells is not None and cells.on_stop == "leave_running":
+            left_out.append('[cells] on_stop = "leave_running" (Stop would not stop cells)')
+            cells = cells.model_copy(update={"on_stop": None})
         kept = self.model_copy(
             update={
                 "roles": roles,
                 "rules": [r for r in self.rules if r.decision != "allow"],
                 "default_rules": True,
+                "cells": cells,
             }
         )
         kept.source = self.source

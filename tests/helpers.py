@@ -13,6 +13,7 @@ from typing import Any
 
 from jupyter_agent.context_view import ModelView
 from jupyter_agent.messages import Message, conversation_problems, to_api_messages
+from jupyter_agent.notebook import RunResult
 
 
 async def until(predicate: Any, timeout: float = 5.0, interval: float = 0.002) -> None:
@@ -185,3 +186,41 @@ async def kernel(cwd: Path, env: dict[str, str] | None = None) -> AsyncIterator[
     finally:
         kc.stop_channels()
         await km.shutdown_kernel(now=True)
+
+
+# --- a long cell, at the executor seam ----------------------------------------------------
+
+
+class PrintingCell:
+    """An executor running one cell that prints a line a tick until it is told to end, or
+    interrupted (a RunningExecutor)."""
+
+    def __init__(self) -> None:
+        self.outputs: list[dict[str, Any]] | None = None
+        self.end = asyncio.Event()
+        self.interrupted = False
+
+    async def __call__(self, code: str, timeout: float | None) -> RunResult:
+        self.outputs = [{"output_type": "stream", "name": "stdout", "text": ""}]
+        try:
+            for step in range(1000):
+                self.outputs[0]["text"] += f"loss {1 / (step + 1):.3f}\n"
+                if self.interrupted:
+                    error = {"ename": "KeyboardInterrupt", "evalue": "", "traceback": []}
+                    outputs = [*self.outputs, {"output_type": "error", **error}]
+                    return RunResult(
+                        status="error", execution_count=3, outputs=outputs, error=error
+                    )
+                if self.end.is_set():
+                    return RunResult(status="ok", execution_count=3, outputs=self.outputs)
+                await asyncio.sleep(0.02)
+            raise AssertionError("the cell never ended")
+        finally:
+            self.outputs = None
+
+    def outputs_so_far(self) -> list[dict[str, Any]] | None:
+        return None if self.outputs is None else [dict(o) for o in self.outputs]
+
+    def interrupt(self) -> bool:
+        self.interrupted = True
+        return True

@@ -233,7 +233,8 @@ def test_planner_gets_only_reading_notebook_tools(workspace, notebook):
     agent = Agent("planner", ScriptedModel(), workspace=workspace, notebook=notebook, persist=False)
     offered = {t.name for t in agent.tools.allowed(agent.roles["planner"].permissions)}
     assert {"read_notebook", "read_cell"} <= offered
-    assert not {"insert_cell", "update_cell", "delete_cell", "move_cell", "run_cell"} & offered
+    running = {"run_cell", "wait_for_cell", "interrupt_cell"}
+    assert not {"insert_cell", "update_cell", "delete_cell", "move_cell", *running} & offered
     assert [t.name for t in NOTEBOOK_TOOLS] == [
         "read_notebook",
         "read_cell",
@@ -242,6 +243,8 @@ def test_planner_gets_only_reading_notebook_tools(workspace, notebook):
         "delete_cell",
         "move_cell",
         "run_cell",
+        "wait_for_cell",
+        "interrupt_cell",
     ]
 
 

@@ -9,6 +9,7 @@ import pytest
 from notebook_corpus import png, write
 from PIL import Image
 
+from jupyter_agent._wording import duration
 from jupyter_agent.notebook import Cell
 from jupyter_agent.notebook_file import FileBridge
 from jupyter_agent.notebook_view import fits_whole, render_notebook, render_outline
@@ -134,8 +135,10 @@ async def test_a_range_stops_at_a_cell_boundary_and_says_where_to_go_on(tmp_path
     assert "── 10 · " in view.text
 
 
-@pytest.mark.parametrize("seconds", [0.3, 75.0, 400.0])
-def test_the_outline_shows_how_long_a_cell_ran(seconds):
+@pytest.mark.parametrize(
+    ("seconds", "expected"), [(0.3, "0.3 s"), (75.0, "1 min 15 s"), (400.0, "6 min 40 s")]
+)
+def test_the_outline_shows_how_long_a_cell_ran(seconds, expected):
     ended = f"2024-05-01T10:{int(seconds // 60):02d}:{seconds % 60:06.3f}Z"
     cell = Cell(
         id="c1",
@@ -149,8 +152,7 @@ def test_the_outline_shows_how_long_a_cell_ran(seconds):
         },
     )
     line = render_outline([cell], "t").text.splitlines()[-1]
-    expected = f"{seconds:.1f} s" if seconds < 120 else f"{seconds / 60:.1f} min"
-    assert f"took {expected}" in line
+    assert line.endswith(f"· took {expected}")
 
 
 async def test_formulas_and_widgets_notebook_reads_whole_with_nothing_dropped(tmp_path):
@@ -160,3 +162,43 @@ async def test_formulas_and_widgets_notebook_reads_whole_with_nothing_dropped(tm
     assert "latex: $\\displaystyle \\int" in view.text
     assert "[widget] IntSlider(value=3)" in view.text
     assert "Oslo" in view.text and "[table, 2 rows × 3 columns]" in view.text
+
+
+class KernelHistory:
+    """What a kernel ran and how long each execution took (the ExecutionHistory seam)."""
+
+    def __init__(self, ran: dict[int, tuple[str, float]]) -> None:
+        self.ran = ran
+
+    def source_of(self, execution_count):
+        return self.ran.get(execution_count, (None, 0.0))[0]
+
+    def duration_of(self, execution_count):
+        return self.ran.get(execution_count, (None, None))[1]
+
+
+def test_the_view_shows_how_long_the_kernel_took_for_each_cell_it_ran():
+    cells = [
+        Cell(id="train", source="model.fit(X, y)", execution_count=3),
+        Cell(id="quick", source="len(X)", execution_count=4),
+        Cell(id="stale", source="old = 1", execution_count=2),  # count of an earlier kernel
+        Cell(id="fresh", source="x = 1"),
+    ]
+    history = KernelHistory({3: ("model.fit(X, y)", 252.4), 4: ("len(X)", 0.01), 2: ("y = 2", 9)})
+    outline = render_outline(cells, "t", history).text.splitlines()
+    assert outline[-4].endswith("[3] · model.fit(X, y) · took 4 min 12 s")
+    assert "took" not in "\n".join(outline[-3:])  # too quick to say, another cell's, not run
+    full = render_notebook(cells, "t", history).text
+    assert "── 1 · train · code [3] · took 4 min 12 s" in full
+    assert "── 3 · stale · code [2] · ran out of order, edited since it ran" in full
+    # A cell the agent started that still runs says so, and for how long.
+    running = render_outline(cells, "t", history, running={"fresh": 125.0}).text
+    assert running.splitlines()[-1].endswith("· x = 1 · running (2 min 5 s so far)")
+
+
+@pytest.mark.parametrize(
+    ("seconds", "words"),
+    [(0.42, "0.4 s"), (12.4, "12 s"), (60, "1 min"), (252.4, "4 min 12 s"), (7500, "2 h 5 min")],
+)
+def test_durations_are_said_compactly(seconds, words):
+    assert duration(seconds) == words

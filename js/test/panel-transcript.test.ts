@@ -141,6 +141,43 @@ describe('the transcript', () => {
     assert.match(t.find('div.ja-warning')[0].textContent, /overloaded/);
   });
 
+  it("ticks a running cell's elapsed time and shows its last output line", () => {
+    mock.timers.enable({ apis: ['setInterval', 'Date'] });
+    const t = setup();
+    t.apply({
+      kind: 'tool_start',
+      tool_use_id: 'tu1',
+      name: 'run_cell',
+      input: { cell_id: 'train' },
+      summary: 'Run cell train'
+    });
+    const [card] = t.find('details.ja-tool');
+    const status = card.querySelector('span.ja-tool-status')!;
+    const line = card.querySelector('span.ja-tool-last-line')!;
+    assert.equal(status.textContent, 'running…');
+    assert.equal((line as unknown as HTMLElement).hidden, true);
+    // No event comes while the kernel is busy: the time goes on from the tool's start.
+    mock.timers.tick(3000);
+    assert.equal(status.textContent, 'running… 3 s');
+    mock.timers.tick(72_000);
+    assert.equal(status.textContent, 'running… 1 min 15 s');
+    t.apply({ kind: 'tool_progress', tool_use_id: 'tu1', output: 'epoch 1' });
+    t.apply({ kind: 'tool_progress', tool_use_id: 'tu1', output: 'epoch 2' });
+    assert.equal(line.textContent, 'epoch 2', 'the last line, not all of them');
+    assert.equal((line as unknown as HTMLElement).hidden, false);
+    assert.equal(card.querySelector('pre.ja-tool-output')!.textContent, '');
+    t.apply({
+      kind: 'tool_end',
+      tool_use_id: 'tu1',
+      name: 'run_cell',
+      result: 'Cell train is still running (1 min 15 s so far)',
+      duration: 75
+    });
+    mock.timers.tick(5000);
+    assert.equal(status.textContent, 'done · 75.0 s', 'the ticker stopped');
+    assert.equal((line as unknown as HTMLElement).hidden, true);
+  });
+
   it('updates a tool card in place: running, output, then its result and diff', () => {
     const t = setup();
     t.apply({

@@ -22,6 +22,7 @@ from ..permissions import ACTOR, BUILTIN_ROLES, Permission, PermissionPolicy, Ro
 from ..provenance import WrittenFiles
 from ..redaction import Secrets, environment_secrets
 from ..rules import Rules
+from ..running_cells import CellPolicy, CellRuns
 from ..sandbox import Sandbox
 from ..session_index import SESSIONS_DIR, SessionHit, SessionIndex
 from ..settings import (
@@ -88,6 +89,7 @@ class Agent:
         builtin_tools: bool = True,
         notebook: str | Path | NotebookBridge | None = None,
         context: ContextPolicy | None = None,
+        cells: CellPolicy | None = None,
     ) -> None:
         """
         Args:
@@ -122,6 +124,9 @@ class Agent:
                 Adds the notebook tools.
             context: How the conversation is kept inside the model's context window
                 (the window, and when to clear old results or compact earlier turns).
+            cells: How run_cell waits for the cells it runs, their timeout, and what Stop
+                does to a cell still running; by default the ``[cells]`` tables of the
+                user's and the workspace's settings.
         """
         self.workspace = Path(workspace or Path.cwd()).resolve()
         self.parent_run: Run | None = None
@@ -188,6 +193,10 @@ class Agent:
                 self.secrets.add_source(source.secrets.values)
         self.resources.insert(self.secrets)
         self._sandbox_noted = False
+        self._cells_from_settings = cells is None
+        self.cells = CellRuns(cells or self._cell_policy(user))
+        """The cells this agent runs, which may outlive the call that started them."""
+        self.resources.insert(self.cells)
         self.changes = ChangeLog()
         """The notebook edits of every run, so each run's edits can be undone."""
         self.resources.insert(self.changes)
@@ -320,6 +329,15 @@ class Agent:
             )
         return user, home
 
+    def _cell_policy(self, user: Settings | None) -> CellPolicy:
+        """The ``[cells]`` policy: the user's table, then the workspace's over it (an
+        untrusted workspace's was narrowed already; see :meth:`Settings.untrusted`)."""
+        policy = CellPolicy()
+        for source in (user, self.settings):
+            if source is not None and source.cells is not None:
+                policy = source.cells.over(policy)
+        return policy
+
     def _settings_rules(self, user: Settings | None) -> Rules:
         rules = self.settings.make_rules() if self.settings else Rules.defaults()
         if user is not None:
@@ -333,6 +351,8 @@ class Agent:
         newly = self.untrusted_settings
         self._notices = [n for n in self._notices if n[1] != "trust_workspace"]
         user, _ = self._read_settings(None)
+        if self._cells_from_settings:
+            self.cells.policy = self._cell_policy(user)
         if self._policy_from_settings and isinstance(self.policy, Rules):
             session = [r for r in self.policy if r.scope == "session"]  # "Always allow"s
             self.policy = self._settings_rules(user)

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._wording import visible
 from ..approvals import ApprovalPreview
-from ..errors import ToolDenied, ToolError
+from ..errors import ToolDenied, ToolError, ToolInterrupted
 from ..events import ToolEndEvent, ToolStartEvent
 from ..messages import INTERRUPTED_RESULT, Message, ToolResultBlock, ToolUseBlock, encodable
 from ..messages import tool_result as result_block
@@ -74,13 +74,17 @@ async def execute(
     except BaseException as exc:
         note = INTERRUPTED_RESULT if isinstance(exc, asyncio.CancelledError) else f"Not run: {exc}"
         for current in running.values():
+            if isinstance(exc, ToolInterrupted) and len(running) == 1:
+                # What stopping did to the call's work, on its card and for the model.
+                results[current.id] = result_block(current.id, f"{exc.note} {note}", is_error=True)
+            shown = results[current.id].text if current.id in results else note
             run.emit(
                 ToolEndEvent(
                     tool_use_id=current.id,
                     name=current.name,
-                    result=note,
+                    result=shown,
                     is_error=True,
-                    error_line=_first_line(note),
+                    error_line=_first_line(shown),
                 )
             )
         for block in tool_uses:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from ..errors import AgentError
 from ..events import AgentStartEvent, CompletedEvent, ErrorEvent, StoppedEvent, WarningEvent
 from ..messages import INTERRUPTED_RESULT
+from ..running_cells import CellRuns
 from ..states import TERMINAL_FOR, AgentState, StopReason
 from . import _control
 from ._limits import StopRun
@@ -134,6 +135,11 @@ class Lifecycle:
             self._timer.cancel()
         run.user.cancel()
         run.close_history(INTERRUPTED_RESULT if reason == "manual_stop" else f"Not run: {message}")
+        if reason == "manual_stop":
+            # Cells the run started that still run follow the Stop policy ([cells] on_stop).
+            cells = run.agent.resources.get(CellRuns)
+            for note in cells.stop_run(run.id) if cells is not None else []:
+                run.emit(WarningEvent(message=note))
         run.stop_reason = reason
         run.stop_message = message
         if reason == "completed" and run.summary is None:

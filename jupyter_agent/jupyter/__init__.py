@@ -10,9 +10,11 @@ from typing import Any
 
 def load_ipython_extension(ipython: Any) -> None:
     """``%load_ext jupyter_agent``: register ``%agent`` and ``%%agent``."""
+    from .kernel import CellTimes
     from .magic import AgentMagics, keep_question_marks, quiet_bare_runs
 
     ipython.register_magics(AgentMagics)
+    CellTimes.of(ipython)  # the agent sees how long each cell ran from now on
     cleanup = ipython.input_transformers_cleanup
     if keep_question_marks not in cleanup:
         cleanup.append(keep_question_marks)

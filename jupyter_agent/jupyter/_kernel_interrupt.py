@@ -90,6 +90,13 @@ class Interrupter:
                     signal.signal(signal.SIGINT, self._previous)
                 self._uses_signal = False
 
+    def interrupt(self) -> None:
+        """Interrupt the code now (an explicit interrupt_cell, or Stop), from the loop:
+        the code is then suspended at an await, so it is cancelled there."""
+        with self._lock:
+            if self._armed:
+                self._cancel()
+
     def _watch(self) -> None:
         for i, wait in enumerate((self.timeout, self.grace, self.grace)):
             if self._done.wait(wait):

@@ -31,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import math
 import os
 import uuid
 from collections.abc import Callable
@@ -457,13 +458,14 @@ class LiveBridge:
             await self._request("set_type", {"cell_id": cell_id, "cell_type": cell_type})
         )
 
-    async def run(self, cell_id: str, timeout: float = 120.0) -> RunResult:
-        """Run the cell in the notebook and wait until it ended.
+    async def run(self, cell_id: str, timeout: float | None = None) -> RunResult:
+        """Run the cell in the notebook and wait until it ended, however long it runs
+        (with ``timeout``, the frontend interrupts it after that many seconds).
 
-        The frontend's answer can only arrive once the cell finished (the kernel runs it,
-        so it cannot read anything meanwhile); while it runs, this task simply waits. If
-        the task is cancelled (the user pressed Stop), the frontend is asked to interrupt
-        the cell, without waiting for its answer, and the cancellation goes on.
+        The frontend's answer can only arrive once the cell finished; while the cell runs
+        synchronous code the kernel reads nothing, and the wait counts only time the loop
+        was free. If the task is cancelled, the frontend is asked to interrupt the cell,
+        without waiting for its answer, and the cancellation goes on.
         """
 
         def interrupt() -> None:
@@ -472,13 +474,17 @@ class LiveBridge:
         result = await self._request(
             "run",
             {"cell_id": cell_id, "timeout": timeout},
-            timeout=timeout + RUN_MARGIN,
+            timeout=math.inf if timeout is None else timeout + RUN_MARGIN,
             abandoned=interrupt,
         )
         return RunResult.model_validate(result)
 
-    async def interrupt(self) -> None:
-        await self._request("interrupt")
+    async def outputs(self, cell_id: str) -> list[dict[str, Any]]:
+        # The frontend's cell holds what a running cell printed so far (it streams in).
+        return (await self.read_cell(cell_id)).outputs
+
+    async def interrupt(self, cell_id: str | None = None) -> None:
+        await self._request("interrupt", {"cell_id": cell_id} if cell_id else None)
 
     async def save(self) -> None:
         await self._request("save")

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import time
 from typing import Any, Literal
 
 from ..namespace import KernelNamespace
@@ -46,7 +47,7 @@ from ..notebook import RunResult
 from ._kernel_capture import CAPTURE, ROUTER, Capture, detach_from_cell
 from ._kernel_interrupt import Interrupter
 
-__all__ = ["IPythonHistory", "KernelExecutor", "attach_kernel", "kernel_namespace"]
+__all__ = ["CellTimes", "IPythonHistory", "KernelExecutor", "attach_kernel", "kernel_namespace"]
 
 
 # --- the executor ----------------------------------------------------------------------------
@@ -85,11 +86,27 @@ class KernelExecutor:
         self.interrupt_grace = interrupt_grace
         self.cancel_grace = cancel_grace
         self._lock: asyncio.Lock | None = None
+        self._capture: Capture | None = None
+        self._interrupter: Interrupter | None = None
 
     def __repr__(self) -> str:
         return f"<KernelExecutor of {type(self.shell).__name__}>"
 
-    async def __call__(self, code: str, timeout: float | None = 120.0) -> RunResult:
+    def outputs_so_far(self) -> list[dict[str, Any]] | None:
+        """The outputs of the code running now, as captured so far (None: nothing runs)."""
+        capture = self._capture
+        return capture.finished() if capture is not None else None
+
+    def interrupt(self) -> bool:
+        """Interrupt the code running now, as the frontend's Interrupt button would; it
+        ends with the interrupt's error. Called on the loop, so the code is at an await."""
+        interrupter = self._interrupter
+        if interrupter is None:
+            return False
+        interrupter.interrupt()
+        return True
+
+    async def __call__(self, code: str, timeout: float | None = None) -> RunResult:
         if self._lock is None:
             self._lock = asyncio.Lock()
         async with self._lock:
@@ -115,6 +132,7 @@ class KernelExecutor:
         outer_exec_result = getattr(hook, "exec_result", None)
         result: Any = None
         interrupter = Interrupter(task, timeout, self.interrupt_grace, shell)
+        self._capture, self._interrupter = capture, interrupter
         escaped: BaseException | None = None
         try:
             with ROUTER.installed(shell):
@@ -144,6 +162,7 @@ class KernelExecutor:
                         pass
         finally:
             interrupter.close()
+            self._capture = self._interrupter = None
             CAPTURE.reset(token)
             if getattr(hook, "exec_result", None) is None:
                 hook.exec_result = outer_exec_result  # a cell the user runs meanwhile
@@ -181,11 +200,55 @@ class KernelExecutor:
 # --- history and namespace -------------------------------------------------------------------
 
 
+class CellTimes:
+    """How long each cell of this kernel ran, by execution count, from IPython's
+    ``pre_run_cell`` and ``post_run_cell`` events: every cell the user or the agent runs,
+    whatever frontend (or none) ran it. One per shell (:meth:`of`); kept for the last
+    :data:`KEPT` cells."""
+
+    KEPT = 10_000
+
+    def __init__(self) -> None:
+        self.durations: dict[int, float] = {}
+        self._started: dict[int, float] = {}
+        """By ``id`` of the cell's ExecutionInfo: cells may overlap (one awaits, the agent
+        runs another), so each is timed on its own."""
+
+    @classmethod
+    def of(cls, shell: Any) -> CellTimes:
+        """The shell's recorder, registered on its events the first time."""
+        found = getattr(shell, "_jupyter_agent_cell_times", None)
+        if isinstance(found, cls):
+            return found
+        times = cls()
+        shell.events.register("pre_run_cell", times.pre_run_cell)
+        shell.events.register("post_run_cell", times.post_run_cell)
+        shell._jupyter_agent_cell_times = times
+        return times
+
+    def pre_run_cell(self, info: Any) -> None:
+        self._started[id(info)] = time.monotonic()
+
+    def post_run_cell(self, result: Any) -> None:
+        started = self._started.pop(id(getattr(result, "info", None)), None)
+        count = getattr(result, "execution_count", None)
+        if started is None or not isinstance(count, int):
+            return
+        self.durations[count] = time.monotonic() - started
+        while len(self.durations) > self.KEPT:
+            del self.durations[next(iter(self.durations))]
+
+
 class IPythonHistory:
-    """What this kernel ran, by execution count (an ``ExecutionHistory`` for the view)."""
+    """What this kernel ran, by execution count, and how long it took (an
+    ``ExecutionHistory`` and ``ExecutionTimes`` for the view)."""
 
     def __init__(self, shell: Any | None = None) -> None:
         self.shell = _shell(shell)
+        self.times = CellTimes.of(self.shell)
+
+    def duration_of(self, execution_count: int) -> float | None:
+        return self.times.durations.get(execution_count)
 
     def source_of(self, execution_count: int) -> str | None:
         manager = getattr(self.shell, "history_manager", None)

@@ -151,11 +151,14 @@ class PendingBridge:
     async def set_type(self, cell_id: str, cell_type: CellType) -> Cell:
         return await (await self.ready()).set_type(cell_id, cell_type)
 
-    async def run(self, cell_id: str, timeout: float = 120.0) -> RunResult:
+    async def run(self, cell_id: str, timeout: float | None = None) -> RunResult:
         return await (await self.ready()).run(cell_id, timeout)
 
-    async def interrupt(self) -> None:
-        await (await self.ready()).interrupt()
+    async def outputs(self, cell_id: str) -> list[dict[str, Any]]:
+        return await (await self.ready()).outputs(cell_id)
+
+    async def interrupt(self, cell_id: str | None = None) -> None:
+        await (await self.ready()).interrupt(cell_id)
 
     async def save(self) -> None:
         await (await self.ready()).save()
@@ -206,6 +209,9 @@ class KernelAgent:
         if current is not None:
             agent.limits = current.limits
             agent.loop = current.loop
+            # Cells the previous agent started still run: wait_for_cell finds them.
+            agent.cells = current.cells
+            agent.resources.insert(current.cells)
         self.agent = self._equip(agent)
         if self.panel is not None and self.panel.agent is not agent:
             self.panel.bind(agent)

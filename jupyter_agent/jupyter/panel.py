@@ -209,6 +209,8 @@ class AgentPanel(anywidget.AnyWidget):
         for entry in seed:
             self.transcript.add(entry, live=False)
         self._unsubscribe = agent.subscribe(self._on_event)
+        if self._cells_changed not in agent.cells.listeners:
+            agent.cells.listeners.append(self._cells_changed)
         run = agent.handle
         self.refresh()
         self.busy = agent.running
@@ -223,6 +225,22 @@ class AgentPanel(anywidget.AnyWidget):
         self.refresh_sessions()
         if self.views_seen:
             self._post(Snapshot(type="snapshot", view=None, entries=self.transcript.snapshot()))
+
+    def _stop_interrupts_kernel(self) -> bool:
+        """Whether Stop must also interrupt the kernel from the frontend (the kernel reads
+        no click while a cell runs synchronous code): the agent runs code, or a cell it
+        started still runs and Stop interrupts cells (``[cells] on_stop``). With
+        ``leave_running`` a cell's run is the user's to keep: only the agent stops."""
+        cells = self.agent.cells
+        tool = self.agent.tools.get(self._tool) if self._tool else None
+        running = tool is not None and Permission.EXECUTE_CODE in tool.permissions
+        running = running or bool(cells.running())
+        return self.busy and running and cells.policy.on_stop == "interrupt"
+
+    def _cells_changed(self) -> None:
+        """A cell the agent started began or ended (on the loop)."""
+        if self.busy:
+            self.running_code = self._stop_interrupts_kernel()
 
     def refresh(self) -> None:
         """Show the agent's settings again (after a magic changed its role, model, limits)."""
@@ -356,11 +374,10 @@ class AgentPanel(anywidget.AnyWidget):
                 self.model_label = event.model_label or ""
             case ev.ToolStartEvent():
                 self._tool = event.name
-                tool = self.agent.tools.get(event.name)
-                self.running_code = tool is not None and Permission.EXECUTE_CODE in tool.permissions
+                self.running_code = self._stop_interrupts_kernel()
             case ev.ToolEndEvent():
                 self._tool = ""
-                self.running_code = False
+                self.running_code = self._stop_interrupts_kernel()
             case ev.QuestionEvent():
                 self.pending_question = event.question_id
             case ev.AnswerEvent() | ev.RequestInputTimeoutEvent():

@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import difflib
-from collections.abc import Mapping
 from typing import Any
 
 from .._wording import plural
-from ..approvals import CellPreview
 from ..errors import ToolError
 from ..messages import ImageBlock
 from ..notebook import Cell, CellType, Change, ChangeLog, NotebookBridge
@@ -28,17 +26,13 @@ from ..notebook_view import (
 )
 from ..output_view import ViewLimits, render_output
 from ..permissions import Permission
+from ..running_cells import CellRuns
 from ..secrets import MASK, mask_secrets
+from ._cell_run import interrupt_cell, run_cell, wait_for_cell
+from ._notebook_access import bridge_of, positions
 from ._tool import ToolContext, ToolOutput, tool
 
 P = Permission
-
-
-def bridge_of(ctx: ToolContext) -> NotebookBridge:
-    bridge = ctx.resources.get(NotebookBridge)  # type: ignore[type-abstract]  # keyed by the protocol
-    if bridge is None:
-        raise ToolError("No notebook is attached to this agent, so there are no cells to work on.")
-    return bridge
 
 
 def _record(ctx: ToolContext, change: Change) -> None:
@@ -56,19 +50,6 @@ def cell_diff(cell_id: str, old: str, new: str) -> str:
         old.splitlines(), new.splitlines(), f"a/cell {cell_id}", f"b/cell {cell_id}", lineterm=""
     )
     return "\n".join(lines)
-
-
-async def _positions(bridge: NotebookBridge, *cell_ids: str | None) -> dict[str, int]:
-    """Where these cells are now, 1-based (``{id: position}``), for a result's ``data``: the
-    panel names a cell "cell 7" and links it rather than showing its id. A cell no longer
-    in the notebook is left out; a notebook that cannot be read gives no positions (the
-    edit itself succeeded)."""
-    wanted = {cell_id for cell_id in cell_ids if cell_id}
-    try:
-        cells = await bridge.read()
-    except ToolError:
-        return {}
-    return {cell.id: n for n, cell in enumerate(cells, 1) if cell.id in wanted}
 
 
 def _edit_output(
@@ -113,6 +94,12 @@ OUTPUT_LIMITS = ViewLimits(
 """read_cell with an output number: that output as large as one read allows."""
 
 
+def _running(ctx: ToolContext) -> dict[str, float]:
+    """The cells the agent started that still run, with their seconds so far."""
+    runs = ctx.resources.get(CellRuns)
+    return {c.cell_id: c.elapsed for c in runs.running()} if runs is not None else {}
+
+
 @tool(category="notebook", permissions={P.READ_NOTEBOOK}, summary="Read the notebook")
 async def read_notebook(
     ctx: ToolContext, start: int | None = None, end: int | None = None, outline: bool = False
@@ -136,12 +123,15 @@ async def read_notebook(
     if cells and first > len(cells):
         raise ToolError(f"The notebook has {len(cells)} cells; start={first} is past the end.")
 
+    running = _running(ctx)
+
     def render() -> View:
         if outline:
-            return render_outline(cells, title, history, start=first)
+            return render_outline(cells, title, history, start=first, running=running)
         if start is None and end is None:
-            return fits_whole(cells, history, title) or render_outline(cells, title, history)
-        return render_notebook(cells, title, history, start=first, end=end)
+            whole = fits_whole(cells, history, title, running)
+            return whole or render_outline(cells, title, history, running=running)
+        return render_notebook(cells, title, history, start=first, end=end, running=running)
 
     view = await asyncio.to_thread(render)
     return ToolOutput(view.text, images=view.images, data={"cells": len(cells)})
@@ -173,8 +163,8 @@ async def read_cell(ctx: ToolContext, cell_id: str, output: int | None = None) -
 
     def render() -> str:
         if output is None:
-            flags = provenance(cells, history).get(cell_id, "")
-            return render_cell(cell, position + 1, flags, CELL_LIMITS, images)
+            flags = provenance(cells, history, _running(ctx)).get(cell_id, "")
+            return render_cell(cell, position + 1, flags, CELL_LIMITS, images, history)
         shown = render_output(cell.outputs[output - 1], OUTPUT_LIMITS, images)
         return f"── {position + 1} · {cell_id} · output {output} of {len(cell.outputs)}\n{shown}"
 
@@ -230,7 +220,7 @@ async def insert_cell(
         "insert",
         "",
         source,
-        await _positions(bridge, cell.id, after, before),
+        await positions(bridge, cell.id, after, before),
     )
 
 
@@ -318,7 +308,7 @@ async def update_cell(
         "update",
         old.source,
         new_source,
-        await _positions(bridge, cell_id),
+        await positions(bridge, cell_id),
     )
 
 
@@ -381,86 +371,6 @@ async def move_cell(
     )
 
 
-# --- running ---------------------------------------------------------------------------------
-
-
-async def _preview_run(ctx: ToolContext, args: Mapping[str, Any]) -> CellPreview | None:
-    """The cell about to run: its code, and where it is in the notebook."""
-    cell_id = str(args["cell_id"])
-    cells = await bridge_of(ctx).read()
-    for index, cell in enumerate(cells, 1):
-        if cell.id == cell_id:
-            return CellPreview(
-                cell_id=cell_id,
-                source=cell.source,
-                language=_language(cell.source),
-                index=index,
-                count=len(cells),
-            )
-    return None
-
-
-def _language(source: str) -> str:
-    """The language a highlighter should read a code cell as."""
-    first = source.lstrip().split("\n", 1)[0]
-    return "bash" if first.startswith(("%%bash", "%%sh", "%%script bash")) else "python"
-
-
-@tool(
-    category="notebook",
-    permissions={P.EXECUTE_CODE},
-    summary="Run cell {cell_id}",
-    preview=_preview_run,
-)
-async def run_cell(ctx: ToolContext, cell_id: str, timeout: float = 120) -> ToolOutput:
-    """Run a code cell in the notebook's kernel and wait for its outputs, as if the user
-    ran it (its outputs and execution count appear in the notebook).
-
-    Args:
-        cell_id: The cell's id.
-        timeout: Seconds to wait before interrupting it.
-    """
-    bridge = bridge_of(ctx)
-    result = await bridge.run(cell_id, timeout=timeout)
-    images: list[ImageBlock] = []
-    limits = ViewLimits()
-    where = f"{cell_id!r}, output="
-
-    def render() -> str:
-        parts = [
-            f"⤷ {n} " + render_output(o, limits, images, f"{where}{n}")
-            for n, o in enumerate(result.outputs, 1)
-        ]
-        return "\n".join(parts) if parts else "(no output)"
-
-    body = await asyncio.to_thread(render)
-    count = result.execution_count
-    failed: str | None = None
-    if result.status == "error" and result.error:
-        evalue = mask_secrets(str(result.error.get("evalue", "")))
-        failed = f"{result.error.get('ename')}: {evalue}"
-        head = f"Cell {cell_id} [{count}] raised {failed}"
-    elif result.status == "timeout":
-        head = failed = f"Cell {cell_id} did not finish within {timeout:g} s and was interrupted."
-    elif result.status == "aborted":
-        head = failed = (
-            f"Cell {cell_id} was not run (the kernel aborted it, e.g. after an interrupt)."
-        )
-    else:
-        head = f"Cell {cell_id} ran [{count}]."
-    return ToolOutput(
-        f"{head}\n{body}",
-        images=images,
-        data={
-            "cell_id": cell_id,
-            "status": result.status,
-            "execution_count": count,
-            "positions": await _positions(bridge, cell_id),
-        },
-        error_line=failed,
-    )
-
-
 NOTEBOOK_TOOLS = (
     read_notebook,
     read_cell,
@@ -469,4 +379,6 @@ NOTEBOOK_TOOLS = (
     delete_cell,
     move_cell,
     run_cell,
+    wait_for_cell,
+    interrupt_cell,
 )

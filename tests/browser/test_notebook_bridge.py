@@ -175,7 +175,7 @@ def test_runs_report_outputs_errors_and_timeouts_as_the_notebook_shows_them(
 runs = []
 original_run = bridge.run
 
-async def recording_run(cell_id, timeout=120.0):
+async def recording_run(cell_id, timeout=None):
     result = await original_run(cell_id, timeout)
     runs.append(result.model_dump())
     return result
@@ -231,6 +231,37 @@ bridge.run = recording_run
     assert json.loads(shown) == {"interrupted": False}
     saved = nbformat.read(lab.root / path, as_version=4).cells  # multiline strings joined
     assert [c["outputs"] for c in saved[:3]] == [c["outputs"] for c in done[:3]]
+
+
+LONG_CELL = (
+    "import asyncio\nfor i in range(5):\n    print('step', i)\n    await asyncio.sleep(1)\n'done'"
+)
+
+
+def test_a_long_cell_keeps_running_past_the_window_and_is_waited_for(open_notebook, page):
+    """run_cell returns "still running" after its window with the output so far; the cell
+    is not interrupted, the agent reads it meanwhile, and wait_for_cell gets its result."""
+    notebook = open_notebook("long.ipynb", [LONG_CELL, ""])
+    notebook.run_cell(CONNECT)
+    notebook.run_cell(
+        agent_cell(
+            'call("run_cell", cell_id="cell-0", wait=1.5)',
+            'call("read_cell", cell_id="cell-0")',
+            'call("wait_for_cell", cell_id="cell-0", timeout=30)',
+        )
+    )
+    shown = tool_results(notebook)
+    ran, meanwhile, waited, _ = [text for _, text in shown["results"]]
+    assert ran.startswith("Cell cell-0 is still running (")
+    assert "it was not interrupted" in ran and "stdout:\nstep 0" in ran
+    assert "step 4" not in ran
+    assert meanwhile.startswith("── 1 · cell-0 · code [")
+    assert " · running (" in meanwhile.split("\n")[0]  # the view says so: not to run it again
+    assert waited.startswith("Cell cell-0 ran [") and "in 5" in waited.split("\n")[0]
+    assert "step 4" in waited and "'done'" in waited
+    outputs = cells(page, notebook.path)[0]["outputs"]
+    assert [o["output_type"] for o in outputs] == ["stream", "execute_result"]
+    assert shown["state"] == "completed"
 
 
 def test_each_kernels_agent_edits_only_its_own_notebook(open_notebook, open_another, page):

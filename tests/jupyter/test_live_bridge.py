@@ -348,6 +348,32 @@ async def test_cancelling_a_run_asks_the_frontend_to_interrupt_that_cell():
     assert bridge._pending == {}  # the interrupt's answer is not waited for
 
 
+async def test_a_run_without_timeout_waits_past_any_request_limit_and_can_be_looked_at():
+    """A long cell has no limit: the run's answer is waited for however long it takes, and
+    meanwhile its outputs so far are read and the cell interrupted by its id."""
+    so_far = [{"output_type": "stream", "name": "stdout", "text": "epoch 1\n"}]
+    frontend = FakeFrontend(
+        {
+            "run": lambda _: None,
+            "read_cell": lambda r: {**CELL, "id": r["args"]["cell_id"], "outputs": so_far},
+            "interrupt": lambda _: {"interrupted": True},
+        }
+    )
+    bridge = await connected(frontend, request_timeout=0.2)
+    running = asyncio.ensure_future(bridge.run("train"))
+    await asyncio.sleep(0.6)  # three request limits
+    assert not running.done()
+    assert await bridge.outputs("train") == so_far
+    await bridge.interrupt("train")
+    run, _, interrupt = frontend.requests[-3:]
+    assert run["args"] == {"cell_id": "train", "timeout": None}
+    assert interrupt["args"] == {"cell_id": "train"}
+    frontend.comms[0].reply(
+        {"id": run["id"], "ok": True, "result": {"status": "error", "outputs": so_far}}
+    )
+    assert (await running).status == "error"
+
+
 async def test_a_loop_blocked_by_a_cell_is_not_a_silent_frontend():
     """A synchronous cell blocks the loop past the timeout while the reply waits to be read;
     once the cell ends, reading it takes the kernel a few loop iterations. It still counts."""

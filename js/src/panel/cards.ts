@@ -104,6 +104,25 @@ function inputCells(input: unknown): CellPositions {
   return cells;
 }
 
+/**
+ * Tools that wait for a running cell (tools/_cell_run.py): while one waits, its card ticks
+ * the time since it started (from here, so it goes on while the kernel is busy and sends
+ * nothing) and shows the cell's last output line (its progress events).
+ */
+export const CELL_TOOLS: ReadonlySet<string> = new Set([
+  'run_cell',
+  'wait_for_cell'
+]);
+
+/** How long something has run, as the elapsed ticker says it: "7 s", "4 min 12 s". */
+export function elapsed(ms: number): string {
+  const seconds = Math.max(0, Math.floor(ms / 1000));
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min ${seconds % 60} s`;
+  return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}
+
 export interface IToolCard {
   card: HTMLDetailsElement;
   /** The call's summary, its cell ids as links. */
@@ -116,6 +135,35 @@ export interface IToolCard {
   errorLine: HTMLElement;
   output: HTMLElement;
   result: HTMLElement;
+  /** A cell tool's last output line, on the row (CELL_TOOLS). */
+  lastLine?: HTMLElement;
+  /** Stops a cell tool's elapsed ticker (at its end). */
+  stopTicker?: () => void;
+}
+
+/** Tick the card's elapsed time every second while it runs (not while it waits for the
+ * user's approval); stops at the card's end or once the card left the page. */
+function startTicker(card: HTMLElement, status: HTMLElement): () => void {
+  let since = Date.now();
+  let waited = false;
+  const timer = setInterval(() => {
+    if (card.isConnected === false) {
+      clearInterval(timer);
+      return;
+    }
+    if (card.dataset.state === 'waiting') {
+      waited = true;
+      return;
+    }
+    if (waited) {
+      waited = false;
+      since = Date.now(); // the approval came: the cell starts now
+    }
+    status.textContent = `running… ${elapsed(Date.now() - since)}`;
+  }, 1000);
+  // Under node (the unit tests) a card that never ends must not keep the process alive.
+  (timer as unknown as { unref?: () => void }).unref?.();
+  return () => clearInterval(timer);
 }
 
 export function toolCard(e: {
@@ -162,7 +210,7 @@ export function toolCard(e: {
     )
   );
   if (CONTROL_TOOLS.has(e.name)) card.hidden = true;
-  return {
+  const tool: IToolCard = {
     card,
     summary: summarySpan,
     summaryText,
@@ -172,6 +220,21 @@ export function toolCard(e: {
     output,
     result
   };
+  if (CELL_TOOLS.has(e.name)) {
+    tool.lastLine = h('span', { class: 'ja-tool-last-line', hidden: true });
+    summary.append(tool.lastLine);
+    tool.stopTicker = startTicker(card, status);
+  }
+  return tool;
+}
+
+/** A cell tool's progress: the cell's last output line, in place of the previous one. */
+export function showLastLine(tool: IToolCard, line: string): boolean {
+  if (!tool.lastLine) return false;
+  tool.lastLine.hidden = !line;
+  tool.lastLine.textContent = line;
+  tool.lastLine.title = line;
+  return true;
 }
 
 /** A subagent inside the card of the call that started it (`delegate`): its role and task
@@ -227,6 +290,8 @@ export function waitForUser(tool: IToolCard, waiting: boolean): void {
  * was refused, or whose cell or command failed is red, its error line on the row. */
 export function endTool(tool: IToolCard, e: EntryOf<'tool_end'>): void {
   const { card, status, result } = tool;
+  tool.stopTicker?.();
+  if (tool.lastLine) tool.lastLine.hidden = true;
   const failed = e.is_error || Boolean(e.error_line);
   card.dataset.state = failed ? 'error' : 'done';
   const took = e.duration

@@ -13,6 +13,7 @@ import {
   ISubagentBox,
   IToolCard,
   questionCard,
+  showLastLine,
   subagentBox,
   toolCard,
   waitForUser
@@ -363,7 +364,7 @@ export class Transcript {
 
   private onToolProgress(e: EntryOf<'tool_progress'>): void {
     const tool = this.tools.get(e.tool_use_id);
-    if (!tool) return;
+    if (!tool || showLastLine(tool, e.output)) return;
     tool.output.hidden = false;
     tool.output.append(document.createTextNode(e.output));
     const text = tool.output.textContent ?? '';

@@ -2570,6 +2570,38 @@ function inputCells(input) {
     }
   return cells;
 }
+var CELL_TOOLS = /* @__PURE__ */ new Set([
+  "run_cell",
+  "wait_for_cell"
+]);
+function elapsed(ms) {
+  const seconds = Math.max(0, Math.floor(ms / 1e3));
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min ${seconds % 60} s`;
+  return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}
+function startTicker(card, status) {
+  let since = Date.now();
+  let waited = false;
+  const timer = setInterval(() => {
+    if (card.isConnected === false) {
+      clearInterval(timer);
+      return;
+    }
+    if (card.dataset.state === "waiting") {
+      waited = true;
+      return;
+    }
+    if (waited) {
+      waited = false;
+      since = Date.now();
+    }
+    status.textContent = `running… ${elapsed(Date.now() - since)}`;
+  }, 1e3);
+  timer.unref?.();
+  return () => clearInterval(timer);
+}
 function toolCard(e) {
   const status = h("span", { class: "ja-tool-status", text: "running…" });
   const errorLine = h("span", { class: "ja-tool-error-line", hidden: true });
@@ -2610,7 +2642,7 @@ function toolCard(e) {
     )
   );
   if (CONTROL_TOOLS2.has(e.name)) card.hidden = true;
-  return {
+  const tool = {
     card,
     summary: summarySpan,
     summaryText,
@@ -2620,6 +2652,19 @@ function toolCard(e) {
     output,
     result
   };
+  if (CELL_TOOLS.has(e.name)) {
+    tool.lastLine = h("span", { class: "ja-tool-last-line", hidden: true });
+    summary.append(tool.lastLine);
+    tool.stopTicker = startTicker(card, status);
+  }
+  return tool;
+}
+function showLastLine(tool, line) {
+  if (!tool.lastLine) return false;
+  tool.lastLine.hidden = !line;
+  tool.lastLine.textContent = line;
+  tool.lastLine.title = line;
+  return true;
 }
 function subagentBox(e) {
   const status = h("span", { class: "ja-tool-status", text: "running…" });
@@ -2656,6 +2701,8 @@ function waitForUser(tool, waiting) {
 }
 function endTool(tool, e) {
   const { card, status, result } = tool;
+  tool.stopTicker?.();
+  if (tool.lastLine) tool.lastLine.hidden = true;
   const failed = e.is_error || Boolean(e.error_line);
   card.dataset.state = failed ? "error" : "done";
   const took = e.duration ? ` · ${e.duration < 1 ? `${Math.round(e.duration * 1e3)} ms` : `${e.duration.toFixed(1)} s`}` : "";
@@ -4155,7 +4202,7 @@ var Transcript = class _Transcript {
   }
   onToolProgress(e) {
     const tool = this.tools.get(e.tool_use_id);
-    if (!tool) return;
+    if (!tool || showLastLine(tool, e.output)) return;
     tool.output.hidden = false;
     tool.output.append(document.createTextNode(e.output));
     const text = tool.output.textContent ?? "";
