@@ -45,6 +45,22 @@ def replies(script: Path) -> list[Reply]:
     return out
 
 
+def scripted_with_summaries(server: MessagesServer, answers: list[Reply]) -> Any:
+    """The script's answers in order; a request to compact the conversation (a long
+    tutorial's small window) is answered apart with a summary, as a model would."""
+    queue = list(answers)
+
+    def respond(body: dict[str, Any]) -> Reply:
+        last = body["messages"][-1]["content"][-1]
+        if last.get("type") == "text" and last["text"].startswith("[Compaction"):
+            server.summaries += 1  # type: ignore[attr-defined]
+            return Reply([{"type": "text", "text": "Summary of the work so far."}])
+        return queue.pop(0)
+
+    server.summaries = 0  # type: ignore[attr-defined]
+    return respond
+
+
 def outputs_text(nb: Any) -> str:
     parts = []
     for cell in nb.cells:
@@ -73,7 +89,7 @@ def test_a_tutorial_runs_top_to_bottom_on_the_real_client(
     shutil.copy(NOTEBOOKS / script, tmp_path / script)
     answers = replies(tmp_path / script)
     with MessagesServer() as server:
-        server.script(answers)
+        server.responder = scripted_with_summaries(server, answers)
         # The kernels (and any the tutorial starts) inherit these: the real-model path.
         monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-tutorial-test")
         monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
@@ -88,7 +104,7 @@ def test_a_tutorial_runs_top_to_bottom_on_the_real_client(
         assert not server.errors
     # Every turn of the script was asked for, and no more: the tutorial went all the way
     # through, and the one run it stops (the quickstart's) closed its stream mid-way.
-    assert len(served) == len(answers)
+    assert len(served) - server.summaries == len(answers)  # type: ignore[attr-defined]
     assert [r.outcome for r in served].count("disconnected") == (name == "01_quickstart.ipynb")
     assert all(r.body["model"].startswith("claude") for r in served)
     assert "Scripted replay" not in outputs_text(nb)
