@@ -29,6 +29,10 @@ be able to turn off the sandbox its own commands run in. Example::
     wait = 30            # seconds run_cell waits before "still running" (the cell runs on)
     on_stop = "interrupt"  # or "leave_running": Stop stops only the agent
     timeout = 7200       # interrupt a cell after this many seconds (default: never)
+
+    [context]            # the conversation and the model's context window (any file)
+    window = 100000      # tokens the window holds (default: the model's, from a table)
+    auto = true          # false: make room only when asked or refused as too long
 """
 
 from __future__ import annotations
@@ -134,6 +138,21 @@ class CellsTable(BaseModel):
         return replace(policy, **given)
 
 
+class ContextTable(BaseModel):
+    """The ``[context]`` table: the context window to plan for, and whether room is made
+    automatically (see :class:`~jupyter_agent.agent.ContextPolicy`). Any file may say it:
+    neither widens what the agent may do. The workspace's fields win over the user's."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    window: int | None = Field(default=None, ge=1_000)
+    auto: bool | None = None
+
+    def over(self, given: dict[str, Any]) -> dict[str, Any]:
+        """``given`` with the fields this table sets."""
+        return {**given, **{k: v for k, v in self.model_dump().items() if v is not None}}
+
+
 class Settings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -145,6 +164,7 @@ class Settings(BaseModel):
     """Read from the user's settings only."""
     secrets: SecretsTable = Field(default_factory=SecretsTable)
     cells: CellsTable | None = None
+    context: ContextTable | None = None
     source: Path | None = Field(default=None, exclude=True)
 
     def make_roles(

@@ -123,7 +123,9 @@ class Agent:
             notebook: The notebook to work on: a bridge, or a path (edited as a file).
                 Adds the notebook tools.
             context: How the conversation is kept inside the model's context window
-                (the window, and when to clear old results or compact earlier turns).
+                (the window, and when to clear old results or compact earlier turns);
+                by default the ``[context]`` tables of the user's and the workspace's
+                settings.
             cells: How run_cell waits for the cells it runs, their timeout, and what Stop
                 does to a cell still running; by default the ``[cells]`` tables of the
                 user's and the workspace's settings.
@@ -151,7 +153,7 @@ class Agent:
             delegates_at_once=max(1, delegates_at_once),
             delegation_depth=max(0, delegation_depth),
         )
-        self.context = Context(context)
+        self.context = Context(context or self._context_policy(user))
         """The context budget: ``agent.context.policy`` says when room is made."""
         self.loop = loop
         self._policy_from_settings = policy is None
@@ -328,6 +330,14 @@ class Agent:
                 )
             )
         return user, home
+
+    def _context_policy(self, user: Settings | None) -> ContextPolicy:
+        """The ``[context]`` table: the user's, then the workspace's over it."""
+        given: dict[str, Any] = {}
+        for source in (user, self.settings):
+            if source is not None and source.context is not None:
+                given = source.context.over(given)
+        return ContextPolicy(**given)
 
     def _cell_policy(self, user: Settings | None) -> CellPolicy:
         """The ``[cells]`` policy: the user's table, then the workspace's over it (an

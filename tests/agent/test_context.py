@@ -320,3 +320,24 @@ async def test_a_failed_automatic_summary_warns_and_the_run_goes_on(
     assert any("Could not compact the conversation" in w for w in warnings), warnings
     assert script.refused == []
     assert_valid(agent.history)
+
+
+def test_the_window_and_auto_come_from_the_settings_files(workspace: Path):
+    folder = workspace / ".jupyter_agent"
+    folder.mkdir()
+    (folder / "settings.toml").write_text("[context]\nwindow = 64000\nauto = false\n")
+    agent = Agent("planner", ScriptedModel(), workspace=workspace)
+    assert (agent.context.policy.window, agent.context.policy.auto) == (64_000, False)
+    # Given in code, the policy wins over the files.
+    given = Agent("planner", ScriptedModel(), workspace=workspace, context=ContextPolicy())
+    assert (given.context.policy.window, given.context.policy.auto) == (None, True)
+
+
+def test_a_bad_context_table_is_named(workspace: Path):
+    from jupyter_agent.settings import SettingsError
+
+    folder = workspace / ".jupyter_agent"
+    folder.mkdir()
+    (folder / "settings.toml").write_text("[context]\nwindow = 12\n")
+    with pytest.raises(SettingsError, match="window"):
+        Agent("planner", ScriptedModel(), workspace=workspace)
