@@ -30,7 +30,7 @@ be able to turn off the sandbox its own commands run in. Example::
     on_stop = "interrupt"  # or "leave_running": Stop stops only the agent
     timeout = 7200       # interrupt a cell after this many seconds (default: never)
 
-    [context]            # the conversation and the model's context window (any file)
+    [context]            # the conversation and the model's context window
     window = 100000      # tokens the window holds (default: the model's, from a table)
     auto = true          # false: make room only when asked or refused as too long
 """
@@ -140,8 +140,9 @@ class CellsTable(BaseModel):
 
 class ContextTable(BaseModel):
     """The ``[context]`` table: the context window to plan for, and whether room is made
-    automatically (see :class:`~jupyter_agent.agent.ContextPolicy`). Any file may say it:
-    neither widens what the agent may do. The workspace's fields win over the user's."""
+    automatically (see :class:`~jupyter_agent.agent.ContextPolicy`). The workspace's fields
+    win over the user's; an untrusted workspace may not set the window (a tiny one would
+    have the agent summarise at every step, on the user's bill)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -226,12 +227,18 @@ class Settings(BaseModel):
         if cells is not None and cells.on_stop == "leave_running":
             left_out.append('[cells] on_stop = "leave_running" (Stop would not stop cells)')
             cells = cells.model_copy(update={"on_stop": None})
+        if self.context is not None and self.context.window is not None:
+            # A tiny window would have the agent summarise at every step, on the user's bill.
+            left_out.append(f"[context] window = {self.context.window:,}")
         kept = self.model_copy(
             update={
                 "roles": roles,
                 "rules": [r for r in self.rules if r.decision != "allow"],
                 "default_rules": True,
                 "cells": cells,
+                "context": None
+                if self.context is None
+                else self.context.model_copy(update={"window": None}),
             }
         )
         kept.source = self.source

@@ -58,6 +58,16 @@ def workspace(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A home folder of the test's own (the user's settings, instructions and trusted
+    folders)."""
+    folder = tmp_path / "home"
+    folder.mkdir()
+    monkeypatch.setenv("HOME", str(folder))
+    return folder
+
+
+@pytest.fixture
 def messages_server() -> Iterator[object]:
     from jupyter_agent.testing import MessagesServer
 

@@ -14,14 +14,6 @@ from jupyter_agent.running_cells import CellPolicy, CellRuns, wait_free
 from jupyter_agent.settings import SettingsError, load_settings
 
 
-@pytest.fixture
-def home(tmp_path, monkeypatch):
-    folder = tmp_path / "home"
-    folder.mkdir()
-    monkeypatch.setenv("HOME", str(folder))
-    return folder
-
-
 def write(folder, text):
     (folder / ".jupyter_agent").mkdir(exist_ok=True)
     (folder / ".jupyter_agent" / "settings.toml").write_text(text)

@@ -153,6 +153,7 @@ class Agent:
             delegates_at_once=max(1, delegates_at_once),
             delegation_depth=max(0, delegation_depth),
         )
+        self._context_from_settings = context is None
         self.context = Context(context or self._context_policy(user))
         """The context budget: ``agent.context.policy`` says when room is made."""
         self.loop = loop
@@ -363,6 +364,8 @@ class Agent:
         user, _ = self._read_settings(None)
         if self._cells_from_settings:
             self.cells.policy = self._cell_policy(user)
+        if self._context_from_settings:
+            self.context.policy = self._context_policy(user)
         if self._policy_from_settings and isinstance(self.policy, Rules):
             session = [r for r in self.policy if r.scope == "session"]  # "Always allow"s
             self.policy = self._settings_rules(user)

@@ -322,18 +322,25 @@ async def test_a_failed_automatic_summary_warns_and_the_run_goes_on(
     assert_valid(agent.history)
 
 
-def test_the_window_and_auto_come_from_the_settings_files(workspace: Path):
+def test_the_window_and_auto_come_from_the_settings_files(workspace: Path, home: Path):
+    (home / ".jupyter_agent").mkdir()
+    (home / ".jupyter_agent" / "settings.toml").write_text("[context]\nwindow = 90000\n")
     folder = workspace / ".jupyter_agent"
     folder.mkdir()
-    (folder / "settings.toml").write_text("[context]\nwindow = 64000\nauto = false\n")
+    (folder / "settings.toml").write_text("[context]\nwindow = 4000\nauto = false\n")
     agent = Agent("planner", ScriptedModel(), workspace=workspace)
-    assert (agent.context.policy.window, agent.context.policy.auto) == (64_000, False)
+    # A folder not yet trusted may turn automatic room-making off, not shrink the window:
+    # a tiny one would have the agent summarise at every step, on the user's bill.
+    assert (agent.context.policy.window, agent.context.policy.auto) == (90_000, False)
+    assert any("[context] window = 4,000" in note for note in agent.untrusted_settings)
+    agent.trust_workspace()
+    assert agent.context.policy.window == 4_000
     # Given in code, the policy wins over the files.
     given = Agent("planner", ScriptedModel(), workspace=workspace, context=ContextPolicy())
     assert (given.context.policy.window, given.context.policy.auto) == (None, True)
 
 
-def test_a_bad_context_table_is_named(workspace: Path):
+def test_a_bad_context_table_is_named(workspace: Path, home: Path):
     from jupyter_agent.settings import SettingsError
 
     folder = workspace / ".jupyter_agent"

@@ -25,14 +25,6 @@ from jupyter_agent.states import AgentState
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "home"
-    folder.mkdir()
-    monkeypatch.setenv("HOME", str(folder))
-    return folder
-
-
-@pytest.fixture
 def repo(tmp_path: Path) -> Path:
     """A repository with the workspace two folders below its root."""
     root = tmp_path / "repo"

@@ -52,15 +52,6 @@ matcher = { kind = "tool", name = "run_tests" }
 """
 
 
-@pytest.fixture
-def home(tmp_path, monkeypatch):
-    """A home folder of the test's own (the user's settings, their trusted folders)."""
-    folder = tmp_path / "home"
-    folder.mkdir()
-    monkeypatch.setenv("HOME", str(folder))
-    return folder
-
-
 async def test_roles_and_rules_from_a_trusted_settings_file(workspace, home):
     folder = workspace / ".jupyter_agent"
     folder.mkdir()
