@@ -232,3 +232,17 @@ def test_a_record_shows_every_event_kind_and_escapes_what_it_shows():
     assert html.count("&lt;img src=x onerror=&quot;alert(1)&quot;&gt;") == 5
     assert ">a</td>" in html
     assert "✗ Error:" in html
+
+
+def test_a_record_keeps_what_a_subagent_reported():
+    from jupyter_agent.jupyter.record import record_html
+
+    html = record_html(
+        [
+            ev.SubagentSpawnedEvent(child_session_id="c1", agent_type="planner", task="look"),
+            ev.SubagentCompleteEvent(child_session_id="c1", result="Found 3 dupes.\nDetails…"),
+        ],
+        header="h",
+    )
+    assert "↳ subagent c1 ended completed: Found 3 dupes." in html
+    assert "Details" not in html  # its first line; the rest is in its session

@@ -192,6 +192,8 @@ def record_html(events: list[ev.Event], *, header: str, note: str = "") -> str:
                 tools.append(["", _e(f"↳ subagent {event.child_session_id}: {event.task}")])
             case ev.SubagentCompleteEvent():
                 ended = f"↳ subagent {event.child_session_id} ended {event.state.value}"
+                if event.result:  # what it reported: the record keeps what the parent got
+                    ended += f": {visible(event.result.strip().splitlines()[0])}"
                 tools.append(["", _e(ended)])
             case (
                 ev.TurnStartEvent()
