@@ -12,17 +12,24 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterator
 
-from ..agent import Agent
+from ..agent import Agent, Session
+from ..errors import SessionError
 from ..events import (
     CompactionEvent,
+    Event,
     PlanEvent,
     PlanStepEvent,
+    SubagentCompleteEvent,
+    SubagentOutputEvent,
+    SubagentSpawnedEvent,
     TextEvent,
     ToolEndEvent,
     ToolStartEvent,
 )
 from ..messages import STOPPED_NOTE, Message, TextBlock, ToolResultBlock, ToolUseBlock
+from ..states import AgentState
 from .panel_protocol import (
     Entry,
     NoteEntry,
@@ -259,68 +266,13 @@ class Transcript:
 def history_entries(history: list[Message], agent: Agent) -> list[Entry]:
     """A saved conversation as transcript entries (for a resumed session). The whole
     history shows, compacted or not; a ``context`` record is the marker of a compaction
-    where it happened (its summary, never as a message of the user's)."""
-    entries: list[Entry] = []
-    names: dict[str, str] = {}
+    where it happened (its summary, never as a message of the user's); a subagent's own
+    session shows nested under the ``delegate`` call that started it, as it did live."""
     meta = agent.session.metadata
-    index = {m.id: i for i, m in enumerate(history)}
-    summarised_from = 0  # where the next summary's messages start
-    for message in history:
-        change = message.context
-        if change is not None:
-            summarised = 0
-            if change.compacted_through in index:
-                through = index[change.compacted_through] + 1
-                part = history[summarised_from:through]
-                summarised = sum(1 for m in part if m.context is None)
-                summarised_from = through
-            event = CompactionEvent(
-                reason=change.reason,
-                cleared=len(change.cleared),
-                summarised=summarised,
-                tokens_before=change.tokens_before,
-                tokens_after=change.tokens_after,
-                summary=_summary(message) if summarised else "",
-            )
-            entries.append(to_entry(event))
-            continue
-        if message.role == "user" and message.message_type != "tool_result":
-            text = message.text.removeprefix(STOPPED_NOTE).lstrip()
-            if message.message_type == "execute_plan":
-                entries.append(dict(UserEntry(kind="user", text=text, action="execute_plan")))
-            elif text:
-                entries.append(dict(UserEntry(kind="user", text=text)))
-            continue
-        for block in message.content:
-            if isinstance(block, TextBlock) and block.text.strip():
-                entries.append(
-                    to_entry(TextEvent(text=block.text, interrupted=message.interrupted))
-                )
-            elif isinstance(block, ToolUseBlock):
-                names[block.id] = block.name
-                tool = agent.tools.get(block.name)
-                summary = tool.summary(block.input) if tool else block.name
-                entries.append(
-                    to_entry(
-                        ToolStartEvent(
-                            tool_use_id=block.id,
-                            name=block.name,
-                            input=block.input,
-                            summary=summary,
-                        )
-                    )
-                )
-            elif isinstance(block, ToolResultBlock):
-                entries.append(
-                    to_entry(
-                        ToolEndEvent(
-                            tool_use_id=block.tool_use_id,
-                            name=names.get(block.tool_use_id, ""),
-                            result=block.text,
-                            is_error=block.is_error,
-                        )
-                    )
-                )
+    entries = [
+        item if isinstance(item, dict) else to_entry(item)
+        for item in _replayed(history, agent, meta.child_session_ids)
+    ]
     if meta.plan is not None:
         entries.append(to_entry(PlanEvent(plan=meta.plan)))
         marked = [p for p in meta.plan_progress if p.status != "pending"]
@@ -335,6 +287,95 @@ def history_entries(history: list[Message], agent: Agent) -> list[Entry]:
     if history:
         entries.append(dict(NoteEntry(kind="note", text=f"Resumed session {agent.session.id}.")))
     return entries
+
+
+def _replayed(history: list[Message], agent: Agent, children: list[str]) -> Iterator[Event | Entry]:
+    """The events (and the user's messages, as entries) a saved conversation shows.
+    ``children``: the sessions of the subagents it started, replayed where they began."""
+    names: dict[str, str] = {}
+    index = {m.id: i for i, m in enumerate(history)}
+    started = _subagents_by_call(agent, children)
+    summarised_from = 0  # where the next summary's messages start
+    for message in history:
+        change = message.context
+        if change is not None:
+            summarised = 0
+            if change.compacted_through in index:
+                through = index[change.compacted_through] + 1
+                part = history[summarised_from:through]
+                summarised = sum(1 for m in part if m.context is None)
+                summarised_from = through
+            yield CompactionEvent(
+                reason=change.reason,
+                cleared=len(change.cleared),
+                summarised=summarised,
+                tokens_before=change.tokens_before,
+                tokens_after=change.tokens_after,
+                summary=_summary(message) if summarised else "",
+            )
+            continue
+        if message.role == "user" and message.message_type != "tool_result":
+            text = message.text.removeprefix(STOPPED_NOTE).lstrip()
+            if message.message_type == "execute_plan":
+                yield dict(UserEntry(kind="user", text=text, action="execute_plan"))
+            elif text:
+                yield dict(UserEntry(kind="user", text=text))
+            continue
+        for block in message.content:
+            if isinstance(block, TextBlock) and block.text.strip():
+                yield TextEvent(text=block.text, interrupted=message.interrupted)
+            elif isinstance(block, ToolUseBlock):
+                names[block.id] = block.name
+                tool = agent.tools.get(block.name)
+                summary = tool.summary(block.input) if tool else block.name
+                yield ToolStartEvent(
+                    tool_use_id=block.id, name=block.name, input=block.input, summary=summary
+                )
+                for child in started.get(block.id, []):
+                    yield from _subagent(agent, child, block)
+            elif isinstance(block, ToolResultBlock):
+                yield ToolEndEvent(
+                    tool_use_id=block.tool_use_id,
+                    name=names.get(block.tool_use_id, ""),
+                    result=block.text,
+                    is_error=block.is_error,
+                )
+
+
+def _subagents_by_call(agent: Agent, children: list[str]) -> dict[str, list[Session]]:
+    """The saved sessions of ``children`` by the tool call that started each (a session
+    that cannot be read is left out: the parent's own conversation still shows)."""
+    found: dict[str, list[Session]] = {}
+    if agent.session.root is None:
+        return found
+    for child_id in children:
+        try:
+            child = Session.load(agent.workspace, child_id)
+        except (SessionError, OSError):
+            continue
+        call = child.metadata.parent_tool_use_id
+        if call is not None:
+            found.setdefault(call, []).append(child)
+    return found
+
+
+def _subagent(agent: Agent, child: Session, call: ToolUseBlock) -> Iterator[Event]:
+    """A subagent's session as its parent's stream carried it live."""
+    meta = child.metadata
+    yield SubagentSpawnedEvent(
+        child_session_id=meta.session_id,
+        agent_type=meta.agent_type,
+        parent_tool_use_id=call.id,
+        task=str(call.input.get("task", "")),
+    )
+    for item in _replayed(child.history, agent, meta.child_session_ids):
+        if not isinstance(item, dict):  # its task is the spawn's, not a message to repeat
+            yield SubagentOutputEvent(child_session_id=meta.session_id, event=item)
+    try:
+        state = AgentState(meta.state)
+    except ValueError:
+        state = AgentState.completed
+    yield SubagentCompleteEvent(child_session_id=meta.session_id, state=state)
 
 
 def _summary(record: Message) -> str:

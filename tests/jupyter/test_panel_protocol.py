@@ -28,6 +28,7 @@ from jupyter_agent.jupyter.panel_protocol import (
     ViewMessageAdapter,
     to_entry,
 )
+from jupyter_agent.jupyter.transcript import history_entries
 from jupyter_agent.permissions import Allow, Ask, ToolCall
 from jupyter_agent.tools.control import CONTROL_TOOLS
 
@@ -273,3 +274,55 @@ def test_a_session_search_replies_with_matches_and_one_can_be_resumed(workspace:
     assert replies["n"] == {"type": "reply", "id": "n", "ok": True, "error": None, "found": []}
     assert replies["r"]["ok"] is True and panel.session_id == past_id
     TypeAdapter(panel_protocol.KernelMessage).validate_python(replies["s"])
+
+
+def test_a_resumed_session_shows_each_subagents_work_under_its_delegate_call(
+    workspace: Path,
+) -> None:
+    """Live, a subagent's events nest in its delegate card; resumed, the parent's history
+    holds only the call and its result, so the subagents' own sessions are replayed there."""
+
+    def answer(request: Any) -> dict[str, Any]:
+        first = request.messages[0]["content"]
+        task = first if isinstance(first, str) else first[0]["text"]
+        replied = len(request.messages) > 1
+        if task.startswith("tally"):
+            if replied:
+                return {"text": f"{task}: done"}
+            return {"tool_calls": [{"name": "list_directory", "input": {"path": "."}}]}
+        if replied:
+            return {"text": "both counted"}
+        return {
+            "tool_calls": [
+                {"name": "delegate", "input": {"task": "tally the a files"}},
+                {"name": "delegate", "input": {"task": "tally the b files"}},
+            ]
+        }
+
+    async def scenario() -> Agent:
+        agent = Agent("planner", ScriptedModel([answer] * 10), workspace=workspace)
+        await agent.run("count both")
+        return agent
+
+    agent = asyncio.run(scenario())
+    resumed = Agent.resume(agent.session.id, workspace=workspace, model=ScriptedModel())
+    entries = history_entries(resumed.history, resumed)
+    kinds = [e["kind"] for e in entries]
+    delegate_calls = [e["tool_use_id"] for e in entries if e.get("name") == "delegate"][:2]
+    spawned = [e for e in entries if e["kind"] == "subagent_spawned"]
+    assert [e["task"] for e in spawned] == ["tally the a files", "tally the b files"]
+    assert [e["parent_tool_use_id"] for e in spawned] == delegate_calls
+    inner = [e["event"] for e in entries if e["kind"] == "subagent_output"]
+    assert [e["kind"] for e in inner].count("tool_start") == 2  # each one's list_directory
+    assert {e["text"] for e in inner if e["kind"] == "text"} == {
+        "tally the a files: done",
+        "tally the b files: done",
+    }
+    assert not any(e["kind"] == "user" for e in inner)  # a task shows as the spawn, once
+    # Each subagent ends before its delegate call's result, as it did live.
+    ends = [i for i, k in enumerate(kinds) if k == "subagent_complete"]
+    results = [
+        i for i, e in enumerate(entries) if e["kind"] == "tool_end" and e["name"] == "delegate"
+    ]
+    assert len(ends) == 2 and max(ends) < min(results)
+    TypeAdapter(list[panel_protocol.TranscriptEntry]).validate_python(entries)
