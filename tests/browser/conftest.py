@@ -22,6 +22,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
@@ -144,14 +145,21 @@ def _wait_until_serving(url: str, process: subprocess.Popen[bytes], log: Path) -
     )
 
 
+SERVER_STOP_GRACE = 5.0
+"""Seconds a test server has to shut down after SIGTERM. A collaborative one with rooms
+open waits about 15 s for its document rooms; the test is over, so it is killed (its
+kernels notice their parent is gone and exit)."""
+
+
 def _stop(process: subprocess.Popen[bytes]) -> None:
     if process.poll() is not None:
         return
     process.send_signal(signal.SIGTERM)  # the server shuts its kernels down on the way out
     try:
-        process.wait(timeout=15)
+        process.wait(timeout=SERVER_STOP_GRACE)
     except subprocess.TimeoutExpired:
-        process.kill()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)  # its own session: start_new_session
         process.wait(timeout=5)
 
 
