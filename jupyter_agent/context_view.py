@@ -98,8 +98,6 @@ class View:
     messages: list[Message]
     cleared: set[str]
     """Tool-use ids whose results are shown as stubs."""
-    compacted: int
-    """How many records of the history a summary stands for."""
 
 
 class ModelView:
@@ -112,7 +110,7 @@ class ModelView:
     def __init__(self) -> None:
         self._seen = 0
         self._last: Message | None = None
-        self._view = View([], set(), 0)
+        self._view = View([], set())
         self._api = ApiView()
         self._stubbed: dict[tuple[str, frozenset[str]], Message] = {}
 
@@ -148,7 +146,7 @@ class ModelView:
         uses = tool_uses(history) if cleared else {}
         kept = [self._stub(m, cleared, uses) for m in history[start:] if m.context is None]
         messages = [summary, *kept] if summary is not None else kept
-        self._view = View(messages, cleared, start)
+        self._view = View(messages, cleared)
         self._api = ApiView()  # the prefix changed: convert again from the start
 
     def _stub(self, message: Message, cleared: set[str], uses: dict[str, ToolUseBlock]) -> Message:

@@ -47,6 +47,7 @@ from ._usage import count_usage
 if TYPE_CHECKING:
     from ._agent import Agent
     from ._run import Run
+    from ._session import Session
 
 DEFAULT_RATIO = 0.3
 """Tokens per character before the API has counted a request (English prose is ~0.25,
@@ -106,17 +107,11 @@ class Context:
 
     def request_size(self, run: Run) -> tuple[int, int]:
         """(characters, images) of the request the run would send now."""
-        chars = len(run.system_prompt) + self._tools_chars(run)
-        images = 0
-        for message in run.session.view().messages:
-            c, i = message_chars(message)
-            chars += c
-            images += i
-        return chars, images
+        return _size(run.session, len(run.system_prompt) + self._tools_chars(run))
 
-    def estimate(self, run: Run, size: tuple[int, int] | None = None) -> int:
+    def estimate(self, run: Run) -> int:
         """Tokens of the request the run would send now."""
-        return self.tokens(size or self.request_size(run))
+        return self.tokens(self.request_size(run))
 
     def estimate_idle(self, agent: Agent) -> int:
         """Tokens of the request a run would start with now, while none runs (the gauge of
@@ -124,13 +119,9 @@ class Context:
         instruction files, as a run does when it starts."""
         tools = agent.tools.allowed(agent._role.permissions)
         specs = ApiTools(t.spec() for t in tools)
-        chars = len(agent.system_prompt()) + len(json.dumps(specs))
-        images = 0
-        for message in agent.session.view().messages:
-            c, i = message_chars(message)
-            chars += c
-            images += i
-        return self.tokens((chars, images))
+        return self.tokens(
+            _size(agent.session, len(agent.system_prompt()) + len(json.dumps(specs)))
+        )
 
     def tokens(self, size: tuple[int, int]) -> int:
         """Tokens of a request of ``size`` (characters, images): the last count plus an
@@ -253,8 +244,7 @@ class Context:
             message_type="context",
             context=ContextChange(cleared=chosen, reason=reason, tokens_before=before),
         )
-        run.append(record)
-        self.forget_sent(run)
+        run.append(record)  # the next estimate counts the removed characters off the last report
         after = self.estimate(run)
         assert record.context is not None
         record.context.tokens_after = after
@@ -265,20 +255,6 @@ class Context:
             )
         )
         return len(chosen)
-
-    def forget_sent(self, run: Run) -> None:
-        """After a change to the view: the next estimate counts from the last report, by
-        the characters the change removed (so it stays an estimate of the new view)."""
-        if self._reported:
-            chars, images = self.request_size(run)
-            sent_chars, sent_images = self._sent
-            if chars < sent_chars:
-                # Shrink the report by what was removed, at the measured ratio.
-                removed = self._ratio * (sent_chars - chars) + IMAGE_TOKENS * max(
-                    0, sent_images - images
-                )
-                self._reported = max(0, round(self._reported - removed))
-                self._sent = (chars, images)
 
     async def _summarise(self, run: Run, reason: CompactionReason, before: int, budget: int) -> int:
         """Replace earlier turns by a summary the model writes; the number summarised."""
@@ -372,6 +348,17 @@ class Context:
         if not summary:
             raise ModelError("The model wrote no summary when asked to compact the conversation.")
         return summary
+
+
+def _size(session: Session, fixed: int) -> tuple[int, int]:
+    """(characters, images) of a request: ``fixed`` (system prompt and tools) and what the
+    model sees of the session's history."""
+    chars, images = fixed, 0
+    for message in session.view().messages:
+        c, i = message_chars(message)
+        chars += c
+        images += i
+    return chars, images
 
 
 def _referenced(run: Run) -> str:
