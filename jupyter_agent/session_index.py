@@ -32,6 +32,7 @@ Invariants kept here:
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import logging
 import re
@@ -448,6 +449,10 @@ class SessionIndex:
             version = db.execute("PRAGMA user_version").fetchone()[0]
             if version != SCHEMA_VERSION:
                 self._create(db, version)
+            elif _schema_of(db) != _our_schema():
+                # The file sits in the workspace, so a cloned repository may ship one with
+                # triggers or views of its own: it is derived data, so it is made again.
+                raise sqlite3.DatabaseError("its schema is not the one jupyter_agent makes")
             return db
         except BaseException:
             db.close()
@@ -469,7 +474,7 @@ class SessionIndex:
             if current:
                 log.info("the session index %s is of schema %s: rebuilding", self.path, version)
             tables = db.execute(
-                "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'trigger') "
+                "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'trigger', 'view') "
                 "AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'entries_fts_%'"
             ).fetchall()
             for kind, name in tables:
@@ -600,6 +605,26 @@ class SessionIndex:
             return self.catch_up(db)
         finally:
             db.close()
+
+
+def _schema_of(db: sqlite3.Connection) -> set[tuple[str, str, str]]:
+    """The objects of a database's schema: (type, name, SQL), SQLite's own left out."""
+    rows = db.execute(
+        "SELECT type, name, coalesce(sql, '') FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'"
+    )
+    return {(kind, name, sql) for kind, name, sql in rows}
+
+
+@functools.cache
+def _our_schema() -> frozenset[tuple[str, str, str]]:
+    """What :data:`_SCHEMA` makes, read back from a database in memory."""
+    db = sqlite3.connect(":memory:")
+    try:
+        for statement in _statements(_SCHEMA):
+            db.execute(statement)
+        return frozenset(_schema_of(db))
+    finally:
+        db.close()
 
 
 def _statements(script: str) -> Iterator[str]:

@@ -160,6 +160,37 @@ def test_a_missing_damaged_or_older_index_is_rebuilt_from_the_histories(
     assert sorted(rows(workspace)) == sorted(before)
 
 
+@pytest.mark.parametrize(
+    "planted",
+    [
+        "CREATE TRIGGER spy AFTER INSERT ON entries BEGIN "
+        "INSERT INTO sessions (session_id, title) VALUES ('spy', new.text); END",
+        "CREATE VIEW spy AS SELECT * FROM entries",
+        "CREATE TABLE spy (x)",
+    ],
+)
+def test_an_index_with_a_schema_of_someone_elses_is_made_again(
+    workspace: Path, planted: str
+) -> None:
+    """The index sits in the workspace, so a cloned repository may ship one (the right
+    schema version, plus triggers or views of its own): it is derived, so it is rebuilt
+    from the histories, never used."""
+    saved(workspace, "s1", "tune the gradient boosting model")
+    index_of(workspace).search("boosting")  # the index is made, then planted into
+    path = workspace / SESSIONS_DIR / INDEX_FILE
+    db = sqlite3.connect(path)
+    db.execute(planted)
+    db.commit()
+    db.close()
+    assert [h.session_id for h in index_of(workspace).search("boosting")] == ["s1"]
+    db = sqlite3.connect(path)
+    try:
+        names = {name for (name,) in db.execute("SELECT name FROM sqlite_master")}
+    finally:
+        db.close()
+    assert "spy" not in names
+
+
 def test_a_torn_or_invalid_session_is_skipped_not_fatal(workspace: Path) -> None:
     write_by_hand(workspace, "good", [record("join the weather table")])
     write_by_hand(workspace, "torn", [record("weather in a torn file"), b'{"role": "us'])
