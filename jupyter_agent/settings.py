@@ -33,6 +33,15 @@ be able to turn off the sandbox its own commands run in. Example::
     [context]            # the conversation and the model's context window
     window = 100000      # tokens the window holds (default: the model's, from a table)
     auto = true          # false: make room only when asked or refused as too long
+
+    [models]             # which model (user settings, or a trusted workspace's)
+    default = "openai:gpt-5"    # JUPYTER_AGENT_MODEL and --model still win
+    choices = ["claude-sonnet-4-6", "ollama:qwen3", "gateway:gpt-4o"]   # the panel's picker
+
+    [providers.gateway]  # a provider named in model strings: "gateway:gpt-4o"
+    type = "openai-compatible"  # or openai, ollama, anthropic, bedrock, vertex
+    base_url = "https://llm.example.com/v1"
+    api_key_env = "GATEWAY_KEY" # the variable holding its key (never the key itself)
 """
 
 from __future__ import annotations
@@ -51,6 +60,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from .atomic import atomic_write_text
 from .commands import SandboxSettings
 from .errors import AgentError, ToolError
+from .models import ModelStringError, ProviderConfig, check_alias, parse_model
+from .models._catalog import PROVIDER_TYPES, ProviderType
 from .permissions import BUILTIN_ROLES, Role
 from .rules import Rule, Rules
 from .running_cells import MAX_WAIT, CellPolicy, StopPolicy
@@ -154,6 +165,50 @@ class ContextTable(BaseModel):
         return {**given, **{k: v for k, v in self.model_dump().items() if v is not None}}
 
 
+class ModelsTable(BaseModel):
+    """The ``[models]`` table: the model new agents use, and what the panel's picker lists."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    default: str | None = None
+    choices: list[str] = Field(default_factory=list)
+
+
+class ProviderTable(BaseModel):
+    """A ``[providers.NAME]`` table: a provider to name in model strings (``NAME:MODEL``),
+    such as a company gateway speaking OpenAI's API."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: ProviderType | None = None
+    """Default: the table's name, when it is a provider's (``[providers.openai]``)."""
+    base_url: str | None = Field(default=None, pattern=r"^https?://\S+$")
+    api_key_env: str | None = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    region: str | None = None
+    project: str | None = None
+    max_tokens: int | None = Field(default=None, ge=1)
+    context_window: int | None = Field(default=None, ge=1_000)
+
+    def make(self, name: str) -> ProviderConfig:
+        kind = self.type or next((k for k in PROVIDER_TYPES if k == name), None)
+        if kind is None:
+            raise SettingsError(
+                f"[providers.{name}]: say which kind of provider it is: type = one of "
+                + ", ".join(k for k in PROVIDER_TYPES if k != "scripted")
+            )
+        options = {
+            key: value
+            for key, value in (
+                ("max_tokens", self.max_tokens),
+                ("context_window", self.context_window),
+            )
+            if value is not None
+        }
+        return ProviderConfig(
+            kind, self.base_url, self.api_key_env, self.region, self.project, options
+        )
+
+
 class Settings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -166,7 +221,27 @@ class Settings(BaseModel):
     secrets: SecretsTable = Field(default_factory=SecretsTable)
     cells: CellsTable | None = None
     context: ContextTable | None = None
+    models: ModelsTable | None = None
+    """Read from the user's settings, and a workspace's once it is trusted."""
+    providers: dict[str, ProviderTable] = Field(default_factory=dict)
+    """Read from the user's settings, and a workspace's once it is trusted."""
     source: Path | None = Field(default=None, exclude=True)
+
+    def make_providers(self) -> dict[str, ProviderConfig]:
+        """The ``[providers]`` tables, checked (a name, its kind, its models' strings)."""
+        made: dict[str, ProviderConfig] = {}
+        for name, table in self.providers.items():
+            try:
+                made[check_alias(name)] = table.make(name)
+            except (ValueError, SettingsError) as exc:
+                raise SettingsError(f"{self.source}: {exc}") from None
+        if self.models is not None:
+            for given in filter(None, (self.models.default, *self.models.choices)):
+                try:
+                    parse_model(given, made)
+                except ModelStringError as exc:
+                    raise SettingsError(f"{self.source}: [models]: {exc}") from None
+        return made
 
     def make_roles(
         self, *, confined_to: Path | None = None, left_out: list[str] | None = None
@@ -230,8 +305,18 @@ class Settings(BaseModel):
         if self.context is not None and self.context.window is not None:
             # A tiny window would have the agent summarise at every step, on the user's bill.
             left_out.append(f"[context] window = {self.context.window:,}")
+        if self.models is not None or self.providers:
+            # The model receives the notebook, the files it reads and the key: a folder
+            # must not choose where they are sent, nor what they cost.
+            tables = [
+                *(["[models]"] if self.models else []),
+                *(f"[providers.{n}]" for n in self.providers),
+            ]
+            left_out.append(f"{', '.join(tables)} (a folder may not choose the model)")
         kept = self.model_copy(
             update={
+                "models": None,
+                "providers": {},
                 "roles": roles,
                 "rules": [r for r in self.rules if r.decision != "allow"],
                 "default_rules": True,

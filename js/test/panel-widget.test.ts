@@ -200,7 +200,9 @@ describe('the panel view', () => {
     assert.match(text, /Use for this session/);
     assert.match(text, /Save for my user/);
     assert.match(text, /ScriptedModel/);
-    assert.match(text, /providers come later/);
+    assert.match(text, /OPENAI_API_KEY/);
+    assert.match(text, /ollama:qwen3/);
+    assert.match(text, /bedrock:MODEL_ID/);
   });
 
   it('sends the key from a masked field once and clears it at once', async () => {

@@ -15,7 +15,7 @@ from ..errors import AgentBusy
 from ..events import Event, PanelAction, RunAction, WarningEvent
 from ..instructions import REMEMBER_HEADER, ProjectInstructions, read_instructions
 from ..messages import STOPPED_NOTE, Message, MessageType, ToolUseBlock, encodable, new_id
-from ..models import Model, resolve_model
+from ..models import Model, ProviderConfig, model_string, resolve_model
 from ..notebook import ChangeLog, NotebookBridge
 from ..notebook_file import FileBridge
 from ..permissions import ACTOR, BUILTIN_ROLES, Permission, PermissionPolicy, Role
@@ -138,7 +138,9 @@ class Agent:
         """(message, panel action) said once, at the start of the next run."""
         user, home_is_workspace = self._read_settings(settings)
         self._role = self._lookup_role(role)
-        self.model = resolve_model(model)
+        self.providers, default_model, self.model_choices = self._model_settings(user)
+        """The ``[providers]`` model strings may name, and the ``[models] choices``."""
+        self.model = resolve_model(model, providers=self.providers, default=default_model)
         self.tools = ToolRegistry((*CONTROL_TOOLS, delegate))
         if builtin_tools:
             for t in (*FILE_TOOLS, *SESSION_TOOLS, *SHELL_TOOLS):
@@ -331,6 +333,35 @@ class Agent:
                 )
             )
         return user, home
+
+    def _model_settings(
+        self, user: Settings | None
+    ) -> tuple[dict[str, ProviderConfig], str | None, list[str]]:
+        """The ``[providers]`` and ``[models]`` tables: the user's, then the workspace's
+        over them (only a trusted workspace keeps its own; see :meth:`Settings.untrusted`)."""
+        providers: dict[str, ProviderConfig] = {}
+        default: str | None = None
+        choices: list[str] = []
+        for source in (user, self.settings):
+            if source is None:
+                continue
+            providers.update(source.make_providers())
+            if source.models is not None:
+                default = source.models.default or default
+                choices.extend(c for c in source.models.choices if c not in choices)
+        return providers, default, choices
+
+    def set_model(self, model: str | Model) -> None:
+        """Use ``model`` (a model string or a Model) from the next run on; the session
+        records it, and its history goes to the new model as it is (every provider reads
+        it). Raises :class:`~jupyter_agent.models.ModelStringError` for a string that names
+        no model, :class:`AgentBusy` while a run goes on."""
+        if self.running:
+            raise AgentBusy("the agent is running: stop it before changing the model")
+        self.model = resolve_model(model, providers=self.providers)
+        meta = self.session.metadata
+        meta.model, meta.provider = self.model.name, self.model.provider
+        self.session.save()
 
     def _context_policy(self, user: Settings | None) -> ContextPolicy:
         """The ``[context]`` table: the user's, then the workspace's over it."""
@@ -645,8 +676,8 @@ class Agent:
         root = Path(workspace or Path.cwd()).resolve()
         session = Session.load(root, session_id)
         meta = session.metadata
-        if model is None and meta.provider == "anthropic":
-            model = meta.model
+        if model is None:
+            model = model_string(meta.provider, meta.model)
         options.setdefault("role", meta.agent_type)
         return cls(model=model, workspace=root, session=session, **options)
 

@@ -8,13 +8,22 @@ is never put in the environment, a trait, an event or a reply.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from .. import credentials
 from ..agent import Agent
 from ..errors import AgentError
-from ..models import AnthropicModel, Model
-from ..models.anthropic import REJECTED
+from ..models import (
+    DEFAULT_MODELS,
+    AnthropicModel,
+    Model,
+    ModelStringError,
+    model_string,
+    resolve_model,
+)
+from ..models.anthropic import REJECTED, has_anthropic_key
+from .panel_protocol import ModelChoice
 
 
 def model_setup(model: Model) -> str:
@@ -43,3 +52,63 @@ def use_api_key(agent: Agent, key: str, *, save: bool = False) -> Path | None:
     if isinstance(model, AnthropicModel):
         model.use_key(key)
     return path
+
+
+def model_choices(agent: Agent) -> list[ModelChoice]:
+    """What the model picker lists: the model in use, the settings' ``[models] choices``,
+    and the default model of each provider whose key is at hand, each saying whether it
+    can be called now."""
+    current = agent.model
+    current_id = (
+        model_string(current.provider, current.name, getattr(current, "base_url", None))
+        or current.name
+    )
+    choices = [_choice(current_id, current, current=True)]
+    offered = [*agent.model_choices]
+    if has_anthropic_key():
+        offered.append(DEFAULT_MODELS["anthropic"])
+    if os.environ.get("OPENAI_API_KEY"):
+        offered.append(f"openai:{DEFAULT_MODELS['openai']}")
+    seen = {current_id}
+    for given in offered:
+        if given in seen:
+            continue
+        seen.add(given)
+        try:
+            model = resolve_model(given, providers=agent.providers)
+        except (ModelStringError, AgentError, ImportError) as exc:
+            choices.append(
+                ModelChoice(
+                    id=given, label=given, provider="", current=False, ready=False, setup=str(exc)
+                )
+            )
+            continue
+        choices.append(_choice(given, model, current=False))
+    return choices
+
+
+def _choice(given: str, model: Model, *, current: bool) -> ModelChoice:
+    setup = model_setup(model)
+    return ModelChoice(
+        id=given,
+        label=given if model.provider != "scripted" else "scripted replay",
+        provider=model.provider,
+        current=current,
+        ready=not setup,
+        setup=setup,
+    )
+
+
+def model_notes(model: Model) -> str:
+    """What ``model``'s provider lacks, in a sentence (empty when nothing)."""
+    notes = []
+    if getattr(model, "images", True) is False:
+        notes.append("it takes no images (plots reach it as text only)")
+    if getattr(model, "prompt_caching", True) is False:
+        notes.append("no prompt caching (each step sends the whole conversation at full price)")
+    pricing = getattr(model, "pricing", None)
+    if pricing is not None and getattr(pricing, "unknown", False):
+        notes.append("its price is unknown, so costs show as unknown")
+    if not notes:
+        return ""
+    return f"{model.name}: " + "; ".join(notes) + "."

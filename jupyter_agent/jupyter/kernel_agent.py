@@ -187,7 +187,7 @@ class KernelAgent:
         if self.agent is None:
             self.agent = self._equip(Agent(model=model, workspace=self.workspace))
         elif model is not None:
-            self.agent.model = model if isinstance(model, Model) else _resolve(model)
+            self.agent.set_model(model)
         return self.agent
 
     def resume(self, session_id: str | None = None, model: str | Model | None = None) -> Agent:
@@ -298,12 +298,6 @@ def _connect_notebook() -> Any:
     except ImportError:
         return None
     return connect_notebook
-
-
-def _resolve(model: str) -> Model:
-    from ..models import resolve_model
-
-    return resolve_model(model)
 
 
 _AGENTS: dict[int, KernelAgent] = {}

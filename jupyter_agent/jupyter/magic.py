@@ -18,7 +18,7 @@ from ..agent import Agent, RunHandle
 from ..errors import AgentError
 from ..models import Model, ScriptedModel
 from ..render import TextRenderer
-from ._setup import use_api_key
+from ._setup import model_choices, model_setup, use_api_key
 from .kernel_agent import KernelAgent, in_kernel, kernel_agent, running_cell_id
 
 SUBCOMMANDS = (
@@ -28,6 +28,7 @@ SUBCOMMANDS = (
     "compact",
     "stop",
     "role",
+    "model",
     "trust",
     "login",
     "logout",
@@ -121,6 +122,11 @@ def parse(line: str, cell: str | None = None) -> Command:
         if len(words) != 1:
             raise UsageError("say which role: %agent role NAME (e.g. planner or actor)")
         command.role = words[0]
+    elif command.name == "model":
+        words = rest.split()
+        if len(words) > 1:
+            raise UsageError("say which model: %agent model MODEL (or %agent model to list them)")
+        command.model = words[0] if words else None
     elif rest and command.name in ("login", "logout"):
         # Never echoed: it may be a key someone typed into the cell.
         raise UsageError(
@@ -252,6 +258,9 @@ class AgentMagics(Magics):
                                    fills up; the session's history on disk stays whole
           %agent stop              stop the running agent (the next message continues)
           %agent role NAME         switch role: planner, actor, or one from your settings
+          %agent model [MODEL]     switch to MODEL for the next runs (the panel's model
+                                   picker does the same); without MODEL, list the models
+                                   configured and whether each is ready
           %agent trust             trust this folder's settings (.jupyter_agent/settings.toml):
                                    until then its allow rules and wider roles do not apply
           %agent login             ask for the Anthropic API key (hidden input, kept out of
@@ -265,10 +274,15 @@ class AgentMagics(Magics):
 
         Options (before the task):
 
-          --model MODEL            a Claude model id (default: $JUPYTER_AGENT_MODEL, else a
-                                   current Claude model; needs ANTHROPIC_API_KEY);
-                                   scripted:PATH.json for a scripted replay of turns;
-                                   $name for a Model object in your namespace
+          --model MODEL            the model: claude-sonnet-4-6 (Anthropic), openai:gpt-5,
+                                   ollama:qwen3 (served on this machine), bedrock:ID,
+                                   vertex:ID, openai-compatible:NAME@URL (vLLM, LM Studio,
+                                   LiteLLM, OpenRouter…), NAME:MODEL for a provider of your
+                                   settings ([providers.NAME]), scripted:PATH.json for a
+                                   scripted replay, $name for a Model in your namespace
+                                   (default: $JUPYTER_AGENT_MODEL, else [models] default
+                                   in your settings, else Claude, or OpenAI when only
+                                   OPENAI_API_KEY is set)
           --max-steps N            model turns per run (the panel's max iterations)
           --loop tool_use|roa      the native tool-use loop (default) or
                                    reason → act → observe
@@ -349,6 +363,15 @@ class AgentMagics(Magics):
                 kernel.panel.refresh()
             print(f"Role: {agent.role}")
             return None
+        if name == "model":
+            if command.model is None:
+                _show_models(agent)
+            else:
+                problem = model_setup(agent.model)
+                print(f"Model: {agent.model.name} ({agent.model.provider})")
+                if problem:
+                    print(problem)
+            return None
         if name in ("remember", "compact"):
             start: Callable[[], RunHandle] = (
                 (lambda: agent.remember(command.task)) if name == "remember" else agent.compact
@@ -399,7 +422,10 @@ class AgentMagics(Magics):
             except (AgentError, ValueError) as exc:
                 raise UsageError(str(exc)) from None
         else:
-            agent = kernel.ensure(model)
+            try:
+                agent = kernel.ensure(model)
+            except (AgentError, ValueError) as exc:
+                raise UsageError(str(exc)) from None
         if command.max_steps is not None:
             agent.limits.max_steps = command.max_steps
         if command.loop is not None:
@@ -413,6 +439,15 @@ class AgentMagics(Magics):
         if command.side:
             panel.dock = "side"
         panel.show()
+
+
+def _show_models(agent: Agent) -> None:
+    """``%agent model`` without a name: the model in use, and the others configured."""
+    for choice in model_choices(agent):
+        mark = "*" if choice["current"] else " "
+        state = "ready" if choice["ready"] else choice["setup"]
+        print(f"{mark} {choice['label']}  ({state})")
+    print("Switch with %agent model MODEL (see %agent help for model strings).")
 
 
 def _login(kernel: KernelAgent, agent: Agent) -> None:

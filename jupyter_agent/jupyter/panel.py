@@ -52,7 +52,7 @@ from ..models import context_window
 from ..permissions import Permission
 from ..session_index import SearchError
 from ._displays import PanelDisplays
-from ._setup import model_setup, use_api_key
+from ._setup import model_choices, model_notes, model_setup, use_api_key
 from .panel_protocol import (
     AnswerCommand,
     ApproveCommand,
@@ -73,6 +73,7 @@ from .panel_protocol import (
     SessionsCommand,
     SetKeyCommand,
     SetMaxStepsCommand,
+    SetModelCommand,
     SetRoleCommand,
     Snapshot,
     StopCommand,
@@ -126,6 +127,10 @@ class AgentPanel(anywidget.AnyWidget):
     """``[{"name", "description"}]``: the roles the selector offers."""
     model_name = t.Unicode("").tag(sync=True)
     model_label = t.Unicode("").tag(sync=True)
+    models = t.List(t.Dict()).tag(sync=True)
+    """What the model picker lists (the current model first)."""
+    model_notes = t.Unicode("").tag(sync=True)
+    """What the current model's provider lacks (no images, no caching, unknown price)."""
     """A caption the panel must show (e.g. that the model is a scripted replay)."""
     session_id = t.Unicode("").tag(sync=True)
     sessions = t.List(t.Dict()).tag(sync=True)
@@ -258,10 +263,16 @@ class AgentPanel(anywidget.AnyWidget):
         self.refresh_model()
 
     def refresh_model(self) -> None:
-        """Say whether the model can be called, and if not why (the set-up box)."""
-        problem = model_setup(self.agent.model)
+        """Say whether the model can be called, and if not why (the set-up box), and
+        what the picker offers."""
+        model = self.agent.model
+        problem = model_setup(model)
         self.model_setup = problem
         self.model_ready = not problem
+        self.model_name = model.name
+        self.model_label = model.label or ""
+        self.model_notes = model_notes(model)
+        self.models = [dict(choice) for choice in model_choices(self.agent)]
 
     def refresh_context(self) -> None:
         """Set the gauge from the current or last run's count, else estimate it from what
@@ -563,6 +574,11 @@ class AgentPanel(anywidget.AnyWidget):
             case SetRoleCommand():
                 agent.set_role(command.role)
                 self.role = agent.role
+            case SetModelCommand():
+                if agent.running:
+                    raise ValueError("The agent is working: wait for it, or Stop it, then switch.")
+                agent.set_model(command.model)
+                self.refresh_model()
             case SetMaxStepsCommand():
                 if command.value < 1:
                     raise ValueError("Max iterations must be at least 1.")

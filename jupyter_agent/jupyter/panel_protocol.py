@@ -274,6 +274,13 @@ class SetRoleCommand(_Command):
     role: str
 
 
+class SetModelCommand(_Command):
+    """Use the model ``model`` (a model string) from the next run on."""
+
+    name: Literal["set_model"]
+    model: str
+
+
 class SetMaxStepsCommand(_Command):
     name: Literal["set_max_steps"]
     value: int
@@ -343,6 +350,7 @@ Command = Annotated[
     | ApproveCommand
     | ExecutePlanCommand
     | SetRoleCommand
+    | SetModelCommand
     | SetMaxStepsCommand
     | ResumeCommand
     | SessionsCommand
@@ -375,6 +383,20 @@ def why_invalid(content: dict[str, Any], exc: ValidationError) -> str:
 class RoleChoice(TypedDict):
     name: str
     description: str
+
+
+class ModelChoice(TypedDict):
+    """A model the picker offers: the one in use, those of the settings' ``[models]
+    choices``, and the providers whose key is at hand."""
+
+    id: str
+    """Its model string (what ``set_model`` takes)."""
+    label: str
+    provider: str
+    current: bool
+    ready: bool
+    setup: str
+    """Why it cannot be called yet (empty when it can)."""
 
 
 class SavedSession(TypedDict):
@@ -425,6 +447,11 @@ class PanelState(TypedDict):
     roles: list[RoleChoice]
     model_name: str
     model_label: str
+    models: list[ModelChoice]
+    """What the model picker lists (the current model first)."""
+    model_notes: str
+    """What the current model's provider lacks, said plainly (no prompt caching, no
+    images, an unknown price); empty when it lacks nothing."""
     session_id: str
     sessions: list[SavedSession]
     notebook: str

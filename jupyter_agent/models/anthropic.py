@@ -40,9 +40,12 @@ _RETRYABLE_TYPES = frozenset({"overloaded_error", "api_error", "rate_limit_error
 log = logging.getLogger(__name__)
 
 NO_KEY = (
-    "No Anthropic API key found: enter one in the agent panel's key field or with "
-    "%agent login (it stays out of the notebook), or set ANTHROPIC_API_KEY in the "
-    "environment Jupyter starts in; for an offline run use a ScriptedModel."
+    "No Anthropic API key found. Any of these gets you going: "
+    "an Anthropic key (the agent panel's key field or %agent login, which keep it out of "
+    "the notebook, or ANTHROPIC_API_KEY in the environment Jupyter starts in); an OpenAI "
+    "key (OPENAI_API_KEY, then %agent --model openai:gpt-5); a model Ollama serves on this "
+    "machine (%agent --model ollama:qwen3); Claude on Bedrock or Vertex "
+    "(--model bedrock:… or vertex:…); or an offline scripted replay (--model scripted)."
 )
 REJECTED = (
     "The Anthropic API rejected the API key{source} (401). Check the key in the panel's "
@@ -51,7 +54,27 @@ REJECTED = (
 
 
 def default_model_name() -> str:
-    return os.environ.get("JUPYTER_AGENT_MODEL") or DEFAULT_MODEL
+    """``$JUPYTER_AGENT_MODEL`` when it names a Claude model of the Anthropic API, else a
+    current Claude model."""
+    from ._catalog import ModelStringError, parse_model
+
+    chosen = os.environ.get("JUPYTER_AGENT_MODEL")
+    try:
+        spec = parse_model(chosen) if chosen else None
+    except ModelStringError:
+        spec = None
+    return spec.name if spec is not None and spec.config.type == "anthropic" else DEFAULT_MODEL
+
+
+def has_anthropic_key() -> bool:
+    """Whether a key for the Anthropic API is at hand (the environment, this session's,
+    or the saved one; an unsafe credentials file counts, so its problem gets said)."""
+    if _environment_key() or credentials.session_key():
+        return True
+    try:
+        return credentials.saved_key() is not None
+    except credentials.CredentialsError:
+        return True
 
 
 class AnthropicModel:

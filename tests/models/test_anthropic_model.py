@@ -315,12 +315,24 @@ async def test_a_rejected_key_says_so(workspace, messages_server, monkeypatch):
     )
 
 
-async def test_a_missing_key_is_one_clear_sentence_at_start(workspace):
+async def test_a_missing_key_names_every_way_to_get_going(workspace):
     agent = Agent("planner", "claude-sonnet-4-6", workspace=workspace)
-    with pytest.raises(
-        MissingAPIKey, match=r"^No Anthropic API key found: enter one in the agent panel's key"
-    ):
+    with pytest.raises(MissingAPIKey, match=r"^No Anthropic API key found\. ") as raised:
         agent.start("go")
+    said = str(raised.value)
+    for way in (
+        "key field",
+        "%agent login",
+        "ANTHROPIC_API_KEY",
+        "OPENAI_API_KEY",
+        "--model openai:",
+        "Ollama",
+        "ollama:",
+        "bedrock:",
+        "vertex:",
+        "--model scripted",
+    ):
+        assert way in said
     assert agent.state is AgentState.idle
 
 

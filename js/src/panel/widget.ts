@@ -11,6 +11,7 @@ import { REVEAL_CELL_EVENT } from './cards';
 import { ContextGauge } from './context';
 import { h } from './dom';
 import { interruptKernel } from './interrupt';
+import { ModelPicker } from './model-picker';
 import { PlanStrip } from './plan-strip';
 import { SessionSearch } from './session-search';
 import { Transcript } from './transcript';
@@ -116,6 +117,11 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
   const roleBadge = h('span', { class: 'ja-badge ja-role-badge' });
   const modelName = h('span', { class: 'ja-model' });
   const replay = h('span', { class: 'ja-replay', hidden: true });
+  // What the model's provider lacks (no images, no prompt caching, no price), said plainly.
+  const modelNotes = h('div', {
+    class: 'ja-note ja-model-notes',
+    hidden: true
+  });
   const sandbox = h('span', { class: 'ja-sandbox', hidden: true });
   const notebook = h('div', { class: 'ja-notebook', hidden: true });
   const dockNote = h('div', { class: 'ja-note', hidden: true });
@@ -155,6 +161,12 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
   );
 
   const roleSelect = h('select', { 'aria-label': 'Role' });
+  const modelPicker = new ModelPicker(wanted =>
+    command('set_model', { model: wanted }).catch((error: Error) => {
+      showError(error.message);
+      throw error;
+    })
+  );
   const maxSteps = h('input', {
     type: 'number',
     min: 1,
@@ -168,6 +180,7 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
     'div',
     { class: 'ja-controls' },
     h('label', {}, 'Role ', roleSelect),
+    modelPicker.el,
     h('label', {}, 'Max iterations ', maxSteps),
     h('label', { class: 'ja-session-picker' }, 'Session ', sessionSelect),
     resumeButton
@@ -244,7 +257,20 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
           text: 'Set ANTHROPIC_API_KEY in the environment Jupyter starts in.'
         }),
         h('li', {
-          text: 'Other model providers come later; today the agent talks to Claude.'
+          text:
+            'OpenAI: set OPENAI_API_KEY, then choose openai:gpt-5 in Model ' +
+            '(or %agent model openai:gpt-5).'
+        }),
+        h('li', {
+          text:
+            'A model on this machine: with Ollama running, %agent model ollama:qwen3; ' +
+            'any OpenAI-compatible server (vLLM, LM Studio, LiteLLM): ' +
+            '%agent model openai-compatible:NAME@URL.'
+        }),
+        h('li', {
+          text:
+            'Claude on Amazon Bedrock or Google Vertex AI: %agent model bedrock:MODEL_ID ' +
+            'or vertex:MODEL_ID, with your cloud credentials.'
         })
       )
     )
@@ -264,6 +290,7 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
       status
     ),
     notebook,
+    modelNotes,
     dockNote,
     setup,
     transcriptEl,
@@ -398,6 +425,10 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
       ? 'The agent is working: wait, or Stop it first'
       : '';
     roleSelect.disabled = busy;
+    modelPicker.setBusy(busy);
+    const notes = model.get('model_notes') || '';
+    modelNotes.hidden = !notes;
+    modelNotes.textContent = notes;
     resumeButton.disabled =
       busy ||
       !sessionSelect.value ||
@@ -515,9 +546,11 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
     'sandboxed',
     'plan_ready',
     'model_ready',
-    'model_setup'
+    'model_setup',
+    'model_notes'
   ])
     on(`change:${name}`, refresh);
+  on('change:models', () => modelPicker.show(model.get('models')));
   on('change:roles', refreshRoles);
   on('change:role', refreshRoles);
   on('change:sessions', refreshSessions);
@@ -627,6 +660,7 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
   resumeButton.addEventListener('click', () => resume(sessionSelect.value));
 
   refreshRoles();
+  modelPicker.show(model.get('models'));
   refreshSessions();
   refreshNotebook();
   refreshDock();

@@ -66,6 +66,7 @@ export type Command =
   | ApproveCommand
   | ExecutePlanCommand
   | SetRoleCommand
+  | SetModelCommand
   | SetMaxStepsCommand
   | ResumeCommand
   | SessionsCommand
@@ -948,8 +949,10 @@ export interface PanelState {
   max_steps: number;
   model_label: string;
   model_name: string;
+  model_notes: string;
   model_ready: boolean;
   model_setup: string;
+  models: ModelChoice[];
   notebook: string;
   pending_approval: string;
   pending_question: string;
@@ -979,6 +982,21 @@ export interface PanelContext {
   estimated?: boolean;
   used_tokens?: number;
   window?: number;
+}
+/**
+ * A model the picker offers: the one in use, those of the settings' ``[models]
+ * choices``, and the providers whose key is at hand.
+ *
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "ModelChoice".
+ */
+export interface ModelChoice {
+  current: boolean;
+  id: string;
+  label: string;
+  provider: string;
+  ready: boolean;
+  setup: string;
 }
 /**
  * This interface was referenced by `PanelProtocol`'s JSON-Schema
@@ -1096,6 +1114,18 @@ export interface SetRoleCommand {
   id: string;
   name: 'set_role';
   role: string;
+  type: 'command';
+}
+/**
+ * Use the model ``model`` (a model string) from the next run on.
+ *
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "SetModelCommand".
+ */
+export interface SetModelCommand {
+  id: string;
+  model: string;
+  name: 'set_model';
   type: 'command';
 }
 /**

@@ -3283,6 +3283,42 @@ function interruptKernel(kernelId) {
   );
 }
 
+// src/panel/model-picker.ts
+var ModelPicker = class {
+  constructor(choose) {
+    this.choose = choose;
+    this.choices = [];
+    this.select = h("select", { "aria-label": "Model" });
+    this.el = h("label", { class: "ja-model-picker" }, "Model ", this.select);
+    this.select.addEventListener("change", () => {
+      const wanted = this.select.value;
+      this.choose(wanted).catch(() => this.show(this.choices));
+    });
+  }
+  /** List `choices` (the kernel's `models` trait), the current one selected. */
+  show(choices) {
+    this.choices = choices ?? [];
+    this.select.replaceChildren(
+      ...this.choices.map((choice) => {
+        const option = h("option", {
+          value: choice.id,
+          text: choice.ready ? choice.label : `${choice.label} (set-up needed)`,
+          title: choice.setup || choice.provider || void 0
+        });
+        option.selected = choice.current;
+        return option;
+      })
+    );
+    const current = this.choices.find((choice) => choice.current);
+    if (current) this.select.value = current.id;
+    this.el.hidden = this.choices.length < 2;
+  }
+  /** The picker waits while a run goes on: a switch applies to the next run. */
+  setBusy(busy) {
+    this.select.disabled = busy;
+  }
+};
+
 // src/panel/plan-strip.ts
 var GOAL_CHARS = 90;
 var PlanStrip = class {
@@ -4485,6 +4521,10 @@ function render({ model, el }) {
   const roleBadge = h("span", { class: "ja-badge ja-role-badge" });
   const modelName = h("span", { class: "ja-model" });
   const replay = h("span", { class: "ja-replay", hidden: true });
+  const modelNotes = h("div", {
+    class: "ja-note ja-model-notes",
+    hidden: true
+  });
   const sandbox = h("span", { class: "ja-sandbox", hidden: true });
   const notebook = h("div", { class: "ja-notebook", hidden: true });
   const dockNote = h("div", { class: "ja-note", hidden: true });
@@ -4522,6 +4562,12 @@ function render({ model, el }) {
     h("div", { class: "ja-buttons" }, sendButton, stopButton)
   );
   const roleSelect = h("select", { "aria-label": "Role" });
+  const modelPicker = new ModelPicker(
+    (wanted) => command("set_model", { model: wanted }).catch((error) => {
+      showError(error.message);
+      throw error;
+    })
+  );
   const maxSteps = h("input", {
     type: "number",
     min: 1,
@@ -4535,6 +4581,7 @@ function render({ model, el }) {
     "div",
     { class: "ja-controls" },
     h("label", {}, "Role ", roleSelect),
+    modelPicker.el,
     h("label", {}, "Max iterations ", maxSteps),
     h("label", { class: "ja-session-picker" }, "Session ", sessionSelect),
     resumeButton
@@ -4599,7 +4646,13 @@ function render({ model, el }) {
           text: "Set ANTHROPIC_API_KEY in the environment Jupyter starts in."
         }),
         h("li", {
-          text: "Other model providers come later; today the agent talks to Claude."
+          text: "OpenAI: set OPENAI_API_KEY, then choose openai:gpt-5 in Model (or %agent model openai:gpt-5)."
+        }),
+        h("li", {
+          text: "A model on this machine: with Ollama running, %agent model ollama:qwen3; any OpenAI-compatible server (vLLM, LM Studio, LiteLLM): %agent model openai-compatible:NAME@URL."
+        }),
+        h("li", {
+          text: "Claude on Amazon Bedrock or Google Vertex AI: %agent model bedrock:MODEL_ID or vertex:MODEL_ID, with your cloud credentials."
         })
       )
     )
@@ -4618,6 +4671,7 @@ function render({ model, el }) {
       status
     ),
     notebook,
+    modelNotes,
     dockNote,
     setup,
     transcriptEl,
@@ -4731,6 +4785,10 @@ function render({ model, el }) {
     sendButton.disabled = busy;
     sendButton.title = busy ? "The agent is working: wait, or Stop it first" : "";
     roleSelect.disabled = busy;
+    modelPicker.setBusy(busy);
+    const notes = model.get("model_notes") || "";
+    modelNotes.hidden = !notes;
+    modelNotes.textContent = notes;
     resumeButton.disabled = busy || !sessionSelect.value || sessionSelect.value === model.get("session_id");
     root.dataset.busy = busy ? "true" : "false";
     refreshContext();
@@ -4829,9 +4887,11 @@ function render({ model, el }) {
     "sandboxed",
     "plan_ready",
     "model_ready",
-    "model_setup"
+    "model_setup",
+    "model_notes"
   ])
     on(`change:${name}`, refresh);
+  on("change:models", () => modelPicker.show(model.get("models")));
   on("change:roles", refreshRoles);
   on("change:role", refreshRoles);
   on("change:sessions", refreshSessions);
@@ -4928,6 +4988,7 @@ function render({ model, el }) {
   }
   resumeButton.addEventListener("click", () => resume(sessionSelect.value));
   refreshRoles();
+  modelPicker.show(model.get("models"));
   refreshSessions();
   refreshNotebook();
   refreshDock();

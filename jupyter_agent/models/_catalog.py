@@ -1,0 +1,203 @@
+"""One model string for every provider, and the models a user has configured.
+
+A model string names a model and where it runs::
+
+    claude-sonnet-4-6                   Claude, through the Anthropic API
+    anthropic:claude-sonnet-4-6         the same, said explicitly
+    openai:gpt-5                        OpenAI (OPENAI_API_KEY, OPENAI_BASE_URL)
+    ollama:qwen3                        a model Ollama serves on this machine
+    openai-compatible:NAME@URL          any server speaking OpenAI's Chat Completions API
+    bedrock:us.anthropic.claude-…       Claude on Amazon Bedrock
+    vertex:claude-sonnet-4-5@20250929   Claude on Google Vertex AI
+    scripted                            a scripted replay (offline; nothing is called)
+    gateway:gpt-4o                      a provider the user named in settings ([providers.gateway])
+
+A bare name is Claude's, unless it is plainly OpenAI's (``gpt-…``, ``o3``…) or Bedrock's
+(``anthropic.claude-…``, ``us.anthropic.claude-…``). The prefix is
+read only when it names a provider, so a Bedrock id with its own colon
+(``anthropic.claude-…-v1:0``) or an Ollama tag (``ollama:qwen3:8b``) parses as meant.
+
+This module knows names and settings; the models themselves are made by their own modules,
+imported only when used (their SDKs are optional extras).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ._base import Model
+
+ProviderType = Literal[
+    "anthropic", "openai", "ollama", "openai-compatible", "bedrock", "vertex", "scripted"
+]
+PROVIDER_TYPES: tuple[ProviderType, ...] = (
+    "anthropic",
+    "openai",
+    "ollama",
+    "openai-compatible",
+    "bedrock",
+    "vertex",
+    "scripted",
+)
+DEFAULT_MODELS: Mapping[ProviderType, str] = {
+    "anthropic": "claude-sonnet-4-6",
+    "openai": "gpt-5",
+    "ollama": "qwen3",
+}
+"""What a bare provider name (``openai:``) means, and what the picker offers."""
+
+_OPENAI_NAMES = re.compile(r"^(gpt-|chatgpt-|o[1-9](-|$))")
+_BEDROCK_IDS = re.compile(r"^([a-z]{2,6}\.)?anthropic\.claude")
+"""Bedrock's ids (``anthropic.claude-…-v1:0``, or a cross-region profile ``us.anthropic.…``)."""
+_COMPATIBLE = re.compile(r"^(?P<name>[^@\s]+)@(?P<url>https?://\S+)$")
+_ALIAS = re.compile(r"^[a-z][a-z0-9_-]{0,31}$")
+
+
+class ModelStringError(ValueError):
+    """A model string that names no model; the message says what would."""
+
+
+@dataclass(frozen=True)
+class ProviderConfig:
+    """A provider as a settings file describes it (``[providers.NAME]``)."""
+
+    type: ProviderType
+    base_url: str | None = None
+    api_key_env: str | None = None
+    """The environment variable holding its key (never the key itself)."""
+    region: str | None = None
+    project: str | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+    """More keyword arguments for the model (max_tokens, context_window…)."""
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A parsed model string: which provider, which model, and the provider's settings."""
+
+    provider: str
+    """The provider's name as written (``openai``, or a settings alias such as ``gateway``)."""
+    name: str
+    config: ProviderConfig
+
+    def __str__(self) -> str:
+        if self.config.type == "scripted":
+            return "scripted"
+        if self.provider == "anthropic" and not _OPENAI_NAMES.match(self.name):
+            return self.name
+        if self.provider == "openai-compatible":
+            return f"openai-compatible:{self.name}@{self.config.base_url}"
+        return f"{self.provider}:{self.name}"
+
+
+def parse_model(text: str, providers: Mapping[str, ProviderConfig] | None = None) -> ModelSpec:
+    """The :class:`ModelSpec` a model string names; :class:`ModelStringError` says why
+    when it names none."""
+    providers = providers or {}
+    text = text.strip()
+    if not text or any(ch.isspace() for ch in text):
+        raise ModelStringError(f"{text!r} is not a model string: {EXAMPLES}")
+    if text in ("scripted", "replay"):
+        return ModelSpec("scripted", "scripted", ProviderConfig("scripted"))
+    prefix, colon, rest = text.partition(":")
+    if colon and (prefix in providers or prefix in PROVIDER_TYPES):
+        config = providers.get(prefix) or ProviderConfig(_builtin(prefix))
+        if config.type == "openai-compatible" and config.base_url is None:
+            match = _COMPATIBLE.match(rest)
+            if match is None:
+                raise ModelStringError(
+                    f"{text!r}: an OpenAI-compatible model is written "
+                    "openai-compatible:NAME@URL (e.g. openai-compatible:llama3@http://gpu:8000/v1)"
+                )
+            rest = match["name"]
+            config = ProviderConfig(
+                "openai-compatible", base_url=match["url"], api_key_env=config.api_key_env
+            )
+        name = rest or DEFAULT_MODELS.get(config.type, "")
+        if not name:
+            raise ModelStringError(f"{text!r} names a provider but no model: {prefix}:MODEL")
+        return ModelSpec(prefix, name, config)
+    provider = (
+        "openai"
+        if _OPENAI_NAMES.match(text)
+        else "bedrock"
+        if _BEDROCK_IDS.match(text)
+        else "anthropic"
+    )
+    return ModelSpec(provider, text, providers.get(provider) or ProviderConfig(provider))
+
+
+def _builtin(prefix: str) -> ProviderType:
+    for kind in PROVIDER_TYPES:
+        if kind == prefix:
+            return kind
+    raise ModelStringError(f"unknown provider {prefix!r}")  # parse_model checked it
+
+
+EXAMPLES = (
+    "write a Claude model id (claude-sonnet-4-6), or openai:MODEL, ollama:MODEL, "
+    "bedrock:MODEL, vertex:MODEL, openai-compatible:MODEL@URL, or scripted"
+)
+
+
+def check_alias(name: str) -> str:
+    """``name`` if it may name a provider in settings (it cannot shadow a built-in one)."""
+    if not _ALIAS.match(name):
+        raise ValueError(
+            f"provider name {name!r}: use lower-case letters, digits, - and _ (up to 32)"
+        )
+    return name
+
+
+def make_model(spec: ModelSpec) -> Model:
+    """The model ``spec`` names (its SDK is imported now; a missing one is said plainly)."""
+    config = spec.config
+    options = dict(config.options)
+    kind = config.type
+    if kind == "scripted":
+        from .scripted import ScriptedModel
+
+        return ScriptedModel()
+    if kind == "anthropic":
+        from .anthropic import AnthropicModel
+
+        if config.base_url:
+            options["base_url"] = config.base_url
+        if config.api_key_env:
+            options["api_key"] = _key_from(config.api_key_env, spec.provider)
+        return AnthropicModel(spec.name, **options)
+    if kind in ("bedrock", "vertex"):
+        from .cloud import cloud_model
+
+        return cloud_model(kind, spec.name, region=config.region, project=config.project, **options)
+    from .openai import OpenAIModel
+
+    if config.base_url:
+        options["base_url"] = config.base_url
+    if config.api_key_env:
+        options["api_key"] = _key_from(config.api_key_env, spec.provider)
+    return OpenAIModel(spec.name, provider=kind, **options)
+
+
+def _key_from(variable: str, provider: str) -> str | None:
+    """The key in ``variable`` (None when unset: the model's check() then says so)."""
+    return os.environ.get(variable) or None
+
+
+def model_string(provider: str, name: str, base_url: str | None = None) -> str | None:
+    """The model string of a model a session recorded (its provider and name), or None
+    when it cannot be made again from them (a replay; a compatible server whose address
+    is not known)."""
+    if not name or provider == "scripted":
+        return None
+    if provider == "anthropic":
+        return name if not _OPENAI_NAMES.match(name) else f"anthropic:{name}"
+    if provider == "openai-compatible":
+        return f"openai-compatible:{name}@{base_url}" if base_url else None
+    if provider in PROVIDER_TYPES:
+        return f"{provider}:{name}"
+    return None
