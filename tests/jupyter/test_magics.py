@@ -356,6 +356,40 @@ def test_role_switches_the_agents_role(shared_kernel: Kernel) -> None:
     assert shared_kernel.ok("%agent role planner").stdout.strip() == "Role: planner"
 
 
+def test_model_lists_switches_and_the_panel_follows(kernel: Kernel) -> None:
+    """``%agent model`` lists what is configured and ready; ``%agent model X`` and the
+    panel's picker (``set_model``) switch; a string that names no model is one line."""
+    kernel.ok("%agent")
+    comm = kernel.panel_comm()
+    hello(kernel, comm)
+    listed = kernel.ok("%agent model").stdout.splitlines()
+    assert listed[0].startswith("* claude-sonnet-4-6  (No Anthropic API key found.")
+    assert listed[-1].startswith("Switch with %agent model MODEL")
+    assert kernel.ok("%agent model scripted").stdout.splitlines() == ["Model: scripted (scripted)"]
+    kernel.state_of(comm, "model_name", "scripted")
+    kernel.state_of(comm, "model_ready", True)
+    listed = kernel.ok("%agent model").stdout.splitlines()
+    assert listed[0] == "* scripted replay  (ready)"
+    bad = kernel.run("%agent model openai-compatible:llama3")
+    assert bad.stderr.strip().splitlines() == [
+        "UsageError: 'openai-compatible:llama3': an OpenAI-compatible model is written "
+        "openai-compatible:NAME@URL (e.g. openai-compatible:llama3@http://gpu:8000/v1)"
+    ]
+    reply = command(kernel, comm, "set_model", model="claude-haiku-4-5")
+    assert reply["ok"] is True
+    kernel.state_of(comm, "model_name", "claude-haiku-4-5")
+    kernel.state_of(comm, "model_ready", False)
+    assert command(kernel, comm, "set_model", model="a b")["error"].startswith(
+        "'a b' is not a model string"
+    )
+    out = kernel.ok(
+        "from jupyter_agent.jupyter.kernel_agent import kernel_agent\n"
+        "a = kernel_agent().agent\n"
+        "print(a.model.name, a.session.metadata.model, a.session.metadata.provider)"
+    )
+    assert out.stdout.split() == ["claude-haiku-4-5", "claude-haiku-4-5", "anthropic"]
+
+
 def test_trust_applies_the_folders_settings_and_remembers_it(tmp_path: Path) -> None:
     folder, home = tmp_path / "project", tmp_path / "home"
     (folder / ".jupyter_agent").mkdir(parents=True)
