@@ -1,9 +1,11 @@
-"""The user's Anthropic API key, kept out of notebooks, workspaces and child processes.
+"""The user's API keys (Anthropic's, OpenAI's), kept out of notebooks, workspaces and child
+processes.
 
 A real model finds its key in this order: the ``api_key`` given in code, the environment
-(``ANTHROPIC_API_KEY``, as the SDK reads it), a key given for this session (the panel's key
-field, ``%agent login``), then the user's credentials file
-(``~/.jupyter_agent/credentials.json``, beside the user's own settings).
+(``ANTHROPIC_API_KEY`` or ``OPENAI_API_KEY``, as the SDKs read them), a key given for this
+session (the panel's key field, ``%agent login``), then the user's credentials file
+(``~/.jupyter_agent/credentials.json``, beside the user's own settings), which holds one
+key per provider.
 
 Invariants this module keeps:
 
@@ -31,7 +33,10 @@ CREDENTIALS = Path(".jupyter_agent") / "credentials.json"
 """In the home folder: the saved key."""
 LOCATION_VARIABLE = "JUPYTER_AGENT_CREDENTIALS"
 """An environment variable naming another credentials file (tests use it)."""
+PROVIDERS = ("anthropic", "openai")
+"""The providers whose key may be given for a session or saved."""
 FIELD = "anthropic_api_key"
+"""The saved Anthropic key's field; another provider's is ``<provider>_api_key``."""
 SECRET_NAME = "the model's API key"
 """How a hidden key shows in a redacted text: ``‹secret:the model's API key›``."""
 
@@ -41,8 +46,15 @@ class CredentialsError(AgentError):
 
 
 _lock = threading.Lock()
-_session_key: str | None = None
-_file_cache: tuple[tuple[int, int, int, int], str | None] | None = None
+_session_keys: dict[str, str] = {}
+_file_cache: tuple[tuple[int, int, int, int], dict[str, str]] | None = None
+
+
+def field(provider: str) -> str:
+    """The credentials file's field holding ``provider``'s key."""
+    if provider not in PROVIDERS:
+        raise ValueError(f"no key is kept for {provider!r} (only for {', '.join(PROVIDERS)})")
+    return f"{provider}_api_key"
 
 
 def credentials_file() -> Path:
@@ -62,27 +74,32 @@ def check_key(key: str) -> str:
     return key
 
 
-def use_for_session(key: str) -> None:
+def use_for_session(key: str, provider: str = "anthropic") -> None:
     """Keep ``key`` in this process's memory for this session (never in the environment)."""
-    global _session_key
-    _session_key = check_key(key)
+    field(provider)  # a provider whose key is kept
+    _session_keys[provider] = check_key(key)
 
 
-def forget_session_key() -> None:
-    global _session_key
-    _session_key = None
+def forget_session_key(provider: str = "anthropic") -> None:
+    _session_keys.pop(provider, None)
 
 
-def session_key() -> str | None:
-    return _session_key
+def session_key(provider: str = "anthropic") -> str | None:
+    return _session_keys.get(provider)
 
 
-def save_key(key: str) -> Path:
-    """Save ``key`` for the user: owner-only, atomic. Returns the file's path."""
+def save_key(key: str, provider: str = "anthropic") -> Path:
+    """Save ``key`` for the user: owner-only, atomic, beside the other providers' saved
+    keys. Returns the file's path."""
     key = check_key(key)
+    name = field(provider)
+    try:
+        kept = _saved_keys()
+    except CredentialsError:
+        kept = {}  # an unsafe or broken file is replaced, not read
     path = credentials_file()
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    data = json.dumps({FIELD: key}, indent=1) + "\n"
+    data = json.dumps({**kept, name: key}, indent=1) + "\n"
     atomic_write_bytes(path, data.encode(), mode=0o600)
     return path
 
@@ -97,18 +114,23 @@ def remove_saved_key() -> Path | None:
     return path
 
 
-def saved_key() -> str | None:
-    """The key in the credentials file, or None when there is no file.
+def saved_key(provider: str = "anthropic") -> str | None:
+    """``provider``'s key in the credentials file, or None when there is none.
 
     Raises :class:`CredentialsError` when the file is a symbolic link, is not the user's,
     may be read by others, or cannot be read as a credentials file.
     """
+    return _saved_keys().get(field(provider))
+
+
+def _saved_keys() -> dict[str, str]:
+    """The keys in the credentials file by field (empty when there is no file)."""
     global _file_cache
     path = credentials_file()
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     except FileNotFoundError:
-        return None
+        return {}
     except OSError as exc:
         if os.path.islink(path):
             raise CredentialsError(
@@ -142,25 +164,30 @@ def saved_key() -> str | None:
         os.close(fd)
     try:
         data = json.loads(raw)
-        value = data.get(FIELD) if isinstance(data, dict) else None
     except ValueError:
-        value = None
-    if value is not None and not isinstance(value, str):
-        value = None
-    if value is None:
+        data = None
+    keys = (
+        {
+            name: value.strip()
+            for name, value in data.items()
+            if name in map(field, PROVIDERS) and isinstance(value, str) and value.strip()
+        }
+        if isinstance(data, dict)
+        else {}
+    )
+    if not keys:
         raise CredentialsError(
             f"{path} holds no key ({FIELD!r} is missing): remove it, then save the key again."
         )
-    key = value.strip() or None
     with _lock:
-        _file_cache = (version, key)
-    return key
+        _file_cache = (version, keys)
+    return keys
 
 
-def stored_key() -> str | None:
-    """The key given for this session, else the saved one (None when neither is there).
-    Raises :class:`CredentialsError` for an unsafe credentials file."""
-    return _session_key or saved_key()
+def stored_key(provider: str = "anthropic") -> str | None:
+    """``provider``'s key given for this session, else its saved one (None when neither
+    is there). Raises :class:`CredentialsError` for an unsafe credentials file."""
+    return _session_keys.get(provider) or saved_key(provider)
 
 
 def stored_secrets() -> dict[str, str]:
@@ -168,12 +195,13 @@ def stored_secrets() -> dict[str, str]:
     :class:`~jupyter_agent.redaction.Secrets`): a key the agent could come across by
     reading the file, or in a model's client, is hidden even when no model uses it."""
     found: dict[str, str] = {}
-    if _session_key:
-        found[SECRET_NAME] = _session_key
+    for provider, key in _session_keys.items():
+        found[SECRET_NAME if provider == "anthropic" else f"the {provider} API key"] = key
     try:
-        saved = saved_key()
+        saved = _saved_keys()
     except CredentialsError:
-        saved = None
-    if saved and saved != _session_key:
-        found["the saved API key"] = saved
+        saved = {}
+    for name, key in saved.items():
+        if key not in found.values():
+            found[f"the saved API key ({name})" if name != FIELD else "the saved API key"] = key
     return found

@@ -49,7 +49,7 @@ def _no_saved_key(
 
     folder = tmp_path_factory.mktemp("credentials")
     monkeypatch.setenv(credentials.LOCATION_VARIABLE, str(folder / "credentials.json"))
-    monkeypatch.setattr(credentials, "_session_key", None)
+    monkeypatch.setattr(credentials, "_session_keys", {})
 
 
 @pytest.fixture

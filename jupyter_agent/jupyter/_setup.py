@@ -16,7 +16,6 @@ from ..agent import Agent
 from ..errors import AgentError
 from ..models import (
     DEFAULT_MODELS,
-    AnthropicModel,
     Model,
     ModelStringError,
     model_string,
@@ -39,19 +38,41 @@ def model_setup(model: Model) -> str:
 
 def use_api_key(agent: Agent, key: str, *, save: bool = False) -> Path | None:
     """Give ``agent``'s model ``key`` for this session (and save it for the user when
-    ``save``). Returns the credentials file when it was saved."""
+    ``save``): an Anthropic key for Claude, an OpenAI key for OpenAI's models. Returns the
+    credentials file when it was saved."""
     key = credentials.check_key(key)
     model = agent.model
-    if isinstance(model, AnthropicModel) and model.has_own_client:
+    provider = model.provider
+    use_key = getattr(model, "use_key", None)
+    if provider not in credentials.PROVIDERS or use_key is None:
         raise ValueError(
-            "This agent's model uses an Anthropic client of your own: give that client the key."
+            f"This agent's model ({model.name}, {provider}) takes no key here: "
+            + keyless(provider)
         )
-    path = credentials.save_key(key) if save else None
-    credentials.use_for_session(key)
+    if getattr(model, "has_own_client", False):
+        raise ValueError("This agent's model uses a client of your own: give that client the key.")
+    path = credentials.save_key(key, provider) if save else None
+    credentials.use_for_session(key, provider)
     agent.secrets.add(key, credentials.SECRET_NAME)
-    if isinstance(model, AnthropicModel):
-        model.use_key(key)
+    use_key(key)
     return path
+
+
+def keyless(provider: str) -> str:
+    """How a model of ``provider``, which takes no key from the panel, gets going."""
+    return _KEYLESS.get(provider, "give the model its key in code.")
+
+
+_KEYLESS = {
+    "bedrock": "it signs with your AWS credentials (AWS_PROFILE, or AWS_ACCESS_KEY_ID "
+    "and AWS_SECRET_ACCESS_KEY, in the environment Jupyter starts in).",
+    "vertex": "it uses your Google Cloud credentials (gcloud auth application-default "
+    "login, or GOOGLE_APPLICATION_CREDENTIALS).",
+    "ollama": "Ollama needs no key.",
+    "openai-compatible": "name the variable holding its key in your settings "
+    "([providers.NAME] api_key_env).",
+    "scripted": "a scripted replay needs no key.",
+}
 
 
 def model_choices(agent: Agent) -> list[ModelChoice]:

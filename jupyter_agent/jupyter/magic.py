@@ -18,7 +18,7 @@ from ..agent import Agent, RunHandle
 from ..errors import AgentError
 from ..models import Model, ScriptedModel
 from ..render import TextRenderer
-from ._setup import model_choices, model_setup, use_api_key
+from ._setup import keyless, model_choices, model_setup, use_api_key
 from .kernel_agent import KernelAgent, in_kernel, kernel_agent, running_cell_id
 
 SUBCOMMANDS = (
@@ -263,10 +263,11 @@ class AgentMagics(Magics):
                                    configured and whether each is ready
           %agent trust             trust this folder's settings (.jupyter_agent/settings.toml):
                                    until then its allow rules and wider roles do not apply
-          %agent login             ask for the Anthropic API key (hidden input, kept out of
-                                   the notebook): for this session, or saved for your user
-                                   in ~/.jupyter_agent/credentials.json (owner-only)
-          %agent logout            remove the saved key
+          %agent login             ask for the model's API key (Anthropic's or OpenAI's;
+                                   hidden input, kept out of the notebook): for this
+                                   session, or saved for your user in
+                                   ~/.jupyter_agent/credentials.json (owner-only)
+          %agent logout            remove the saved keys
           %agent help              this text
 
           %%agent [--role planner|actor]
@@ -455,8 +456,12 @@ def _login(kernel: KernelAgent, agent: Agent) -> None:
     the notebook), then whether to save it for the user."""
     import getpass
 
+    provider = agent.model.provider
+    if provider not in credentials.PROVIDERS:
+        raise UsageError(f"{agent.model.name} ({provider}) takes no key: " + keyless(provider))
+    vendor = {"anthropic": "Anthropic", "openai": "OpenAI"}[provider]
     try:
-        key = getpass.getpass("Anthropic API key (hidden; Enter alone to cancel): ")
+        key = getpass.getpass(f"{vendor} API key (hidden; Enter alone to cancel): ")
     except (EOFError, KeyboardInterrupt):
         key = ""
     except Exception:  # a frontend that cannot ask (nbconvert, papermill)
