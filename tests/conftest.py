@@ -37,6 +37,7 @@ def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("JUPYTER_AGENT_MODEL", raising=False)
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setenv("OLLAMA_HOST", "127.0.0.1:9")  # no Ollama of the machine's is asked
 
 
 @pytest.fixture(autouse=True)

@@ -21,6 +21,7 @@ from ..models import (
     model_string,
     resolve_model,
 )
+from ..models._local import LOCAL_MODELS
 from ..models.anthropic import REJECTED, has_anthropic_key
 from .panel_protocol import ModelChoice
 
@@ -46,8 +47,7 @@ def use_api_key(agent: Agent, key: str, *, save: bool = False) -> Path | None:
     use_key = getattr(model, "use_key", None)
     if provider not in credentials.PROVIDERS or use_key is None:
         raise ValueError(
-            f"This agent's model ({model.name}, {provider}) takes no key here: "
-            + keyless(provider)
+            f"This agent's model ({model.name}, {provider}) takes no key here: " + keyless(provider)
         )
     if getattr(model, "has_own_client", False):
         raise ValueError("This agent's model uses a client of your own: give that client the key.")
@@ -88,8 +88,9 @@ def model_choices(agent: Agent) -> list[ModelChoice]:
     offered = [*agent.model_choices]
     if has_anthropic_key():
         offered.append(DEFAULT_MODELS["anthropic"])
-    if os.environ.get("OPENAI_API_KEY"):
+    if os.environ.get("OPENAI_API_KEY") or credentials.stored_key("openai"):
         offered.append(f"openai:{DEFAULT_MODELS['openai']}")
+    offered.extend(LOCAL_MODELS.known())  # what Ollama serves here, when it runs
     seen = {current_id}
     for given in offered:
         if given in seen:

@@ -49,6 +49,7 @@ from .. import events as ev
 from ..agent import Agent, RunHandle
 from ..errors import AgentError
 from ..models import context_window
+from ..models._local import LOCAL_MODELS
 from ..permissions import Permission
 from ..session_index import SearchError
 from ._displays import PanelDisplays
@@ -272,6 +273,18 @@ class AgentPanel(anywidget.AnyWidget):
         self.model_name = model.name
         self.model_label = model.label or ""
         self.model_notes = model_notes(model)
+        self._show_models()
+        # Ollama's models join the list once it has answered (in a thread, if it runs).
+        LOCAL_MODELS.refresh(self._local_models_changed)
+
+    def _local_models_changed(self) -> None:
+        """From the thread that asked Ollama: list its models, on the loop."""
+        try:
+            self._loop.call_soon_threadsafe(self._show_models)
+        except RuntimeError:  # the loop has closed (the kernel is shutting down)
+            pass
+
+    def _show_models(self) -> None:
         self.models = [dict(choice) for choice in model_choices(self.agent)]
 
     def refresh_context(self) -> None:
