@@ -1,4 +1,5 @@
-"""Language models behind one small protocol: Claude, and a scripted replay."""
+"""Language models behind one small protocol: Claude (on Anthropic's API, Amazon
+Bedrock or Google Vertex AI), and a scripted replay."""
 
 from __future__ import annotations
 
@@ -18,11 +19,14 @@ from ._base import (
 from ._usage import Pricing, Usage, pricing_for
 from ._windows import DEFAULT_WINDOW, context_window, output_reserve
 from .anthropic import AnthropicModel, default_model_name
+from .bedrock import BedrockModel
 from .scripted import ScriptedModel, claude_or_replay
+from .vertex import VertexModel
 
 __all__ = [
     "DEFAULT_WINDOW",
     "AnthropicModel",
+    "BedrockModel",
     "Model",
     "ModelRequest",
     "ModelResponse",
@@ -37,6 +41,7 @@ __all__ = [
     "StreamToolStart",
     "ToolChoice",
     "Usage",
+    "VertexModel",
     "claude_or_replay",
     "context_window",
     "default_model_name",

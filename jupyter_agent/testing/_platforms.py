@@ -63,7 +63,9 @@ def route(method: str, path: str, body: dict[str, Any]) -> Route | None:
     where = urlsplit(path).path
     if where == "/v1/messages":
         model = body.get("model")
-        return Route("anthropic", model if isinstance(model, str) else None, bool(body.get("stream")))
+        return Route(
+            "anthropic", model if isinstance(model, str) else None, bool(body.get("stream"))
+        )
     if found := _BEDROCK.fullmatch(where):
         stream = found["action"] == "invoke-with-response-stream"
         return Route("bedrock", unquote(found["model"]), stream)
@@ -130,6 +132,7 @@ def bedrock_exception(error_type: str, message: str) -> bytes:
 
 _BEDROCK_ERRORS = {
     400: "ValidationException",
+    401: "UnrecognizedClientException",
     403: "AccessDeniedException",
     404: "ResourceNotFoundException",
     408: "ModelTimeoutException",
