@@ -427,10 +427,13 @@ def _status_error(
             f"{service}'s rate limit was reached", note, "Wait a minute, then try again."
         )
     elif status >= 500:
+        status_page = service == "The Anthropic API"
         text = _sentence(
             f"{service} had a server error ({status}: {message})",
             note,
-            "Try again; if it keeps failing, see https://status.anthropic.com.",
+            "Try again; if it keeps failing, see https://status.anthropic.com."
+            if status_page
+            else "Try again in a minute.",
         )
     elif status == 403:
         text = f"The API key may not do this (403): {message}. Check the key's permissions."

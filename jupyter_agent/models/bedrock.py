@@ -206,14 +206,19 @@ class BedrockModel(CloudModel):
                 aws_session_token=token,
                 aws_profile=self.aws_profile,
             )
-        elif not os.environ.get("AWS_BEARER_TOKEN_BEDROCK") and not os.environ.get("AWS_PROFILE"):
-            # Keys in the environment are handed over as given: the SDK keeps its AWS
-            # session for the same arguments, and would sign on with keys since unset.
+        elif os.environ.get("AWS_BEARER_TOKEN_BEDROCK"):
+            pass  # the SDK reads it
+        # The environment's keys, else its profile, are handed over as given (in the order
+        # boto3 takes them): the SDK keeps one AWS session per set of arguments, which
+        # would go on signing with what the environment said when it was made.
+        elif os.environ.get("AWS_ACCESS_KEY_ID") and os.environ.get("AWS_SECRET_ACCESS_KEY"):
             options.update(
-                aws_access_key=os.environ.get("AWS_ACCESS_KEY_ID"),
-                aws_secret_key=os.environ.get("AWS_SECRET_ACCESS_KEY"),
+                aws_access_key=os.environ["AWS_ACCESS_KEY_ID"],
+                aws_secret_key=os.environ["AWS_SECRET_ACCESS_KEY"],
                 aws_session_token=os.environ.get("AWS_SESSION_TOKEN"),
             )
+        elif os.environ.get("AWS_PROFILE"):
+            options["aws_profile"] = os.environ["AWS_PROFILE"]
         if self._base_url:
             options["base_url"] = self._base_url
         return anthropic.AsyncAnthropicBedrock, options, env

@@ -151,7 +151,9 @@ def error_response(
     ``{"message": …}`` and names the exception in a header; Google's front end answers
     401, 403 and 404 in Google's error format; the rest as the Messages API does."""
     if platform == "bedrock":
-        name = _BEDROCK_ERRORS.get(status, "InternalServerException")
+        # a Fault that names one of Bedrock's exceptions gets it; others, the status's own
+        name = kind if kind.endswith("Exception") else _BEDROCK_ERRORS.get(status)
+        name = name or "InternalServerException"
         return {"message": message}, {"x-amzn-errortype": f"{name}:http://internal.amazon.com/"}
     if platform == "vertex" and status in _GOOGLE_STATUS:
         return {"error": {"code": status, "message": message, "status": _GOOGLE_STATUS[status]}}, {}
