@@ -22,6 +22,7 @@ from __future__ import annotations
 import functools
 import importlib
 import os
+from collections.abc import AsyncGenerator
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -122,7 +123,8 @@ class BedrockModel(CloudModel):
         found = found or os.environ.get("AWS_DEFAULT_REGION")
         if found or not _installed_botocore():
             return found
-        return _profile_region(self._profile(), os.environ.get("AWS_CONFIG_FILE"))
+        config = Path(os.environ.get("AWS_CONFIG_FILE") or Path.home() / ".aws" / "config")
+        return _profile_region(self._profile(), config, _modified(config))
 
     def _profile(self) -> str | None:
         return self.aws_profile or os.environ.get("AWS_PROFILE")
@@ -230,7 +232,7 @@ class BedrockModel(CloudModel):
         fields["anthropic_version"] = api_version("bedrock", "bedrock-2023-05-31")
         return f"/model/{quote(params['model'], safe=':')}/invoke-with-response-stream", fields
 
-    def _read_events(self, response: Any) -> Any:
+    def _read_events(self, response: Any) -> AsyncGenerator[dict[str, Any], None]:
         return bedrock_events(response)
 
     # --- failures, in sentences --------------------------------------------------------------
@@ -283,9 +285,17 @@ def _installed_botocore() -> bool:
     return True
 
 
+def _modified(file: Path) -> float | None:
+    try:
+        return file.stat().st_mtime
+    except OSError:
+        return None
+
+
 @functools.lru_cache(maxsize=16)
-def _profile_region(profile: str | None, config_file: str | None) -> str | None:
-    """The region of an AWS profile in the config files (read once per profile)."""
+def _profile_region(profile: str | None, config: Path, modified: float | None) -> str | None:
+    """The region of an AWS profile in the config files (read again once ``config`` has
+    changed: after an ``aws configure``, say)."""
     import botocore.exceptions
     import botocore.session
 

@@ -429,6 +429,9 @@ async def test_bedrock_without_a_region_or_credentials_says_what_to_set(monkeypa
 def test_bedrock_region_and_credentials_from_a_profile(monkeypatch, cloud_environment):
     for name in ("AWS_REGION", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
         monkeypatch.delenv(name)
+    with pytest.raises(ModelError, match="The AWS profile 'analytics' is not in"):
+        BedrockModel(BEDROCK_ID, aws_profile="analytics").check()
+    # configured since (aws configure): seen at the next check
     (cloud_environment / "aws-config").write_text("[profile analytics]\nregion = eu-west-1\n")
     model = BedrockModel(BEDROCK_ID, aws_profile="analytics")
     model.check()
