@@ -11,7 +11,7 @@ from .agent import Agent, AgentRuntime, ContextPolicy, Run, RunHandle, Session, 
 from .errors import AgentError, MissingAPIKey, ModelError, ToolDenied, ToolError
 from .events import Event, EventAdapter
 from .messages import Message
-from .models import AnthropicModel, Model, ScriptedModel, Usage
+from .models import AnthropicModel, BedrockModel, Model, ScriptedModel, Usage, VertexModel
 from .permissions import ACTOR, PLANNER, Permission, Role
 from .plans import Plan, PlanStep, Question, QuestionOption
 from .render import TextRenderer
@@ -35,6 +35,8 @@ __all__ = [  # noqa: RUF022
     "CellPolicy",
     # models
     "AnthropicModel",
+    "BedrockModel",
+    "VertexModel",
     "Model",
     "ScriptedModel",
     "Usage",

@@ -1,5 +1,6 @@
-"""Language models behind one small protocol: Claude (directly, on Bedrock, on Vertex),
-OpenAI-compatible servers (OpenAI, Ollama, vLLM, gateways), and a scripted replay."""
+"""Language models behind one small protocol: Claude (on Anthropic's API, Amazon Bedrock
+or Google Vertex AI), OpenAI-compatible servers (OpenAI, Ollama, vLLM, gateways), and a
+scripted replay."""
 
 from __future__ import annotations
 
@@ -32,12 +33,15 @@ from ._catalog import (
 from ._usage import Pricing, Usage, pricing_for
 from ._windows import DEFAULT_WINDOW, context_window, output_reserve
 from .anthropic import AnthropicModel, default_model_name, has_anthropic_key
+from .bedrock import BedrockModel
 from .scripted import ScriptedModel, claude_or_replay
+from .vertex import VertexModel
 
 __all__ = [
     "DEFAULT_MODELS",
     "DEFAULT_WINDOW",
     "AnthropicModel",
+    "BedrockModel",
     "Model",
     "ModelRequest",
     "ModelResponse",
@@ -55,6 +59,7 @@ __all__ = [
     "StreamToolStart",
     "ToolChoice",
     "Usage",
+    "VertexModel",
     "check_alias",
     "claude_or_replay",
     "context_window",

@@ -162,30 +162,26 @@ def make_model(spec: ModelSpec) -> Model:
         from .scripted import ScriptedModel
 
         return ScriptedModel()
-    if kind == "anthropic":
-        from .anthropic import AnthropicModel
-
-        if config.base_url:
-            options["base_url"] = config.base_url
-        if config.api_key_env:
-            options["api_key"] = _key_from(config.api_key_env, spec.provider)
-        return AnthropicModel(spec.name, **options)
-    if kind in ("bedrock", "vertex"):
-        from .cloud import cloud_model
-
-        return cloud_model(kind, spec.name, region=config.region, project=config.project, **options)
-    from .openai import OpenAIModel
-
     if config.base_url:
         options["base_url"] = config.base_url
     if config.api_key_env:
-        options["api_key"] = _key_from(config.api_key_env, spec.provider)
+        options["api_key"] = os.environ.get(config.api_key_env) or None
+    if kind == "anthropic":
+        from .anthropic import AnthropicModel
+
+        return AnthropicModel(spec.name, **options)
+    if kind == "bedrock":
+        from .bedrock import BedrockModel
+
+        return BedrockModel(spec.name, aws_region=config.region, **options)
+    if kind == "vertex":
+        from .vertex import VertexModel
+
+        options.pop("api_key", None)  # Vertex signs in with Google's credentials
+        return VertexModel(spec.name, region=config.region, project_id=config.project, **options)
+    from .openai import OpenAIModel
+
     return OpenAIModel(spec.name, provider=kind, **options)
-
-
-def _key_from(variable: str, provider: str) -> str | None:
-    """The key in ``variable`` (None when unset: the model's check() then says so)."""
-    return os.environ.get(variable) or None
 
 
 def model_string(provider: str, name: str, base_url: str | None = None) -> str | None:

@@ -94,8 +94,10 @@ _KNOWN_PREFIXES = (
 
 
 def pricing_for(model: str) -> Pricing:
-    """The list price of ``model``, or its family's price flagged as estimated."""
-    name = model.lower()
+    """The list price of ``model``, or its family's price flagged as estimated. Claude's
+    ids on Amazon Bedrock (``us.anthropic.claude-…-v1:0``, or an inference profile's ARN)
+    and on Vertex AI (``claude-…@20250929``) are priced as the model they name."""
+    name = model.lower().rpartition("/")[2].rpartition("anthropic.")[2].replace("@", "-")
     for key, price in _FAMILY_PRICES:
         if key in name:
             if name.startswith(_KNOWN_PREFIXES):

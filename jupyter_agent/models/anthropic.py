@@ -8,6 +8,12 @@ re-running the whole turn and telling the consumer to discard the partial one.
 On a client of our own, the request body is encoded here and the reply's events are
 read as JSON (see "the request and its stream", and ``_anthropic_stream`` for the
 reading); a client of the caller's is used through its ``messages.create()``.
+
+Claude on Amazon Bedrock and Google Vertex AI (``bedrock.py``, ``vertex.py``) is this
+model on the SDK's client for that platform: a subclass says which client it makes
+(:meth:`AnthropicModel._client_setup`), where a request goes and what its body holds
+besides the messages (:meth:`AnthropicModel._endpoint`), and how the reply's stream is
+framed (:meth:`AnthropicModel._read_events`).
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ import random
 import re
 import time
 import weakref
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Sequence
 from typing import Any
 
 from .. import credentials
@@ -36,7 +42,12 @@ from ._usage import Pricing, pricing_for
 
 DEFAULT_MODEL = "claude-sonnet-4-6"
 _CACHE = {"type": "ephemeral"}
-_RETRYABLE_TYPES = frozenset({"overloaded_error", "api_error", "rate_limit_error", "timeout_error"})
+_RETRYABLE_TYPES = frozenset(
+    {"overloaded_error", "api_error", "rate_limit_error", "timeout_error"}
+    # the same, as Amazon Bedrock names them in the middle of a stream
+    | {"throttlingException", "serviceUnavailableException", "internalServerException"}
+    | {"modelStreamErrorException", "modelTimeoutException"}
+)
 log = logging.getLogger(__name__)
 
 NO_KEY = (
@@ -77,11 +88,22 @@ def has_anthropic_key() -> bool:
         return True
 
 
+ClientSetup = tuple[Callable[..., Any], dict[str, Any], tuple[object, ...]]
+"""How a model makes its client: the SDK's client class, the options to make it with,
+and the settings it reads from the environment (a change of which makes a new client)."""
+
+
 class AnthropicModel:
     """A Claude model. ``ANTHROPIC_API_KEY`` and ``ANTHROPIC_BASE_URL`` work as in the SDK."""
 
     provider = "anthropic"
     label: str | None = None
+    service = "the Anthropic API"
+    """What the model's errors call the service it talks to."""
+    base_url_variable = "ANTHROPIC_BASE_URL"
+    """The environment variable the SDK reads the service's address from."""
+    stream_type = "text/event-stream"
+    """The content type of the reply's stream."""
 
     def __init__(
         self,
@@ -124,7 +146,7 @@ class AnthropicModel:
         self._api_key = api_key
         self._base_url = base_url
         self._sdk_options = sdk_options or {}
-        self._last_client: tuple[Any, tuple[str | None, ...], Any] | None = None
+        self._last_client: tuple[Any, tuple[object, ...], Any] | None = None
         self._rejected: str | None = None
 
     def __repr__(self) -> str:
@@ -182,20 +204,58 @@ class AnthropicModel:
         # Asked at every request: the shared client is looked up again only when the
         # event loop, or the environment the SDK reads, has changed since the last time.
         loop = asyncio.get_running_loop()
-        key = self._api_key or self._stored_key()  # a key given or saved since
-        env = (*map(os.environ.get, _SDK_ENVIRONMENT), key)
+        make, options, env = self._client_setup()
         last = self._last_client
         if last is not None and last[0]() is loop and last[1] == env:
             return last[2]
         self.check()
-        options: dict[str, Any] = dict(self._sdk_options)
+        client = _shared_client(make, {**self._sdk_options, **options}, env)
+        self._last_client = (weakref.ref(loop), env, client)
+        return client
+
+    def _client_setup(self) -> ClientSetup:
+        """The client to make: ``anthropic.AsyncAnthropic`` with the key and base URL."""
+        import anthropic
+
+        key = self._api_key or self._stored_key()  # a key given or saved since
+        options: dict[str, Any] = {}
         if key:
             options["api_key"] = key
         if self._base_url:
             options["base_url"] = self._base_url
-        client = _shared_client(options, env)
-        self._last_client = (weakref.ref(loop), env, client)
-        return client
+        return anthropic.AsyncAnthropic, options, (*map(os.environ.get, _SDK_ENVIRONMENT), key)
+
+    def _endpoint(self, params: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        """Where a streamed request for ``params`` goes, and its fields (the messages and
+        tools among them, which are encoded apart)."""
+        return "/v1/messages", {**params, "stream": True}
+
+    def _read_events(self, response: Any) -> AsyncGenerator[dict[str, Any], None]:
+        """The events of a reply's stream, as the API's JSON dicts."""
+        return server_sent_events(response)
+
+    async def _open(self, client: Any, request: ModelRequest, params: dict[str, Any]) -> Events:
+        """Send the request and return the reply's events. A client of the caller's goes
+        through its messages.create(), whatever it may be wrapped in (tracing, another
+        cloud); our own sends the request as we encode it."""
+        if self._client is not None:
+            return await _open_sdk_stream(client, request, params)
+        path, fields = self._endpoint(params)
+        response = await client.post(
+            path,
+            cast_to=_http_package().Response,
+            content=_request_body(fields, request.tools),
+            stream=True,
+        )
+        kind = response.headers.get("content-type", "")
+        if not kind.startswith(self.stream_type):
+            await response.aclose()
+            raise ModelError(
+                f"{_capital(self.service)} at {client.base_url} answered with "
+                f"{kind or 'no content type'} instead of an event stream: check "
+                f"{self.base_url_variable}."
+            )
+        return Events(self._read_events(response), response.aclose)
 
     @property
     def _tells_when_sent(self) -> bool:
@@ -235,16 +295,13 @@ class AnthropicModel:
         params = self.params(request)
         if request.on_sent is not None and not self._tells_when_sent:
             request.on_sent()  # a client of the caller's: we cannot tell, so go first
-        # A client of the caller's goes through its messages.create(), whatever it may
-        # be wrapped in (tracing, another cloud); our own sends the request as we encode it.
-        open_events = _open_sdk_stream if self._client is not None else _open_event_stream
         attempt = 0
         while True:
             tries = _Tries()
             watching = _ON_SENT.set(request.on_sent)
             counting = _TRIES.set(tries)
             try:
-                events = await open_events(self.client, request, params)
+                events = await self._open(self.client, request, params)
             except anthropic.APIError as exc:
                 # Our own client counts the SDK's tries (each goes through our HTTP hook);
                 # through a caller's client we cannot tell how many there were.
@@ -265,7 +322,7 @@ class AnthropicModel:
             except Exception as exc:
                 reason = _mid_stream_reason(exc)
                 if reason is None:
-                    raise _model_error(exc) from exc
+                    raise _model_error(exc, self.service) from exc
                 attempt += 1
                 if attempt > self.stream_retries:
                     raise ModelError(
@@ -291,18 +348,19 @@ class AnthropicModel:
                 REJECTED.format(source=source), status=401, error_type="authentication_error"
             )
         if isinstance(exc, anthropic.APIStatusError):
-            return _status_error(exc, _retry_note(tries), self.name)
+            return _status_error(exc, _retry_note(tries), self.name, self.service)
         url = mask_secrets(str(getattr(self._client or self.client, "base_url", "")))
-        if os.environ.get("ANTHROPIC_BASE_URL") and not self._base_url and self._client is None:
-            advice = f"Check the network, or ANTHROPIC_BASE_URL (now {url})."
+        setting = self.base_url_variable
+        if os.environ.get(setting) and not self._base_url and self._client is None:
+            advice = f"Check the network, or {setting} (now {url})."
         elif self._base_url:
             advice = f"Check the network, or the model's base_url (now {url})."
         else:
             advice = "Check the network connection."
         head = (
-            f"The Anthropic API at {url} did not answer in time"
+            f"{_capital(self.service)} at {url} did not answer in time"
             if isinstance(exc, anthropic.APITimeoutError)
-            else f"Could not reach the Anthropic API at {url}"
+            else f"Could not reach {self.service} at {url}"
         )
         return ModelError(
             _sentence(head, _retry_note(tries), advice),
@@ -349,15 +407,33 @@ _TOO_LONG = re.compile(
 maximum" (and the wordings of compatible servers)."""
 
 
-def _status_error(exc: Any, note: str, model: str) -> ModelError:
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def error_message(exc: Any) -> str:
+    """What an HTTP error's body says, in the Messages API's form (``{"error": {"message":
+    …}}``, also Google's), Bedrock's (``{"message": …}``), or a list of either."""
+    body = getattr(exc, "body", None)
+    if isinstance(body, list) and body:
+        body = body[0]
+    if isinstance(body, Mapping):
+        error = body.get("error")
+        if isinstance(error, Mapping) and isinstance(error.get("message"), str):
+            return str(error["message"]).rstrip(".")
+        if isinstance(body.get("message"), str):
+            return str(body["message"]).rstrip(".")
+    return str(getattr(exc, "message", exc)).rstrip(".")
+
+
+def _status_error(
+    exc: Any, note: str, model: str, service: str = "the Anthropic API"
+) -> ModelError:
     """An HTTP error status the SDK gave up on, in plain sentences."""
     status = exc.status_code
     kind = _error_type(exc)
-    message = exc.message
-    body = getattr(exc, "body", None)
-    if isinstance(body, dict) and isinstance(body.get("error"), dict):
-        message = body["error"].get("message", message)
-    message = str(message).rstrip(".")
+    message = error_message(exc)
+    service = _capital(service)
     retryable = status in (429, 500, 502, 503, 504, 529)
     too_long = _TOO_LONG.search(message) if status in (400, 413) else None
     if too_long is not None:
@@ -368,26 +444,29 @@ def _status_error(exc: Any, note: str, model: str) -> ModelError:
             limit=numbers[1] if len(numbers) > 1 else None,
         )
     if status == 529 or kind == "overloaded_error":
-        text = _sentence("The Anthropic API was overloaded", note, "Try again in a minute.")
+        text = _sentence(f"{service} was overloaded", note, "Try again in a minute.")
     elif status == 429 or kind == "rate_limit_error":
         text = _sentence(
-            "The Anthropic API's rate limit was reached", note, "Wait a minute, then try again."
+            f"{service}'s rate limit was reached", note, "Wait a minute, then try again."
         )
     elif status >= 500:
+        status_page = service == "The Anthropic API"
         text = _sentence(
-            f"The Anthropic API had a server error ({status}: {message})",
+            f"{service} had a server error ({status}: {message})",
             note,
-            "Try again; if it keeps failing, see https://status.anthropic.com.",
+            "Try again; if it keeps failing, see https://status.anthropic.com."
+            if status_page
+            else "Try again in a minute.",
         )
     elif status == 403:
         text = f"The API key may not do this (403): {message}. Check the key's permissions."
     elif status == 404:
         text = (
-            f"The Anthropic API does not know this (404): {message}. Check the model id "
+            f"{service} does not know this (404): {message}. Check the model id "
             f"(now {model!r}; --model or JUPYTER_AGENT_MODEL)."
         )
     else:
-        text = f"The Anthropic API refused the request ({status}, {kind or 'error'}): {message}."
+        text = f"{service} refused the request ({status}, {kind or 'error'}): {message}."
     return ModelError(text, status=status, error_type=kind, retryable=retryable)
 
 
@@ -406,17 +485,19 @@ def _environment_key() -> str | None:
     return os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN")
 
 
-def _shared_client(options: dict[str, Any], env: tuple[str | None, ...]) -> Any:
-    """The client for ``options`` under the SDK environment ``env`` on this loop."""
+def _shared_client(
+    make: Callable[..., Any], options: dict[str, Any], env: tuple[object, ...]
+) -> Any:
+    """The ``make`` client for ``options`` under the SDK environment ``env`` on this loop."""
     import anthropic
 
-    key = repr(sorted(options.items())) + "|" + repr(env)
+    key = f"{make.__qualname__}|{sorted(options.items())!r}|{env!r}"
     per_loop = _CLIENTS.setdefault(asyncio.get_running_loop(), {})
     client = per_loop.get(key)
     if client is None:
         if "http_client" not in options:
             options = {**options, "http_client": _http_client(anthropic)}
-        client = per_loop[key] = anthropic.AsyncAnthropic(**options)
+        client = per_loop[key] = make(**options)
     return client
 
 
@@ -428,23 +509,6 @@ def _shared_client(options: dict[str, Any], env: tuple[str | None, ...]) -> Any:
 # history (ApiTurn) and a run's tools (ApiTools) encoded once, and reads the events as the
 # JSON they are. The SDK still does the rest: authentication, headers, retries of failed
 # requests, status errors.
-
-
-async def _open_event_stream(client: Any, request: ModelRequest, params: dict[str, Any]) -> Events:
-    response = await client.post(
-        "/v1/messages",
-        cast_to=_http_package().Response,
-        content=_request_body(params, request.tools),
-        stream=True,
-    )
-    kind = response.headers.get("content-type", "")
-    if not kind.startswith("text/event-stream"):
-        await response.aclose()
-        raise ModelError(
-            f"The Anthropic API at {client.base_url} answered with {kind or 'no content type'}"
-            " instead of an event stream: check ANTHROPIC_BASE_URL."
-        )
-    return Events(server_sent_events(response), response.aclose)
 
 
 async def _open_sdk_stream(client: Any, request: ModelRequest, params: dict[str, Any]) -> Events:
@@ -491,15 +555,14 @@ def _encoded_tools(sent: list[dict[str, Any]], given: Sequence[dict[str, Any]]) 
     return kept[1]
 
 
-def _request_body(params: dict[str, Any], given_tools: Sequence[dict[str, Any]]) -> bytes:
-    """The streaming request for ``params``, with each turn of a history (ApiTurn), and
-    the tools if they were given as ApiTools, encoded only the first time they are sent."""
-    rest = {key: value for key, value in params.items() if key not in ("messages", "tools")}
-    rest["stream"] = True
-    turns = ",".join(map(_encoded_turn, params["messages"]))
+def _request_body(fields: dict[str, Any], given_tools: Sequence[dict[str, Any]]) -> bytes:
+    """The request with ``fields``, with each turn of a history (ApiTurn), and the tools
+    if they were given as ApiTools, encoded only the first time they are sent."""
+    rest = {key: value for key, value in fields.items() if key not in ("messages", "tools")}
+    turns = ",".join(map(_encoded_turn, fields["messages"]))
     tools = ""
-    if "tools" in params:
-        tools = f',"tools":{_encoded_tools(params["tools"], given_tools)}'
+    if "tools" in fields:
+        tools = f',"tools":{_encoded_tools(fields["tools"], given_tools)}'
     body = f'{{"messages":[{turns}]{tools},{_encode(rest)[1:]}'
     try:
         return body.encode()
@@ -607,12 +670,12 @@ def _error_type(exc: Any) -> str | None:
     return None
 
 
-def _model_error(exc: Exception) -> ModelError:
+def _model_error(exc: Exception, service: str) -> ModelError:
     import anthropic
 
     if isinstance(exc, StreamFault):
         return ModelError(
-            f"The Anthropic API reported an error mid-stream ({exc.error_type}): {exc}",
+            f"{_capital(service)} reported an error mid-stream ({exc.error_type}): {exc}",
             error_type=exc.error_type,
         )
     if isinstance(exc, (KeyError, TypeError, ValueError)):  # an event not as documented
@@ -620,5 +683,5 @@ def _model_error(exc: Exception) -> ModelError:
     if isinstance(exc, anthropic.AuthenticationError):
         return ModelError(REJECTED.format(source=""), status=401, error_type="authentication_error")
     if isinstance(exc, anthropic.APIStatusError):
-        return _status_error(exc, "", "")
+        return _status_error(exc, "", "", service)
     return ModelError(f"The model call failed: {exc or type(exc).__name__}.")

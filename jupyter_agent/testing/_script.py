@@ -166,6 +166,10 @@ class RecordedRequest:
     time: float
     method: str = "POST"
     outcome: str | None = None
+    platform: str = "anthropic"
+    """Where the request went: "anthropic" (``/v1/messages``), "bedrock" or "vertex"."""
+    model: str | None = None
+    """The model asked for: in the body on the Messages API, in the URL on the others."""
 
 
 Answer = Reply | Fault

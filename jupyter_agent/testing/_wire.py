@@ -50,7 +50,7 @@ def message_json(reply: Reply, request: RecordedRequest) -> dict[str, Any]:
         "id": f"msg_{secrets.token_hex(12)}",
         "type": "message",
         "role": "assistant",
-        "model": reply.model or request.body.get("model") or "claude-test",
+        "model": reply.model or request.model or "claude-test",
         "content": reply.content,
         "stop_reason": reply.stop_reason,
         "stop_sequence": reply.stop_sequence,

@@ -18,6 +18,14 @@ keep-alive, and streams sent with ``Transfer-Encoding: chunked`` so that a dropp
 connection (socket closed mid-body) is a real protocol error for the client.
 Nothing here imports the rest of ``jupyter_agent``.
 
+The same script is served on Amazon Bedrock's and Google Vertex AI's routes, for the
+SDK's ``AnthropicBedrock`` and ``AnthropicVertex`` clients (``base_url=server.url``, and
+``server.url + "/v1"`` for Vertex): ``/model/{model}/invoke-with-response-stream``, the
+events framed in AWS's binary event-stream encoding, and
+``/v1/projects/{p}/locations/{r}/publishers/anthropic/models/{model}:streamRawPredict``,
+server-sent events as on the Messages API. Each request records its ``platform`` and
+``model``; the platforms' own wording of errors is in ``_platforms.py``.
+
 This module is the server: it records each request, takes the next scripted answer and
 sends it, pausing, holding, cutting or dropping the stream as scripted. What a script is
 made of (``Reply``, ``Fault``, content blocks) is in ``_script.py``; what the API sends
@@ -38,10 +46,17 @@ from collections.abc import Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from socketserver import TCPServer
 from typing import Any
-from urllib.parse import urlsplit
 
+from ._platforms import (
+    BEDROCK_STREAM_TYPE,
+    Route,
+    bedrock_event,
+    bedrock_exception,
+    error_response,
+    route,
+)
 from ._script import Answer, Fault, RecordedRequest, Reply, Responder, text, thinking, tool_use
-from ._wire import Event, error_body, message_json, retry_headers, stream_events
+from ._wire import Event, message_json, retry_headers, stream_events
 
 __all__ = [
     "Fault",
@@ -201,6 +216,8 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive, chunked responses
     disable_nagle_algorithm = True  # small SSE writes go out at once
     server: _HTTPServer
+    _route: Route | None = None
+    """The route of the request being answered."""
 
     def setup(self) -> None:
         super().setup()
@@ -233,6 +250,7 @@ class _Handler(BaseHTTPRequestHandler):
             body = json.loads(raw) if raw else {}
         except ValueError:
             body = None
+        where = route(self.command, self.path, body if isinstance(body, dict) else {})
         request = RecordedRequest(
             path=self.path,
             headers={k.lower(): v for k, v in self.headers.items()},
@@ -240,7 +258,10 @@ class _Handler(BaseHTTPRequestHandler):
             raw=raw,
             time=time.time(),
             method=self.command,
+            platform=where.platform if where else "anthropic",
+            model=where.model if where else None,
         )
+        self._route = where
         seen_releases = owner._record(request)
         if len(raw) < length:
             # The client went away while sending (a Stop mid-request): nothing to answer,
@@ -263,7 +284,7 @@ class _Handler(BaseHTTPRequestHandler):
         owner._finish(request, outcome)
 
     def _answer(self, request: RecordedRequest, body: Any, seen: int) -> str:
-        if self.command != "POST" or urlsplit(self.path).path != "/v1/messages":
+        if self._route is None:
             return self._error(404, "not_found_error", f"{self.command} {self.path} is not served")
         if not isinstance(body, dict):
             return self._error(400, "invalid_request_error", "the body is not a JSON object")
@@ -276,7 +297,7 @@ class _Handler(BaseHTTPRequestHandler):
         if answer is None:
             # No retry: an unscripted request must fail the test at once, not hang or loop.
             return self._error(500, "api_error", _EXHAUSTED, {"x-should-retry": "false"})
-        stream = bool(body.get("stream"))
+        stream = self._route.stream
 
         if isinstance(answer, Reply):
             if stream:
@@ -289,8 +310,8 @@ class _Handler(BaseHTTPRequestHandler):
         if answer.kind == "midstream_error":
             if not stream:
                 return self._error(answer.status_code, answer.error_type, answer.message)
-            error = error_body(answer.error_type, answer.message)
-            return self._stream(answer.reply, [*events, ("error", error)], seen, hold=False)
+            fault = ("error", {"type": "error", "error": _error(answer)})
+            return self._stream(answer.reply, [*events, fault], seen, hold=False)
         if answer.kind == "cut":
             if not stream:
                 return self._drop_json(answer.reply, request)
@@ -322,7 +343,9 @@ class _Handler(BaseHTTPRequestHandler):
     def _error(
         self, status: int, kind: str, message: str, headers: dict[str, str] | None = None
     ) -> str:
-        return self._send_json(status, error_body(kind, message), headers)
+        platform = self._route.platform if self._route else "anthropic"
+        body, own = error_response(platform, status, kind, message)
+        return self._send_json(status, body, {**own, **(headers or {})})
 
     def _json(self, reply: Reply, request: RecordedRequest, seen: int) -> str:
         # The same total delay as the stream would take, and the same hold.
@@ -346,8 +369,11 @@ class _Handler(BaseHTTPRequestHandler):
         hold: bool = True,
         terminate: bool = True,
     ) -> str:
-        sse = {"content-type": "text/event-stream", "cache-control": "no-cache"}
-        self._head(200, {**sse, "transfer-encoding": "chunked"})
+        if self._bedrock:
+            kind = {"content-type": BEDROCK_STREAM_TYPE}
+        else:
+            kind = {"content-type": "text/event-stream", "cache-control": "no-cache"}
+        self._head(200, {**kind, "transfer-encoding": "chunked"})
         hold_after = reply.hold_after if hold else None
         for sent, (name, data) in enumerate(events):
             if sent == hold_after:
@@ -360,8 +386,17 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(b"0\r\n\r\n")
         return "complete"
 
+    @property
+    def _bedrock(self) -> bool:
+        return self._route is not None and self._route.platform == "bedrock"
+
     def _write_event(self, name: str, data: dict[str, Any]) -> None:
-        chunk = f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
+        if not self._bedrock:
+            chunk = f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
+        elif name == "error":
+            chunk = bedrock_exception(data["error"]["type"], data["error"]["message"])
+        else:
+            chunk = bedrock_event(data)
         # One write per chunk, so a chunk is never left half-sent between events.
         self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
 
@@ -387,3 +422,7 @@ class _Handler(BaseHTTPRequestHandler):
             return peeked == b""
         except OSError:
             return True
+
+
+def _error(fault: Fault) -> dict[str, str]:
+    return {"type": fault.error_type, "message": fault.message}

@@ -483,3 +483,69 @@ def test_a_request_cut_off_while_sending_uses_up_no_reply(
 
     reply = client.messages.create(model=MODEL, max_tokens=10, messages=HI)
     assert reply.content[0].text == "for the next request"
+
+
+# --- the cloud platforms' routes ---------------------------------------------------------------
+
+
+@pytest.fixture
+def bedrock(server: MessagesServer, monkeypatch: pytest.MonkeyPatch) -> anthropic.AnthropicBedrock:
+    monkeypatch.delenv("AWS_BEARER_TOKEN_BEDROCK", raising=False)
+    return anthropic.AnthropicBedrock(
+        aws_access_key="AKIDEXAMPLE",
+        aws_secret_key="secret",
+        aws_region="us-east-1",
+        base_url=server.url,
+    )
+
+
+@pytest.fixture
+def vertex(server: MessagesServer) -> anthropic.AnthropicVertex:
+    return anthropic.AnthropicVertex(
+        region="europe-west1", project_id="proj", access_token="token", base_url=server.url + "/v1"
+    )
+
+
+def test_the_same_script_is_served_on_bedrock_and_vertex_streamed_or_not(
+    server: MessagesServer, bedrock: anthropic.AnthropicBedrock, vertex: anthropic.AnthropicVertex
+) -> None:
+    bedrock_id, vertex_id = "anthropic.claude-x-v1:0", "claude-x@20250929"
+    for client, model in ((bedrock, bedrock_id), (vertex, vertex_id)):
+        server.push(Reply([text("streamed "), tool_use("f", {"a": 1}, id="toolu_1")], "tool_use"))
+        with client.messages.stream(model=model, max_tokens=10, messages=HI) as stream:
+            message = stream.get_final_message()
+        assert message.model == model
+        assert message.content[0].text == "streamed "
+        assert message.content[1].input == {"a": 1}
+        server.push(Reply([text("whole")]))
+        assert client.messages.create(model=model, max_tokens=10, messages=HI).model == model
+    routes = [(r.platform, r.model, r.path.rsplit("/", 1)[-1]) for r in server.requests]
+    assert routes == [
+        ("bedrock", bedrock_id, "invoke-with-response-stream"),
+        ("bedrock", bedrock_id, "invoke"),
+        ("vertex", vertex_id, f"{vertex_id}:streamRawPredict"),
+        ("vertex", vertex_id, f"{vertex_id}:rawPredict"),
+    ]
+
+
+def test_errors_read_as_each_platform_words_them(
+    server: MessagesServer, bedrock: anthropic.AnthropicBedrock, vertex: anthropic.AnthropicVertex
+) -> None:
+    server.push(Fault.status(403, message="not allowed"))
+    with pytest.raises(anthropic.PermissionDeniedError) as on_bedrock:
+        bedrock.messages.create(model="anthropic.claude-x", max_tokens=10, messages=HI)
+    assert on_bedrock.value.body == {"message": "not allowed"}
+    assert on_bedrock.value.response.headers["x-amzn-errortype"].startswith("AccessDeniedException")
+    server.push(Fault.status(403, message="not allowed"))
+    with pytest.raises(anthropic.PermissionDeniedError) as on_vertex:
+        vertex.messages.create(model="claude-x@1", max_tokens=10, messages=HI)
+    assert on_vertex.value.body == {
+        "error": {"code": 403, "message": "not allowed", "status": "PERMISSION_DENIED"}
+    }
+    server.push(Fault.midstream_error(3, "overloaded_error"))
+    with pytest.raises(anthropic.APIStatusError) as mid_stream:  # an AWS exception frame
+        for _ in bedrock.messages.create(
+            model="anthropic.claude-x", max_tokens=10, messages=HI, stream=True
+        ):
+            pass
+    assert mid_stream.value.body["error"]["type"] == "serviceUnavailableException"
