@@ -35,6 +35,9 @@ def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
     monkeypatch.delenv("JUPYTER_AGENT_MODEL", raising=False)
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9")
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OLLAMA_HOST", raising=False)
 
 
 @pytest.fixture(autouse=True)
@@ -72,4 +75,12 @@ def messages_server() -> Iterator[object]:
     from jupyter_agent.testing import MessagesServer
 
     with MessagesServer() as server:
+        yield server
+
+
+@pytest.fixture
+def chat_server() -> Iterator[object]:
+    from jupyter_agent.testing import ChatCompletionsServer
+
+    with ChatCompletionsServer() as server:
         yield server

@@ -18,6 +18,7 @@ from ._base import (
 from ._usage import Pricing, Usage, pricing_for
 from ._windows import DEFAULT_WINDOW, context_window, output_reserve
 from .anthropic import AnthropicModel, default_model_name
+from .openai import OpenAIModel
 from .scripted import ScriptedModel, claude_or_replay
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "Model",
     "ModelRequest",
     "ModelResponse",
+    "OpenAIModel",
     "Pricing",
     "ScriptedModel",
     "StreamDone",
