@@ -363,16 +363,29 @@ class OpenAIModel:
 
     def _stream_error(self, exc: Exception) -> ModelError:
         """What broke a started stream that is not worth another try."""
+        import openai
+
         if isinstance(exc, ModelError):
             return exc
+        if isinstance(exc, openai.APIStatusError):
+            return self._status_error(exc, "")
+        kind: str | None = None
         if isinstance(exc, StreamFault):
+            kind = exc.error_type
+        elif isinstance(exc, openai.APIError):  # an error object in place of a chunk
+            body = exc.body if isinstance(exc.body, dict) else {}
+            kind = str(body.get("type") or body.get("code") or "") or None
+        else:
+            if isinstance(exc, (KeyError, TypeError, ValueError, AttributeError)):
+                return ModelError(f"The model's reply could not be read ({exc}).")
             return ModelError(
-                f"{self._who} reported an error mid-stream ({exc.error_type or 'error'}): {exc}",
-                error_type=exc.error_type,
+                f"The model call failed: {str(exc).rstrip('.') or type(exc).__name__}."
             )
-        if isinstance(exc, (KeyError, TypeError, ValueError, AttributeError)):
-            return ModelError(f"The model's reply could not be read ({exc}).")
-        return ModelError(f"The model call failed: {exc or type(exc).__name__}.")
+        message = str(getattr(exc, "message", None) or exc).rstrip(".")
+        return ModelError(
+            f"{self._who} reported an error mid-stream ({kind or 'error'}): {message}.",
+            error_type=kind,
+        )
 
 
 def ollama_url(host: str | None) -> str:
