@@ -238,6 +238,7 @@ class OpenAIModel:
             finally:
                 TRIES.reset(counting)
                 ON_SENT.reset(watching)
+            await self._expect_events(stream)
             turn = ChatReply()
             try:
                 try:
@@ -263,6 +264,26 @@ class OpenAIModel:
                 continue
             yield StreamDone(response)
             return
+
+    async def _expect_events(self, stream: Any) -> None:
+        """A server that answers a streaming request with a page or a whole JSON reply is
+        the wrong address, or no Chat Completions server: say so, instead of retrying a
+        stream that never comes."""
+        response = getattr(stream, "response", None)
+        kind = str(getattr(response, "headers", {}).get("content-type", "text/event-stream"))
+        if kind.startswith("text/event-stream"):
+            return
+        await stream.close()
+        where = (
+            "the base_url"
+            if self._base_url or self._client is not None
+            else ("OLLAMA_HOST" if self.provider == "ollama" else "OPENAI_BASE_URL")
+        )
+        kind = kind.split(";")[0] or "no content type"
+        raise ModelError(
+            f"{self._who} at {self._address()} answered with {kind} instead of an event"
+            f" stream: check {where}."
+        )
 
     # --- errors, in sentences ----------------------------------------------------------
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import http.server
 import io
 import sys
+import threading
 
 import pytest
 from helpers import assert_valid, chat_problems, sent_key, until
@@ -361,6 +363,32 @@ async def test_a_prompt_too_long_for_the_window_is_prompt_too_long(
         [p async for p in model.stream(ModelRequest(system="s", messages=HI))]
     assert (caught.value.tokens, caught.value.limit) == (tokens, limit)
     assert str(caught.value).startswith("The conversation no longer fits the model's context")
+
+
+async def test_an_answer_that_is_no_event_stream_says_to_check_the_address(workspace):
+    class Page(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers["content-length"]))
+            page = b"<html>Welcome</html>"
+            self.send_response(200)
+            self.send_header("content-type", "text/html; charset=utf-8")
+            self.send_header("content-length", str(len(page)))
+            self.end_headers()
+            self.wfile.write(page)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), Page) as site:
+        threading.Thread(target=site.serve_forever, daemon=True).start()
+        url = f"http://127.0.0.1:{site.server_port}/v1"
+        model = OpenAIModel("gpt-4o", api_key="k", base_url=url)
+        handle = await Agent("actor", model, workspace=workspace).run("go")
+        site.shutdown()
+    assert handle.stop_message == (
+        f"The model server at {url} answered with text/html instead of an event stream: "
+        "check the base_url."
+    )
 
 
 async def test_a_server_that_is_not_there_says_where_it_looked(workspace):
