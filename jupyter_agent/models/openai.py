@@ -47,6 +47,10 @@ NO_KEY = (
     "pass api_key= to OpenAIModel. For a local model, run Ollama and use ollama:MODEL; for "
     "an offline run, use a ScriptedModel."
 )
+NO_URL = (
+    "The model {name!r} is served by an OpenAI-compatible server, but no address was given: "
+    "pass base_url= to OpenAIModel, or set OPENAI_BASE_URL."
+)
 _RETRYABLE = frozenset(
     {"server_error", "rate_limit_exceeded", "rate_limit_error", "overloaded", "timeout"}
 )
@@ -149,19 +153,22 @@ class OpenAIModel:
 
     def secret_values(self) -> dict[str, str]:
         """The credential this model sends, so the agent hides it wherever it appears."""
-        key = self._key()
-        if self._client is not None:
-            key = getattr(self._client, "api_key", None)
-        usable = isinstance(key, str) and key and key != NO_KEY_SENT
-        return {credentials.SECRET_NAME: key} if usable else {}  # type: ignore[dict-item]
+        key = getattr(self._client, "api_key", None) if self._client is not None else self._key()
+        if isinstance(key, str) and key and key != NO_KEY_SENT:
+            return {credentials.SECRET_NAME: key}
+        return {}
 
     def check(self) -> None:
         try:
             import openai  # noqa: F401
         except ImportError:
             raise ModelError(INSTALL) from None
-        if self._client is None and self.provider == "openai" and not self._key():
+        if self._client is not None:
+            return
+        if self.provider == "openai" and not self._key():
             raise MissingAPIKey(NO_KEY)
+        if self.provider == "openai-compatible" and not self._url():
+            raise ModelError(NO_URL.format(name=self.name))
 
     @property
     def key_rejected(self) -> bool:

@@ -412,6 +412,13 @@ async def test_a_missing_openai_key_is_one_clear_sentence_at_start(workspace):
     assert agent.state is AgentState.idle
 
 
+def test_a_compatible_server_without_an_address_says_to_give_one(monkeypatch):
+    monkeypatch.delenv("OPENAI_BASE_URL")
+    with pytest.raises(ModelError, match=r"pass base_url= to OpenAIModel, or set OPENAI_BASE_URL"):
+        OpenAIModel("llama", provider="openai-compatible").check()
+    OpenAIModel("llama", provider="openai-compatible", base_url="http://127.0.0.1:9/v1").check()
+
+
 async def test_ollama_needs_no_key_and_finds_the_server_at_ollama_host(
     workspace, chat_server, monkeypatch
 ):
