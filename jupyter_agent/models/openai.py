@@ -19,7 +19,7 @@ import os
 import random
 import re
 import weakref
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import Any, Literal
 
 from .. import credentials
@@ -247,12 +247,14 @@ class OpenAIModel:
                 ON_SENT.reset(watching)
             await self._expect_events(stream)
             turn = ChatReply()
+            chunks = _chunks(stream)
             try:
                 try:
-                    async for chunk in _chunks(stream):
+                    async for chunk in chunks:
                         for part in turn.feed(chunk):
                             yield part
                 finally:
+                    await chunks.aclose()
                     await stream.close()  # also on Stop: the connection is released at once
                 response = turn.response(self.pricing)
             except Exception as exc:
@@ -380,6 +382,11 @@ class OpenAIModel:
             )
         elif status == 403:
             text = f"{who} refused access (403): {message}. Check the key's permissions."
+        elif status == 404 and self.provider == "ollama":
+            text = (
+                f"Ollama does not have this model (404): {message}. Pull it first "
+                f"(ollama pull {self.name}), or check the model id."
+            )
         elif status == 404:
             text = (
                 f"{who} does not know this (404): {message}. Check the model id (now "
@@ -448,7 +455,7 @@ async def _create(client: Any, params: dict[str, Any]) -> Any:
         )
 
 
-async def _chunks(stream: Any) -> AsyncIterator[dict[str, Any]]:
+async def _chunks(stream: Any) -> AsyncGenerator[dict[str, Any], None]:
     """The SDK's typed chunks as the JSON dicts they came as (with any field a server
     adds, such as ``reasoning_content``)."""
     async for chunk in stream:

@@ -335,6 +335,18 @@ async def test_an_unknown_model_names_the_model_and_the_address(workspace, chat_
     )
 
 
+async def test_a_model_ollama_has_not_pulled_says_how_to_pull_it(workspace, chat_server):
+    model = OpenAIModel("qwen3", provider="ollama", base_url=chat_server.base_url)
+    chat_server.push(
+        Fault.status(404, "api_error", 'model "qwen3" not found, try pulling it first')
+    )
+    handle = await Agent("actor", model, workspace=workspace).run("go")
+    assert handle.stop_message == (
+        'Ollama does not have this model (404): model "qwen3" not found, try pulling it first. '
+        "Pull it first (ollama pull qwen3), or check the model id."
+    )
+
+
 @pytest.mark.parametrize(
     ("message", "tokens", "limit"),
     [
