@@ -76,3 +76,11 @@ def messages_server() -> Iterator[object]:
 
     with MessagesServer() as server:
         yield server
+
+
+@pytest.fixture
+def chat_server() -> Iterator[object]:
+    from jupyter_agent.testing import ChatCompletionsServer
+
+    with ChatCompletionsServer() as server:
+        yield server

@@ -42,6 +42,59 @@ def assert_valid(history: list[Message]) -> None:
     assert not problems, ("the model's view", problems)
 
 
+def chat_problems(messages: list[dict[str, Any]]) -> list[str]:
+    """Every way ``messages`` break the Chat Completions API's rules; empty when valid:
+    each assistant message's tool calls answered by tool messages right after it, in
+    order, and tool messages nowhere else; no empty message; ids as OpenAI takes them."""
+    problems: list[str] = []
+    pending: list[str] = []
+    for i, message in enumerate(messages):
+        role, content = message.get("role"), message.get("content")
+        if role == "tool":
+            if not pending:
+                problems.append(f"message {i} is a tool message that answers no call")
+            elif message.get("tool_call_id") != pending[0]:
+                problems.append(
+                    f"message {i} answers {message.get('tool_call_id')}, not {pending[0]}"
+                )
+            else:
+                pending.pop(0)
+            if not isinstance(content, str) or not content:
+                problems.append(f"tool message {i} has no text")
+            continue
+        if pending:
+            problems.append(f"tool calls {pending} are not answered before message {i}")
+            pending = []
+        if role == "system":
+            if i:
+                problems.append(f"message {i} is a system message after the first")
+        elif role == "assistant":
+            calls = message.get("tool_calls") or []
+            if not calls and not (isinstance(content, str) and content.strip()):
+                problems.append(f"assistant message {i} is empty")
+            ids = [c["id"] for c in calls]
+            if len(set(ids)) != len(ids):
+                problems.append(f"message {i} repeats a tool call id")
+            for c in calls:
+                if not c["id"] or len(c["id"]) > 40:
+                    problems.append(f"message {i} has a tool call id OpenAI refuses: {c['id']!r}")
+                json.loads(c["function"]["arguments"])
+            pending = ids
+        elif role == "user":
+            if isinstance(content, str):
+                if not content.strip():
+                    problems.append(f"user message {i} is empty")
+            elif not content or any(p["type"] not in ("text", "image_url") for p in content):
+                problems.append(f"user message {i} has no content, or parts of unknown types")
+        else:
+            problems.append(f"message {i} has the role {role!r}")
+    if pending:
+        problems.append(f"the last tool calls {pending} have no results")
+    if not any(m.get("role") == "user" for m in messages):
+        problems.append("there is no user message")
+    return problems
+
+
 def call(name: str, say: str = "", /, **arguments: Any) -> dict[str, Any]:
     """A scripted turn calling one tool (after saying ``say``)."""
     return {"text": say, "tool_calls": [{"name": name, "input": arguments}]}

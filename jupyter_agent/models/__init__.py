@@ -34,6 +34,7 @@ from ._usage import Pricing, Usage, pricing_for
 from ._windows import DEFAULT_WINDOW, context_window, output_reserve
 from .anthropic import AnthropicModel, default_model_name, has_anthropic_key
 from .bedrock import BedrockModel
+from .openai import OpenAIModel
 from .scripted import ScriptedModel, claude_or_replay
 from .vertex import VertexModel
 
@@ -47,6 +48,7 @@ __all__ = [
     "ModelResponse",
     "ModelSpec",
     "ModelStringError",
+    "OpenAIModel",
     "Pricing",
     "ProviderConfig",
     "ScriptedModel",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from pydantic import TypeAdapter
@@ -22,6 +23,9 @@ class Usage:
     cache_read_input_tokens: int = 0
     cost_usd: float = 0.0
     calls: int = 0
+    unpriced_calls: int = 0
+    """Calls whose price is unknown (a local or compatible model no table lists): their
+    cost counts as 0 in ``cost_usd``, so a frontend can say the total is incomplete."""
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
@@ -32,6 +36,7 @@ class Usage:
             cache_read_input_tokens=self.cache_read_input_tokens + other.cache_read_input_tokens,
             cost_usd=self.cost_usd + other.cost_usd,
             calls=self.calls + other.calls,
+            unpriced_calls=self.unpriced_calls + other.unpriced_calls,
         )
 
     @property
@@ -104,3 +109,33 @@ def pricing_for(model: str) -> Pricing:
                 return price
             return Pricing(price.input, price.output, estimated=True)
     return Pricing(3.0, 15.0, estimated=True)
+
+
+# OpenAI's public list prices (USD per million tokens; cached input as the cache read).
+# OpenAI charges nothing extra to write its prompt cache. Only these models and their
+# dated snapshots are priced: any other model behind the Chat Completions API (Ollama,
+# vLLM, a gateway) has no price we could know.
+_OPENAI_PRICES: dict[str, Pricing] = {
+    "gpt-4o": Pricing(2.5, 10.0, cache_write=2.5, cache_read=1.25),
+    "gpt-4o-2024-05-13": Pricing(5.0, 15.0, cache_write=5.0, cache_read=5.0),
+    "gpt-4o-mini": Pricing(0.15, 0.6, cache_write=0.15, cache_read=0.075),
+    "gpt-4.1": Pricing(2.0, 8.0, cache_write=2.0, cache_read=0.5),
+    "gpt-4.1-mini": Pricing(0.4, 1.6, cache_write=0.4, cache_read=0.1),
+    "gpt-4.1-nano": Pricing(0.1, 0.4, cache_write=0.1, cache_read=0.025),
+    "gpt-5": Pricing(1.25, 10.0, cache_write=1.25, cache_read=0.125),
+    "gpt-5-mini": Pricing(0.25, 2.0, cache_write=0.25, cache_read=0.025),
+    "gpt-5-nano": Pricing(0.05, 0.4, cache_write=0.05, cache_read=0.005),
+    "o3": Pricing(2.0, 8.0, cache_write=2.0, cache_read=0.5),
+    "o4-mini": Pricing(1.1, 4.4, cache_write=1.1, cache_read=0.275),
+}
+_SNAPSHOT = re.compile(r"(.+?)-\d{4}-\d{2}-\d{2}")
+
+
+def openai_pricing_for(model: str) -> Pricing | None:
+    """The list price of an OpenAI model (or a dated snapshot of one, such as
+    ``gpt-4o-2024-08-06``); None for any other model: its cost is unknown."""
+    name = model.lower().removeprefix("openai/")
+    price = _OPENAI_PRICES.get(name)
+    if price is None and (snapshot := _SNAPSHOT.fullmatch(name)):
+        price = _OPENAI_PRICES.get(snapshot.group(1))
+    return price

@@ -38,6 +38,7 @@ from ..messages import ApiTools, ApiTurn, encodable
 from ..secrets import mask_secrets
 from ._anthropic_stream import Events, Reply, StreamFault, sdk_events, server_sent_events
 from ._base import ModelRequest, StreamDone, StreamPart, StreamRestart
+from ._foreign_turns import claude_turns
 from ._usage import Pricing, pricing_for
 
 DEFAULT_MODEL = "claude-sonnet-4-6"
@@ -267,7 +268,7 @@ class AnthropicModel:
         params: dict[str, Any] = {
             "model": self.name,
             "max_tokens": request.max_tokens or self.max_tokens,
-            "messages": request.messages,
+            "messages": claude_turns(request.messages),  # another provider's turns made fit
         }
         if request.system:
             system: dict[str, Any] = {"type": "text", "text": request.system}
@@ -281,7 +282,7 @@ class AnthropicModel:
             params["tools"] = tools
             params["tool_choice"] = {"type": request.tool_choice}
         if self.cache and request.messages:
-            params["messages"] = _with_breakpoint_on_last(request.messages)
+            params["messages"] = _with_breakpoint_on_last(params["messages"])
         if self.thinking == "adaptive":
             params["thinking"] = {"type": "adaptive"}
         elif isinstance(self.thinking, int):

@@ -95,7 +95,7 @@ class MessagesServer:
         self._thread = threading.Thread(
             target=self._httpd.serve_forever,
             kwargs={"poll_interval": 0.05},
-            name="MessagesServer",
+            name=type(self).__name__,
             daemon=True,
         )
         self._thread.start()
@@ -159,6 +159,10 @@ class MessagesServer:
 
     # -- used by the handler -----------------------------------------------------
 
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        """The request handler (a server of another wire format gives its own)."""
+        return _Handler
+
     def _record(self, request: RecordedRequest) -> int:
         with self._cond:
             self.requests.append(request)
@@ -192,7 +196,7 @@ class _HTTPServer(ThreadingHTTPServer):
 
     def __init__(self, address: tuple[str, int], owner: MessagesServer) -> None:
         self.owner = owner
-        super().__init__(address, _Handler)
+        super().__init__(address, owner._handler())
 
     def server_bind(self) -> None:
         # HTTPServer.server_bind calls socket.getfqdn, a DNS lookup that can stall.

@@ -24,7 +24,7 @@ import signal
 import threading
 
 import pytest
-from helpers import assert_valid, until
+from helpers import assert_valid, chat_problems, until
 
 from jupyter_agent import Agent, ContextPolicy, ScriptedModel, tool
 from jupyter_agent.messages import INTERRUPTED_RESULT
@@ -297,18 +297,30 @@ def random_reply(rng: random.Random):
     )
 
 
-@pytest.mark.parametrize("seed", range(1000, 1040))
+@pytest.mark.parametrize(
+    ("provider", "seed"),
+    [("anthropic", seed) for seed in range(1000, 1040)]
+    + [("openai", seed) for seed in range(2000, 2020)],
+)
 async def test_stop_at_a_random_point_through_the_real_client(
-    seed, workspace, messages_server, monkeypatch
+    provider, seed, workspace, request, monkeypatch
 ):
-    """The same invariant with the real anthropic client streaming from the loopback API."""
-    from jupyter_agent import AnthropicModel
+    """The same invariant with a real client streaming from a loopback API: the anthropic
+    client from the Messages API, the openai client from Chat Completions."""
+    from jupyter_agent.models import AnthropicModel, OpenAIModel
 
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
     rng = random.Random(seed)
+    if provider == "anthropic":
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+        messages_server = request.getfixturevalue("messages_server")
+        model = AnthropicModel(base_url=messages_server.url, retry_delay=0.001)
+    else:
+        messages_server = request.getfixturevalue("chat_server")
+        model = OpenAIModel(
+            "gpt-4o", api_key="k", base_url=messages_server.base_url, retry_delay=0.001
+        )
     messages_server.responder = lambda body: random_reply(rng)
     PIDS.clear()
-    model = AnthropicModel(base_url=messages_server.url, retry_delay=0.001)
     agent = Agent(
         "actor",
         model,
@@ -343,3 +355,6 @@ async def test_stop_at_a_random_point_through_the_real_client(
     again = await asyncio.wait_for(agent.run("carry on"), 5)
     assert again.summary == "Recovered.", again.error
     assert_valid(agent.history)
+    if provider == "openai":
+        for sent in messages_server.requests:
+            assert not chat_problems(sent.body["messages"])

@@ -1,0 +1,104 @@
+"""Watching a model SDK's HTTP requests: how many tries a call took, and when it was sent.
+
+An SDK retries a failed request on its own; an HTTP event hook on the client we make
+counts the tries (:class:`Tries`), so an error can say honestly what was retried
+already. The same hook wraps the request body so that a request's ``on_sent`` is called
+once all of it went to the connection (see :class:`~jupyter_agent.models.ModelRequest`).
+Both are found through context variables the model sets around its call.
+
+Generic over the HTTP package: the ``openai`` SDK is built on one, ``anthropic`` on
+another (``anthropic.py`` keeps its own copy of this for now).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import functools
+import importlib
+import logging
+import time
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+
+class Tries:
+    """The HTTP requests of one call: the SDK retries a failed one on its own."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.started = time.monotonic()
+
+
+TRIES: contextvars.ContextVar[Tries | None] = contextvars.ContextVar(
+    "jupyter_agent_http_tries", default=None
+)
+ON_SENT: contextvars.ContextVar[Callable[[], None] | None] = contextvars.ContextVar(
+    "jupyter_agent_http_on_sent", default=None
+)
+"""The ``on_sent`` of the request the current task is sending."""
+
+
+def retry_note(tries: Tries | None) -> str:
+    """What was retried already, honestly: counted on our client, vague on a caller's."""
+    if tries is None:
+        return "after the SDK's retries"
+    retries = tries.count - 1
+    if retries < 1:
+        return ""
+    elapsed = time.monotonic() - tries.started
+    took = f"{elapsed:.1f} s" if elapsed < 10 else f"{elapsed:.0f} s"
+    return f"retried {retries} time{'s' if retries > 1 else ''} over {took}"
+
+
+def sentence(head: str, note: str, advice: str) -> str:
+    return f"{head}; {note}. {advice}" if note else f"{head}. {advice}"
+
+
+def watched_http_client(client_class: Any) -> Any:
+    """An SDK's default async HTTP client (``client_class``) with the hook that counts
+    tries and tells a request's ``on_sent``."""
+    package = _package_of(client_class)
+
+    async def watch(request: Any) -> None:
+        tries = TRIES.get()
+        if tries is not None:
+            tries.count += 1
+        on_sent = ON_SENT.get()
+        if on_sent is not None:
+            request.stream = _signalling_stream(package)(request.stream, on_sent)
+
+    return client_class(event_hooks={"request": [watch]})
+
+
+def _package_of(client_class: Any) -> Any:
+    """The HTTP package an SDK's client class is built on (httpx or httpx2)."""
+    sdk = client_class.__module__.partition(".")[0]
+    base = next(c for c in client_class.__mro__ if c.__module__.partition(".")[0] != sdk)
+    return importlib.import_module(base.__module__.partition(".")[0])
+
+
+@functools.cache
+def _signalling_stream(package: Any) -> type:
+    # The HTTP package checks the body's base class.
+    class SignallingStream(package.AsyncByteStream):  # type: ignore[misc]  # found at run time
+        """A request body that calls ``on_sent`` once all of it went to the connection
+        (the HTTP stack asks for more only after writing the last chunk)."""
+
+        def __init__(self, body: Any, on_sent: Callable[[], None]) -> None:
+            self.body = body
+            self.on_sent = on_sent
+
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            async for chunk in self.body:
+                yield chunk
+            try:
+                self.on_sent()
+            except Exception:  # bookkeeping must never break the request
+                log.exception("a request's on_sent callback failed")
+
+        async def aclose(self) -> None:
+            await self.body.aclose()
+
+    return SignallingStream
