@@ -246,6 +246,9 @@ class UsageEvent(_Event):
     run_input_tokens: int = 0
     run_output_tokens: int = 0
     run_cache_read_input_tokens: int = 0
+    run_unpriced_calls: int = 0
+    """Calls of the run whose price is unknown (a local or compatible server's model)."""
+    session_unpriced_calls: int = 0
 
 
 @_event

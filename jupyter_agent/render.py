@@ -41,6 +41,7 @@ from .events import (
     UsageEvent,
     WarningEvent,
 )
+from .models._usage import cost_text
 from .plans import Plan
 
 
@@ -300,7 +301,7 @@ class TextRenderer:
         if u is None:
             return
         cached = u.run_cache_read_input_tokens / u.run_input_tokens if u.run_input_tokens else 0.0
-        cost = "" if self._replay else f" · ${u.run_cost_usd:.4f}"
+        cost = "" if self._replay else f" · {cost_text(u.run_cost_usd, u.run_unpriced_calls)}"
         self._line(
             self._style(
                 f"  tokens: {u.run_input_tokens:,} in ({cached:.0%} cached), "

@@ -143,3 +143,39 @@ describe('the model picker', () => {
     assert.match(notes.textContent ?? '', /price is unknown/);
   });
 });
+
+describe('the usage line, for a model whose price is unknown', () => {
+  const usage = {
+    run_input_tokens: 1200,
+    run_output_tokens: 80,
+    run_cache_read_input_tokens: 0,
+    session_input_tokens: 5000,
+    session_output_tokens: 300,
+    session_cache_read_input_tokens: 1000
+  };
+  const line = (extra: Record<string, number>) =>
+    mount({ usage: { ...usage, ...extra } }).el.querySelector('.ja-usage')
+      ?.textContent;
+
+  it('says "cost unknown" rather than $0', () => {
+    const text = line({
+      run_cost_usd: 0,
+      session_cost_usd: 0,
+      run_unpriced_calls: 2,
+      session_unpriced_calls: 5
+    });
+    assert.match(text ?? '', /80 out · cost unknown — Session/);
+    assert.doesNotMatch(text ?? '', /\$0\.0000/);
+  });
+
+  it('says which part is known when priced and unpriced calls mix', () => {
+    const text = line({
+      run_cost_usd: 0.0123,
+      session_cost_usd: 0.0456,
+      run_unpriced_calls: 0,
+      session_unpriced_calls: 1
+    });
+    assert.match(text ?? '', /80 out · \$0\.0123 — Session/);
+    assert.match(text ?? '', /\$0\.0456 \+ unknown \(1 call unpriced\)$/);
+  });
+});

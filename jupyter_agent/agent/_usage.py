@@ -34,5 +34,7 @@ def _count_one(run: Run, usage: Usage) -> None:
             run_input_tokens=run.usage.total_input_tokens,
             run_output_tokens=run.usage.output_tokens,
             run_cache_read_input_tokens=run.usage.cache_read_input_tokens,
+            run_unpriced_calls=run.usage.unpriced_calls,
+            session_unpriced_calls=meta.usage.unpriced_calls,
         )
     )

@@ -33,7 +33,7 @@ def model_setup(model: Model) -> str:
     except AgentError as exc:
         return str(exc)
     if getattr(model, "key_rejected", False):
-        return REJECTED.format(source="")
+        return getattr(model, "rejected_message", "") or REJECTED.format(source="")
     return ""
 
 

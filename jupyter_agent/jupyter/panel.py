@@ -386,6 +386,8 @@ class AgentPanel(anywidget.AnyWidget):
                 if not self.agent.model.label:  # a replay costs nothing: no dollars shown
                     usage["run_cost_usd"] = event.run_cost_usd
                     usage["session_cost_usd"] = event.session_cost_usd
+                    usage["run_unpriced_calls"] = event.run_unpriced_calls
+                    usage["session_unpriced_calls"] = event.session_unpriced_calls
                 self.usage = dict(usage)
             case ev.ContextEvent():
                 self._show_context(event)

@@ -418,6 +418,9 @@ class PanelUsage(TypedDict, total=False):
     session_output_tokens: int
     session_cache_read_input_tokens: int
     session_cost_usd: float
+    run_unpriced_calls: int
+    """Calls whose price is unknown: the view says the cost is unknown, not $0."""
+    session_unpriced_calls: int
 
 
 class PanelContext(TypedDict, total=False):

@@ -19,6 +19,7 @@ from typing_extensions import assert_never
 
 from .. import events as ev
 from .._wording import plural, visible
+from ..models._usage import cost_text
 from ..plans import Plan
 
 _LEFT = ' style="text-align: left"'
@@ -254,7 +255,7 @@ def usage_line(usage: ev.UsageEvent, *, replay: bool) -> str:
     u = usage
     cached = u.run_cache_read_input_tokens / u.run_input_tokens if u.run_input_tokens else 0.0
     line = f"tokens: {u.run_input_tokens:,} in ({cached:.0%} cached), {u.run_output_tokens:,} out"
-    return line if replay else f"{line} · ${u.run_cost_usd:.4f}"
+    return line if replay else f"{line} · {cost_text(u.run_cost_usd, u.run_unpriced_calls)}"
 
 
 def _e(text: str) -> str:

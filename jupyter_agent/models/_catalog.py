@@ -121,7 +121,7 @@ def parse_model(text: str, providers: Mapping[str, ProviderConfig] | None = None
         if not name:
             raise ModelStringError(f"{text!r} names a provider but no model: {prefix}:MODEL")
         return ModelSpec(prefix, name, config)
-    provider = (
+    provider: ProviderType = (
         "openai"
         if _OPENAI_NAMES.match(text)
         else "bedrock"
@@ -164,7 +164,7 @@ def make_model(spec: ModelSpec) -> Model:
         return ScriptedModel()
     if config.base_url:
         options["base_url"] = config.base_url
-    if config.api_key_env:
+    if config.api_key_env and kind not in ("openai", "openai-compatible", "ollama"):
         options["api_key"] = os.environ.get(config.api_key_env) or None
     if kind == "anthropic":
         from .anthropic import AnthropicModel
@@ -181,6 +181,8 @@ def make_model(spec: ModelSpec) -> Model:
         return VertexModel(spec.name, region=config.region, project_id=config.project, **options)
     from .openai import OpenAIModel
 
+    if config.api_key_env:
+        options["api_key_env"] = config.api_key_env  # its check() names it when unset
     return OpenAIModel(spec.name, provider=kind, **options)
 
 

@@ -30,6 +30,8 @@ def ollama_url() -> str:
         scheme, rest = "http", given
         if ":" not in rest.rpartition("]")[2]:
             rest += ":11434"
+    if rest == "0.0.0.0" or rest.startswith("0.0.0.0:"):  # where it listens, not where to ask
+        rest = "localhost" + rest[7:]
     return f"{scheme}://{rest}"
 
 

@@ -53,6 +53,17 @@ class Usage:
 UsageAdapter: TypeAdapter[Usage] = TypeAdapter(Usage)
 
 
+def cost_text(cost_usd: float, unpriced_calls: int) -> str:
+    """A cost as the user reads it, plain about what is not known: ``$0.0123``, ``cost
+    unknown`` (a model whose price no table has), ``$0.0123 + unknown (2 calls unpriced)``."""
+    if not unpriced_calls:
+        return f"${cost_usd:.4f}"
+    if not cost_usd:
+        return "cost unknown"
+    calls = "call" if unpriced_calls == 1 else "calls"
+    return f"${cost_usd:.4f} + unknown ({unpriced_calls} {calls} unpriced)"
+
+
 @dataclass(frozen=True)
 class Pricing:
     """US dollars per million tokens."""

@@ -31,11 +31,11 @@ from ._base import ModelRequest, StreamDone, StreamPart, StreamRestart
 from ._chat_format import chat_messages, chat_tool_choice, chat_tools
 from ._chat_stream import ChatReply
 from ._http_watch import ON_SENT, TRIES, Tries, retry_note, sentence, watched_http_client
+from ._local import ollama_url
 from ._usage import Pricing, openai_pricing_for
 
 Provider = Literal["openai", "ollama", "openai-compatible"]
 
-OLLAMA_URL = "http://localhost:11434/v1"
 NO_KEY_SENT = "not-needed"
 """What is sent as the key to a server that needs none (the SDK insists on one)."""
 INSTALL = (
@@ -89,6 +89,7 @@ class OpenAIModel:
         pricing: Pricing | None = None,
         context_window: int | None = None,
         sdk_options: dict[str, Any] | None = None,
+        api_key_env: str | None = "",
     ) -> None:
         """
         Args:
@@ -110,6 +111,8 @@ class OpenAIModel:
             context_window: The model's window in tokens, if the built-in table does not
                 know it (a local model's, say).
             sdk_options: Extra keyword arguments for ``AsyncOpenAI`` (timeout, max_retries…).
+            api_key_env: The environment variable holding the key (a gateway's, named in
+                settings); default ``OPENAI_API_KEY``, and none for Ollama.
         """
         if provider not in ("openai", "ollama", "openai-compatible"):
             raise ValueError(
@@ -126,10 +129,17 @@ class OpenAIModel:
         self.context_window = context_window
         self._client = client
         self._api_key = api_key
+        self.api_key_env = (
+            api_key_env
+            if api_key_env != ""
+            else (None if provider == "ollama" else "OPENAI_API_KEY")
+        )
         self._base_url = base_url
         self._sdk_options = sdk_options or {}
         self._last_client: tuple[Any, tuple[str | None, ...], Any] | None = None
         self._rejected: str | None = None
+        self.rejected_message = ""
+        """What the last 401 said (the panel's set-up box shows it while the key is the same)."""
 
     def __repr__(self) -> str:
         return f"OpenAIModel({self.name!r}, provider={self.provider!r})"
@@ -137,18 +147,36 @@ class OpenAIModel:
     # --- key and address ---------------------------------------------------------------
 
     def _key(self) -> str | None:
-        """The key to send: given, else the environment's (never OpenAI's to Ollama)."""
+        """The key to send: given, else the environment's (``api_key_env``), else for
+        OpenAI itself the one given for this session or saved (never OpenAI's to Ollama,
+        nor a saved OpenAI key to another server)."""
         if self._api_key:
             return self._api_key
-        if self.provider == "ollama":
+        if self.api_key_env is None:
             return None
-        return os.environ.get("OPENAI_API_KEY") or None
+        found = os.environ.get(self.api_key_env)
+        if found or self.provider != "openai":
+            return found or None
+        try:
+            return credentials.stored_key("openai")
+        except credentials.CredentialsError as exc:
+            raise MissingAPIKey(str(exc)) from None
+
+    def use_key(self, key: str) -> None:
+        """Send ``key`` from now on (kept in memory only; it wins over the environment)."""
+        self._api_key = credentials.check_key(key)
+        self._last_client = None
+
+    @property
+    def base_url(self) -> str | None:
+        """The server's address (where requests go), when known."""
+        return self._url()
 
     def _url(self) -> str | None:
         if self._base_url:
             return self._base_url
         if self.provider == "ollama":
-            return ollama_url(os.environ.get("OLLAMA_HOST"))
+            return f"{ollama_url()}/v1"
         return os.environ.get("OPENAI_BASE_URL") or None
 
     def secret_values(self) -> dict[str, str]:
@@ -167,6 +195,11 @@ class OpenAIModel:
             return
         if self.provider == "openai" and not self._key():
             raise MissingAPIKey(NO_KEY)
+        if self.api_key_env not in (None, "OPENAI_API_KEY") and not self._key():
+            raise MissingAPIKey(
+                f"No key for {self.name}: the settings say it is in ${self.api_key_env}, "
+                "which is not set in the environment Jupyter starts in."
+            )
         if self.provider == "openai-compatible" and not self._url():
             raise ModelError(NO_URL.format(name=self.name))
 
@@ -317,12 +350,15 @@ class OpenAIModel:
             self._rejected = self._current_key()
             from_env = not self._api_key and self._client is None and self.provider != "ollama"
             source = " from OPENAI_API_KEY" if from_env and os.environ.get("OPENAI_API_KEY") else ""
-            return ModelError(
+            self.rejected_message = (
                 f"{self._who} at {self._address()} rejected the API key{source} (401). "
-                "Check the key, or pass api_key= to the model.",
-                status=401,
-                error_type="authentication_error",
+                + (
+                    "Check the key in the panel's key field, or enter it again with %agent login."
+                    if self.provider == "openai"
+                    else "Check the key, or pass api_key= to the model."
+                )
             )
+            return ModelError(self.rejected_message, status=401, error_type="authentication_error")
         if isinstance(exc, openai.APIStatusError):
             return self._status_error(exc, retry_note(tries))
         url = self._address()
@@ -421,19 +457,6 @@ class OpenAIModel:
             f"{self._who} reported an error mid-stream ({kind or 'error'}): {message}.",
             error_type=kind,
         )
-
-
-def ollama_url(host: str | None) -> str:
-    """The Chat Completions address of Ollama at ``host`` (``OLLAMA_HOST``'s forms:
-    ``0.0.0.0``, ``host:port``, ``http://host:port``), or of a local Ollama."""
-    if not host:
-        return OLLAMA_URL
-    scheme, _, rest = host.rpartition("://")
-    rest = rest.rstrip("/")
-    hostname, colon, port = rest.partition(":")
-    if hostname in ("", "0.0.0.0"):  # where it listens, not where to reach it
-        hostname = "localhost"
-    return f"{scheme or 'http'}://{hostname}:{port if colon else '11434'}/v1"
 
 
 def _too_long_numbers(message: str) -> tuple[int, int] | None:

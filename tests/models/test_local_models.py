@@ -89,7 +89,8 @@ def test_a_server_that_never_answers_holds_nothing_up(ollama):
 def test_ollama_host_is_read_as_ollama_reads_it(monkeypatch):
     for given, url in [
         ("", "http://localhost:11434"),
-        ("0.0.0.0", "http://0.0.0.0:11434"),
+        ("0.0.0.0", "http://localhost:11434"),  # where it listens, not where to ask
+        ("0.0.0.0:8080", "http://localhost:8080"),
         ("gpu-box:8080", "http://gpu-box:8080"),
         ("https://ollama.example/", "https://ollama.example"),
         ("[::1]", "http://[::1]:11434"),

@@ -234,3 +234,15 @@ def test_a_model_instance_is_used_as_given():
     assert resolve_model(model) is model
     with pytest.raises(TypeError, match="model string or a Model"):
         resolve_model(json)  # type: ignore[arg-type]
+
+
+def test_an_unknown_price_is_said_plainly_never_as_zero_dollars():
+    from jupyter_agent.events import UsageEvent
+    from jupyter_agent.jupyter.record import usage_line
+    from jupyter_agent.models._usage import cost_text
+
+    assert cost_text(0.0123, 0) == "$0.0123"
+    assert cost_text(0.0, 3) == "cost unknown"
+    assert cost_text(0.5, 1) == "$0.5000 + unknown (1 call unpriced)"
+    event = UsageEvent(run_input_tokens=900, run_output_tokens=40, run_unpriced_calls=2)
+    assert usage_line(event, replay=False) == "tokens: 900 in (0% cached), 40 out · cost unknown"

@@ -17,7 +17,7 @@ from jupyter_agent import Agent
 from jupyter_agent.errors import MissingAPIKey, ModelError, PromptTooLong
 from jupyter_agent.messages import ImageBlock, ImageSource, ThinkingBlock
 from jupyter_agent.models import ModelRequest, OpenAIModel, StreamDone, StreamThinking
-from jupyter_agent.models.openai import NO_KEY_SENT, ollama_url
+from jupyter_agent.models.openai import NO_KEY_SENT
 from jupyter_agent.states import AgentState
 from jupyter_agent.testing import Fault, Reply, text, thinking, tool_use
 from jupyter_agent.tools import ToolOutput, tool
@@ -445,14 +445,6 @@ async def test_ollama_needs_no_key_and_finds_the_server_at_ollama_host(
     assert body["max_tokens"] == model.max_tokens and "max_completion_tokens" not in body
     assert model.secret_values() == {}
     assert handle.usage.unpriced_calls == 1
-
-
-def test_ollama_addresses_from_ollama_host():
-    assert ollama_url(None) == "http://localhost:11434/v1"
-    assert ollama_url("0.0.0.0") == "http://localhost:11434/v1"
-    assert ollama_url("0.0.0.0:8080") == "http://localhost:8080/v1"
-    assert ollama_url("https://gpu-box:443/") == "https://gpu-box:443/v1"
-    assert ollama_url("gpu-box") == "http://gpu-box:11434/v1"
 
 
 async def test_the_environment_gives_key_and_address_and_the_key_is_a_secret(

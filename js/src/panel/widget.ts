@@ -88,14 +88,20 @@ function usageText(usage: PanelUsage | null | undefined): string {
   if (!usage || usage.run_input_tokens === undefined) return '';
   const cached = (input?: number, read?: number) =>
     input ? ` (${Math.round((100 * (read as number)) / input)}% cached)` : '';
-  // No cost for a scripted replay: the kernel leaves it out.
-  const cost = (usd?: number) =>
-    usd === undefined ? '' : ` · $${Number(usd).toFixed(4)}`;
+  // No cost for a scripted replay: the kernel leaves it out. A model no price table
+  // knows (a local one) is "cost unknown", never $0.
+  const cost = (usd?: number, unpriced?: number) => {
+    if (usd === undefined) return '';
+    const dollars = `$${Number(usd).toFixed(4)}`;
+    if (!unpriced) return ` · ${dollars}`;
+    if (!usd) return ' · cost unknown';
+    return ` · ${dollars} + unknown (${unpriced} ${unpriced === 1 ? 'call' : 'calls'} unpriced)`;
+  };
   return (
     `Run: ${number(usage.run_input_tokens)} in${cached(usage.run_input_tokens, usage.run_cache_read_input_tokens)}, ` +
-    `${number(usage.run_output_tokens)} out${cost(usage.run_cost_usd)}` +
+    `${number(usage.run_output_tokens)} out${cost(usage.run_cost_usd, usage.run_unpriced_calls)}` +
     ` — Session: ${number(usage.session_input_tokens)} in${cached(usage.session_input_tokens, usage.session_cache_read_input_tokens)}, ` +
-    `${number(usage.session_output_tokens)} out${cost(usage.session_cost_usd)}`
+    `${number(usage.session_output_tokens)} out${cost(usage.session_cost_usd, usage.session_unpriced_calls)}`
   );
 }
 

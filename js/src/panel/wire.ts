@@ -787,7 +787,9 @@ export interface UsageEvent {
   run_id?: string;
   run_input_tokens?: number;
   run_output_tokens?: number;
+  run_unpriced_calls?: number;
   session_cost_usd?: number;
+  session_unpriced_calls?: number;
 }
 /**
  * How full the model's context window is: after each reply (as the API counted the
@@ -1028,10 +1030,12 @@ export interface PanelUsage {
   run_cost_usd?: number;
   run_input_tokens?: number;
   run_output_tokens?: number;
+  run_unpriced_calls?: number;
   session_cache_read_input_tokens?: number;
   session_cost_usd?: number;
   session_input_tokens?: number;
   session_output_tokens?: number;
+  session_unpriced_calls?: number;
 }
 /**
  * A view rendered (again, after a page reload): it wants a snapshot.

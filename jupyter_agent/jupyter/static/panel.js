@@ -4502,8 +4502,14 @@ function number(n) {
 function usageText(usage) {
   if (!usage || usage.run_input_tokens === void 0) return "";
   const cached = (input, read) => input ? ` (${Math.round(100 * read / input)}% cached)` : "";
-  const cost = (usd) => usd === void 0 ? "" : ` · $${Number(usd).toFixed(4)}`;
-  return `Run: ${number(usage.run_input_tokens)} in${cached(usage.run_input_tokens, usage.run_cache_read_input_tokens)}, ${number(usage.run_output_tokens)} out${cost(usage.run_cost_usd)} — Session: ${number(usage.session_input_tokens)} in${cached(usage.session_input_tokens, usage.session_cache_read_input_tokens)}, ${number(usage.session_output_tokens)} out${cost(usage.session_cost_usd)}`;
+  const cost = (usd, unpriced) => {
+    if (usd === void 0) return "";
+    const dollars = `$${Number(usd).toFixed(4)}`;
+    if (!unpriced) return ` · ${dollars}`;
+    if (!usd) return " · cost unknown";
+    return ` · ${dollars} + unknown (${unpriced} ${unpriced === 1 ? "call" : "calls"} unpriced)`;
+  };
+  return `Run: ${number(usage.run_input_tokens)} in${cached(usage.run_input_tokens, usage.run_cache_read_input_tokens)}, ${number(usage.run_output_tokens)} out${cost(usage.run_cost_usd, usage.run_unpriced_calls)} — Session: ${number(usage.session_input_tokens)} in${cached(usage.session_input_tokens, usage.session_cache_read_input_tokens)}, ${number(usage.session_output_tokens)} out${cost(usage.session_cost_usd, usage.session_unpriced_calls)}`;
 }
 function render({ model, el }) {
   const viewId = Math.random().toString(36).slice(2, 10);
