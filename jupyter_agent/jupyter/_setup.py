@@ -18,6 +18,7 @@ from ..models import (
     DEFAULT_MODELS,
     Model,
     ModelStringError,
+    context_window,
     model_string,
     resolve_model,
 )
@@ -122,15 +123,25 @@ def _choice(given: str, model: Model, *, current: bool) -> ModelChoice:
 
 
 def model_notes(model: Model) -> str:
-    """What ``model``'s provider lacks, in a sentence (empty when nothing)."""
+    """What ``model``'s provider lacks, or what is assumed of it, in a sentence (empty
+    when nothing)."""
     notes = []
     if getattr(model, "images", True) is False:
-        notes.append("it takes no images (plots reach it as text only)")
-    if getattr(model, "prompt_caching", True) is False:
-        notes.append("no prompt caching (each step sends the whole conversation at full price)")
-    pricing = getattr(model, "pricing", None)
-    if pricing is not None and getattr(pricing, "unknown", False):
+        notes.append("it takes no images (plots reach it as a note only)")
+    if getattr(model, "cache", True) is False:
+        notes.append("prompt caching is off (each step is sent at full price)")
+    if model.provider in _SERVED and getattr(model, "pricing", True) is None:
         notes.append("its price is unknown, so costs show as unknown")
+    if model.provider in ("ollama", "openai-compatible") and not getattr(
+        model, "context_window", None
+    ):
+        notes.append(
+            f"its context window is taken to be {context_window(model):,} tokens "
+            "(set context_window in its [providers] settings if it holds fewer)"
+        )
     if not notes:
         return ""
     return f"{model.name}: " + "; ".join(notes) + "."
+
+
+_SERVED = ("openai", "ollama", "openai-compatible")

@@ -88,3 +88,49 @@ def test_a_key_from_the_panel_gets_answers_and_a_failure_can_be_retried(
         notebook.save()
         assert KEY not in (lab.root / "setup.ipynb").read_text()
         assert not (tmp_path / "credentials.json").exists()  # not saved: not asked to
+
+
+def test_without_any_key_the_model_picker_switches_to_a_local_server(
+    open_notebook: Any, lab: Any, tmp_path: Path
+) -> None:
+    """No key anywhere: the set-up box names the other ways, the picker lists the model of
+    the user's settings (an OpenAI-compatible server, here a loopback one played by the
+    real openai client), choosing it makes the agent ready, and it answers; its price is
+    unknown and the panel says so rather than $0."""
+    from jupyter_agent.testing import ChatCompletionsServer
+
+    home = tmp_path / "home"
+    (home / ".jupyter_agent").mkdir(parents=True)
+    with ChatCompletionsServer() as local:
+        local.push(Reply([text("Hello from the local model.")]))
+        model = f"openai-compatible:local-llm@{local.url}/v1"
+        (home / ".jupyter_agent" / "settings.toml").write_text(f'[models]\nchoices = ["{model}"]\n')
+        notebook = open_notebook("picker.ipynb")
+        notebook.run_cell(
+            "import os\n"
+            "for name in ('ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'JUPYTER_AGENT_MODEL',"
+            " 'OPENAI_API_KEY', 'OPENAI_BASE_URL'):\n"
+            "    os.environ.pop(name, None)\n"
+            f"os.environ['HOME'] = {str(home)!r}\n"
+            "os.environ['OLLAMA_HOST'] = '127.0.0.1:9'\n"
+            f"os.environ['JUPYTER_AGENT_CREDENTIALS'] = {str(tmp_path / 'credentials.json')!r}\n"
+            "%load_ext jupyter_agent"
+        )
+        panel = start(notebook, "%agent")
+        setup = panel.locator("form.ja-setup")
+        expect(setup).to_be_visible()
+        expect(setup).to_contain_text("ollama:qwen3")
+        picker = panel.get_by_label("Model", exact=True)
+        expect(picker).to_be_visible()
+        expect(picker.locator("option")).to_have_text(["claude-sonnet-4-6 (set-up needed)", model])
+        picker.select_option(model)
+        expect(setup).to_be_hidden()
+        expect(status(panel)).to_have_text("ready")
+        expect(panel.locator(".ja-model")).to_have_text("local-llm")
+        expect(panel.locator(".ja-model-notes")).to_contain_text("price is unknown")
+
+        panel.get_by_label("Message").fill("Say hello")
+        panel.get_by_role("button", name="Send", exact=True).click()
+        expect(panel.locator(".ja-transcript")).to_contain_text("Hello from the local model.")
+        expect(panel.locator(".ja-usage")).to_contain_text("cost unknown")
+        assert local.requests[0].body["model"] == "local-llm"
