@@ -33,6 +33,14 @@ be able to turn off the sandbox its own commands run in. Example::
     [context]            # the conversation and the model's context window
     window = 100000      # tokens the window holds (default: the model's, from a table)
     auto = true          # false: make room only when asked or refused as too long
+
+    [mcpServers.github]  # MCP servers (a workspace's file: only once trusted)
+    command = "github-mcp-server"
+    args = ["stdio"]
+    env = { GITHUB_TOKEN = "…" }
+    read_only_tools = ["search_issues"]   # what the Planner may call (see mcp.config)
+
+In JSON, ``"mcpServers": {"github": {"command": …}}``, as Claude Desktop writes it.
 """
 
 from __future__ import annotations
@@ -46,11 +54,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .atomic import atomic_write_text
 from .commands import SandboxSettings
 from .errors import AgentError, ToolError
+from .mcp.config import McpServerConfig, check_server_names
 from .permissions import BUILTIN_ROLES, Role
 from .rules import Rule, Rules
 from .running_cells import MAX_WAIT, CellPolicy, StopPolicy
@@ -155,7 +164,7 @@ class ContextTable(BaseModel):
 
 
 class Settings(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
     roles: dict[str, RoleSettings] = Field(default_factory=dict)
     rules: list[Rule] = Field(default_factory=list)
@@ -166,7 +175,14 @@ class Settings(BaseModel):
     secrets: SecretsTable = Field(default_factory=SecretsTable)
     cells: CellsTable | None = None
     context: ContextTable | None = None
+    mcp_servers: dict[str, McpServerConfig] = Field(default_factory=dict, alias="mcpServers")
+    """MCP servers by name; a workspace's only apply once the user trusts it."""
     source: Path | None = Field(default=None, exclude=True)
+
+    @field_validator("mcp_servers")
+    @classmethod
+    def _server_names(cls, value: dict[str, McpServerConfig]) -> dict[str, McpServerConfig]:
+        return check_server_names(value)
 
     def make_roles(
         self, *, confined_to: Path | None = None, left_out: list[str] | None = None
@@ -230,6 +246,10 @@ class Settings(BaseModel):
         if self.context is not None and self.context.window is not None:
             # A tiny window would have the agent summarise at every step, on the user's bill.
             left_out.append(f"[context] window = {self.context.window:,}")
+        if self.mcp_servers:
+            # A cloned repository must not start programs or reach servers by itself.
+            names = ", ".join(sorted(self.mcp_servers))
+            left_out.append(f"mcpServers ({names}): a folder may not start MCP servers")
         kept = self.model_copy(
             update={
                 "roles": roles,
@@ -239,6 +259,7 @@ class Settings(BaseModel):
                 "context": None
                 if self.context is None
                 else self.context.model_copy(update={"window": None}),
+                "mcp_servers": {},
             }
         )
         kept.source = self.source
