@@ -18,6 +18,7 @@ from ..agent import Agent, RunHandle
 from ..errors import AgentError
 from ..models import Model, ScriptedModel
 from ..render import TextRenderer
+from ._mcp_status import show_mcp
 from ._setup import use_api_key
 from .kernel_agent import KernelAgent, in_kernel, kernel_agent, running_cell_id
 
@@ -31,6 +32,7 @@ SUBCOMMANDS = (
     "trust",
     "login",
     "logout",
+    "mcp",
     "help",
 )
 LOOPS = ("tool_use", "roa")
@@ -258,6 +260,8 @@ class AgentMagics(Magics):
                                    the notebook): for this session, or saved for your user
                                    in ~/.jupyter_agent/credentials.json (owner-only)
           %agent logout            remove the saved key
+          %agent mcp               the MCP servers of your settings (mcpServers), their
+                                   state and tools; starts those not running
           %agent help              this text
 
           %%agent [--role planner|actor]
@@ -331,6 +335,9 @@ class AgentMagics(Magics):
             )
             if kernel.panel is not None:
                 kernel.panel.refresh_model()
+            return None
+        if name == "mcp":
+            show_mcp(agent, live=in_kernel(self.shell))
             return None
         if name == "trust":
             newly = agent.trust_workspace()

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import assert_valid, call, until
+from helpers import assert_valid, call, live_processes, until
 
 from jupyter_agent import Agent, ScriptedModel
 from jupyter_agent.events import Event
@@ -57,6 +57,9 @@ async def make_agent(home: Path, workspace: Path) -> AsyncIterator[Any]:
     yield make
     for agent in made:
         await agent.mcp.close()
+    # Closing stops every stdio program the agents started (the HTTP one is the fixture's).
+    left = [cmd for _, cmd, _ in live_processes() if SERVER in cmd and "--http" not in cmd]
+    assert left == []
 
 
 def offered(agent: Agent) -> list[str]:
