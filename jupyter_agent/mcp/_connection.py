@@ -140,17 +140,10 @@ class McpConnection:
                 raise McpUnavailable(f"MCP server {self.name} is not running: {self.describe()}")
             self._launch()
         assert self._ready is not None
-        # Shielded: a Stop of the run that waits must not cut a start another run awaits.
-        try:
-            await asyncio.wait_for(asyncio.shield(self._ready), self.config.startup_timeout)
-        except asyncio.TimeoutError:
-            if self.state == "starting":
-                self._fail(
-                    f"no answer within {self.config.startup_timeout:g} s{self._stderr_tail()}"
-                )
-                self._stop_task()
-        except Exception:
-            pass  # _serve recorded why
+        # Shielded: a Stop of the run that waits must not cut a start another run awaits
+        # (the start is bounded by its own timer, see _launch).
+        with contextlib.suppress(Exception):  # _serve or the timer recorded why
+            await asyncio.shield(self._ready)
         if self.state != "running":
             raise McpUnavailable(f"MCP server {self.name} could not start: {self.error}")
 
@@ -163,10 +156,19 @@ class McpConnection:
         self._ready.add_done_callback(lambda f: f.cancelled() or f.exception())
         self._closing = asyncio.Event()
         self._task = loop.create_task(self._serve(), name=f"jupyter_agent-mcp-{self.name}")
+        # The start's bound belongs to the start, not to whoever waits for it: a run
+        # stopped while waiting leaves no server starting for ever.
+        timer = loop.call_later(self.config.startup_timeout, self._start_timed_out, self._task)
+        self._ready.add_done_callback(lambda _: timer.cancel())
+
+    def _start_timed_out(self, task: asyncio.Task[None]) -> None:
+        if self._task is task and self.state == "starting":
+            self._fail(f"no answer within {self.config.startup_timeout:g} s{self._stderr_tail()}")
+            task.cancel()
 
     async def _serve(self) -> None:
-        """Own the transport and the session for as long as the connection lives. The
-        caller bounds the start (:meth:`ensure` cancels this task when it takes too long)."""
+        """Own the transport and the session for as long as the connection lives (a start
+        that takes too long is cancelled by the timer :meth:`_launch` sets)."""
         assert self._ready is not None
         assert self._closing is not None
         ready, closing = self._ready, self._closing
@@ -269,12 +271,6 @@ class McpConnection:
         if not task.done():
             task.cancel()
 
-    def _stop_task(self) -> None:
-        if self._closing is not None:
-            self._closing.set()
-        if self._task is not None and not self._task.done():
-            self._task.cancel()
-
     # --- calls ---------------------------------------------------------------------
 
     async def call(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -291,6 +287,8 @@ class McpConnection:
         try:
             with anyio.fail_after(self.config.call_timeout):
                 result = await session.call_tool(tool, arguments)
+        except TimeoutError:
+            raise  # an OSError, but no lost connection: the server is only slow
         except MCPError as exc:
             if _connection_closed(exc):
                 raise self._lost() from None

@@ -12,7 +12,7 @@ import asyncio
 import hashlib
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..errors import ToolError
@@ -69,14 +69,18 @@ class McpTool(Tool):
         name: str,
         schema: dict[str, Any],
         read_only: bool,
+        redact: Callable[[str], str] = str,
     ) -> None:
+        """``redact`` hides secrets in what the server says of the tool (its description
+        and schema reach the model as they are)."""
         self.connection = connection
+        schema = _redacted(schema, redact)
 
         async def call(ctx: ToolContext, arguments: dict[str, Any]) -> ToolOutput:
             return await self._call(ctx, arguments)
 
         server = connection.name
-        description = listed.description.strip()
+        description = redact(listed.description.strip())
         if len(description) > MAX_DESCRIPTION:
             description = description[: MAX_DESCRIPTION - 1] + "…"
         super().__init__(
@@ -127,6 +131,16 @@ class McpTool(Tool):
             ) from None
         # Images are decoded and downscaled: off the loop.
         return await asyncio.to_thread(to_output, connection.name, self.server_tool or "", result)
+
+
+def _redacted(value: Any, redact: Callable[[str], str]) -> Any:
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {k: _redacted(v, redact) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redacted(v, redact) for v in value]
+    return value
 
 
 def _short_args(args: Mapping[str, Any], limit: int = 80) -> str:

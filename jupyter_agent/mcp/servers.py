@@ -172,6 +172,7 @@ class McpServers:
             name=name,
             schema=schema,
             read_only=connection.config.grants_read_only(listed.name),
+            redact=self._redact,
         )
         return made, None
 

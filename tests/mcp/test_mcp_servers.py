@@ -331,3 +331,62 @@ async def test_a_streamable_http_server_is_listed_called_and_asked_about(make_ag
     assert asked == ["mcp__web__echo", "mcp__web__picture"]
     # The header's token is a secret like the environment's.
     assert agent.secrets.redact(f"token {SECRET}") != f"token {SECRET}"
+
+
+async def test_stop_while_a_server_starts_returns_at_once_and_the_start_stays_bounded(
+    make_agent,
+):
+    config = McpServerConfig(command=sys.executable, args=[SERVER, "--silent"], startup_timeout=2.0)
+    agent, _ = make_agent("actor", [call("task_complete", summary="done")], {"quiet": config})
+    handle = agent.start("anything")
+    connection = agent.mcp.connections["quiet"]
+    await until(lambda: connection.state == "starting", timeout=10)
+    stopped = time.monotonic()
+    handle.stop()
+    await asyncio.wait_for(handle.wait(), 5)
+    assert time.monotonic() - stopped < 1
+    assert_valid(agent.history)
+    # Nobody waits for it now; its own timer still ends the start.
+    await until(lambda: connection.state == "failed", timeout=10)
+    assert "no answer within 2 s" in connection.error
+
+
+async def test_a_call_that_outlasts_its_timeout_is_cancelled_and_said(make_agent):
+    rules = Rules.defaults()
+    rules.add(Rule.allow(McpServer(server="srv"), scope="user"))
+    agent, _ = make_agent(
+        "actor",
+        [
+            call("mcp__srv__hang"),
+            call("mcp__srv__echo", text="next"),
+            call("task_complete", summary="done"),
+        ],
+        {"srv": stdio(call_timeout=1.0)},
+        policy=rules,
+    )
+    await asyncio.wait_for(agent.run("wait"), 30)
+    hung, after = results(agent)[:2]
+    assert hung == (
+        "MCP server srv did not answer hang within 1 s; the call was cancelled.",
+        True,
+    )
+    assert after == ("echo: next", False)
+
+
+async def test_what_a_server_says_of_its_tools_is_redacted_too(make_agent, monkeypatch):
+    monkeypatch.setenv("SERVICE_API_KEY", "describe-5ecret-998877")
+    agent, _ = make_agent("actor", [call("task_complete", summary="done")], {"srv": stdio()})
+    servers = agent.mcp
+    from jupyter_agent.mcp._connection import ServerTool
+
+    servers.connections["srv"].tools = [
+        ServerTool(
+            "peek",
+            "Uses key describe-5ecret-998877 for you",
+            {"type": "object", "properties": {"k": {"default": "describe-5ecret-998877"}}},
+            {},
+        )
+    ]
+    servers.update(agent.tools)
+    spec = agent.tools["mcp__srv__peek"].spec()
+    assert "describe-5ecret-998877" not in str(spec)
