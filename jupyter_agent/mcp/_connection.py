@@ -171,7 +171,8 @@ class McpConnection:
         that takes too long is cancelled by the timer :meth:`_launch` sets)."""
         assert self._ready is not None
         assert self._closing is not None
-        ready, closing = self._ready, self._closing
+        ready, closing, me = self._ready, self._closing, asyncio.current_task()
+        session: Any = None
         try:
             import anyio
             from mcp import ClientSession
@@ -209,21 +210,23 @@ class McpConnection:
                 finally:
                     for w in waits:
                         w.cancel()
-                self._session = None
-                if lost.is_set() and not closing.is_set() and self.state == "running":
+                if lost.is_set() and not closing.is_set() and self._task is me:
+                    self._session = None
                     self._fail(f"the server exited or closed the connection{self._stderr_tail()}")
         except asyncio.CancelledError:
             if not ready.done():
                 ready.set_exception(McpUnavailable("cancelled"))
             raise
         except BaseException as exc:  # anyio's task groups wrap what failed
-            if self.state in ("starting", "running"):
+            # A restart may have begun while this one wound down: its state is not ours.
+            if self._task is me and self.state in ("starting", "running"):
                 self._fail(f"{_explain(exc)}{self._stderr_tail()}")
             if not ready.done():
                 ready.set_exception(McpUnavailable(self.error))
             log.debug("MCP server %s ended", self.name, exc_info=True)
         finally:
-            self._session = None
+            if self._session is session:
+                self._session = None
             if errlog is not None:
                 if self._stderr is errlog:
                     self._stderr = None
@@ -260,12 +263,16 @@ class McpConnection:
 
     async def close(self) -> None:
         """Shut the server down (a stdio program is stopped, an HTTP session ended)."""
+        starting = self.state == "starting"
         self.state = "closed"
+        self._session = None
         task = self._task
         if task is None or task.done():
             return
         if self._closing is not None:
             self._closing.set()
+        if starting:
+            task.cancel()  # it waits on the server: nothing to wind down gently
         with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError, Exception):
             await asyncio.wait_for(asyncio.shield(task), CLOSE_TIMEOUT)
         if not task.done():
@@ -294,12 +301,14 @@ class McpConnection:
                 raise self._lost() from None
             raise
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError) as exc:
-            raise self._lost(f": {exc}") from None
+            raise self._lost(f": {exc}" if str(exc) else "") from None
         dumped: dict[str, Any] = result.model_dump(mode="json", by_alias=True, exclude_none=True)
         return dumped
 
     def _lost(self, detail: str = "") -> McpLost:
         """Mark the connection lost (the serving task winds it down); the error to raise."""
+        if self.state == "closed":
+            return McpLost(f"MCP server {self.name} was shut down during the call.")
         if self.state == "running":
             self._stop_task_gently()
             self._fail(f"the connection was lost during a call{detail}{self._stderr_tail()}")

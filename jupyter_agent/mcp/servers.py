@@ -80,6 +80,7 @@ class McpServers:
         """Start these servers side by side (each bounded by its startup timeout);
         what the user should hear about those that cannot be used."""
         connections = list(connections)
+        was_lost = {c.name: c.error for c in connections if c.state == "failed" and c.starts}
         outcomes = await asyncio.gather(*(c.ensure() for c in connections), return_exceptions=True)
         notes: list[str] = []
         for connection, outcome in zip(connections, outcomes, strict=True):
@@ -97,6 +98,14 @@ class McpServers:
                     notes.append(self._redact(note))
                 self._noted[connection.name] = note
             else:
+                if connection.name in was_lost and said is None:
+                    # It stopped between runs: say so, as a crash during a call is said.
+                    notes.append(
+                        self._redact(
+                            f"MCP server {connection.name} had stopped "
+                            f"({was_lost[connection.name]}); it was started again."
+                        )
+                    )
                 self._noted.pop(connection.name, None)
         return notes
 

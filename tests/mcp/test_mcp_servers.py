@@ -10,6 +10,8 @@ call returns at once and leaves a valid history; nothing is left running afterwa
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 import socket
 import subprocess
 import sys
@@ -390,3 +392,25 @@ async def test_what_a_server_says_of_its_tools_is_redacted_too(make_agent, monke
     servers.update(agent.tools)
     spec = agent.tools["mcp__srv__peek"].spec()
     assert "describe-5ecret-998877" not in str(spec)
+
+
+async def test_a_server_that_dies_while_idle_is_started_again_and_said(make_agent):
+    rules = Rules.defaults()
+    rules.add(Rule.allow(McpServer(server="srv"), scope="user"))
+    agent, events = make_agent(
+        "actor",
+        [call("mcp__srv__echo", text="one"), call("task_complete", summary="done")],
+        {"srv": stdio()},
+        policy=rules,
+    )
+    await agent.run("first")
+    connection = agent.mcp.connections["srv"]
+    [pid] = [p for p, cmd, _ in live_processes() if SERVER in cmd and "--http" not in cmd]
+    os.kill(pid, signal.SIGKILL)
+    await until(lambda: connection.state == "failed", timeout=10)
+    assert "exited or closed the connection" in connection.error
+    agent.model.add(call("mcp__srv__echo", text="two"), call("task_complete", summary="done"))
+    await agent.run("second")
+    assert ("echo: two", False) in results(agent)
+    warnings = [e.message for e in events if e.kind == "warning"]
+    assert any("MCP server srv had stopped" in w and "started again" in w for w in warnings)
