@@ -414,3 +414,31 @@ async def test_a_server_that_dies_while_idle_is_started_again_and_said(make_agen
     assert ("echo: two", False) in results(agent)
     warnings = [e.message for e in events if e.kind == "warning"]
     assert any("MCP server srv had stopped" in w and "started again" in w for w in warnings)
+
+
+async def test_a_subagent_shares_its_parents_servers(make_agent):
+    turns = {
+        "parent": [
+            call("mcp__srv__echo", text="parent"),
+            call("delegate", task="child-task: echo once", role="planner"),
+            call("task_complete", summary="done"),
+        ],
+        "child": [call("mcp__srv__echo", text="child"), call("task_complete", summary="ok")],
+    }
+
+    def answer(request: Any) -> dict[str, Any]:
+        first = request.messages[0]["content"]
+        text = first if isinstance(first, str) else "".join(b.get("text", "") for b in first)
+        return turns["child" if "child-task" in text else "parent"].pop(0)
+
+    rules = Rules.defaults()
+    rules.add(Rule.allow(McpServer(server="srv"), scope="user"))
+    agent, _ = make_agent(
+        "actor", [answer] * 6, {"srv": stdio(read_only_tools=["echo"])}, policy=rules
+    )
+    handle = await agent.run("go")
+    assert results(agent)[0] == ("echo: parent", False)
+    [child] = [c.agent for c in handle.children]
+    assert ("echo: child", False) in results(child)
+    assert child.mcp is agent.mcp
+    assert agent.mcp.connections["srv"].starts == 1
