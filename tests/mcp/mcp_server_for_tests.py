@@ -84,7 +84,12 @@ async def hang() -> str:
     """Never answers."""
     import anyio
 
-    await anyio.sleep(3600)
+    try:
+        await anyio.sleep(3600)
+    except anyio.get_cancelled_exc_class():
+        sys.stderr.write("hang was cancelled\n")  # the client's notifications/cancelled
+        sys.stderr.flush()
+        raise
     return "never"
 
 

@@ -238,6 +238,9 @@ async def test_stop_during_a_hanging_call_returns_at_once_and_the_server_stays_u
     assert handle.stop_reason == "manual_stop"
     assert results(agent)[0][1]
     assert_valid(agent.history)
+    # The server was told, and stopped the call's work.
+    connection = agent.mcp.connections["srv"]
+    await until(lambda: "hang was cancelled" in connection._stderr_tail(), timeout=5)
     agent.model.add(call("mcp__srv__echo", text="still here"), call("task_complete", summary="ok"))
     await agent.run("go on")
     assert ("echo: still here", False) in results(agent)
@@ -442,3 +445,47 @@ async def test_a_subagent_shares_its_parents_servers(make_agent):
     assert ("echo: child", False) in results(child)
     assert child.mcp is agent.mcp
     assert agent.mcp.connections["srv"].starts == 1
+
+
+async def test_an_http_server_that_goes_away_is_said_and_reconnected(make_agent):
+    port = _free_port()
+
+    def serve() -> subprocess.Popen[bytes]:
+        proc = subprocess.Popen([sys.executable, SERVER, "--http", str(port)])
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                return proc
+            except OSError:
+                assert time.monotonic() < deadline, "the HTTP MCP server did not start"
+                time.sleep(0.05)
+
+    rules = Rules.defaults()
+    rules.add(Rule.allow(McpServer(server="web"), scope="user"))
+    proc = serve()
+    try:
+        agent, events = make_agent(
+            "actor",
+            [call("mcp__web__echo", text="one"), call("task_complete", summary="done")],
+            {"web": McpServerConfig(url=f"http://127.0.0.1:{port}/mcp")},
+            policy=rules,
+        )
+        await agent.run("first")
+        proc.terminate()
+        proc.wait(10)
+        agent.model.add(call("mcp__web__echo", text="two"), call("task_complete", summary="x"))
+        await asyncio.wait_for(agent.run("second"), 30)
+        gone = results(agent)[-2]
+        assert gone[1]
+        assert "MCP server web stopped answering" in gone[0]
+        assert any(
+            "started again at its next use" in e.message for e in events if e.kind == "warning"
+        )
+        proc = serve()
+        agent.model.add(call("mcp__web__echo", text="three"), call("task_complete", summary="x"))
+        await agent.run("third")
+        assert ("echo: three", False) in results(agent)
+    finally:
+        proc.terminate()
+        proc.wait(10)

@@ -274,3 +274,13 @@ def test_a_server_claiming_read_only_is_not_believed():
     wipe = registry["mcp__srv__wipe"]
     assert wipe.permissions == {"mcp_tools"}
     assert wipe.category == "mcp"
+
+
+async def test_a_disabled_server_is_never_started(home, workspace):
+    write_settings(home, f'[mcpServers.off]\ncommand = "{sys.executable}"\nenabled = false\n')
+    model = ScriptedModel([call("task_complete", summary="done")])
+    agent = Agent("actor", model, workspace=workspace)
+    await agent.run("anything")
+    assert agent.mcp.connections["off"].state == "disabled"
+    assert "off: disabled" in render_status(agent.mcp.status())
+    assert await agent.mcp.start_all() == []
