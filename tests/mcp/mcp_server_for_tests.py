@@ -3,7 +3,8 @@ over streamable HTTP with ``--http PORT``.
 
 Its tools: ``echo`` (text), ``add`` (structured content), ``picture`` (an image),
 ``fail`` (an ``isError`` result), ``leak`` (prints an environment variable's value),
-``huge`` (a very long text), ``hang`` (never answers), ``crash`` (kills the process),
+``huge`` (a very long text), ``hang`` (never answers), ``freeze`` (blocks the whole
+server), ``crash`` (kills the process),
 ``link`` (a resource link and an embedded resource). ``--silent`` never answers
 initialize.
 """
@@ -90,6 +91,13 @@ async def hang() -> str:
         sys.stderr.write("hang was cancelled\n")  # the client's notifications/cancelled
         sys.stderr.flush()
         raise
+    return "never"
+
+
+@server.tool()
+async def freeze() -> str:
+    """Block the server's own event loop: it reads nothing more, answers nothing."""
+    time.sleep(3600)
     return "never"
 
 

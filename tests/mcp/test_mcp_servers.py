@@ -489,3 +489,20 @@ async def test_an_http_server_that_goes_away_is_said_and_reconnected(make_agent)
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+async def test_stop_during_a_call_to_a_frozen_server_returns_at_once(make_agent):
+    rules = Rules.defaults()
+    rules.add(Rule.allow(McpServer(server="srv"), scope="user"))
+    agent, events = make_agent("actor", [call("mcp__srv__freeze")], {"srv": stdio()}, policy=rules)
+    handle = agent.start("freeze it")
+    await until(lambda: any(e.kind == "tool_start" for e in events), timeout=30)
+    await asyncio.sleep(0.3)
+    stopped = time.monotonic()
+    handle.stop()
+    await asyncio.wait_for(handle.wait(), 5)
+    assert time.monotonic() - stopped < 2
+    assert_valid(agent.history)
+    closing = time.monotonic()
+    await agent.mcp.close()  # a server that reads nothing is killed, within bounds
+    assert time.monotonic() - closing < 15
