@@ -97,7 +97,7 @@ async def hang() -> str:
 @server.tool()
 async def freeze() -> str:
     """Block the server's own event loop: it reads nothing more, answers nothing."""
-    time.sleep(3600)
+    time.sleep(3600)  # noqa: ASYNC251 - blocking the loop is the point
     return "never"
 
 
