@@ -284,3 +284,49 @@ async def test_a_disabled_server_is_never_started(home, workspace):
     assert agent.mcp.connections["off"].state == "disabled"
     assert "off: disabled" in render_status(agent.mcp.status())
     assert await agent.mcp.start_all() == []
+
+
+# --- results ------------------------------------------------------------------------------
+
+
+def test_a_result_of_every_kind_becomes_text_the_model_can_read():
+    from jupyter_agent.mcp._results import MAX_IMAGES, to_output
+
+    structured = to_output("s", "t", {"content": [], "structuredContent": {"rows": 3}})
+    assert structured.text == '{\n "rows": 3\n}'
+    odd = to_output(
+        "s",
+        "t",
+        {
+            "content": [
+                {"type": "audio", "data": "AAAA", "mimeType": "audio/wav"},
+                {"type": "resource", "resource": {"uri": "x://b", "blob": "AAAA"}},
+                {"type": "hologram"},
+                {"type": "image", "data": "not base64!", "mimeType": "image/png"},
+            ],
+            "isError": True,
+        },
+    )
+    assert odd.is_error
+    assert "[audio audio/wav: not shown to you]" in odd.text
+    assert "[embedded resource x://b] binary, 3 bytes" in odd.text
+    assert "'hologram'" in odd.text
+    assert "unreadable" in odd.text
+    assert odd.images == []
+    empty = to_output("s", "t", {"content": []})
+    assert empty.text == "(the tool returned no content)"
+    import base64
+    import io
+
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("RGB", (8, 8), "blue").save(out, format="PNG")
+    png = {
+        "type": "image",
+        "data": base64.b64encode(out.getvalue()).decode(),
+        "mimeType": "image/png",
+    }
+    many = to_output("s", "t", {"content": [png] * (MAX_IMAGES + 2)})
+    assert len(many.images) == MAX_IMAGES
+    assert "not attached (at most 5 per result)" in many.text
