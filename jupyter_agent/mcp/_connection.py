@@ -19,9 +19,10 @@ import asyncio
 import contextlib
 import logging
 import os
+import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -36,10 +37,15 @@ MAX_TOOLS = 500
 MAX_PAGES = 20
 STDERR_TAIL = 1500
 """Characters of a server's stderr quoted when it fails."""
+STDERR_KEPT = 1_000_000
+"""Bytes of a server's stderr kept on disk (a chatty server runs for days): beyond, only
+its end is kept."""
 CLOSE_TIMEOUT = 10.0
 """Seconds closing a server may take (the SDK stops a stdio program within about 4 s)."""
 
 State = Literal["not started", "starting", "running", "failed", "disabled", "closed"]
+ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]
+"""(progress, total, message) of a long call, as the server reports it."""
 
 
 class McpUnavailable(Exception):
@@ -183,10 +189,7 @@ class McpConnection:
         lost = asyncio.Event()
         errlog = None
         if self.config.transport == "stdio":
-            # Closed in the finally below, once the program is gone.
-            errlog = self._stderr = tempfile.TemporaryFile(  # noqa: SIM115
-                mode="w+", encoding="utf-8", errors="replace"
-            )
+            errlog = self._stderr = _stderr_file()
         try:
             async with contextlib.AsyncExitStack() as stack:
                 read, write = await stack.enter_async_context(self._transport(errlog))
@@ -280,20 +283,24 @@ class McpConnection:
 
     # --- calls ---------------------------------------------------------------------
 
-    async def call(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    async def call(
+        self, tool: str, arguments: dict[str, Any], progress: ProgressFn | None = None
+    ) -> dict[str, Any]:
         """Call ``tool``; its result as the wire's JSON (``content``, ``isError``…).
 
         Raises :class:`McpUnavailable` (it cannot start), :class:`McpLost` (the
         connection broke: it restarts at next use), ``TimeoutError``; a cancellation
-        (Stop) cancels the request on the server too."""
+        (Stop) cancels the request on the server too. ``progress`` hears the server's
+        progress notifications."""
         await self.ensure()
+        self._trim_stderr()
         session = self._session
         import anyio
         from mcp import MCPError
 
         try:
             with anyio.fail_after(self.config.call_timeout):
-                result = await session.call_tool(tool, arguments)
+                result = await session.call_tool(tool, arguments, progress_callback=progress)
         except TimeoutError:
             raise  # an OSError, but no lost connection: the server is only slow
         except MCPError as exc:
@@ -324,6 +331,21 @@ class McpConnection:
 
     # --- stderr --------------------------------------------------------------------
 
+    def _trim_stderr(self) -> None:
+        f = self._stderr
+        if f is None:
+            return
+        try:
+            fd = f.fileno()
+            size = os.fstat(fd).st_size
+            if size <= STDERR_KEPT:
+                return
+            end = os.pread(fd, 4 * STDERR_TAIL, size - 4 * STDERR_TAIL)
+            os.ftruncate(fd, 0)
+            os.write(fd, end)
+        except (OSError, ValueError):
+            pass
+
     def _stderr_tail(self) -> str:
         """The end of what a stdio program wrote to stderr, as `` (stderr: …)``."""
         f = self._stderr
@@ -343,6 +365,19 @@ class McpConnection:
 NO_SDK = (
     "the mcp package (2.0 or later) is not installed: pip install 'jupyter-in-kernel-agent[mcp]'"
 )
+
+
+def _stderr_file() -> Any:
+    """A temporary file for a program's stderr (closed by _serve, once the program is
+    gone), where every write lands at the end, even after :meth:`_trim_stderr`."""
+    f = tempfile.TemporaryFile(mode="a+", encoding="utf-8", errors="replace")  # noqa: SIM115
+    if sys.platform != "win32":
+        import fcntl
+
+        # Python's "a" on an open descriptor only seeks; the program shares the file.
+        flags = fcntl.fcntl(f.fileno(), fcntl.F_GETFL)
+        fcntl.fcntl(f.fileno(), fcntl.F_SETFL, flags | os.O_APPEND)
+    return f
 
 
 async def _relay(source: Any, forward: Any, lost: asyncio.Event) -> None:

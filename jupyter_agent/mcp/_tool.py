@@ -112,8 +112,13 @@ class McpTool(Tool):
 
     async def _call(self, ctx: ToolContext, arguments: dict[str, Any]) -> ToolOutput:
         connection = self.connection
+
+        async def progress(done: float, total: float | None, message: str | None) -> None:
+            of = f"/{total:g}" if total else ""
+            await ctx.progress(f"{done:g}{of} {message or ''}".strip())
+
         try:
-            result = await connection.call(self.server_tool or "", arguments)
+            result = await connection.call(self.server_tool or "", arguments, progress)
         except McpUnavailable as exc:
             raise ToolError(str(exc)) from None
         except McpLost as exc:

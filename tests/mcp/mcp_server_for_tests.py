@@ -2,7 +2,7 @@
 over streamable HTTP with ``--http PORT``.
 
 Its tools: ``echo`` (text), ``add`` (structured content), ``picture`` (an image),
-``fail`` (an ``isError`` result), ``leak`` (prints an environment variable's value),
+``count`` (reports progress), ``fail`` (an ``isError`` result), ``leak`` (prints an environment variable's value),
 ``huge`` (a very long text), ``hang`` (never answers), ``freeze`` (blocks the whole
 server), ``crash`` (kills the process),
 ``link`` (a resource link and an embedded resource). ``--silent`` never answers
@@ -18,8 +18,10 @@ import sys
 import time
 
 try:  # mcp 2.x
+    from mcp.server.mcpserver import Context
     from mcp.server.mcpserver import MCPServer as Server
 except ImportError:  # mcp 1.x
+    from mcp.server.fastmcp import Context  # type: ignore[no-redef]
     from mcp.server.fastmcp import FastMCP as Server  # type: ignore[no-redef]
 
 from mcp.types import (
@@ -60,6 +62,14 @@ def picture() -> CallToolResult:
             ImageContent(type="image", data=data, mime_type="image/png"),
         ]
     )
+
+
+@server.tool()
+async def count(ctx: Context) -> str:
+    """Count to three, reporting progress."""
+    for step in range(1, 4):
+        await ctx.report_progress(step, 3, f"step {step}")
+    return "counted"
 
 
 @server.tool()

@@ -506,3 +506,18 @@ async def test_stop_during_a_call_to_a_frozen_server_returns_at_once(make_agent)
     closing = time.monotonic()
     await agent.mcp.close()  # a server that reads nothing is killed, within bounds
     assert time.monotonic() - closing < 15
+
+
+async def test_a_servers_progress_shows_on_the_calls_row(make_agent):
+    rules = Rules.defaults()
+    rules.add(Rule.allow(McpServer(server="srv"), scope="user"))
+    agent, events = make_agent(
+        "actor",
+        [call("mcp__srv__count"), call("task_complete", summary="done")],
+        {"srv": stdio()},
+        policy=rules,
+    )
+    await agent.run("count")
+    assert results(agent)[0] == ("counted", False)
+    progress = [e.output for e in events if e.kind == "tool_progress"]
+    assert progress == ["1/3 step 1", "2/3 step 2", "3/3 step 3"]

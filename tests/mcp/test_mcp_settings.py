@@ -330,3 +330,21 @@ def test_a_result_of_every_kind_becomes_text_the_model_can_read():
     many = to_output("s", "t", {"content": [png] * (MAX_IMAGES + 2)})
     assert len(many.images) == MAX_IMAGES
     assert "not attached (at most 5 per result)" in many.text
+
+
+def test_a_chatty_servers_stderr_keeps_only_its_end_on_disk():
+    import os
+
+    from jupyter_agent.mcp._connection import STDERR_KEPT, McpConnection, _stderr_file
+
+    connection = McpConnection("chatty", McpServerConfig(command="x"))
+    with _stderr_file() as log:
+        connection._stderr = log
+        log.write("noise\n" * (STDERR_KEPT // 6 + 10) + "the last words\n")
+        log.flush()
+        connection._trim_stderr()
+        log.write("and after\n")
+        log.flush()
+        assert os.fstat(log.fileno()).st_size < 10_000
+        tail = connection._stderr_tail()
+        assert tail.endswith("the last words and after)")
