@@ -9,8 +9,9 @@ starting is bounded by ``startup_timeout``, a call by ``call_timeout``, and a St
 cancels a call at once (the SDK tells the server with ``notifications/cancelled``).
 
 A server that exits or drops its connection is marked lost; the next use starts it
-again. Consecutive failures back off (0, 2, 4 s) and, after :data:`MAX_ATTEMPTS`, the
-server is left failed until someone asks for it again (``%agent mcp``).
+again. Consecutive failures back off (the first retry at once, the next after 2 s) and,
+after :data:`MAX_ATTEMPTS`, the server is left failed until someone asks for it again
+(``%agent mcp``).
 """
 
 from __future__ import annotations
@@ -325,6 +326,7 @@ class McpConnection:
         )
 
     def _stop_task_gently(self) -> None:
+        """Let the serving task wind the connection down (it exits its contexts)."""
         self._session = None
         if self._closing is not None:
             self._closing.set()
@@ -332,6 +334,7 @@ class McpConnection:
     # --- stderr --------------------------------------------------------------------
 
     def _trim_stderr(self) -> None:
+        """Keep only the end of a long stderr on disk (see :data:`STDERR_KEPT`)."""
         f = self._stderr
         if f is None:
             return
@@ -363,7 +366,7 @@ class McpConnection:
 
 
 NO_SDK = (
-    "the mcp package (2.0 or later) is not installed: pip install 'jupyter-in-kernel-agent[mcp]'"
+    "the mcp package (2.3 or later) is not installed: pip install 'jupyter-in-kernel-agent[mcp]'"
 )
 
 

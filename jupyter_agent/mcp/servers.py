@@ -88,12 +88,12 @@ class McpServers:
                 raise outcome
             said = self._noted.get(connection.name)
             if isinstance(outcome, BaseException):
+                # Said by its cause, so that backing off or giving up is no new news.
+                why = connection.error if isinstance(outcome, McpUnavailable) else ""
                 note = (
-                    str(outcome)
-                    if isinstance(outcome, McpUnavailable)
-                    else f"MCP server {connection.name} could not start: {outcome}"
+                    f"MCP server {connection.name} could not start: {why or outcome}. "
+                    "Its tools are not available in this run."
                 )
-                note += ". Its tools are not available in this run."
                 if note != said:
                     notes.append(self._redact(note))
                 self._noted[connection.name] = note

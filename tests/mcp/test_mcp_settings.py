@@ -348,3 +348,25 @@ def test_a_chatty_servers_stderr_keeps_only_its_end_on_disk():
         assert os.fstat(log.fileno()).st_size < 10_000
         tail = connection._stderr_tail()
         assert tail.endswith("the last words and after)")
+
+
+async def test_a_server_that_keeps_failing_backs_off_then_waits_to_be_asked_again():
+    servers = McpServers({"gone": McpServerConfig(command="/nonexistent/mcp-server-xyz")})
+    connection = servers.connections["gone"]
+    first = await servers.start(servers.connections.values())
+    assert len(first) == 1
+    assert "not found" in first[0]
+    assert connection.retry_in() == 0  # the first retry is at once
+    assert await servers.start(servers.connections.values()) == []  # same news: not repeated
+    assert connection.starts == 2
+    assert "in 2 s or later" in connection.describe()
+    assert await servers.start(servers.connections.values()) == []
+    assert connection.starts == 2  # backing off: not tried again yet
+    connection._failed_at -= 10  # as if the back-off had passed
+    await servers.start(servers.connections.values())
+    assert connection.starts == 3
+    assert connection.retry_in() is None
+    assert "gave up after 3 attempts; %agent mcp tries again" in connection.describe()
+    notes = await servers.start_all()  # %agent mcp
+    assert connection.starts == 4
+    assert "not found" in notes[0]
