@@ -25,6 +25,10 @@ class Permission:
     EDIT_NOTEBOOK = "edit_notebook"
     EXECUTE_CODE = "execute_code"
     INSPECT_KERNEL = "inspect_kernel"
+    USE_MCP = "mcp_tools"
+    """Call the tools of MCP servers (they ask by default: a server's tool can do anything)."""
+    READ_MCP = "read_mcp_tools"
+    """Call the MCP tools the user granted as read-only in their settings."""
 
     ALL = frozenset(
         {
@@ -37,9 +41,11 @@ class Permission:
             EDIT_NOTEBOOK,
             EXECUTE_CODE,
             INSPECT_KERNEL,
+            USE_MCP,
+            READ_MCP,
         }
     )
-    READ_ONLY = frozenset({READ_FILES, READ_NOTEBOOK, INSPECT_KERNEL})
+    READ_ONLY = frozenset({READ_FILES, READ_NOTEBOOK, INSPECT_KERNEL, READ_MCP})
 
 
 @dataclass(frozen=True)
@@ -86,6 +92,10 @@ class ToolCall:
     permissions: frozenset[str] = field(default_factory=frozenset)
     paths: tuple[str, ...] = ()
     """Paths the call touches, relative to the workspace (for path rules)."""
+    server: str | None = None
+    """The MCP server whose tool this is (None: a tool of this process)."""
+    server_tool: str | None = None
+    """The tool's name on that server (before it became ``mcp__SERVER__TOOL``)."""
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ understand always asks. Prefixes match whole words: ``git status`` does not matc
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import posixpath
 import re
@@ -194,6 +195,26 @@ class Regex(_Matcher):
         return f"/{self.pattern}/" + (f" in {self.field}" if self.field else "")
 
 
+class McpServer(_Matcher):
+    """Tools of MCP servers, by server and tool name as the server gives them (shell-style
+    patterns: ``{kind = "mcp", server = "github", tool = "search_*"}``)."""
+
+    kind: Literal["mcp"] = "mcp"
+    server: str = "*"
+    tool: str = "*"
+
+    def matches(self, call: ToolCall) -> bool:
+        if call.server is None or call.server_tool is None:
+            return False
+        return fnmatch.fnmatchcase(call.server, self.server) and fnmatch.fnmatchcase(
+            call.server_tool, self.tool
+        )
+
+    def describe(self) -> str:
+        servers = "every MCP server" if self.server == "*" else f"MCP server {self.server}"
+        return f"tools of {servers}" if self.tool == "*" else f"{servers}: tool {self.tool}"
+
+
 class Everything(_Matcher):
     kind: Literal["all"] = "all"
 
@@ -226,6 +247,7 @@ Matcher = Annotated[
     | CommandPrefix
     | PathGlob
     | Regex
+    | McpServer
     | Everything
     | Custom,
     Discriminator("kind"),
@@ -433,8 +455,9 @@ class Rules:
     @classmethod
     def defaults(cls) -> Rules:
         """Reading allowed; notebook edits allowed (they are undoable); file writes allowed
-        (the sandbox keeps them inside the workspace); deletes, shell commands and running
-        code in the kernel ask."""
+        (the sandbox keeps them inside the workspace); deletes, shell commands, running
+        code in the kernel and the tools of MCP servers ask (those the user granted as
+        read-only in the server's settings are reading tools, and run)."""
         P = Permission
         return cls(
             [
@@ -474,6 +497,11 @@ class Rules:
                     RequiresPermission(permission=P.EXECUTE_CODE),
                     priority=10,
                     description="running code in the kernel needs your approval",
+                ),
+                Rule.ask(
+                    RequiresPermission(permission=P.USE_MCP),
+                    priority=10,
+                    description="tools of MCP servers need your approval",
                 ),
             ]
         )

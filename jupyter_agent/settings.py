@@ -42,6 +42,14 @@ be able to turn off the sandbox its own commands run in. Example::
     type = "openai-compatible"  # or openai, ollama, anthropic, bedrock, vertex
     base_url = "https://llm.example.com/v1"
     api_key_env = "GATEWAY_KEY" # the variable holding its key (never the key itself)
+
+    [mcpServers.github]  # MCP servers (a workspace's file: only once trusted)
+    command = "github-mcp-server"
+    args = ["stdio"]
+    env = { GITHUB_TOKEN = "…" }
+    read_only_tools = ["search_issues"]   # what the Planner may call (see mcp.config)
+
+In JSON, ``"mcpServers": {"github": {"command": …}}``, as Claude Desktop writes it.
 """
 
 from __future__ import annotations
@@ -55,11 +63,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .atomic import atomic_write_text
 from .commands import SandboxSettings
 from .errors import AgentError, ToolError
+from .mcp.config import McpServerConfig, check_server_names
 from .models import ModelStringError, ProviderConfig, check_alias, parse_model
 from .models._catalog import PROVIDER_TYPES, ProviderType
 from .permissions import BUILTIN_ROLES, Role
@@ -210,7 +219,7 @@ class ProviderTable(BaseModel):
 
 
 class Settings(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
     roles: dict[str, RoleSettings] = Field(default_factory=dict)
     rules: list[Rule] = Field(default_factory=list)
@@ -225,7 +234,14 @@ class Settings(BaseModel):
     """Read from the user's settings, and a workspace's once it is trusted."""
     providers: dict[str, ProviderTable] = Field(default_factory=dict)
     """Read from the user's settings, and a workspace's once it is trusted."""
+    mcp_servers: dict[str, McpServerConfig] = Field(default_factory=dict, alias="mcpServers")
+    """MCP servers by name; a workspace's only apply once the user trusts it."""
     source: Path | None = Field(default=None, exclude=True)
+
+    @field_validator("mcp_servers")
+    @classmethod
+    def _server_names(cls, value: dict[str, McpServerConfig]) -> dict[str, McpServerConfig]:
+        return check_server_names(value)
 
     def make_providers(self) -> dict[str, ProviderConfig]:
         """The ``[providers]`` tables, checked (a name, its kind, its models' strings)."""
@@ -313,6 +329,10 @@ class Settings(BaseModel):
                 *(f"[providers.{n}]" for n in self.providers),
             ]
             left_out.append(f"{', '.join(tables)} (a folder may not choose the model)")
+        if self.mcp_servers:
+            # A cloned repository must not start programs or reach servers by itself.
+            names = ", ".join(sorted(self.mcp_servers))
+            left_out.append(f"mcpServers ({names}): a folder may not start MCP servers")
         kept = self.model_copy(
             update={
                 "models": None,
@@ -324,6 +344,7 @@ class Settings(BaseModel):
                 "context": None
                 if self.context is None
                 else self.context.model_copy(update={"window": None}),
+                "mcp_servers": {},
             }
         )
         kept.source = self.source

@@ -231,6 +231,10 @@ def test_models_and_commands_never_import_agent_tools_or_jupyter() -> None:
     assert _violations({"models", "commands"}, {"agent", "tools", "jupyter"}) == []
 
 
+def test_mcp_never_imports_the_agent_or_jupyter() -> None:
+    assert _violations({"mcp"}, {"agent", "jupyter"}) == []
+
+
 def test_agent_never_imports_jupyter() -> None:
     assert _violations({"agent"}, {"jupyter"}) == []
 
@@ -258,6 +262,7 @@ def main() -> None:
         *_violations({"tools"}, {"agent", "jupyter"}),
         *_violations({"concept"}, {"agent", "tools", "jupyter"}),
         *_violations({"models", "commands"}, {"agent", "tools", "jupyter"}),
+        *_violations({"mcp"}, {"agent", "jupyter"}),
         *_violations({"agent"}, {"jupyter"}),
     ]:
         print("  ", line)

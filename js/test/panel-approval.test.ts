@@ -337,3 +337,42 @@ describe('a tool row', () => {
     );
   });
 });
+
+describe("an MCP server's tool", () => {
+  it('is named by its server and its own name on the approval card', () => {
+    const t = setup();
+    t.apply(
+      request({
+        tool_name: 'mcp__github__search_issues',
+        summary: 'github · search_issues("query": "bug")',
+        input: { query: 'bug' },
+        preview: null
+      })
+    );
+    const [card] = t.find('section.ja-approval');
+    assert.equal(
+      card.querySelector('span.ja-badge')!.textContent,
+      'github · search_issues'
+    );
+    assert.match(
+      card.querySelector('p.ja-approval-summary')!.textContent!,
+      /^github · search_issues/
+    );
+  });
+
+  it('is named by its server on its row when it has no summary', () => {
+    const t = setup();
+    t.apply({
+      kind: 'tool_start',
+      tool_use_id: 'tu9',
+      name: 'mcp__docs__fetch_page',
+      input: {},
+      summary: ''
+    });
+    const [row] = t.find('details.ja-tool');
+    assert.equal(
+      row.querySelector('span.ja-tool-summary')!.textContent,
+      'docs · fetch_page'
+    );
+  });
+});

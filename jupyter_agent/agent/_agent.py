@@ -14,6 +14,7 @@ from ..credentials import stored_secrets
 from ..errors import AgentBusy
 from ..events import Event, PanelAction, RunAction, WarningEvent
 from ..instructions import REMEMBER_HEADER, ProjectInstructions, read_instructions
+from ..mcp import McpServerConfig, McpServers
 from ..messages import STOPPED_NOTE, Message, MessageType, ToolUseBlock, encodable, new_id
 from ..models import Model, ProviderConfig, model_string, resolve_model
 from ..notebook import ChangeLog, NotebookBridge
@@ -197,6 +198,10 @@ class Agent:
             if source is not None and source.secrets.environment:
                 self.secrets.add_source(source.secrets.values)
         self.resources.insert(self.secrets)
+        self.mcp = McpServers(self._mcp_configs(user), self.secrets.redact)
+        """The MCP servers of the settings (started when a run first needs their tools)."""
+        self.secrets.add_source(self.mcp.secrets)
+        self.resources.insert(self.mcp)
         self._sandbox_noted = False
         self._cells_from_settings = cells is None
         self.cells = CellRuns(cells or self._cell_policy(user))
@@ -380,6 +385,24 @@ class Agent:
                 policy = source.cells.over(policy)
         return policy
 
+    def _mcp_configs(self, user: Settings | None) -> dict[str, McpServerConfig]:
+        """The ``mcpServers`` of the user's settings, then the workspace's over them (an
+        untrusted workspace's were left out: see :meth:`Settings.untrusted`)."""
+        configs: dict[str, McpServerConfig] = {}
+        for source in (user, self.settings):
+            if source is not None:
+                configs.update(source.mcp_servers)
+        return configs
+
+    async def connect_tool_servers(self, role: Role | None = None) -> list[str]:
+        """Start the MCP servers ``role`` (default: the agent's) could use and bring their
+        tools into :attr:`tools`; what the user should hear (a server that cannot start).
+        Runs do this before their first model call."""
+        role = role or self._role
+        if not self.mcp:
+            return []
+        return await self.mcp.sync(self.tools, role.permissions)
+
     def _settings_rules(self, user: Settings | None) -> Rules:
         rules = self.settings.make_rules() if self.settings else Rules.defaults()
         if user is not None:
@@ -397,6 +420,7 @@ class Agent:
             self.cells.policy = self._cell_policy(user)
         if self._context_from_settings:
             self.context.policy = self._context_policy(user)
+        self.mcp.configure(self._mcp_configs(user))
         if self._policy_from_settings and isinstance(self.policy, Rules):
             session = [r for r in self.policy if r.scope == "session"]  # "Always allow"s
             self.policy = self._settings_rules(user)
@@ -727,6 +751,7 @@ class Agent:
         child.tools = self.tools.copy()
         child.resources = self.resources
         child.secrets = self.secrets
+        child.mcp = self.mcp  # one set of servers for the family
         child.changes = self.changes
         child.command_sandbox = self.command_sandbox
         child._sandbox_noted = True

@@ -249,6 +249,8 @@ def _call(run: Run, tool: Tool, block: ToolUseBlock, summary: str) -> ToolCall:
         session_id=run.rules_session_id,
         permissions=tool.permissions,
         paths=tuple(_relative(p, run.agent.workspace) for p in tool.paths(block.input)),
+        server=tool.server,
+        server_tool=tool.server_tool,
     )
 
 

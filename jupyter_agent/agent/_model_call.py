@@ -65,6 +65,7 @@ async def call_model(
     Room is made first if the request would come near the context budget; if the API
     still says the prompt is too long, the conversation is compacted and the call tried
     once more."""
+    await run.connect_tool_servers()
     context = run.agent.context
     await context.fit(run)
     try:

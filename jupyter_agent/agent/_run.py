@@ -20,7 +20,15 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..events import Event, RunAction, StateEvent, ToolProgressEvent, TurnStartEvent, UpdateEvent
+from ..events import (
+    Event,
+    RunAction,
+    StateEvent,
+    ToolProgressEvent,
+    TurnStartEvent,
+    UpdateEvent,
+    WarningEvent,
+)
 from ..messages import (
     INTERRUPTED_RESULT,
     ApiTools,
@@ -88,6 +96,7 @@ class Run:
         self.system_prompt = agent.system_prompt(role, self.project_instructions)
         self.tools = agent.tools.allowed(role.permissions)
         self.tool_specs = ApiTools(t.spec() for t in self.tools)
+        self._servers_connected = False
         self.user = UserInteraction(self)
         """The question and the approval waiting for the user, if any."""
         self.parent: Run | None = agent.parent_run
@@ -227,6 +236,21 @@ class Run:
 
     # --- the model and the tools ----------------------------------------------------
 
+    async def connect_tool_servers(self) -> None:
+        """Once per run, before its first model call: start the MCP servers this role
+        could use and offer their tools (a server that cannot start is said, and left out)."""
+        if self._servers_connected:
+            return
+        self._servers_connected = True
+        for note in await self.agent.connect_tool_servers(self.role):
+            self.warn(note)
+        offered = self.agent.tools.allowed(self.role.permissions)
+        if [t.name for t in offered] != [t.name for t in self.tools] or any(
+            a is not b for a, b in zip(offered, self.tools, strict=True)
+        ):
+            self.tools = offered
+            self.tool_specs = ApiTools(t.spec() for t in offered)
+
     async def call_model(
         self,
         *,
@@ -261,6 +285,9 @@ class Run:
 
     def send_update(self, message: str) -> None:
         self.emit(UpdateEvent(message=message))
+
+    def warn(self, message: str) -> None:
+        self.emit(WarningEvent(message=self.agent.secrets.redact(message)))
 
     def tool_progress(self, tool_use_id: str, output: str) -> None:
         self.emit(

@@ -212,6 +212,9 @@ class KernelAgent:
             # Cells the previous agent started still run: wait_for_cell finds them.
             agent.cells = current.cells
             agent.resources.insert(current.cells)
+            # So do the MCP servers it started: one set per kernel, not one per session.
+            agent.mcp = current.mcp
+            agent.resources.insert(current.mcp)
         self.agent = self._equip(agent)
         if self.panel is not None and self.panel.agent is not agent:
             self.panel.bind(agent)

@@ -18,6 +18,7 @@ from ..agent import Agent, RunHandle
 from ..errors import AgentError
 from ..models import Model, ScriptedModel
 from ..render import TextRenderer
+from ._mcp_status import show_mcp
 from ._setup import keyless, model_choices, model_setup, use_api_key
 from .kernel_agent import KernelAgent, in_kernel, kernel_agent, running_cell_id
 
@@ -32,6 +33,7 @@ SUBCOMMANDS = (
     "trust",
     "login",
     "logout",
+    "mcp",
     "help",
 )
 LOOPS = ("tool_use", "roa")
@@ -268,6 +270,8 @@ class AgentMagics(Magics):
                                    session, or saved for your user in
                                    ~/.jupyter_agent/credentials.json (owner-only)
           %agent logout            remove the saved keys
+          %agent mcp               the MCP servers of your settings (mcpServers), their
+                                   state and tools; starts those not running
           %agent help              this text
 
           %%agent [--role planner|actor]
@@ -346,6 +350,9 @@ class AgentMagics(Magics):
             )
             if kernel.panel is not None:
                 kernel.panel.refresh_model()
+            return None
+        if name == "mcp":
+            show_mcp(agent, live=in_kernel(self.shell))
             return None
         if name == "trust":
             newly = agent.trust_workspace()

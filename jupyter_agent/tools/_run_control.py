@@ -75,6 +75,11 @@ class RunControl(Protocol):
         """Show the user a short progress message."""
         ...
 
+    def warn(self, message: str) -> None:
+        """Show the user a warning about something beside the call (a tool server that
+        crashed, say)."""
+        ...
+
     def complete(self, summary: str, message: str | None = None) -> None:
         """End the run after this step with ``summary``; ``message`` says why it ended
         when that differs from the summary."""

@@ -107,6 +107,11 @@ PATH_ARGUMENTS = ("path", "paths", "working_dir", "source", "destination")
 class Tool:
     """A function the model can call, with its schema, category and permissions."""
 
+    server: str | None = None
+    """The MCP server the tool comes from (None: a tool of this process)."""
+    server_tool: str | None = None
+    """Its name on that server (rules match MCP tools by server and this name)."""
+
     def __init__(
         self,
         fn: Callable[..., Any],

@@ -19,7 +19,9 @@ def run_tests(path: str = "tests") -> str:
 
 
 def test_the_planner_is_read_only_and_the_actor_has_everything():
-    assert PLANNER.permissions == {P.READ_FILES, P.READ_NOTEBOOK, P.INSPECT_KERNEL}
+    # READ_MCP: only the MCP tools the user granted read-only in their settings.
+    assert PLANNER.permissions == {P.READ_FILES, P.READ_NOTEBOOK, P.INSPECT_KERNEL, P.READ_MCP}
+    assert P.USE_MCP not in PLANNER.permissions
     assert ACTOR.permissions >= P.ALL
 
 

@@ -30,6 +30,13 @@ function nameOf(text: string): string {
   return line.length > NAME_CHARS ? `${line.slice(0, NAME_CHARS - 1)}…` : line;
 }
 
+/** A tool as a person names it: an MCP server's tool (`mcp__github__search_issues`) as
+ * "github · search_issues"; any other by its name. */
+export function toolLabel(name: string): string {
+  const mcp = /^mcp__(.+?)__(.+)$/.exec(name);
+  return mcp ? `${mcp[1]} · ${mcp[2]}` : name;
+}
+
 /** A cell as a person names it: its place ("cell 7") when known, else its id, short. */
 export function cellName(cellId: string, position?: number | null): string {
   return position ? `cell ${position}` : `cell ${cellId.slice(0, 8)}`;
@@ -173,7 +180,7 @@ export function toolCard(e: {
 }): IToolCard {
   const status = h('span', { class: 'ja-tool-status', text: 'running…' });
   const errorLine = h('span', { class: 'ja-tool-error-line', hidden: true });
-  const summaryText = e.summary || e.name;
+  const summaryText = e.summary || toolLabel(e.name);
   const cells = inputCells(e.input);
   const summarySpan = h(
     'span',
@@ -746,7 +753,7 @@ export function approvalCard(
       'div',
       { class: 'ja-card-head' },
       h('h3', { text: 'Approval needed' }),
-      h('span', { class: 'ja-badge', text: e.tool_name })
+      h('span', { class: 'ja-badge', text: toolLabel(e.tool_name) })
     ),
     h('p', { class: 'ja-approval-summary' }, withCellLinks(e.summary, cells)),
     e.preview ? previewSection(e.preview) : null,

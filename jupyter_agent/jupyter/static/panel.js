@@ -31,9 +31,9 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
   mod
 ));
 
-// node_modules/highlight.js/lib/core.js
+// ../../../work/main/js/node_modules/highlight.js/lib/core.js
 var require_core = __commonJS({
-  "node_modules/highlight.js/lib/core.js"(exports, module) {
+  "../../../work/main/js/node_modules/highlight.js/lib/core.js"(exports, module) {
     function deepFreeze(obj) {
       if (obj instanceof Map) {
         obj.clear = obj.delete = obj.set = function() {
@@ -1619,11 +1619,11 @@ function pretty(value) {
   }
 }
 
-// node_modules/highlight.js/es/core.js
+// ../../../work/main/js/node_modules/highlight.js/es/core.js
 var import_core = __toESM(require_core(), 1);
 var core_default = import_core.default;
 
-// node_modules/highlight.js/es/languages/bash.js
+// ../../../work/main/js/node_modules/highlight.js/es/languages/bash.js
 function bash(hljs) {
   const regex = hljs.regex;
   const VAR = {};
@@ -2017,7 +2017,7 @@ function bash(hljs) {
   };
 }
 
-// node_modules/highlight.js/es/languages/python.js
+// ../../../work/main/js/node_modules/highlight.js/es/languages/python.js
 function python(hljs) {
   const regex = hljs.regex;
   const IDENT_RE = /[\p{XID_Start}_]\p{XID_Continue}*/u;
@@ -2513,6 +2513,10 @@ function nameOf(text) {
   const line = text.replace(/\s+/g, " ").trim();
   return line.length > NAME_CHARS ? `${line.slice(0, NAME_CHARS - 1)}…` : line;
 }
+function toolLabel(name) {
+  const mcp = /^mcp__(.+?)__(.+)$/.exec(name);
+  return mcp ? `${mcp[1]} · ${mcp[2]}` : name;
+}
 function cellName(cellId, position) {
   return position ? `cell ${position}` : `cell ${cellId.slice(0, 8)}`;
 }
@@ -2605,7 +2609,7 @@ function startTicker(card, status) {
 function toolCard(e) {
   const status = h("span", { class: "ja-tool-status", text: "running…" });
   const errorLine = h("span", { class: "ja-tool-error-line", hidden: true });
-  const summaryText = e.summary || e.name;
+  const summaryText = e.summary || toolLabel(e.name);
   const cells = inputCells(e.input);
   const summarySpan = h(
     "span",
@@ -3061,7 +3065,7 @@ function approvalCard(e, decide) {
       "div",
       { class: "ja-card-head" },
       h("h3", { text: "Approval needed" }),
-      h("span", { class: "ja-badge", text: e.tool_name })
+      h("span", { class: "ja-badge", text: toolLabel(e.tool_name) })
     ),
     h("p", { class: "ja-approval-summary" }, withCellLinks(e.summary, cells)),
     e.preview ? previewSection(e.preview) : null,

@@ -1,0 +1,448 @@
+"""One MCP server: started on first use, watched, restarted after a crash, closed.
+
+The SDK's transports and session are anyio context managers, which must be entered and
+exited by the same task. So each server has one long-lived task (:meth:`_serve`) that
+enters them, initializes, lists the tools, and then waits until the connection is lost
+or closed; tool calls from the agent's runs go through the session it holds. Everything
+runs on the event loop it is started from (the kernel's) and nothing waits unbounded:
+starting is bounded by ``startup_timeout``, a call by ``call_timeout``, and a Stop
+cancels a call at once (the SDK tells the server with ``notifications/cancelled``).
+
+A server that exits or drops its connection is marked lost; the next use starts it
+again. Consecutive failures back off (the first retry at once, the next after 2 s) and,
+after :data:`MAX_ATTEMPTS`, the server is left failed until someone asks for it again
+(``%agent mcp``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from .config import McpServerConfig
+
+log = logging.getLogger(__name__)
+
+MAX_ATTEMPTS = 3
+"""Consecutive failures to start (or crashes) after which a server is not restarted."""
+MAX_TOOLS = 500
+"""Tools taken from one server (a listing that pages on and on is cut here)."""
+MAX_PAGES = 20
+STDERR_TAIL = 1500
+"""Characters of a server's stderr quoted when it fails."""
+STDERR_KEPT = 1_000_000
+"""Bytes of a server's stderr kept on disk (a chatty server runs for days): beyond, only
+its end is kept."""
+CLOSE_TIMEOUT = 10.0
+"""Seconds closing a server may take (the SDK stops a stdio program within about 4 s)."""
+
+State = Literal["not started", "starting", "running", "failed", "disabled", "closed"]
+ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]
+"""(progress, total, message) of a long call, as the server reports it."""
+
+
+class McpUnavailable(Exception):
+    """The server cannot be used now; the message says why (and what happens next)."""
+
+
+class McpLost(Exception):
+    """The connection broke during a call (the program exited, the HTTP connection failed)."""
+
+
+@dataclass(frozen=True)
+class ServerTool:
+    """A tool as a server lists it (the wire fields we use)."""
+
+    name: str
+    description: str
+    input_schema: Any
+    annotations: dict[str, Any]
+
+
+class McpConnection:
+    """One configured server and its session (loop thread only)."""
+
+    def __init__(
+        self, name: str, config: McpServerConfig, redact: Callable[[str], str] = str
+    ) -> None:
+        self.name = name
+        self.config = config
+        self._redact = redact
+        self.state: State = "not started" if config.enabled else "disabled"
+        self.error = ""
+        """Why it failed or was lost, in words (secrets hidden)."""
+        self.tools: list[ServerTool] = []
+        """Its tools at the last successful listing."""
+        self.server_info = ""
+        self.failures = 0
+        """Consecutive failures (reset by a successful start)."""
+        self.starts = 0
+        self._failed_at = 0.0
+        self._session: Any = None
+        self._task: asyncio.Task[None] | None = None
+        self._ready: asyncio.Future[None] | None = None
+        self._closing: asyncio.Event | None = None
+        self._stderr: Any = None
+
+    def __repr__(self) -> str:
+        return f"<McpConnection {self.name} {self.state}>"
+
+    # --- state ---------------------------------------------------------------------
+
+    def retry_in(self) -> float | None:
+        """Seconds until the next start may be tried (0: now); None: it will not be."""
+        if self.state in ("disabled", "closed"):
+            return None
+        if self.failures >= MAX_ATTEMPTS:
+            return None
+        wait = 0.0 if self.failures <= 1 else 2.0 ** (self.failures - 1)
+        return max(0.0, self._failed_at + wait - time.monotonic())
+
+    def describe(self) -> str:
+        """Its state in a few words, as ``%agent mcp`` shows it."""
+        if self.state == "failed":
+            retry = self.retry_in()
+            if retry is None:
+                then = f"gave up after {self.failures} attempts; %agent mcp tries again"
+            elif retry > 0:
+                then = f"restarting at next use (in {retry:.0f} s or later)"
+            else:
+                then = "restarting at next use"
+            return f"failed: {self.error} ({then})"
+        return self.state
+
+    def reset(self) -> None:
+        """Forget past failures: the next use tries again at once."""
+        self.failures = 0
+        self._failed_at = 0.0
+
+    def _fail(self, why: str) -> None:
+        self.failures += 1
+        self._failed_at = time.monotonic()
+        self.error = self._redact(why)
+        self.state = "failed"
+
+    # --- starting and stopping ---------------------------------------------------------
+
+    async def ensure(self) -> None:
+        """Start the server if it is not running (bounded); raise :class:`McpUnavailable`
+        saying why when it cannot be used."""
+        if self.state == "running" and self._session is not None:
+            return
+        if self.state == "disabled":
+            raise McpUnavailable(f"MCP server {self.name} is disabled in the settings")
+        if self.state == "closed":
+            raise McpUnavailable(f"MCP server {self.name} was shut down")
+        if self.state != "starting":
+            retry = self.retry_in()
+            if retry is None or retry > 0:
+                raise McpUnavailable(f"MCP server {self.name} is not running: {self.describe()}")
+            self._launch()
+        assert self._ready is not None
+        # Shielded: a Stop of the run that waits must not cut a start another run awaits
+        # (the start is bounded by its own timer, see _launch).
+        with contextlib.suppress(Exception):  # _serve or the timer recorded why
+            await asyncio.shield(self._ready)
+        if self.state != "running":
+            raise McpUnavailable(f"MCP server {self.name} could not start: {self.error}")
+
+    def _launch(self) -> None:
+        self.state = "starting"
+        self.starts += 1
+        loop = asyncio.get_running_loop()
+        self._ready = loop.create_future()
+        # Whoever waits sees the outcome; nobody may be left waiting, so mark it read.
+        self._ready.add_done_callback(lambda f: f.cancelled() or f.exception())
+        self._closing = asyncio.Event()
+        self._task = loop.create_task(self._serve(), name=f"jupyter_agent-mcp-{self.name}")
+        # The start's bound belongs to the start, not to whoever waits for it: a run
+        # stopped while waiting leaves no server starting for ever.
+        timer = loop.call_later(self.config.startup_timeout, self._start_timed_out, self._task)
+        self._ready.add_done_callback(lambda _: timer.cancel())
+
+    def _start_timed_out(self, task: asyncio.Task[None]) -> None:
+        if self._task is task and self.state == "starting":
+            self._fail(f"no answer within {self.config.startup_timeout:g} s{self._stderr_tail()}")
+            task.cancel()
+
+    async def _serve(self) -> None:
+        """Own the transport and the session for as long as the connection lives (a start
+        that takes too long is cancelled by the timer :meth:`_launch` sets)."""
+        assert self._ready is not None
+        assert self._closing is not None
+        ready, closing, me = self._ready, self._closing, asyncio.current_task()
+        session: Any = None
+        try:
+            import anyio
+            from mcp import ClientSession
+        except ImportError:
+            self._fail(NO_SDK)
+            ready.set_exception(McpUnavailable(self.error))
+            return
+        lost = asyncio.Event()
+        errlog = None
+        if self.config.transport == "stdio":
+            errlog = self._stderr = _stderr_file()
+        try:
+            async with contextlib.AsyncExitStack() as stack:
+                read, write = await stack.enter_async_context(self._transport(errlog))
+                # Our own hop between the transport and the session: its end is how we
+                # learn that the program exited while idle.
+                forward, received = anyio.create_memory_object_stream[Any](0)
+                relays = await stack.enter_async_context(anyio.create_task_group())
+                stack.callback(relays.cancel_scope.cancel)
+                relays.start_soon(_relay, read, forward, lost)
+                session = await stack.enter_async_context(ClientSession(received, write))
+                initialized = await session.initialize()
+                self.server_info = _server_info(initialized)
+                self.tools = await _list_tools(session)
+                self._session = session
+                self.state = "running"
+                self.failures = 0
+                ready.set_result(None)
+                waits = [asyncio.ensure_future(e.wait()) for e in (closing, lost)]
+                try:
+                    await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    for w in waits:
+                        w.cancel()
+                if lost.is_set() and not closing.is_set() and self._task is me:
+                    self._session = None
+                    self._fail(f"the server exited or closed the connection{self._stderr_tail()}")
+        except asyncio.CancelledError:
+            if not ready.done():
+                ready.set_exception(McpUnavailable("cancelled"))
+            raise
+        except BaseException as exc:  # anyio's task groups wrap what failed
+            # A restart may have begun while this one wound down: its state is not ours.
+            if self._task is me and self.state in ("starting", "running"):
+                self._fail(f"{_explain(exc)}{self._stderr_tail()}")
+            if not ready.done():
+                ready.set_exception(McpUnavailable(self.error))
+            log.debug("MCP server %s ended", self.name, exc_info=True)
+        finally:
+            if self._session is session:
+                self._session = None
+            if errlog is not None:
+                if self._stderr is errlog:
+                    self._stderr = None
+                with contextlib.suppress(OSError):
+                    errlog.close()
+
+    @contextlib.asynccontextmanager
+    async def _transport(self, errlog: Any) -> AsyncIterator[tuple[Any, Any]]:
+        config = self.config
+        if config.transport == "stdio":
+            from mcp import StdioServerParameters, stdio_client
+
+            assert config.command is not None
+            params = StdioServerParameters(
+                command=config.command,
+                args=config.args,
+                env=config.env or None,
+                cwd=config.cwd,
+            )
+            async with stdio_client(params, errlog=errlog) as streams:
+                yield streams[0], streams[1]
+            return
+        try:
+            from mcp.client.streamable_http import streamable_http_client
+            from mcp.shared._httpx_utils import create_mcp_http_client
+        except ImportError:
+            raise McpUnavailable(NO_SDK) from None
+        assert config.url is not None
+        async with (
+            create_mcp_http_client(headers=config.headers or None) as client,
+            streamable_http_client(config.url, http_client=client) as streams,
+        ):
+            yield streams[0], streams[1]
+
+    async def close(self) -> None:
+        """Shut the server down (a stdio program is stopped, an HTTP session ended)."""
+        starting = self.state == "starting"
+        self.state = "closed"
+        self._session = None
+        task = self._task
+        if task is None or task.done():
+            return
+        if self._closing is not None:
+            self._closing.set()
+        if starting:
+            task.cancel()  # it waits on the server: nothing to wind down gently
+        with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError, Exception):
+            await asyncio.wait_for(asyncio.shield(task), CLOSE_TIMEOUT)
+        if not task.done():
+            task.cancel()
+
+    # --- calls ---------------------------------------------------------------------
+
+    async def call(
+        self, tool: str, arguments: dict[str, Any], progress: ProgressFn | None = None
+    ) -> dict[str, Any]:
+        """Call ``tool``; its result as the wire's JSON (``content``, ``isError``…).
+
+        Raises :class:`McpUnavailable` (it cannot start), :class:`McpLost` (the
+        connection broke: it restarts at next use), ``TimeoutError``; a cancellation
+        (Stop) cancels the request on the server too. ``progress`` hears the server's
+        progress notifications."""
+        await self.ensure()
+        self._trim_stderr()
+        session = self._session
+        import anyio
+        from mcp import MCPError
+
+        try:
+            with anyio.fail_after(self.config.call_timeout):
+                result = await session.call_tool(tool, arguments, progress_callback=progress)
+        except TimeoutError:
+            raise  # an OSError, but no lost connection: the server is only slow
+        except MCPError as exc:
+            if _connection_closed(exc):
+                raise self._lost() from None
+            raise
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError) as exc:
+            raise self._lost(f": {exc}" if str(exc) else "") from None
+        dumped: dict[str, Any] = result.model_dump(mode="json", by_alias=True, exclude_none=True)
+        return dumped
+
+    def _lost(self, detail: str = "") -> McpLost:
+        """Mark the connection lost (the serving task winds it down); the error to raise."""
+        if self.state == "closed":
+            return McpLost(f"MCP server {self.name} was shut down during the call.")
+        if self.state == "running":
+            self._stop_task_gently()
+            self._fail(f"the connection was lost during a call{detail}{self._stderr_tail()}")
+        return McpLost(
+            f"MCP server {self.name} stopped answering: {self.error}. It is started again "
+            "at its next use."
+        )
+
+    def _stop_task_gently(self) -> None:
+        """Let the serving task wind the connection down (it exits its contexts)."""
+        self._session = None
+        if self._closing is not None:
+            self._closing.set()
+
+    # --- stderr --------------------------------------------------------------------
+
+    def _trim_stderr(self) -> None:
+        """Keep only the end of a long stderr on disk (see :data:`STDERR_KEPT`)."""
+        f = self._stderr
+        if f is None:
+            return
+        try:
+            fd = f.fileno()
+            size = os.fstat(fd).st_size
+            if size <= STDERR_KEPT:
+                return
+            end = os.pread(fd, 4 * STDERR_TAIL, size - 4 * STDERR_TAIL)
+            os.ftruncate(fd, 0)
+            os.write(fd, end)
+        except (OSError, ValueError):
+            pass
+
+    def _stderr_tail(self) -> str:
+        """The end of what a stdio program wrote to stderr, as `` (stderr: …)``."""
+        f = self._stderr
+        if f is None:
+            return ""
+        try:
+            fd = f.fileno()
+            size = os.fstat(fd).st_size
+            # pread: the program shares the file offset, which must not move under it.
+            raw = os.pread(fd, STDERR_TAIL, max(0, size - STDERR_TAIL))
+        except (OSError, ValueError):
+            return ""
+        text = " ".join(raw.decode("utf-8", "replace").split())
+        return f" (stderr: {text})" if text else ""
+
+
+NO_SDK = (
+    "the mcp package (2.3 or later) is not installed: pip install 'jupyter-in-kernel-agent[mcp]'"
+)
+
+
+def _stderr_file() -> Any:
+    """A temporary file for a program's stderr (closed by _serve, once the program is
+    gone), where every write lands at the end, even after :meth:`_trim_stderr`."""
+    f = tempfile.TemporaryFile(mode="a+", encoding="utf-8", errors="replace")  # noqa: SIM115
+    if sys.platform != "win32":
+        import fcntl
+
+        # Python's "a" on an open descriptor only seeks; the program shares the file.
+        flags = fcntl.fcntl(f.fileno(), fcntl.F_GETFL)
+        fcntl.fcntl(f.fileno(), fcntl.F_SETFL, flags | os.O_APPEND)
+    return f
+
+
+async def _relay(source: Any, forward: Any, lost: asyncio.Event) -> None:
+    """Pass the transport's messages on to the session; at their end, the connection is lost."""
+    try:
+        async with forward:
+            async for item in source:
+                await forward.send(item)
+    except Exception:
+        log.debug("MCP relay ended", exc_info=True)
+    finally:
+        lost.set()
+
+
+async def _list_tools(session: Any) -> list[ServerTool]:
+    from mcp.types import PaginatedRequestParams
+
+    tools: list[ServerTool] = []
+    cursor: str | None = None
+    for _ in range(MAX_PAGES):
+        params = PaginatedRequestParams(cursor=cursor) if cursor else None
+        listed = await session.list_tools(params=params)
+        for t in listed.tools:
+            wire = t.model_dump(mode="json", by_alias=True, exclude_none=True)
+            tools.append(
+                ServerTool(
+                    name=str(wire.get("name", "")),
+                    description=str(wire.get("description") or wire.get("title") or ""),
+                    input_schema=wire.get("inputSchema"),
+                    annotations=dict(wire.get("annotations") or {}),
+                )
+            )
+        cursor = listed.next_cursor
+        if not cursor or len(tools) >= MAX_TOOLS:
+            break
+    return tools[:MAX_TOOLS]
+
+
+def _server_info(initialized: Any) -> str:
+    info = getattr(initialized, "server_info", None) or getattr(initialized, "serverInfo", None)
+    if info is None:
+        return ""
+    return f"{getattr(info, 'name', '')} {getattr(info, 'version', '')}".strip()
+
+
+def _connection_closed(exc: Exception) -> bool:
+    from mcp.types import CONNECTION_CLOSED
+
+    error = getattr(exc, "error", None)
+    code = getattr(error, "code", None)
+    return bool(code == CONNECTION_CLOSED)
+
+
+def _explain(exc: BaseException) -> str:
+    """What went wrong, in one line, from whatever an anyio group raised."""
+    while getattr(exc, "exceptions", None):
+        exc = exc.exceptions[0]  # type: ignore[attr-defined]  # an exception group
+    if isinstance(exc, FileNotFoundError):
+        return f"the program was not found ({exc.filename or exc})"
+    if isinstance(exc, McpUnavailable):
+        return str(exc)
+    text = str(exc) or type(exc).__name__
+    if "Connection closed" in text:
+        return "the program exited before it answered"
+    return f"{type(exc).__name__}: {text}"

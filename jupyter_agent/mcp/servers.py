@@ -1,0 +1,232 @@
+"""The MCP servers of one agent family, and their tools in its registry.
+
+One :class:`McpServers` serves an agent and its subagents (they share the agent's
+resources), so a server is started once however many runs use it. Servers start lazily:
+when a run first needs its tool list (:meth:`McpServers.sync`), only those the run's
+role could use, or when ``%agent mcp`` asks (:meth:`start_all`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+
+from ..permissions import Permission
+from ..tools import ToolRegistry
+from ._connection import McpConnection, McpUnavailable, ServerTool
+from ._tool import McpTool, input_schema, tool_name
+from .config import McpServerConfig
+
+
+@dataclass(frozen=True)
+class ServerStatus:
+    """One server as ``%agent mcp`` shows it."""
+
+    name: str
+    where: str
+    """The program and its arguments, or the URL (secrets hidden)."""
+    state: str
+    """not started, starting, running, failed: why (and what happens next), disabled, closed."""
+    tools: list[tuple[str, str, bool]] = field(default_factory=list)
+    """(our name, the server's name, granted read-only) of each tool offered."""
+    server_info: str = ""
+
+
+class McpServers:
+    """Configured servers by name, their connections, and the tools made of them."""
+
+    def __init__(
+        self, configs: Mapping[str, McpServerConfig], redact: Callable[[str], str] = str
+    ) -> None:
+        self._redact = redact
+        self.connections = {name: McpConnection(name, c, redact) for name, c in configs.items()}
+        self._names: dict[tuple[str, str], str] = {}
+        """(server, server's tool name) → our tool name, fixed once given."""
+        self._tools: dict[str, McpTool] = {}
+        self._noted: dict[str, str] = {}
+        """What was last said about each server, so a run repeats no old news."""
+
+    def configure(self, configs: Mapping[str, McpServerConfig]) -> None:
+        """Add the servers of ``configs`` not known yet (the workspace was just trusted);
+        those known keep running as they are."""
+        for name, config in configs.items():
+            if name not in self.connections:
+                self.connections[name] = McpConnection(name, config, self._redact)
+
+    def __bool__(self) -> bool:
+        return bool(self.connections)
+
+    def secrets(self) -> dict[str, str]:
+        """The servers' secret values (environment and header values), for redaction."""
+        found: dict[str, str] = {}
+        for name, connection in self.connections.items():
+            found.update(connection.config.secrets(name))
+        return found
+
+    def usable_by(self, permissions: frozenset[str]) -> list[McpConnection]:
+        """The enabled servers a role with ``permissions`` could call a tool of."""
+        every = Permission.USE_MCP in permissions
+        granted = Permission.READ_MCP in permissions
+        return [
+            c
+            for c in self.connections.values()
+            if c.config.enabled and (every or (granted and c.config.grants_any))
+        ]
+
+    # --- starting ------------------------------------------------------------------
+
+    async def start(self, connections: Iterable[McpConnection]) -> list[str]:
+        """Start these servers side by side (each bounded by its startup timeout);
+        what the user should hear about those that cannot be used."""
+        connections = list(connections)
+        was_lost = {c.name: c.error for c in connections if c.state == "failed" and c.starts}
+        outcomes = await asyncio.gather(*(c.ensure() for c in connections), return_exceptions=True)
+        notes: list[str] = []
+        for connection, outcome in zip(connections, outcomes, strict=True):
+            if isinstance(outcome, asyncio.CancelledError):
+                raise outcome
+            said = self._noted.get(connection.name)
+            if isinstance(outcome, BaseException):
+                # Said by its cause, so that backing off or giving up is no new news.
+                why = connection.error if isinstance(outcome, McpUnavailable) else ""
+                note = (
+                    f"MCP server {connection.name} could not start: {why or outcome}. "
+                    "Its tools are not available in this run."
+                )
+                if note != said:
+                    notes.append(self._redact(note))
+                self._noted[connection.name] = note
+            else:
+                if connection.name in was_lost and said is None:
+                    # It stopped between runs: say so, as a crash during a call is said.
+                    notes.append(
+                        self._redact(
+                            f"MCP server {connection.name} had stopped "
+                            f"({was_lost[connection.name]}); it was started again."
+                        )
+                    )
+                self._noted.pop(connection.name, None)
+        return notes
+
+    async def start_all(self) -> list[str]:
+        """``%agent mcp``: start every enabled server, giving those that gave up another go."""
+        for connection in self.connections.values():
+            if connection.state == "failed":
+                connection.reset()
+        self._noted.clear()
+        return await self.start(c for c in self.connections.values() if c.config.enabled)
+
+    async def close(self) -> None:
+        """Shut every server down (the kernel is going away, or the agent is closed)."""
+        await asyncio.gather(*(c.close() for c in self.connections.values()))
+
+    # --- tools ---------------------------------------------------------------------
+
+    async def sync(self, registry: ToolRegistry, permissions: frozenset[str]) -> list[str]:
+        """Start the servers a role with ``permissions`` could use, and bring their tools
+        into ``registry`` (added, updated, and those gone removed). Returns what the user
+        should hear (a server that cannot start, a tool left out)."""
+        notes = await self.start(self.usable_by(permissions))
+        notes.extend(self.update(registry))
+        return notes
+
+    def update(self, registry: ToolRegistry) -> list[str]:
+        """Bring the tools of the servers that listed some into ``registry``."""
+        notes: list[str] = []
+        current: dict[str, McpTool] = {}
+        for connection in self.connections.values():
+            for listed in connection.tools:
+                made, note = self._tool(connection, listed, registry)
+                if made is not None:
+                    current[made.name] = made
+                if note and self._noted.get(f"{connection.name}\0{listed.name}") != note:
+                    self._noted[f"{connection.name}\0{listed.name}"] = note
+                    notes.append(self._redact(note))
+        for name, old in self._tools.items():
+            if name not in current and registry.get(name) is old:
+                registry.unregister(name)
+        for name, made in current.items():
+            existing = registry.get(name)
+            if existing is None or isinstance(existing, McpTool):
+                registry.register(made, replace=True)
+        self._tools = current
+        return notes
+
+    def _tool(
+        self, connection: McpConnection, listed: ServerTool, registry: ToolRegistry
+    ) -> tuple[McpTool | None, str | None]:
+        server = connection.name
+        schema = input_schema(listed.input_schema)
+        if schema is None:
+            return None, (
+                f"MCP server {server}: tool {listed.name!r} left out: its input schema is "
+                "not a JSON object schema"
+            )
+        if not listed.name:
+            return None, f"MCP server {server}: a tool without a name was left out"
+        key = (server, listed.name)
+        name = self._names.get(key)
+        if name is None:
+            # Not a name another tool holds: a built-in, one of yours, another server's.
+            ours = set(self._names.values())
+            taken = {t.name for t in registry if not isinstance(t, McpTool)} | ours
+            name = self._names[key] = tool_name(server, listed.name, taken)
+        existing = registry.get(name)
+        if existing is not None and not isinstance(existing, McpTool):
+            return None, f"MCP server {server}: tool {listed.name!r} left out: {name} is taken"
+        made = McpTool(
+            connection,
+            listed,
+            name=name,
+            schema=schema,
+            read_only=connection.config.grants_read_only(listed.name),
+            redact=self._redact,
+        )
+        return made, None
+
+    # --- what %agent mcp shows ------------------------------------------------------------
+
+    def status(self) -> list[ServerStatus]:
+        shown = []
+        for name, connection in self.connections.items():
+            config = connection.config
+            where = (
+                " ".join([config.command or "", *config.args])
+                if config.transport == "stdio"
+                else config.url or ""
+            )
+            tools = [
+                (self._names.get((name, t.name), "(left out)"), t.name, grants(t.name))
+                for t in connection.tools
+                for grants in [config.grants_read_only]
+            ]
+            shown.append(
+                ServerStatus(
+                    name=name,
+                    where=self._redact(where),
+                    state=connection.describe(),
+                    tools=tools,
+                    server_info=connection.server_info,
+                )
+            )
+        return shown
+
+
+def render_status(statuses: list[ServerStatus]) -> str:
+    """``%agent mcp``'s text: each server, its state, and its tools."""
+    if not statuses:
+        return (
+            "No MCP servers are configured. Add them to ~/.jupyter_agent/settings.toml, e.g.\n\n"
+            '[mcpServers.github]\ncommand = "github-mcp-server"\nargs = ["stdio"]\n'
+        )
+    lines = []
+    for s in statuses:
+        info = f", {s.server_info}" if s.server_info else ""
+        lines.append(f"{s.name}: {s.state}{info}\n  {s.where}")
+        for ours, theirs, read_only in s.tools:
+            grant = " (read-only: the Planner may use it)" if read_only else ""
+            lines.append(f"  - {theirs} as {ours}{grant}")
+        if not s.tools and s.state == "running":
+            lines.append("  (no tools)")
+    return "\n".join(lines)

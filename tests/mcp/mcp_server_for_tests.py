@@ -1,0 +1,147 @@
+"""A small MCP server for the tests, written with the mcp SDK: over stdio by default,
+over streamable HTTP with ``--http PORT``.
+
+Its tools: ``echo`` (text), ``add`` (structured content), ``picture`` (an image),
+``count`` (reports progress), ``fail`` (an ``isError`` result), ``leak`` (prints an environment variable's value),
+``huge`` (a very long text), ``hang`` (never answers), ``freeze`` (blocks the whole
+server), ``crash`` (kills the process),
+``link`` (a resource link and an embedded resource). ``--silent`` never answers
+initialize.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import os
+import sys
+import time
+
+try:  # mcp 2.x
+    from mcp.server.mcpserver import Context
+    from mcp.server.mcpserver import MCPServer as Server
+except ImportError:  # mcp 1.x
+    from mcp.server.fastmcp import Context  # type: ignore[no-redef]
+    from mcp.server.fastmcp import FastMCP as Server  # type: ignore[no-redef]
+
+from mcp.types import (
+    CallToolResult,
+    EmbeddedResource,
+    ImageContent,
+    ResourceLink,
+    TextContent,
+    TextResourceContents,
+)
+
+server = Server("test-server")
+
+
+@server.tool()
+def echo(text: str) -> str:
+    """Say the text back."""
+    return f"echo: {text}"
+
+
+@server.tool()
+def add(a: int, b: int) -> dict[str, int]:
+    """Add two numbers."""
+    return {"sum": a + b}
+
+
+@server.tool()
+def picture() -> CallToolResult:
+    """A small red square."""
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("RGB", (40, 30), "red").save(out, format="PNG")
+    data = base64.b64encode(out.getvalue()).decode()
+    return CallToolResult(
+        content=[
+            TextContent(type="text", text="a red square"),
+            ImageContent(type="image", data=data, mime_type="image/png"),
+        ]
+    )
+
+
+@server.tool()
+async def count(ctx: Context) -> str:
+    """Count to three, reporting progress."""
+    for step in range(1, 4):
+        await ctx.report_progress(step, 3, f"step {step}")
+    return "counted"
+
+
+@server.tool()
+def fail() -> CallToolResult:
+    """Report an error."""
+    return CallToolResult(content=[TextContent(type="text", text="no such issue")], is_error=True)
+
+
+@server.tool()
+def leak(name: str) -> str:
+    """Print an environment variable's value."""
+    return f"the value is {os.environ.get(name, '(unset)')}"
+
+
+@server.tool()
+def huge() -> str:
+    """A very long text."""
+    return "x" * 200_000
+
+
+@server.tool()
+async def hang() -> str:
+    """Never answers."""
+    import anyio
+
+    try:
+        await anyio.sleep(3600)
+    except anyio.get_cancelled_exc_class():
+        sys.stderr.write("hang was cancelled\n")  # the client's notifications/cancelled
+        sys.stderr.flush()
+        raise
+    return "never"
+
+
+@server.tool()
+async def freeze() -> str:
+    """Block the server's own event loop: it reads nothing more, answers nothing."""
+    time.sleep(3600)  # noqa: ASYNC251 - blocking the loop is the point
+    return "never"
+
+
+@server.tool()
+def crash() -> str:
+    """Kill the server process."""
+    sys.stderr.write("about to crash on purpose\n")
+    sys.stderr.flush()
+    os._exit(3)
+
+
+@server.tool()
+def link() -> CallToolResult:
+    """A resource link and an embedded resource."""
+    return CallToolResult(
+        content=[
+            ResourceLink(type="resource_link", uri="file:///data/report.csv", name="report"),
+            EmbeddedResource(
+                type="resource",
+                resource=TextResourceContents(uri="memo://note", text="the memo text"),
+            ),
+        ]
+    )
+
+
+if __name__ == "__main__":
+    if "--silent" in sys.argv:
+        sys.stdin.read()  # reads, never answers; exits when its stdin closes
+        time.sleep(0.1)
+        sys.exit(0)
+    if "--http" in sys.argv:
+        port = int(sys.argv[sys.argv.index("--http") + 1])
+        import uvicorn
+
+        uvicorn.run(server.streamable_http_app(), host="127.0.0.1", port=port, log_level="error")
+    else:
+        server.run()

@@ -1,0 +1,82 @@
+"""``%agent mcp`` in a real kernel: it returns at once, starts the servers in the
+background, updates its listing in place; the servers go away with the kernel."""
+
+from __future__ import annotations
+
+import os
+import queue
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+from helpers import live_processes
+from jupyter_client.manager import KernelManager
+
+pytestmark = pytest.mark.timeout(90)
+
+SERVER = str(Path(__file__).with_name("mcp_server_for_tests.py"))
+
+
+def _messages(client: Any, until: float) -> list[dict[str, Any]]:
+    """iopub messages until the first display update (or ``until``)."""
+    seen = []
+    while time.monotonic() < until:
+        try:
+            seen.append(client.get_iopub_msg(timeout=0.2))
+        except queue.Empty:
+            continue
+        if seen[-1]["msg_type"] == "update_display_data":
+            break
+    return seen
+
+
+def test_agent_mcp_lists_starts_and_updates_in_place(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / ".jupyter_agent").mkdir(parents=True)
+    (home / ".jupyter_agent" / "settings.toml").write_text(
+        f'[mcpServers.srv]\ncommand = "{sys.executable}"\nargs = ["{SERVER}"]\n'
+        'read_only_tools = ["echo"]\n'
+    )
+    notebook = tmp_path / "analysis.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(), notebook)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    env.update(HOME=str(home), JPY_SESSION_NAME=str(notebook))
+    env["ANTHROPIC_BASE_URL"] = "http://127.0.0.1:9"  # never a real API
+    manager = KernelManager(kernel_name="python3")
+    manager.start_kernel(cwd=str(tmp_path), env=env)
+    client = manager.blocking_client()
+    client.start_channels()
+    try:
+        client.wait_for_ready(timeout=60)
+        client.execute_interactive("%load_ext jupyter_agent", timeout=30)
+        started = time.monotonic()
+        client.execute("%agent mcp")
+        reply = client.get_shell_msg(timeout=30)
+        assert reply["content"]["status"] == "ok", reply["content"]
+        assert time.monotonic() - started < 5  # the magic does not wait for the server
+        seen = _messages(client, time.monotonic() + 20)
+        shown = [m for m in seen if m["msg_type"] == "display_data"]
+        assert "srv: not started" in shown[0]["content"]["data"]["text/plain"]
+        display_id = shown[0]["content"]["transient"]["display_id"]
+        updates = [
+            m["content"]["data"]["text/plain"]
+            for m in seen
+            if m["msg_type"] == "update_display_data"
+            and m["content"]["transient"]["display_id"] == display_id
+        ]
+        assert updates, "the listing was never updated"
+        assert "srv: running, test-server" in updates[-1]
+        assert "echo as mcp__srv__echo (read-only: the Planner may use it)" in updates[-1]
+        assert "add as mcp__srv__add\n" in updates[-1] + "\n"
+        assert [p for p, cmd, _ in live_processes() if SERVER in cmd]
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+    # The server's stdin closed with the kernel: it exits.
+    deadline = time.monotonic() + 10
+    while [p for p, cmd, _ in live_processes() if SERVER in cmd and "--http" not in cmd]:
+        assert time.monotonic() < deadline, "the MCP server outlived its kernel"
+        time.sleep(0.1)
