@@ -316,7 +316,7 @@ async def test_a_rejected_key_says_so_and_is_remembered(workspace, chat_server, 
     handle = await Agent("actor", model, workspace=workspace).run("go")
     assert handle.stop_message == (
         f"The model server at {chat_server.base_url} rejected the API key from OPENAI_API_KEY "
-        "(401). Check the key, or pass api_key= to the model."
+        "(401). Check the key in the panel's key field, or enter it again with %agent login."
     )
     assert model.key_rejected
     assert sent_key(chat_server.requests[0]) == "wrong"
