@@ -87,7 +87,9 @@ class CellRun:
 
     @property
     def running(self) -> bool:
-        return not self.task.done()
+        # Until its end is booked (a done callback, a loop turn after the task ends), so
+        # whoever asks agrees with what the listeners were told.
+        return self.ended is None
 
     @property
     def elapsed(self) -> float:
