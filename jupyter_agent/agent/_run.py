@@ -245,7 +245,7 @@ class Run:
         for note in await self.agent.connect_tool_servers(self.role):
             self.warn(note)
         offered = self.agent.tools.allowed(self.role.permissions)
-        if [t.name for t in offered] != [t.name for t in self.tools] or any(
+        if len(offered) != len(self.tools) or any(
             a is not b for a, b in zip(offered, self.tools, strict=True)
         ):
             self.tools = offered

@@ -28,8 +28,9 @@ class ServerStatus:
     """The program and its arguments, or the URL (secrets hidden)."""
     state: str
     """not started, starting, running, failed: why (and what happens next), disabled, closed."""
-    tools: list[tuple[str, str, bool]] = field(default_factory=list)
-    """(our name, the server's name, granted read-only) of each tool offered."""
+    tools: list[tuple[str, str, bool, bool]] = field(default_factory=list)
+    """(our name, the server's name, granted read-only by the user, said read-only by the
+    server) of each tool it lists."""
     server_info: str = ""
 
 
@@ -197,9 +198,13 @@ class McpServers:
                 else config.url or ""
             )
             tools = [
-                (self._names.get((name, t.name), "(left out)"), t.name, grants(t.name))
+                (
+                    self._names.get((name, t.name), "(left out)"),
+                    t.name,
+                    config.grants_read_only(t.name),
+                    t.annotations.get("readOnlyHint") is True,
+                )
                 for t in connection.tools
-                for grants in [config.grants_read_only]
             ]
             shown.append(
                 ServerStatus(
@@ -224,8 +229,11 @@ def render_status(statuses: list[ServerStatus]) -> str:
     for s in statuses:
         info = f", {s.server_info}" if s.server_info else ""
         lines.append(f"{s.name}: {s.state}{info}\n  {s.where}")
-        for ours, theirs, read_only in s.tools:
-            grant = " (read-only: the Planner may use it)" if read_only else ""
+        for ours, theirs, granted, hinted in s.tools:
+            grant = " (read-only: the Planner may use it)" if granted else ""
+            if hinted and not granted:
+                # Its word alone grants nothing: say how the user can.
+                grant = " (the server says it only reads; read_only_tools grants it)"
             lines.append(f"  - {theirs} as {ours}{grant}")
         if not s.tools and s.state == "running":
             lines.append("  (no tools)")

@@ -274,6 +274,10 @@ def test_a_server_claiming_read_only_is_not_believed():
     wipe = registry["mcp__srv__wipe"]
     assert wipe.permissions == {"mcp_tools"}
     assert wipe.category == "mcp"
+    shown = render_status(servers.status())
+    assert (
+        "wipe as mcp__srv__wipe (the server says it only reads; read_only_tools grants it)" in shown
+    )
 
 
 async def test_a_disabled_server_is_never_started(home, workspace):
