@@ -87,9 +87,7 @@ class CellRun:
 
     @property
     def running(self) -> bool:
-        # Until its end is booked (a done callback, a loop turn after the task ends), so
-        # whoever asks agrees with what the listeners were told.
-        return self.ended is None
+        return not self.task.done()
 
     @property
     def elapsed(self) -> float:

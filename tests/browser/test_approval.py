@@ -101,3 +101,40 @@ def test_an_approval_shows_the_cell_its_place_and_the_scopes(open_notebook, lab)
     assert out == (
         "[(None, None), ('exact', 'allow exactly `ls -la`'), ('tool', 'allow tool run_cell')]"
     )
+
+
+def test_an_mcp_tool_is_asked_about_by_its_server_and_its_result_shows(
+    open_notebook, lab, tmp_path
+):
+    """A real MCP server (stdio) from the user's settings: its tool's approval card and row
+    name the server; allowed, the server's answer shows in the transcript."""
+    import sys
+    from pathlib import Path
+
+    server = Path(__file__).parents[1] / "mcp" / "mcp_server_for_tests.py"
+    home = tmp_path / "home"
+    (home / ".jupyter_agent").mkdir(parents=True)
+    (home / ".jupyter_agent" / "settings.toml").write_text(
+        f'[mcpServers.srv]\ncommand = "{sys.executable}"\nargs = ["{server}"]\n'
+    )
+    notebook = agent_notebook(
+        open_notebook,
+        lab,
+        "mcp_tool",
+        [
+            call("mcp__srv__echo", "Asking the server.", text="hello from the lab"),
+            call("task_complete", summary="The server answered."),
+        ],
+    )
+    notebook.run_cell(f"import os\nos.environ['HOME'] = {str(home)!r}")
+    panel = start(notebook, "h = %agent act --model $m Ask the server to echo")
+
+    card = panel.get_by_role("region", name=re.compile(r"^Approval: ")).first
+    expect(card).to_contain_text("srv · echo")
+    row = _tool(panel, "mcp__srv__echo")
+    expect(row).to_contain_text("srv · echo")
+    card.get_by_role("button", name="Allow", exact=True).click()
+    expect(row).to_have_attribute("data-state", "done")
+    row.click()  # open the card: the server's own words
+    expect(row).to_contain_text("echo: hello from the lab")
+    expect(status(panel)).to_contain_text("completed")

@@ -46,6 +46,8 @@ def test_stop_interrupts_the_kernel_while_a_cell_runs_only_if_the_policy_says(
         seen.append(panel.running_code)  # the agent waits for the user; the cell runs on
         cell.end.set()
         await until(lambda: not agent.cells.running())
+        # The listeners hear of the end a loop turn after the cell's task ended.
+        await until(lambda: not panel.running_code, timeout=2)
         seen.append(panel.running_code)  # the cell ended: nothing to interrupt
         handle.stop()
         await handle.wait()
