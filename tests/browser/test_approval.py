@@ -122,7 +122,10 @@ def test_an_mcp_tool_is_asked_about_by_its_server_and_its_result_shows(
         lab,
         "mcp_tool",
         [
-            call("mcp__srv__echo", "Asking the server.", text="hello from the lab"),
+            {
+                "text": "Asking the server.",
+                "tool_calls": [{"name": "mcp__srv__echo", "input": {"text": "hello from the lab"}}],
+            },
             call("task_complete", summary="The server answered."),
         ],
     )
