@@ -7,7 +7,7 @@ once all of it went to the connection (see :class:`~jupyter_agent.models.ModelRe
 Both are found through context variables the model sets around its call.
 
 Generic over the HTTP package: the ``openai`` SDK is built on one, ``anthropic`` on
-another (``anthropic.py`` keeps its own copy of this for now).
+another; both models use this.
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ def sentence(head: str, note: str, advice: str) -> str:
 def watched_http_client(client_class: Any) -> Any:
     """An SDK's default async HTTP client (``client_class``) with the hook that counts
     tries and tells a request's ``on_sent``."""
-    package = _package_of(client_class)
+    package = http_package_of(client_class)
 
     async def watch(request: Any) -> None:
         tries = TRIES.get()
@@ -72,7 +72,7 @@ def watched_http_client(client_class: Any) -> Any:
     return client_class(event_hooks={"request": [watch]})
 
 
-def _package_of(client_class: Any) -> Any:
+def http_package_of(client_class: Any) -> Any:
     """The HTTP package an SDK's client class is built on (httpx or httpx2)."""
     sdk = client_class.__module__.partition(".")[0]
     base = next(c for c in client_class.__mro__ if c.__module__.partition(".")[0] != sdk)

@@ -19,17 +19,13 @@ framed (:meth:`AnthropicModel._read_events`).
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import functools
-import importlib
 import json
-import logging
 import os
 import random
 import re
-import time
 import weakref
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from typing import Any
 
 from .. import credentials
@@ -39,6 +35,15 @@ from ..secrets import mask_secrets
 from ._anthropic_stream import Events, Reply, StreamFault, sdk_events, server_sent_events
 from ._base import ModelRequest, StreamDone, StreamPart, StreamRestart
 from ._foreign_turns import claude_turns
+from ._http_watch import (
+    ON_SENT,
+    TRIES,
+    Tries,
+    http_package_of,
+    retry_note,
+    sentence,
+    watched_http_client,
+)
 from ._usage import Pricing, pricing_for
 
 DEFAULT_MODEL = "claude-sonnet-4-6"
@@ -49,7 +54,6 @@ _RETRYABLE_TYPES = frozenset(
     | {"throttlingException", "serviceUnavailableException", "internalServerException"}
     | {"modelStreamErrorException", "modelTimeoutException"}
 )
-log = logging.getLogger(__name__)
 
 NO_KEY = (
     "No Anthropic API key found. Any of these gets you going: "
@@ -298,9 +302,9 @@ class AnthropicModel:
             request.on_sent()  # a client of the caller's: we cannot tell, so go first
         attempt = 0
         while True:
-            tries = _Tries()
-            watching = _ON_SENT.set(request.on_sent)
-            counting = _TRIES.set(tries)
+            tries = Tries()
+            watching = ON_SENT.set(request.on_sent)
+            counting = TRIES.set(tries)
             try:
                 events = await self._open(self.client, request, params)
             except anthropic.APIError as exc:
@@ -308,8 +312,8 @@ class AnthropicModel:
                 # through a caller's client we cannot tell how many there were.
                 raise self._failed(exc, tries if self._tells_when_sent else None) from exc
             finally:
-                _TRIES.reset(counting)
-                _ON_SENT.reset(watching)
+                TRIES.reset(counting)
+                ON_SENT.reset(watching)
             turn = Reply()
             try:
                 try:
@@ -337,7 +341,7 @@ class AnthropicModel:
             yield StreamDone(response)
             return
 
-    def _failed(self, exc: Exception, tries: _Tries | None) -> ModelError:
+    def _failed(self, exc: Exception, tries: Tries | None) -> ModelError:
         """A request the SDK gave up on, in sentences: what happened, what was retried,
         what to do."""
         import anthropic
@@ -349,7 +353,7 @@ class AnthropicModel:
                 REJECTED.format(source=source), status=401, error_type="authentication_error"
             )
         if isinstance(exc, anthropic.APIStatusError):
-            return _status_error(exc, _retry_note(tries), self.name, self.service)
+            return _status_error(exc, retry_note(tries), self.name, self.service)
         url = mask_secrets(str(getattr(self._client or self.client, "base_url", "")))
         setting = self.base_url_variable
         if os.environ.get(setting) and not self._base_url and self._client is None:
@@ -364,39 +368,10 @@ class AnthropicModel:
             else f"Could not reach {self.service} at {url}"
         )
         return ModelError(
-            _sentence(head, _retry_note(tries), advice),
+            sentence(head, retry_note(tries), advice),
             error_type="connection_error",
             retryable=True,
         )
-
-
-class _Tries:
-    """The HTTP requests of one call: the SDK retries a failed one on its own."""
-
-    def __init__(self) -> None:
-        self.count = 0
-        self.started = time.monotonic()
-
-
-_TRIES: contextvars.ContextVar[_Tries | None] = contextvars.ContextVar(
-    "jupyter_agent_tries", default=None
-)
-
-
-def _retry_note(tries: _Tries | None) -> str:
-    """What was retried already, honestly: counted on our client, vague on a caller's."""
-    if tries is None:
-        return "after the SDK's retries"
-    retries = tries.count - 1
-    if retries < 1:
-        return ""
-    elapsed = time.monotonic() - tries.started
-    took = f"{elapsed:.1f} s" if elapsed < 10 else f"{elapsed:.0f} s"
-    return f"retried {retries} time{'s' if retries > 1 else ''} over {took}"
-
-
-def _sentence(head: str, note: str, advice: str) -> str:
-    return f"{head}; {note}. {advice}" if note else f"{head}. {advice}"
 
 
 _TOO_LONG = re.compile(
@@ -445,14 +420,14 @@ def _status_error(
             limit=numbers[1] if len(numbers) > 1 else None,
         )
     if status == 529 or kind == "overloaded_error":
-        text = _sentence(f"{service} was overloaded", note, "Try again in a minute.")
+        text = sentence(f"{service} was overloaded", note, "Try again in a minute.")
     elif status == 429 or kind == "rate_limit_error":
-        text = _sentence(
+        text = sentence(
             f"{service}'s rate limit was reached", note, "Wait a minute, then try again."
         )
     elif status >= 500:
         status_page = service == "The Anthropic API"
-        text = _sentence(
+        text = sentence(
             f"{service} had a server error ({status}: {message})",
             note,
             "Try again; if it keeps failing, see https://status.anthropic.com."
@@ -497,7 +472,10 @@ def _shared_client(
     client = per_loop.get(key)
     if client is None:
         if "http_client" not in options:
-            options = {**options, "http_client": _http_client(anthropic)}
+            options = {
+                **options,
+                "http_client": watched_http_client(anthropic.DefaultAsyncHttpxClient),
+            }
         client = per_loop[key] = make(**options)
     return client
 
@@ -576,56 +554,7 @@ def _http_package() -> Any:
     """The HTTP package the SDK is built on (httpx, or httpx2 in newer SDKs)."""
     import anthropic
 
-    base = next(c for c in anthropic.DefaultAsyncHttpxClient.__mro__ if c.__module__ != "anthropic")
-    return importlib.import_module(base.__module__.partition(".")[0])
-
-
-# --- knowing when a request is out ---------------------------------------------------------
-
-_ON_SENT: contextvars.ContextVar[Callable[[], None] | None] = contextvars.ContextVar(
-    "jupyter_agent_on_sent", default=None
-)
-"""The ``on_sent`` of the request the current task is sending (see ModelRequest)."""
-
-
-def _http_client(anthropic: Any) -> Any:
-    """The SDK's default HTTP client, plus a hook that tells a request's ``on_sent``
-    when its body has been written to the connection."""
-    return anthropic.DefaultAsyncHttpxClient(event_hooks={"request": [_watch_sending]})
-
-
-async def _watch_sending(request: Any) -> None:
-    tries = _TRIES.get()
-    if tries is not None:
-        tries.count += 1
-    on_sent = _ON_SENT.get()
-    if on_sent is not None:
-        request.stream = _signalling_stream()(request.stream, on_sent)
-
-
-@functools.cache
-def _signalling_stream() -> type:
-    # The SDK's HTTP package checks the body's base class.
-    class SignallingStream(_http_package().AsyncByteStream):  # type: ignore[misc]  # found at run time
-        """A request body that calls ``on_sent`` once all of it went to the connection
-        (the HTTP stack asks for more only after writing the last chunk)."""
-
-        def __init__(self, body: Any, on_sent: Callable[[], None]) -> None:
-            self.body = body
-            self.on_sent = on_sent
-
-        async def __aiter__(self) -> AsyncIterator[bytes]:
-            async for chunk in self.body:
-                yield chunk
-            try:
-                self.on_sent()
-            except Exception:  # bookkeeping must never break the request
-                log.exception("a request's on_sent callback failed")
-
-        async def aclose(self) -> None:
-            await self.body.aclose()
-
-    return SignallingStream
+    return http_package_of(anthropic.DefaultAsyncHttpxClient)
 
 
 def _with_breakpoint_on_last(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
