@@ -364,6 +364,7 @@ class Agent:
         if self.running:
             raise AgentBusy("the agent is running: stop it before changing the model")
         self.model = resolve_model(model, providers=self.providers)
+        self.context.model_changed()
         meta = self.session.metadata
         meta.model, meta.provider = self.model.name, self.model.provider
         self.session.save()

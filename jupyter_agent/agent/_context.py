@@ -96,6 +96,14 @@ class Context:
         self._window_from_api: int | None = None
         """The window the API named when it refused a request as too long."""
 
+    def model_changed(self) -> None:
+        """Another model answers from now on: what the last one's API counted and the
+        window it named are not the new one's (its characters-per-token ratio stays the
+        best guess until the new API counts a request)."""
+        self._reported = 0
+        self._sent = (0, 0)
+        self._window_from_api = None
+
     # --- measuring ------------------------------------------------------------------------
 
     def window(self, run: Run) -> int:

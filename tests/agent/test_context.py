@@ -348,3 +348,22 @@ def test_a_bad_context_table_is_named(workspace: Path, home: Path):
     (folder / "settings.toml").write_text("[context]\nwindow = 12\n")
     with pytest.raises(SettingsError, match="window"):
         Agent("planner", ScriptedModel(), workspace=workspace)
+
+
+async def test_a_window_learned_from_one_model_is_not_another_models(
+    messages_server: MessagesServer, workspace: Path
+):
+    """Claude's server says it holds 60k; switched to another model, the agent plans for
+    that model's own window, not the one the last API named."""
+    write_files(workspace)
+    serve(messages_server, ReadingModel(limit=60_000))
+    agent = agent_on(messages_server, workspace)
+    windows: list[int] = []
+    agent.subscribe(lambda e: windows.append(e.window) if e.kind == "context" else None)
+    await agent.run("Read the 30 data files")
+    assert windows[-1] == 60_000
+
+    agent.set_model(ScriptedModel([{"text": "Done."}], context_window=150_000))
+    windows.clear()
+    await agent.run("Anything else?")
+    assert windows and set(windows) == {150_000}
