@@ -15,10 +15,16 @@ lab: $(STAMP)
 	@[ -n "$$ANTHROPIC_API_KEY" ] || echo "No ANTHROPIC_API_KEY: the tutorials run on their offline scripted replays."
 	$(BIN)/jupyter lab --notebook-dir=notebooks $(ROOT_FLAG) $(LAB_ARGS)
 
+# All tests: the browser tests run beside the others (scripts/run-tests); with PYTEST_ARGS
+# (say, PYTEST_ARGS=tests/models), one pytest with those arguments.
 test: $(STAMP) system-packages
 	$(BIN)/python -m ruff check jupyter_agent tests benchmarks
 	$(MAKE) --no-print-directory typecheck
+ifeq ($(strip $(PYTEST_ARGS)),)
+	./scripts/run-tests $(BIN)/python
+else
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+endif
 
 # mypy over jupyter_agent/, strict for the framework layer ([tool.mypy] in pyproject.toml).
 typecheck: $(STAMP)
