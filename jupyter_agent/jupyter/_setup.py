@@ -24,6 +24,7 @@ from ..models import (
 )
 from ..models._local import LOCAL_MODELS
 from ..models.anthropic import REJECTED, has_anthropic_key
+from ..secrets import mask_secrets
 from .panel_protocol import ModelChoice
 
 
@@ -77,44 +78,60 @@ _KEYLESS = {
 
 
 def model_choices(agent: Agent) -> list[ModelChoice]:
-    """What the model picker lists: the model in use, the settings' ``[models] choices``,
-    and the default model of each provider whose key is at hand, each saying whether it
-    can be called now."""
+    """What the model picker lists (see :func:`offered_models`)."""
+    return [choice for _, choice in offered_models(agent)]
+
+
+def offered_models(agent: Agent) -> list[tuple[str, ModelChoice]]:
+    """What the model picker lists, each with its model string: the model in use, the
+    settings' ``[models] choices``, the default model of each provider whose key is at
+    hand and the models Ollama serves here, each saying whether it can be called now.
+    A choice shows its string with any credential in it masked (a URL's password, a key
+    in its query): the string itself stays in the kernel."""
     current = agent.model
     current_id = (
         model_string(current.provider, current.name, getattr(current, "base_url", None))
         or current.name
     )
-    choices = [_choice(current_id, current, current=True)]
-    offered = [*agent.model_choices]
+    offered = [(current_id, _choice(current_id, current, current=True))]
+    wanted = [*agent.model_choices]
     if has_anthropic_key():
-        offered.append(DEFAULT_MODELS["anthropic"])
-    if os.environ.get("OPENAI_API_KEY") or credentials.stored_key("openai"):
-        offered.append(f"openai:{DEFAULT_MODELS['openai']}")
-    offered.extend(LOCAL_MODELS.known())  # what Ollama serves here, when it runs
+        wanted.append(DEFAULT_MODELS["anthropic"])
+    if os.environ.get("OPENAI_API_KEY") or _saved_openai_key():
+        wanted.append(f"openai:{DEFAULT_MODELS['openai']}")
+    wanted.extend(LOCAL_MODELS.known())  # what Ollama serves here, when it runs
     seen = {current_id}
-    for given in offered:
+    for given in wanted:
         if given in seen:
             continue
         seen.add(given)
         try:
             model = resolve_model(given, providers=agent.providers)
         except (ModelStringError, AgentError, ImportError) as exc:
-            choices.append(
-                ModelChoice(
-                    id=given, label=given, provider="", current=False, ready=False, setup=str(exc)
-                )
+            shown = mask_secrets(given)
+            problem = mask_secrets(str(exc))
+            choice = ModelChoice(
+                id=shown, label=shown, provider="", current=False, ready=False, setup=problem
             )
+            offered.append((given, choice))
             continue
-        choices.append(_choice(given, model, current=False))
-    return choices
+        offered.append((given, _choice(given, model, current=False)))
+    return offered
+
+
+def _saved_openai_key() -> bool:
+    try:
+        return credentials.stored_key("openai") is not None
+    except credentials.CredentialsError:
+        return False  # the file's problem is said by a model that would use it
 
 
 def _choice(given: str, model: Model, *, current: bool) -> ModelChoice:
     setup = model_setup(model)
+    shown = mask_secrets(given)
     return ModelChoice(
-        id=given,
-        label=given if model.provider != "scripted" else "scripted replay",
+        id=shown,
+        label=shown if model.provider != "scripted" else "scripted replay",
         provider=model.provider,
         current=current,
         ready=not setup,

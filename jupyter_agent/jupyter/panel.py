@@ -53,7 +53,7 @@ from ..models._local import LOCAL_MODELS
 from ..permissions import Permission
 from ..session_index import SearchError
 from ._displays import PanelDisplays
-from ._setup import model_choices, model_notes, model_setup, use_api_key
+from ._setup import model_notes, model_setup, offered_models, use_api_key
 from .panel_protocol import (
     AnswerCommand,
     ApproveCommand,
@@ -191,6 +191,8 @@ class AgentPanel(anywidget.AnyWidget):
         )
         self._tool = ""
         self._later: set[asyncio.Task[None]] = set()
+        self._model_strings: dict[str, str] = {}
+        """The picker's choices (shown masked) by what they show: their model strings."""
         """Commands answered once their work is done (kept, so none is collected early)."""
         self.on_msg(self._on_msg)
         self.bind(agent)
@@ -285,7 +287,9 @@ class AgentPanel(anywidget.AnyWidget):
             pass
 
     def _show_models(self) -> None:
-        self.models = [dict(choice) for choice in model_choices(self.agent)]
+        offered = offered_models(self.agent)
+        self._model_strings = {choice["id"]: given for given, choice in offered}
+        self.models = [dict(choice) for _, choice in offered]
 
     def refresh_context(self) -> None:
         """Set the gauge from the current or last run's count, else estimate it from what
@@ -592,7 +596,8 @@ class AgentPanel(anywidget.AnyWidget):
             case SetModelCommand():
                 if agent.running:
                     raise ValueError("The agent is working: wait for it, or Stop it, then switch.")
-                agent.set_model(command.model)
+                # A choice shows its string masked; the string itself stayed here.
+                agent.set_model(self._model_strings.get(command.model, command.model))
                 self.refresh_model()
             case SetMaxStepsCommand():
                 if command.value < 1:

@@ -246,3 +246,31 @@ def test_an_unknown_price_is_said_plainly_never_as_zero_dollars():
     assert cost_text(0.5, 1) == "$0.5000 + unknown (1 call unpriced)"
     event = UsageEvent(run_input_tokens=900, run_output_tokens=40, run_unpriced_calls=2)
     assert usage_line(event, replay=False) == "tokens: 900 in (0% cached), 40 out · cost unknown"
+
+
+async def test_a_credential_in_a_model_string_never_reaches_the_picker(workspace, home):
+    """A compatible server's URL with a password in it: the picker shows it masked (the
+    panel's state is saved with the notebook), and choosing it still switches to it."""
+    from jupyter_agent.jupyter.panel import AgentPanel
+    from jupyter_agent.jupyter.panel_protocol import SetModelCommand
+
+    secret = "hunter2-very-secret"
+    model = f"openai-compatible:llama3@http://bob:{secret}@gpu-box:8000/v1"
+    _settings(home, f'[models]\nchoices = ["{model}"]\n')
+    agent = Agent(workspace=workspace, model="scripted")
+    panel = AgentPanel(agent)
+    panel._post = lambda _: None  # type: ignore[method-assign]  # no comm opened here
+    try:
+        shown = [c for c in panel.models if c["provider"] == "openai-compatible"]
+        assert [c["id"] for c in shown] == [
+            "openai-compatible:llama3@http://bob:•••@gpu-box:8000/v1"
+        ]
+        assert secret not in json.dumps(panel.models)
+        panel.command(
+            SetModelCommand(type="command", id="c1", name="set_model", model=shown[0]["id"])
+        )
+        assert agent.model.name == "llama3"
+        assert agent.model.base_url == f"http://bob:{secret}@gpu-box:8000/v1"
+        assert secret not in json.dumps(panel.models)
+    finally:
+        panel.close()
