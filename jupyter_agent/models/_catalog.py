@@ -145,7 +145,8 @@ EXAMPLES = (
 
 
 def check_alias(name: str) -> str:
-    """``name`` if it may name a provider in settings (it cannot shadow a built-in one)."""
+    """``name`` if it may name a provider in settings (a built-in provider's name, such as
+    ``openai``, configures that provider)."""
     if not _ALIAS.match(name):
         raise ValueError(
             f"provider name {name!r}: use lower-case letters, digits, - and _ (up to 32)"
