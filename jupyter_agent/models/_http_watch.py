@@ -1,4 +1,5 @@
-"""Watching a model SDK's HTTP requests: how many tries a call took, and when it was sent.
+"""Watching a model SDK's HTTP requests: how many tries a call took, and when it was sent;
+and restarting a call whose reply broke off mid-stream.
 
 An SDK retries a failed request on its own; an HTTP event hook on the client we make
 counts the tries (:class:`Tries`), so an error can say honestly what was retried
@@ -12,13 +13,18 @@ another; both models use this.
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import functools
 import importlib
 import logging
+import random
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
+
+from ..errors import ModelError
+from ._base import StreamRestart
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +44,42 @@ ON_SENT: contextvars.ContextVar[Callable[[], None] | None] = contextvars.Context
     "jupyter_agent_http_on_sent", default=None
 )
 """The ``on_sent`` of the request the current task is sending."""
+
+
+@contextlib.contextmanager
+def sending(on_sent: Callable[[], None] | None) -> Iterator[Tries]:
+    """Around opening one try of a call: its HTTP requests are counted, and ``on_sent``
+    is told once the request is out (through the hook of :func:`watched_http_client`)."""
+    tries = Tries()
+    watching = ON_SENT.set(on_sent)
+    counting = TRIES.set(tries)
+    try:
+        yield tries
+    finally:
+        TRIES.reset(counting)
+        ON_SENT.reset(watching)
+
+
+class BrokenStreams:
+    """The restarts of one call whose reply broke off mid-stream (the SDKs retry only a
+    request that failed before its stream began): how long to wait before each, jittered
+    exponential back-off, and when to give up."""
+
+    def __init__(self, retries: int, delay: float) -> None:
+        self.retries = retries
+        self.delay = delay
+        self.attempt = 0
+
+    def restart(self, reason: str, exc: Exception) -> StreamRestart:
+        """The next restart, or :class:`ModelError` when there have been enough."""
+        self.attempt += 1
+        if self.attempt > self.retries:
+            raise ModelError(
+                f"The model's reply broke off {self.attempt} times ({reason}); giving up.",
+                retryable=True,
+            ) from exc
+        wait = self.delay * 2 ** (self.attempt - 1) * (0.5 + random.random() / 2)
+        return StreamRestart(self.attempt, reason, wait)
 
 
 def retry_note(tries: Tries | None) -> str:

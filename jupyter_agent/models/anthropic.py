@@ -22,7 +22,6 @@ import asyncio
 import functools
 import json
 import os
-import random
 import re
 import weakref
 from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
@@ -33,14 +32,14 @@ from ..errors import MissingAPIKey, ModelError, PromptTooLong
 from ..messages import ApiTools, ApiTurn, encodable
 from ..secrets import mask_secrets
 from ._anthropic_stream import Events, Reply, StreamFault, sdk_events, server_sent_events
-from ._base import ModelRequest, StreamDone, StreamPart, StreamRestart
+from ._base import ModelRequest, StreamDone, StreamPart
 from ._foreign_turns import claude_turns
 from ._http_watch import (
-    ON_SENT,
-    TRIES,
+    BrokenStreams,
     Tries,
     http_package_of,
     retry_note,
+    sending,
     sentence,
     watched_http_client,
 )
@@ -300,20 +299,15 @@ class AnthropicModel:
         params = self.params(request)
         if request.on_sent is not None and not self._tells_when_sent:
             request.on_sent()  # a client of the caller's: we cannot tell, so go first
-        attempt = 0
+        broken = BrokenStreams(self.stream_retries, self.retry_delay)
         while True:
-            tries = Tries()
-            watching = ON_SENT.set(request.on_sent)
-            counting = TRIES.set(tries)
-            try:
-                events = await self._open(self.client, request, params)
-            except anthropic.APIError as exc:
-                # Our own client counts the SDK's tries (each goes through our HTTP hook);
-                # through a caller's client we cannot tell how many there were.
-                raise self._failed(exc, tries if self._tells_when_sent else None) from exc
-            finally:
-                TRIES.reset(counting)
-                ON_SENT.reset(watching)
+            with sending(request.on_sent) as tries:
+                try:
+                    events = await self._open(self.client, request, params)
+                except anthropic.APIError as exc:
+                    # Our own client counts the SDK's tries (each goes through our HTTP
+                    # hook); through a caller's client we cannot tell how many there were.
+                    raise self._failed(exc, tries if self._tells_when_sent else None) from exc
             turn = Reply()
             try:
                 try:
@@ -328,15 +322,9 @@ class AnthropicModel:
                 reason = _mid_stream_reason(exc)
                 if reason is None:
                     raise _model_error(exc, self.service) from exc
-                attempt += 1
-                if attempt > self.stream_retries:
-                    raise ModelError(
-                        f"The model's reply broke off {attempt} times ({reason}); giving up.",
-                        retryable=True,
-                    ) from exc
-                delay = self.retry_delay * 2 ** (attempt - 1) * (0.5 + random.random() / 2)
-                yield StreamRestart(attempt, reason, delay)
-                await asyncio.sleep(delay)
+                restart = broken.restart(reason, exc)
+                yield restart
+                await asyncio.sleep(restart.delay)
                 continue
             yield StreamDone(response)
             return

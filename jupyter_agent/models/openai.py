@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import random
 import re
 import weakref
 from collections.abc import AsyncGenerator
@@ -27,10 +26,17 @@ from ..errors import MissingAPIKey, ModelError, PromptTooLong
 from ..messages import encodable
 from ..secrets import mask_secrets
 from ._anthropic_stream import StreamFault
-from ._base import ModelRequest, StreamDone, StreamPart, StreamRestart
+from ._base import ModelRequest, StreamDone, StreamPart
 from ._chat_format import chat_messages, chat_tool_choice, chat_tools
 from ._chat_stream import ChatReply
-from ._http_watch import ON_SENT, TRIES, Tries, retry_note, sentence, watched_http_client
+from ._http_watch import (
+    BrokenStreams,
+    Tries,
+    retry_note,
+    sending,
+    sentence,
+    watched_http_client,
+)
 from ._local import ollama_url
 from ._usage import Pricing, openai_pricing_for
 
@@ -266,18 +272,13 @@ class OpenAIModel:
         params = self.params(request)
         if request.on_sent is not None and not self._tells_when_sent:
             request.on_sent()  # a client of the caller's: we cannot tell, so go first
-        attempt = 0
+        broken = BrokenStreams(self.stream_retries, self.retry_delay)
         while True:
-            tries = Tries()
-            watching = ON_SENT.set(request.on_sent)
-            counting = TRIES.set(tries)
-            try:
-                stream = await _create(self.client, params)
-            except openai.APIError as exc:
-                raise self._failed(exc, tries if self._tells_when_sent else None) from exc
-            finally:
-                TRIES.reset(counting)
-                ON_SENT.reset(watching)
+            with sending(request.on_sent) as tries:
+                try:
+                    stream = await _create(self.client, params)
+                except openai.APIError as exc:
+                    raise self._failed(exc, tries if self._tells_when_sent else None) from exc
             await self._expect_events(stream)
             turn = ChatReply()
             chunks = _chunks(stream)
@@ -294,15 +295,9 @@ class OpenAIModel:
                 reason = _mid_stream_reason(exc)
                 if reason is None:
                     raise self._stream_error(exc) from exc
-                attempt += 1
-                if attempt > self.stream_retries:
-                    raise ModelError(
-                        f"The model's reply broke off {attempt} times ({reason}); giving up.",
-                        retryable=True,
-                    ) from exc
-                delay = self.retry_delay * 2 ** (attempt - 1) * (0.5 + random.random() / 2)
-                yield StreamRestart(attempt, reason, delay)
-                await asyncio.sleep(delay)
+                restart = broken.restart(reason, exc)
+                yield restart
+                await asyncio.sleep(restart.delay)
                 continue
             yield StreamDone(response)
             return
