@@ -85,13 +85,10 @@ class ModelSpec:
     config: ProviderConfig
 
     def __str__(self) -> str:
-        if self.config.type == "scripted":
-            return "scripted"
-        if self.provider == "anthropic" and not _OPENAI_NAMES.match(self.name):
-            return self.name
-        if self.provider == "openai-compatible":
-            return f"openai-compatible:{self.name}@{self.config.base_url}"
-        return f"{self.provider}:{self.name}"
+        if self.provider != self.config.type:  # a provider named in the settings
+            return f"{self.provider}:{self.name}"
+        written = model_string(self.config.type, self.name, self.config.base_url)
+        return written or "scripted"
 
 
 def parse_model(text: str, providers: Mapping[str, ProviderConfig] | None = None) -> ModelSpec:
