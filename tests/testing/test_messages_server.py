@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import http.client
-import itertools
 import json
 import threading
 import time
@@ -384,14 +383,19 @@ def test_closing_the_server_ends_a_held_stream(client: anthropic.Anthropic) -> N
 
 
 def test_delay_slows_the_stream(server: MessagesServer, client: anthropic.Anthropic) -> None:
-    server.push(Reply([text("x" * 40)], chunk_size=10, delay=0.03))  # 10 events
+    # Three text events a quarter second apart: the server sleeps before each event, so
+    # the total is a hard floor; the spread at the client only assumes it is never
+    # descheduled for a whole quarter second (gaps of a few ms merge under load).
+    delay = 0.25
+    server.push(Reply([text("x" * 30)], chunk_size=10, delay=delay))
 
     started = time.monotonic()
     with client.messages.stream(model=MODEL, max_tokens=10, messages=HI) as stream:
         arrivals = [time.monotonic() for event in stream if event.type == "text"]
 
-    assert time.monotonic() - started >= 10 * 0.03
-    assert all(later - earlier >= 0.02 for earlier, later in itertools.pairwise(arrivals))
+    assert len(arrivals) == 3
+    assert time.monotonic() - started >= 3 * delay
+    assert arrivals[-1] - arrivals[0] >= delay
 
 
 def test_requests_record_headers_and_body(
