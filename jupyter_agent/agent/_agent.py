@@ -16,7 +16,8 @@ from ..events import Event, PanelAction, RunAction, WarningEvent
 from ..instructions import REMEMBER_HEADER, ProjectInstructions, read_instructions
 from ..mcp import McpServerConfig, McpServers
 from ..messages import STOPPED_NOTE, Message, MessageType, ToolUseBlock, encodable, new_id
-from ..models import Model, ProviderConfig, model_string, resolve_model
+from ..models import Model, ProviderConfig, default_model_string, resolve_model
+from ..models._recorded import recorded_string, resumed_model
 from ..notebook import ChangeLog, NotebookBridge
 from ..notebook_file import FileBridge
 from ..permissions import ACTOR, BUILTIN_ROLES, Permission, PermissionPolicy, Role
@@ -141,7 +142,24 @@ class Agent:
         self._role = self._lookup_role(role)
         self.providers, default_model, self.model_choices = self._model_settings(user)
         """The ``[providers]`` model strings may name, and the ``[models] choices``."""
-        self.model = resolve_model(model, providers=self.providers, default=default_model)
+        moved = ""
+        if model is None and session is not None:  # a saved session goes on with its model
+            meta = session.metadata
+            model, moved = resumed_model(
+                meta.model_string, meta.provider, meta.model, self.providers
+            )
+        named = model if model is not None else default_model_string(default_model)
+        self.model = resolve_model(named, providers=self.providers)
+        self._model_written = recorded_string(named, self.model, self.providers)
+        """The model string the session records (resume goes on with it)."""
+        if moved:
+            self._notices.append(
+                (
+                    f"{moved} It goes on with {self.model.name}: choose another in the "
+                    "Model picker or with %agent model.",
+                    None,
+                )
+            )
         self.tools = ToolRegistry((*CONTROL_TOOLS, delegate))
         if builtin_tools:
             for t in (*FILE_TOOLS, *SESSION_TOOLS, *SHELL_TOOLS):
@@ -219,6 +237,7 @@ class Agent:
             agent_type=self._role.name,
             model=self.model.name,
             provider=self.model.provider,
+            model_string=self._model_written,
         )
         self._run: Run | None = None
         runtime.add(self)
@@ -364,9 +383,11 @@ class Agent:
         if self.running:
             raise AgentBusy("the agent is running: stop it before changing the model")
         self.model = resolve_model(model, providers=self.providers)
+        self._model_written = recorded_string(model, self.model, self.providers)
         self.context.model_changed()
         meta = self.session.metadata
         meta.model, meta.provider = self.model.name, self.model.provider
+        meta.model_string = self._model_written
         self.session.save()
 
     def _context_policy(self, user: Settings | None) -> ContextPolicy:
@@ -597,6 +618,7 @@ class Agent:
         if not meta.title and record_task:
             meta.title = task.strip().splitlines()[0][:80]
         meta.model, meta.provider = self.model.name, self.model.provider
+        meta.model_string = self._model_written
         meta.state = "running"
         self.session.save()
         if record_task:
@@ -697,13 +719,13 @@ class Agent:
         model: str | Model | None = None,
         **options: Any,
     ) -> Agent:
-        """An agent continuing a saved session (e.g. after a kernel restart)."""
+        """An agent continuing a saved session (e.g. after a kernel restart), on the model
+        it ran on unless ``model`` says otherwise. A model the session file cannot vouch
+        for (a provider gone from the settings, a server elsewhere) gives way to the
+        default model, and the next run says so."""
         root = Path(workspace or Path.cwd()).resolve()
         session = Session.load(root, session_id)
-        meta = session.metadata
-        if model is None:
-            model = model_string(meta.provider, meta.model)
-        options.setdefault("role", meta.agent_type)
+        options.setdefault("role", session.metadata.agent_type)
         return cls(model=model, workspace=root, session=session, **options)
 
     @staticmethod
@@ -740,6 +762,7 @@ class Agent:
             agent_type=role,
             model=self.model.name,
             provider=self.model.provider,
+            model_string=self._model_written,
             parent_session_id=self.session.id,
             parent_tool_use_id=parent_tool_use_id,
         )
@@ -749,6 +772,7 @@ class Agent:
         options.setdefault("instructions", self.instructions)
         child = Agent(role=role, workspace=self.workspace, session=child_session, **options)
         child.parent_run = parent_run
+        child._model_written = self._model_written
         child.tools = self.tools.copy()
         child.resources = self.resources
         child.secrets = self.secrets

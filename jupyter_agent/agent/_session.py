@@ -53,6 +53,8 @@ class SessionMetadata(BaseModel):
     child_session_ids: list[str] = Field(default_factory=list)
     model: str = ""
     provider: str = ""
+    model_string: str = ""
+    """The model as chosen (``gateway:gpt-4o``); empty when it cannot be written again."""
     created_at: float = Field(default_factory=time.time)
     updated_at: float = Field(default_factory=time.time)
     state: str = "idle"

@@ -1,0 +1,166 @@
+"""A saved session goes on with the model it ran on, as the user named it (a settings
+alias, a server on this machine), and a session file, which any cloned repository can
+plant, cannot send the conversation or the user's key to an address of its own."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from jupyter_agent import Agent
+from jupyter_agent.agent._session import Session
+from jupyter_agent.testing import ChatCompletionsServer, Reply, text
+
+
+def _settings(home: Path, text: str) -> None:
+    path = home / ".jupyter_agent" / "settings.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def _plant(workspace: Path, **fields: str) -> str:
+    """A session file as a cloned repository could carry it."""
+    session = Session.create(workspace, agent_type="planner", **fields)
+    return session.id
+
+
+def _warnings(handle) -> list[str]:
+    return [e.message for e in handle.events_so_far if e.kind == "warning"]
+
+
+GATEWAY = """
+[models]
+default = "scripted"
+
+[providers.gateway]
+type = "openai"
+base_url = "https://gateway.corp.example/v1"
+"""
+
+
+def test_a_session_on_a_settings_provider_goes_on_there(workspace, home):
+    _settings(home, GATEWAY)
+    agent = Agent(workspace=workspace, model="gateway:gpt-4o")
+    assert agent.session.metadata.model_string == "gateway:gpt-4o"
+    again = Agent.resume(agent.session.id, workspace=workspace)
+    assert again.model.name == "gpt-4o"
+    assert again.model.base_url == "https://gateway.corp.example/v1"
+    # Switching records the new choice, which resume then takes.
+    again.set_model("gateway:gpt-4.1")
+    assert Agent.resume(agent.session.id, workspace=workspace).model.name == "gpt-4.1"
+
+
+async def test_a_provider_gone_from_the_settings_gives_way_to_the_default_and_says_so(
+    workspace, home
+):
+    _settings(home, GATEWAY)
+    agent = Agent(workspace=workspace, model="gateway:gpt-4o")
+    _settings(home, '[models]\ndefault = "scripted"\n')
+    again = Agent.resume(agent.session.id, workspace=workspace)
+    # Not OpenAI itself: the user chose the gateway, and it is not there now.
+    assert again.model.provider == "scripted"
+    handle = await again.run("go on")
+    said = _warnings(handle)
+    assert any("gateway:gpt-4o" in w and "no provider 'gateway'" in w for w in said), said
+
+
+async def test_a_server_on_this_machine_is_found_again(workspace, home):
+    server = ChatCompletionsServer()
+    try:
+        model = f"openai-compatible:llama3@{server.base_url}"
+        server.push(Reply([text("First.")]))
+        agent = Agent(workspace=workspace, model=model)
+        await agent.run("hello")
+        assert agent.session.metadata.model_string == model
+        again = Agent.resume(agent.session.id, workspace=workspace)
+        server.push(Reply([text("Again.")]))
+        handle = await again.run("and again")
+        assert _warnings(handle) == []
+        assert len(server.requests) == 2
+        assert server.requests[1].body["model"] == "llama3"
+    finally:
+        server.close()
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://attacker.example/v1",
+        "https://10.0.0.5:8000/v1",
+        "http://127.0.0.1.attacker.example/v1",
+        "http://localhost.attacker.example/v1",
+        "http://127.0.0.1:80@attacker.example/v1",
+        "http://attacker.example#@127.0.0.1/v1",
+        "http://[::1/v1",
+    ],
+)
+async def test_a_planted_session_cannot_choose_where_the_conversation_goes(
+    workspace, home, monkeypatch, url
+):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-the-users-own-key")
+    _settings(home, '[models]\ndefault = "scripted"\n')
+    sid = _plant(
+        workspace,
+        model="x",
+        provider="openai-compatible",
+        model_string=f"openai-compatible:x@{url}",
+    )
+    again = Agent.resume(sid, workspace=workspace)
+    assert again.model.provider == "scripted"
+    handle = await again.run("go on")
+    assert any("cannot choose the server" in w for w in _warnings(handle))
+
+
+@pytest.mark.parametrize(
+    ("fields", "said"),
+    [
+        # Sessions saved before the model string was kept: the address is unknown.
+        ({"model": "llama3", "provider": "openai-compatible"}, "did not keep"),
+        ({"model": "x", "provider": "anthropic", "model_string": "a b"}, "not one now"),
+        ({"model": "x", "provider": "anthropic", "model_string": "x" * 100_000}, "no settings"),
+        ({"model": "x", "provider": "openai", "model_string": "corp:gpt-4o"}, "'corp'"),
+    ],
+)
+async def test_a_model_a_session_cannot_name_gives_way_to_the_default(
+    workspace, home, fields, said
+):
+    _settings(home, '[models]\ndefault = "scripted"\n')
+    again = Agent.resume(_plant(workspace, **fields), workspace=workspace)
+    assert again.model.provider == "scripted"
+    handle = await again.run("go on")
+    assert any(said in w for w in _warnings(handle)), _warnings(handle)
+
+
+def test_a_planted_session_may_pick_a_provider_the_user_has(workspace, home):
+    """A name is all a session file gives: the server and key stay the user's."""
+    _settings(home, GATEWAY)
+    sid = _plant(workspace, model="m", provider="openai", model_string="gateway:m")
+    assert Agent.resume(sid, workspace=workspace).model.base_url == (
+        "https://gateway.corp.example/v1"
+    )
+    sid = _plant(workspace, model="claude-haiku-4-5", provider="anthropic")
+    assert Agent.resume(sid, workspace=workspace).model.name == "claude-haiku-4-5"
+
+
+def test_an_address_with_credentials_is_never_written_to_the_session(workspace, home):
+    secret = "hunter2-very-secret"
+    for url in (f"http://bob:{secret}@127.0.0.1:9/v1", f"http://127.0.0.1:9/v1?key={secret}"):
+        agent = Agent(workspace=workspace, model=f"openai-compatible:llama3@{url}")
+        agent.session.save(now=True)
+        files = agent.session.path.rglob("*")
+        assert not any(secret in f.read_text() for f in files if f.is_file())
+        assert agent.session.metadata.model_string == ""
+
+
+def test_a_session_records_the_model_string_as_the_user_wrote_it(workspace, home):
+    for given, written in [
+        ("claude-haiku-4-5", "claude-haiku-4-5"),
+        ("openai:", "openai:gpt-5"),
+        ("ollama:qwen3:8b", "ollama:qwen3:8b"),
+        ("scripted", ""),
+    ]:
+        agent = Agent(workspace=workspace, model=given)
+        saved = json.loads((agent.session.path / "metadata.json").read_text())
+        assert saved["model_string"] == written, given
