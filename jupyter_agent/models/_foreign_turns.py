@@ -7,6 +7,11 @@ server's reasoning, kept with an empty signature), and a tool call id outside
 dropped, the second replaced by a digest of itself, the same for a ``tool_use`` and the
 ``tool_result`` that answers it. A turn with neither is handed on as the very object it
 was, so what a model keeps on it (its encoding) stays valid.
+
+With extended thinking on, a tool-use loop is one assistant turn with one thinking
+setting, and the Messages API refuses to go on with thinking from a call another provider
+made (its message has no thinking of Claude's to start with): such a loop is finished
+with thinking off (:func:`thinking_fits`).
 """
 
 from __future__ import annotations
@@ -40,6 +45,25 @@ def claude_turns(turns: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
             blocks = [{"type": "text", "text": EMPTY_TURN}]
         fitted[i] = ApiTurn(turn, content=blocks)
     return fitted
+
+
+def thinking_fits(turns: Sequence[dict[str, Any]]) -> bool:
+    """Whether a request with extended thinking on may go on from ``turns``: not when the
+    last turn answers tool calls whose assistant message does not start with thinking."""
+    if len(turns) < 2:
+        return True
+    last, before = turns[-1], turns[-2]
+    if _field(last, "role") != "user" or _field(before, "role") != "assistant":
+        return True
+    answered = last.get("content")
+    if isinstance(answered, str) or not any(
+        _field(b, "type") == "tool_result" for b in answered or ()
+    ):
+        return True
+    blocks = before.get("content")
+    if isinstance(blocks, str) or not blocks:
+        return False
+    return _field(blocks[0], "type") in ("thinking", "redacted_thinking")
 
 
 def safe_id(tool_use_id: str) -> str:

@@ -33,7 +33,7 @@ from ..messages import ApiTools, ApiTurn, encodable
 from ..secrets import mask_secrets
 from ._anthropic_stream import Events, Reply, StreamFault, sdk_events, server_sent_events
 from ._base import ModelRequest, StreamDone, StreamPart
-from ._foreign_turns import claude_turns
+from ._foreign_turns import claude_turns, thinking_fits
 from ._http_watch import (
     BrokenStreams,
     Tries,
@@ -286,6 +286,10 @@ class AnthropicModel:
             params["tool_choice"] = {"type": request.tool_choice}
         if self.cache and request.messages:
             params["messages"] = _with_breakpoint_on_last(params["messages"])
+        # A tool-use loop begun without Claude's thinking (another provider's call) is
+        # finished without it: the API keeps one thinking setting per assistant turn.
+        if self.thinking is None or not thinking_fits(params["messages"]):
+            return params
         if self.thinking == "adaptive":
             params["thinking"] = {"type": "adaptive"}
         elif isinstance(self.thinking, int):

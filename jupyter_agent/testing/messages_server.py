@@ -47,6 +47,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from socketserver import TCPServer
 from typing import Any
 
+from ._api_rules import refusal
 from ._platforms import (
     BEDROCK_STREAM_TYPE,
     Route,
@@ -292,6 +293,9 @@ class _Handler(BaseHTTPRequestHandler):
             return self._error(404, "not_found_error", f"{self.command} {self.path} is not served")
         if not isinstance(body, dict):
             return self._error(400, "invalid_request_error", "the body is not a JSON object")
+        refused = refusal(body)
+        if refused is not None:  # as the API would: the script's next answer is kept
+            return self._error(400, "invalid_request_error", refused)
         try:
             answer = self.server.owner._next_answer(body)
         except Exception as exc:

@@ -9,12 +9,13 @@ every tool call answered right after it.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import io
 import re
 
 import pytest
-from helpers import assert_valid, chat_problems
+from helpers import assert_valid, chat_problems, until
 
 from jupyter_agent import Agent, AnthropicModel
 from jupyter_agent.messages import ImageBlock, ImageSource, ThinkingBlock, conversation_problems
@@ -81,8 +82,15 @@ async def test_a_session_started_on_claude_goes_on_with_an_openai_model_and_back
                 [thinking("Chart first.", signature="sig-1"), tool_use("snapshot", {})],
                 "tool_use",
             ),
-            Reply([text("It is blue."), tool_use("lookup", {"key": "blue"})], "tool_use"),
-            Reply([text("Blue is known.")]),
+            Reply(
+                [
+                    thinking("Look blue up.", signature="sig-2"),
+                    text("It is blue."),
+                    tool_use("lookup", {"key": "blue"}),
+                ],
+                "tool_use",
+            ),
+            Reply([thinking("Known.", signature="sig-3"), text("Blue is known.")]),
         ]
     )
     agent = Agent("actor", claude, workspace=workspace, tools=TOOLS)
@@ -123,6 +131,8 @@ async def test_a_session_started_on_claude_goes_on_with_an_openai_model_and_back
     kept = [b for m in on_gpt.history for b in m.content if isinstance(b, ThinkingBlock)]
     assert [(b.thinking, b.signature) for b in kept] == [
         ("Chart first.", "sig-1"),
+        ("Look blue up.", "sig-2"),
+        ("Known.", "sig-3"),
         ("Look it up again.", ""),
     ]
     messages_server.push(Reply([text("Back on Claude.")]))
@@ -133,7 +143,7 @@ async def test_a_session_started_on_claude_goes_on_with_an_openai_model_and_back
     assert_claude_takes(body)
     blocks = [b for turn in body["messages"] for b in turn["content"]]
     thoughts = [b["thinking"] for b in blocks if b["type"] == "thinking"]
-    assert thoughts == ["Chart first."]
+    assert thoughts == ["Chart first.", "Look blue up.", "Known."]
     calls = [b["id"] for b in blocks if b["type"] == "tool_use"]
     answers = [b["tool_use_id"] for b in blocks if b["type"] == "tool_result"]
     assert calls == answers and len(calls) == 3
@@ -187,3 +197,44 @@ async def test_a_session_started_on_an_openai_model_resumes_on_claude(
         if b["type"] == "tool_result"
     ]
     assert ids == results and len(set(ids)) == 2
+
+
+async def test_claude_thinks_again_once_a_loop_another_provider_began_is_finished(
+    workspace, claude, gpt, messages_server, chat_server
+):
+    """Stopped while the OpenAI model's tool call ran, then on Claude with thinking on: the
+    Messages API keeps one thinking setting per tool-use loop, so Claude finishes this one
+    without thinking (else it refuses the request) and thinks again on the next task."""
+    gate = asyncio.Event()
+
+    @tool
+    async def wait_here() -> str:
+        """Wait for the gate."""
+        await gate.wait()
+        return "opened"
+
+    chat_server.push(Reply([tool_use("wait_here", {}, id="call:1")], "tool_use"))
+    agent = Agent("actor", gpt, workspace=workspace, tools=[wait_here])
+    handle = agent.start("go")
+    await until(lambda: any(e.kind == "tool_start" for e in handle.events_so_far))
+    handle.stop()
+    await asyncio.wait_for(handle.wait(), 5)
+
+    agent.set_model(claude)
+    messages_server.script(
+        [
+            Reply([text("Carrying on."), tool_use("wait_here", {})], "tool_use"),
+            Reply([text("Done without thinking.")]),
+            Reply([thinking("A new task.", signature="sig"), text("Thinking again.")]),
+        ]
+    )
+    gate.set()
+    carried = await agent.run("carry on")
+    assert carried.summary == "Done without thinking.", carried.stop_message
+    after = await agent.run("next")
+    assert after.summary == "Thinking again.", after.stop_message
+    sent = [r.body for r in messages_server.requests]
+    assert ["thinking" in body for body in sent] == [False, False, True]
+    for body in sent:
+        assert_claude_takes(body)
+    assert_valid(agent.history)

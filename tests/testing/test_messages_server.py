@@ -398,6 +398,24 @@ def test_delay_slows_the_stream(server: MessagesServer, client: anthropic.Anthro
     assert arrivals[-1] - arrivals[0] >= delay
 
 
+def test_a_tool_loop_without_claudes_thinking_is_refused_with_thinking_on_as_the_api_does(
+    server: MessagesServer, client: anthropic.Anthropic
+) -> None:
+    server.push(Reply([text("answered")]))
+    call = {"type": "tool_use", "id": "toolu_1", "name": "look", "input": {}}
+    result = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "seen"}
+    loop = [*HI, {"role": "assistant", "content": [call]}, {"role": "user", "content": [result]}]
+    on = {"type": "enabled", "budget_tokens": 1024}
+
+    with pytest.raises(anthropic.BadRequestError, match="must start with a thinking block"):
+        client.messages.create(model=MODEL, max_tokens=2048, messages=loop, thinking=on)
+    # Claude's own signed thinking first, or thinking off: taken, and the script was kept.
+    signed = {"type": "thinking", "thinking": "t", "signature": "sig"}
+    loop[1] = {"role": "assistant", "content": [signed, call]}
+    reply = client.messages.create(model=MODEL, max_tokens=2048, messages=loop, thinking=on)
+    assert reply.content[0].text == "answered"  # type: ignore[union-attr]
+
+
 def test_requests_record_headers_and_body(
     server: MessagesServer, client: anthropic.Anthropic
 ) -> None:
