@@ -129,26 +129,48 @@ PLAN = {
 }
 
 
-def live_processes() -> list[tuple[int, str, str]]:
+def live_processes(*, descendants_of: int | None = None) -> list[tuple[int, str, str]]:
     """(pid, command line, working folder) of every live process (zombies excluded), from
-    the host's /proc: a sandboxed command's own pids are its PID namespace's, not these."""
+    the host's /proc: a sandboxed command's own pids are its PID namespace's, not these.
+    ``descendants_of``: only the processes below that pid (another test process running
+    beside this one, the browser suite's, starts the same programs)."""
     import os
 
-    found = []
+    found, parents = [], {}
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
         try:
             with open(f"/proc/{name}/stat", "rb") as f:
-                state = f.read().rsplit(b")", 1)[1].split()[0]
+                state, ppid = f.read().rsplit(b")", 1)[1].split()[:2]
             with open(f"/proc/{name}/cmdline", "rb") as f:
                 cmdline = f.read().replace(b"\0", b" ").decode(errors="replace")
             cwd = os.readlink(f"/proc/{name}/cwd")
-        except (OSError, IndexError):
+        except (OSError, IndexError, ValueError):
             continue
+        parents[int(name)] = int(ppid)
         if state not in (b"Z", b"X"):
             found.append((int(name), cmdline, cwd))
-    return found
+    if descendants_of is None:
+        return found
+
+    def below(pid: int) -> bool:
+        for _ in range(64):  # a chain of parents, bounded
+            pid = parents.get(pid, 0)
+            if pid == descendants_of:
+                return True
+            if pid <= 1:
+                return False
+        return False
+
+    return [p for p in found if below(p[0])]
+
+
+def own_processes() -> list[tuple[int, str, str]]:
+    """The live processes this test process started, and theirs."""
+    import os
+
+    return live_processes(descendants_of=os.getpid())
 
 
 def running(mark: str) -> list[int]:

@@ -5,7 +5,7 @@ started lazily, one set per agent family (:class:`McpServers`); their tools ask 
 default and reach the Planner only when the user grants them read-only.
 """
 
-from .config import McpServerConfig
+from .config import McpServerConfig, MissingVariable
 from .servers import McpServers, ServerStatus, render_status
 
-__all__ = ["McpServerConfig", "McpServers", "ServerStatus", "render_status"]
+__all__ = ["McpServerConfig", "McpServers", "MissingVariable", "ServerStatus", "render_status"]

@@ -27,7 +27,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .config import McpServerConfig
+from .config import McpServerConfig, MissingVariable
 
 log = logging.getLogger(__name__)
 
@@ -239,7 +239,10 @@ class McpConnection:
 
     @contextlib.asynccontextmanager
     async def _transport(self, errlog: Any) -> AsyncIterator[tuple[Any, Any]]:
-        config = self.config
+        try:
+            config = self.config.expanded()  # the variables it names, read now
+        except MissingVariable as exc:
+            raise McpUnavailable(str(exc)) from None
         if config.transport == "stdio":
             from mcp import StdioServerParameters, stdio_client
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import nbformat
 import pytest
-from helpers import live_processes
+from helpers import live_processes, own_processes
 from jupyter_client.manager import KernelManager
 
 pytestmark = pytest.mark.timeout(90)
@@ -71,12 +71,14 @@ def test_agent_mcp_lists_starts_and_updates_in_place(tmp_path: Path) -> None:
         assert "srv: running, test-server" in updates[-1]
         assert "echo as mcp__srv__echo (read-only: the Planner may use it)" in updates[-1]
         assert "add as mcp__srv__add\n" in updates[-1] + "\n"
-        assert [p for p, cmd, _ in live_processes() if SERVER in cmd]
+        servers = {p for p, cmd, _ in own_processes() if SERVER in cmd}
+        assert servers
     finally:
         client.stop_channels()
         manager.shutdown_kernel(now=True)
-    # The server's stdin closed with the kernel: it exits.
+    # The server's stdin closed with the kernel: it exits (an orphan is no longer ours,
+    # so its pid is what is looked for).
     deadline = time.monotonic() + 10
-    while [p for p, cmd, _ in live_processes() if SERVER in cmd and "--http" not in cmd]:
+    while servers & {p for p, _, _ in live_processes()}:
         assert time.monotonic() < deadline, "the MCP server outlived its kernel"
         time.sleep(0.1)

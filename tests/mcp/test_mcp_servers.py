@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import assert_valid, call, live_processes, until
+from helpers import assert_valid, call, own_processes, until
 
 from jupyter_agent import Agent, ScriptedModel
 from jupyter_agent.events import Event
@@ -60,7 +60,7 @@ async def make_agent(home: Path, workspace: Path) -> AsyncIterator[Any]:
     for agent in made:
         await agent.mcp.close()
     # Closing stops every stdio program the agents started (the HTTP one is the fixture's).
-    left = [cmd for _, cmd, _ in live_processes() if SERVER in cmd and "--http" not in cmd]
+    left = [cmd for _, cmd, _ in own_processes() if SERVER in cmd and "--http" not in cmd]
     assert left == []
 
 
@@ -195,6 +195,34 @@ async def test_results_carry_images_errors_and_resources_and_hide_secrets(make_a
     assert "the result was cut" in huge.text
     saved = (agent.workspace / ".jupyter_agent").rglob("history.jsonl")
     assert all(SECRET not in p.read_text() for p in saved)
+
+
+async def test_a_secret_named_by_variable_reaches_the_server_and_nothing_else(
+    make_agent, monkeypatch
+):
+    monkeypatch.setenv("MY_SERVER_TOKEN", SECRET)
+    rules = Rules.defaults()
+    rules.add(Rule.allow(McpServer(server="srv"), scope="user"))
+    agent, events = make_agent(
+        "actor",
+        [
+            call("mcp__srv__leak", name="SERVER_TOKEN"),
+            call("mcp__unset__echo", text="hi"),
+            call("task_complete", summary="done"),
+        ],
+        {
+            "srv": stdio(env={"SERVER_TOKEN": "${MY_SERVER_TOKEN}"}),
+            "unset": stdio(env={"SERVER_TOKEN": "${NOT_SET_ANYWHERE}"}),
+        },
+        policy=rules,
+    )
+    await agent.run("use them")
+    leak = [r for m in agent.history for r in m.tool_results][0]
+    # The server got the value (not the variable's name, not nothing), and it is hidden.
+    assert leak.text.startswith("the value is ‹secret:"), leak.text
+    assert SECRET not in str(agent.history)
+    warnings = [e.message for e in events if e.kind == "warning"]
+    assert any("${NOT_SET_ANYWHERE} (in env.SERVER_TOKEN) is not set" in w for w in warnings)
 
 
 async def test_a_server_that_crashes_is_said_and_restarted_at_next_use(make_agent):
@@ -408,7 +436,7 @@ async def test_a_server_that_dies_while_idle_is_started_again_and_said(make_agen
     )
     await agent.run("first")
     connection = agent.mcp.connections["srv"]
-    [pid] = [p for p, cmd, _ in live_processes() if SERVER in cmd and "--http" not in cmd]
+    [pid] = [p for p, cmd, _ in own_processes() if SERVER in cmd and "--http" not in cmd]
     os.kill(pid, signal.SIGKILL)
     await until(lambda: connection.state == "failed", timeout=10)
     assert "exited or closed the connection" in connection.error

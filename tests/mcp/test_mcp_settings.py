@@ -14,7 +14,7 @@ import pytest
 from helpers import call
 
 from jupyter_agent import Agent, ScriptedModel
-from jupyter_agent.mcp import McpServerConfig, McpServers, render_status
+from jupyter_agent.mcp import McpServerConfig, McpServers, MissingVariable, render_status
 from jupyter_agent.mcp._connection import ServerTool
 from jupyter_agent.mcp._tool import input_schema, tool_name
 from jupyter_agent.permissions import ToolCall
@@ -169,6 +169,45 @@ def test_the_environment_and_header_values_are_secrets(home, workspace):
     shown = agent.secrets.redact("env abcd-efgh-ijkl, header zyxw-vuts-rqpo")
     assert "abcd-efgh-ijkl" not in shown
     assert "zyxw-vuts-rqpo" not in shown
+
+
+def test_a_value_may_name_an_environment_variable_instead_of_holding_a_secret():
+    config = McpServerConfig(
+        command="${TOOLS}/server",
+        args=["--token", "${env:GITHUB_TOKEN}", "--port=${PORT:-8080}", "$HOME", "${1x}"],
+        env={"TOKEN": "${GITHUB_TOKEN}", "REGION": "${REGION:-}"},
+        cwd="${HOME}/work",
+    )
+    environ = {"TOOLS": "/opt/tools", "GITHUB_TOKEN": "ghp_abc123def456", "HOME": "/home/u"}
+    filled = config.expanded(environ)
+    assert filled.command == "/opt/tools/server"
+    assert filled.args == ["--token", "ghp_abc123def456", "--port=8080", "$HOME", "${1x}"]
+    assert filled.env == {"TOKEN": "ghp_abc123def456", "REGION": ""}
+    assert filled.cwd == "/home/u/work"
+    assert config.args[1] == "${env:GITHUB_TOKEN}"  # the settings' own config is unchanged
+    with pytest.raises(MissingVariable, match=r"\$\{GITHUB_TOKEN\} \(in args\[1\]\) is not set"):
+        config.expanded({"TOOLS": "/opt/tools", "HOME": "/home/u"})
+    # A value no variable could be is read in linear time and left as it is.
+    hostile = "${" + "A" * 200_000 + ":-" + "}" * 3
+    assert McpServerConfig(command="x", args=[hostile]).expanded({}).args == [hostile]
+
+
+def test_what_a_variable_gives_is_a_secret_where_credentials_go(home, workspace, monkeypatch):
+    monkeypatch.setenv("SERVICE_CODE", "abcd-efgh-ijkl")
+    monkeypatch.setenv("URL_TOKEN", "qrst-uvwx-yz12")
+    monkeypatch.setenv("WORK_FOLDER", "/srv/shared/notebooks")
+    write_settings(
+        home,
+        '[mcpServers.a]\ncommand = "x"\nargs = ["${WORK_FOLDER}"]\n'
+        'env = { CODE = "${SERVICE_CODE}" }\n'
+        '[mcpServers.b]\nurl = "http://127.0.0.1:1/mcp?t=${URL_TOKEN}"\n',
+    )
+    agent = Agent("actor", ScriptedModel(), workspace=workspace)
+    shown = agent.secrets.redact("abcd-efgh-ijkl qrst-uvwx-yz12 /srv/shared/notebooks")
+    assert "abcd-efgh-ijkl" not in shown and "qrst-uvwx-yz12" not in shown
+    assert "/srv/shared/notebooks" in shown  # a folder is not a secret
+    # %agent mcp shows the variable's name, never what it gives.
+    assert "${WORK_FOLDER}" in render_status(agent.mcp.status())
 
 
 # --- rules -------------------------------------------------------------------------------
