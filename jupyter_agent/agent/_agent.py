@@ -16,8 +16,14 @@ from ..events import Event, PanelAction, RunAction, WarningEvent
 from ..instructions import REMEMBER_HEADER, ProjectInstructions, read_instructions
 from ..mcp import McpServerConfig, McpServers
 from ..messages import STOPPED_NOTE, Message, MessageType, ToolUseBlock, encodable, new_id
-from ..models import Model, ProviderConfig, default_model_string, resolve_model
-from ..models._recorded import recorded_string, resumed_model
+from ..models import (
+    Model,
+    ProviderConfig,
+    default_model_string,
+    recorded_string,
+    resolve_model,
+    resumed_model,
+)
 from ..notebook import ChangeLog, NotebookBridge
 from ..notebook_file import FileBridge
 from ..permissions import ACTOR, BUILTIN_ROLES, Permission, PermissionPolicy, Role

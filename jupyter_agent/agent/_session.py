@@ -53,8 +53,9 @@ class SessionMetadata(BaseModel):
     child_session_ids: list[str] = Field(default_factory=list)
     model: str = ""
     provider: str = ""
-    model_string: str = ""
-    """The model as chosen (``gateway:gpt-4o``); empty when it cannot be written again."""
+    model_string: str | None = None
+    """The model as chosen (``gateway:gpt-4o``); empty when no string can make it again
+    (a replay, a ``base_url`` of the caller's); None in sessions saved before it was kept."""
     created_at: float = Field(default_factory=time.time)
     updated_at: float = Field(default_factory=time.time)
     state: str = "idle"

@@ -30,6 +30,7 @@ from ._catalog import (
     model_string,
     parse_model,
 )
+from ._recorded import recorded_string, resumed_model
 from ._usage import Pricing, Usage, pricing_for
 from ._windows import DEFAULT_WINDOW, context_window, output_reserve
 from .anthropic import AnthropicModel, default_model_name, has_anthropic_key
@@ -72,7 +73,9 @@ __all__ = [
     "output_reserve",
     "parse_model",
     "pricing_for",
+    "recorded_string",
     "resolve_model",
+    "resumed_model",
 ]
 
 

@@ -32,24 +32,25 @@ def recorded_string(
         spec = parse_model(given, providers)
         written = str(spec)
         url = spec.config.base_url if spec.provider not in providers else None
-    else:
-        url = getattr(model, "base_url", None)
-        written = _model_string(model.provider, model.name, url) or ""
+    else:  # the built-in models say which string makes them; a class of the user's cannot
+        say = getattr(model, "model_string", None)
+        written = (say() if callable(say) else None) or ""
+        url = getattr(model, "base_url", None) if written.startswith("openai-compatible:") else None
     if written == "scripted" or (url and _carries_credentials(url)):
         return ""
     return written
 
 
 def resumed_model(
-    recorded: str, provider: str, name: str, providers: Mapping[str, ProviderConfig]
+    recorded: str | None, provider: str, name: str, providers: Mapping[str, ProviderConfig]
 ) -> tuple[str | None, str]:
     """The model string a saved session goes on with (None: the default model), and when
     that is not the model it ran on, a sentence saying why (else ``""``).
 
-    ``recorded``: the session's model string (empty in sessions saved before it was
-    kept); ``provider`` and ``name``: the model it last ran on; ``providers``: the
-    ``[providers]`` of the user's settings."""
-    ran_on = recorded or _model_string(provider, name) or ""
+    ``recorded``: the session's model string (``""``: none could be written; None in
+    sessions saved before it was kept); ``provider`` and ``name``: the model it last ran
+    on; ``providers``: the ``[providers]`` of the user's settings."""
+    ran_on = recorded if recorded is not None else _model_string(provider, name) or ""
     if not ran_on:
         if provider in ("", "scripted"):
             return None, ""

@@ -33,6 +33,7 @@ from ..messages import ApiTools, ApiTurn, encodable
 from ..secrets import mask_secrets
 from ._anthropic_stream import Events, Reply, StreamFault, sdk_events, server_sent_events
 from ._base import ModelRequest, StreamDone, StreamPart
+from ._catalog import model_string
 from ._foreign_turns import claude_turns, thinking_fits
 from ._http_watch import (
     BrokenStreams,
@@ -155,6 +156,13 @@ class AnthropicModel:
 
     def __repr__(self) -> str:
         return f"AnthropicModel({self.name!r})"
+
+    def model_string(self) -> str | None:
+        """The model string that makes this model again (a session records it), or None
+        when none can: a ``base_url`` or client of the caller's is no string's to say."""
+        if self._base_url or self._client is not None:
+            return None
+        return model_string(self.provider, self.name)
 
     def secret_values(self) -> dict[str, str]:
         """The credential this model sends, so the agent hides it wherever it appears."""

@@ -27,6 +27,7 @@ from ..messages import encodable
 from ..secrets import mask_secrets
 from ._anthropic_stream import StreamFault
 from ._base import ModelRequest, StreamDone, StreamPart
+from ._catalog import model_string
 from ._chat_format import chat_messages, chat_tool_choice, chat_tools
 from ._chat_stream import ChatReply
 from ._http_watch import (
@@ -177,6 +178,16 @@ class OpenAIModel:
     def base_url(self) -> str | None:
         """The server's address (where requests go), when known."""
         return self._url()
+
+    def model_string(self) -> str | None:
+        """The model string that makes this model again (a session records it), or None
+        when none can: a client of the caller's, or a ``base_url`` its provider's string
+        does not carry (only ``openai-compatible:NAME@URL`` does)."""
+        if self._client is not None:
+            return None
+        if self.provider == "openai-compatible":
+            return model_string(self.provider, self.name, self._base_url)
+        return None if self._base_url else model_string(self.provider, self.name)
 
     def _url(self) -> str | None:
         if self._base_url:

@@ -164,3 +164,30 @@ def test_a_session_records_the_model_string_as_the_user_wrote_it(workspace, home
         agent = Agent(workspace=workspace, model=given)
         saved = json.loads((agent.session.path / "metadata.json").read_text())
         assert saved["model_string"] == written, given
+
+
+def test_a_model_made_in_code_is_recorded_when_a_string_can_make_it_again(workspace, home):
+    from jupyter_agent import AnthropicModel, ScriptedModel
+    from jupyter_agent.models import OpenAIModel
+
+    _settings(home, '[models]\ndefault = "scripted"\n')
+    local = "http://127.0.0.1:8000/v1"
+    for model, written in [
+        (AnthropicModel("claude-haiku-4-5"), "claude-haiku-4-5"),
+        (OpenAIModel("gpt-4o"), "openai:gpt-4o"),
+        (
+            OpenAIModel("llama3", provider="openai-compatible", base_url=local),
+            f"openai-compatible:llama3@{local}",
+        ),
+        # Where the caller sent it, no string of its provider says: not Claude's own API.
+        (AnthropicModel("claude-haiku-4-5", base_url="https://proxy.corp.example"), ""),
+        (OpenAIModel("gpt-4o", base_url="https://gateway.corp.example/v1"), ""),
+        (ScriptedModel(), ""),
+    ]:
+        agent = Agent(workspace=workspace, model=model)
+        assert agent.session.metadata.model_string == written, model
+        again = Agent.resume(agent.session.id, workspace=workspace)
+        if written:
+            assert (again.model.provider, again.model.name) == (model.provider, model.name)
+        else:
+            assert again.model.provider == "scripted"
