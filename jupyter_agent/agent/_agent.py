@@ -23,6 +23,7 @@ from ..models import (
     recorded_string,
     resolve_model,
     resumed_model,
+    vouched_addresses,
 )
 from ..notebook import ChangeLog, NotebookBridge
 from ..notebook_file import FileBridge
@@ -151,8 +152,9 @@ class Agent:
         moved = ""
         if model is None and session is not None:  # a saved session goes on with its model
             meta = session.metadata
+            vouched = vouched_addresses(self.providers, [default_model, *self.model_choices])
             model, moved = resumed_model(
-                meta.model_string, meta.provider, meta.model, self.providers
+                meta.model_string, meta.provider, meta.model, self.providers, vouched
             )
         named = model if model is not None else default_model_string(default_model)
         self.model = resolve_model(named, providers=self.providers)

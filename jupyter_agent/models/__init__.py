@@ -30,7 +30,7 @@ from ._catalog import (
     model_string,
     parse_model,
 )
-from ._recorded import recorded_string, resumed_model
+from ._recorded import recorded_string, resumed_model, vouched_addresses
 from ._usage import Pricing, Usage, pricing_for
 from ._windows import DEFAULT_WINDOW, context_window, output_reserve
 from .anthropic import AnthropicModel, default_model_name, has_anthropic_key
@@ -76,6 +76,7 @@ __all__ = [
     "recorded_string",
     "resolve_model",
     "resumed_model",
+    "vouched_addresses",
 ]
 
 

@@ -2,16 +2,17 @@
 
 A session file lives in the workspace, and a cloned repository can plant one. So the model
 it names is taken as a name only: it may pick a provider the user already has (a built-in
-one, or one named in their own settings), never an address of its own. An
-``openai-compatible:NAME@URL`` recorded by the user is honoured when the server is on this
-machine; any other address would send the conversation, and the user's key, wherever the
-file says.
+one, or one named in their own settings), and an ``openai-compatible:NAME@URL`` only at an
+address the user's own configuration names (a ``[providers]`` entry, a ``[models]``
+string, ``JUPYTER_AGENT_MODEL``, ``OPENAI_BASE_URL``). Any other address would send the
+conversation, and the user's key, wherever the file says; "on this machine" is no
+exception, since on a shared host another user's program may listen there.
 """
 
 from __future__ import annotations
 
-import ipaddress
-from collections.abc import Mapping
+import os
+from collections.abc import Iterable, Mapping
 from urllib.parse import urlsplit
 
 from ._base import Model
@@ -41,15 +42,38 @@ def recorded_string(
     return written
 
 
+def vouched_addresses(
+    providers: Mapping[str, ProviderConfig], strings: Iterable[str | None]
+) -> set[str]:
+    """The server addresses the user's own configuration names: its providers', those in
+    its model ``strings`` (``[models]``), ``JUPYTER_AGENT_MODEL``'s and ``OPENAI_BASE_URL``."""
+    found = {c.base_url for c in providers.values() if c.base_url}
+    for text in (*strings, os.environ.get("JUPYTER_AGENT_MODEL")):
+        try:
+            url = parse_model(text, providers).config.base_url if text else None
+        except ModelStringError:
+            continue
+        if url:
+            found.add(url)
+    if os.environ.get("OPENAI_BASE_URL"):
+        found.add(os.environ["OPENAI_BASE_URL"])
+    return {u.rstrip("/") for u in found}
+
+
 def resumed_model(
-    recorded: str | None, provider: str, name: str, providers: Mapping[str, ProviderConfig]
+    recorded: str | None,
+    provider: str,
+    name: str,
+    providers: Mapping[str, ProviderConfig],
+    vouched: set[str] | frozenset[str] = frozenset(),
 ) -> tuple[str | None, str]:
     """The model string a saved session goes on with (None: the default model), and when
     that is not the model it ran on, a sentence saying why (else ``""``).
 
     ``recorded``: the session's model string (``""``: none could be written; None in
     sessions saved before it was kept); ``provider`` and ``name``: the model it last ran
-    on; ``providers``: the ``[providers]`` of the user's settings."""
+    on; ``providers``: the ``[providers]`` of the user's settings; ``vouched``: the
+    addresses it names (:func:`vouched_addresses`)."""
     ran_on = recorded if recorded is not None else _model_string(provider, name) or ""
     if not ran_on:
         if provider in ("", "scripted"):
@@ -67,21 +91,13 @@ def resumed_model(
     except ModelStringError:
         return None, f"This session names a model that is not one now ({ran_on[:80]})."
     url = spec.config.base_url
-    if spec.provider not in providers and url and not _on_this_machine(url):
+    if spec.provider not in providers and url and url.rstrip("/") not in vouched:
         return None, (
             f"This session ran on {ran_on}: a session file cannot choose the server your "
-            "conversation and key go to (one on this machine, or one named in your "
-            "settings' [providers], it can)."
+            "conversation and key go to. Name the server in your settings ([providers] or "
+            "[models] choices) to go on there by itself, or pass it as the model."
         )
     return ran_on, ""
-
-
-def _on_this_machine(url: str) -> bool:
-    try:
-        host = urlsplit(url).hostname or ""
-        return host == "localhost" or ipaddress.ip_address(host).is_loopback
-    except ValueError:  # not an address, or not a well-formed URL
-        return False
 
 
 def _carries_credentials(url: str) -> bool:

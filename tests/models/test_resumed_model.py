@@ -1,5 +1,5 @@
 """A saved session goes on with the model it ran on, as the user named it (a settings
-alias, a server on this machine), and a session file, which any cloned repository can
+alias, a server their settings name), and a session file, which any cloned repository can
 plant, cannot send the conversation or the user's key to an address of its own."""
 
 from __future__ import annotations
@@ -66,10 +66,11 @@ async def test_a_provider_gone_from_the_settings_gives_way_to_the_default_and_sa
     assert any("gateway:gpt-4o" in w and "no provider 'gateway'" in w for w in said), said
 
 
-async def test_a_server_on_this_machine_is_found_again(workspace, home):
+async def test_a_server_the_users_settings_name_is_found_again(workspace, home):
     server = ChatCompletionsServer()
     try:
         model = f"openai-compatible:llama3@{server.base_url}"
+        _settings(home, f'[models]\ndefault = "scripted"\nchoices = ["{model}"]\n')
         server.push(Reply([text("First.")]))
         agent = Agent(workspace=workspace, model=model)
         await agent.run("hello")
@@ -84,10 +85,28 @@ async def test_a_server_on_this_machine_is_found_again(workspace, home):
         server.close()
 
 
+async def test_a_server_only_typed_is_not_gone_back_to_by_itself(workspace, home):
+    """Not even on this machine: on a shared host another user's program may listen on
+    127.0.0.1, and a planted session file could name it."""
+    _settings(home, '[models]\ndefault = "scripted"\n')
+    model = "openai-compatible:llama3@http://127.0.0.1:8000/v1"
+    agent = Agent(workspace=workspace, model=model)
+    assert agent.session.metadata.model_string == model
+    again = Agent.resume(agent.session.id, workspace=workspace)
+    assert again.model.provider == "scripted"
+    handle = await again.run("go on")
+    assert any("cannot choose the server" in w and "[providers]" in w for w in _warnings(handle))
+    # Named as the model, it is used.
+    chosen = Agent.resume(agent.session.id, workspace=workspace, model=model)
+    assert chosen.model.base_url == "http://127.0.0.1:8000/v1"
+
+
 @pytest.mark.parametrize(
     "url",
     [
         "http://attacker.example/v1",
+        "http://127.0.0.1:8000/v1",
+        "http://localhost:11434/v1",
         "https://10.0.0.5:8000/v1",
         "http://127.0.0.1.attacker.example/v1",
         "http://localhost.attacker.example/v1",
@@ -170,8 +189,12 @@ def test_a_model_made_in_code_is_recorded_when_a_string_can_make_it_again(worksp
     from jupyter_agent import AnthropicModel, ScriptedModel
     from jupyter_agent.models import OpenAIModel
 
-    _settings(home, '[models]\ndefault = "scripted"\n')
     local = "http://127.0.0.1:8000/v1"
+    _settings(
+        home,
+        f'[providers.local]\ntype = "openai-compatible"\nbase_url = "{local}"\n'
+        '[models]\ndefault = "scripted"\n',
+    )
     for model, written in [
         (AnthropicModel("claude-haiku-4-5"), "claude-haiku-4-5"),
         (OpenAIModel("gpt-4o"), "openai:gpt-4o"),
