@@ -128,6 +128,8 @@ async def _call(
         if isinstance(block, TextBlock) and block.text:
             run.emit(TextEvent(text=block.text, phase=phase))
     count_usage(run, response.usage)
+    if response.notice:
+        run.warn(response.notice)
     run.agent.context.measured(run, size, response.usage)
     run.set_state(AgentState.running)
     return Turn(message, response.stop_reason, response.usage, response.truncated_tool_ids)

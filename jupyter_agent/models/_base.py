@@ -74,6 +74,9 @@ class ModelResponse:
     model: str = ""
     truncated_tool_ids: list[str] = field(default_factory=list)
     """Tool uses whose input was cut off by max_tokens (their input is unusable)."""
+    notice: str = ""
+    """What the user should know of how the server handled the call (a local server that
+    cuts what does not fit its context), said as a warning."""
 
 
 @dataclass

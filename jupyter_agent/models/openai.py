@@ -39,7 +39,8 @@ from ._http_watch import (
     watched_http_client,
 )
 from ._local import ollama_url
-from ._usage import Pricing, openai_pricing_for
+from ._ollama_window import ROOMY, served_window, window_notice
+from ._usage import Pricing, Usage, openai_pricing_for
 
 Provider = Literal["openai", "ollama", "openai-compatible"]
 
@@ -134,6 +135,11 @@ class OpenAIModel:
         self.retry_delay = retry_delay
         self.pricing = pricing or openai_pricing_for(name)
         self.context_window = context_window
+        self._window_given = context_window is not None
+        self._served_window: int | None = None
+        """The context Ollama runs this model with, once it said (see _ollama_window)."""
+        self._window_asks = 0
+        self._windows_said: set[str] = set()
         self._client = client
         self._api_key = api_key
         self.api_key_env = (
@@ -310,8 +316,31 @@ class OpenAIModel:
                 yield restart
                 await asyncio.sleep(restart.delay)
                 continue
+            if self.provider == "ollama":
+                response.notice = await self._served_window_notice(response.usage)
             yield StreamDone(response)
             return
+
+    async def _served_window_notice(self, usage: Usage) -> str:
+        """Ollama cuts what does not fit the context it runs a model with, and says that
+        context only when asked: ask (until it says, and again when a reply fills it),
+        plan for it when roomy, and say once, in words, when it is too small."""
+        used = usage.total_input_tokens + usage.output_tokens
+        known = self._served_window
+        if (known is None and self._window_asks < 3) or (known and used >= known * 0.95):
+            self._window_asks += 1
+            root = (self._url() or "").rstrip("/").removesuffix("/v1")
+            served = await asyncio.to_thread(served_window, root, self.name)
+            self._served_window = served or known
+            if served and served >= ROOMY and not self._window_given:
+                self.context_window = served
+        if not self._served_window:
+            return ""
+        kind, notice = window_notice(self.name, self._served_window, used)
+        if not notice or kind in self._windows_said:
+            return ""
+        self._windows_said.add(kind)
+        return notice
 
     async def _expect_events(self, stream: Any) -> None:
         """A server that answers a streaming request with a page or a whole JSON reply is

@@ -52,6 +52,9 @@ class ChatCompletionsServer(MessagesServer):
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
         self.style = ChatStyle()
+        self.running_models: list[dict[str, Any]] | None = None
+        """What ``GET /api/ps`` answers, as Ollama lists the models it has loaded
+        (``{"name": "qwen3:latest", "context_length": 4096}``); None: not served."""
         super().__init__(host, port)
 
     @property
@@ -67,7 +70,10 @@ class _ChatHandler(_Handler):
     def _answer(self, request: RecordedRequest, body: Any, seen: int) -> str:
         owner = self.server.owner
         assert isinstance(owner, ChatCompletionsServer)
-        if self.command != "POST" or urlsplit(self.path).path not in _PATHS:
+        path = urlsplit(self.path).path
+        if self.command == "GET" and path == "/api/ps" and owner.running_models is not None:
+            return self._send_json(200, {"models": owner.running_models})
+        if self.command != "POST" or path not in _PATHS:
             return self._error(404, "not_found_error", f"{self.command} {self.path} is not served")
         if not isinstance(body, dict):
             return self._error(400, "invalid_request_error", "the body is not a JSON object")

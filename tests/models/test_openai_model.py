@@ -614,3 +614,93 @@ async def test_a_content_filter_stop_ends_the_run_as_a_refusal(workspace, model,
     handle = await Agent("actor", model, workspace=workspace).run("go")
     assert handle.state is AgentState.error
     assert "declined" in handle.stop_message
+
+
+def _warnings(handle) -> list[str]:
+    return [e.message for e in handle.events_so_far if e.kind == "warning"]
+
+
+async def test_ollama_that_cuts_the_conversation_to_its_context_is_said_once(
+    workspace, chat_server, monkeypatch
+):
+    """Ollama's Chat Completions endpoint runs a model with the context it was started
+    with (4,096 tokens by default) and cuts the rest without an error: the agent asks
+    Ollama that context after a reply, and says plainly when a request filled it."""
+    monkeypatch.setenv("OLLAMA_HOST", chat_server.url.removeprefix("http://"))
+    chat_server.running_models = [
+        {"name": "qwen3:latest", "model": "qwen3:latest", "context_length": 4096}
+    ]
+    model = OpenAIModel("qwen3", provider="ollama")
+    filled = {"prompt_tokens": 4000, "completion_tokens": 96}
+    chat_server.script(
+        [
+            Reply([text("I saw only the end.")], usage=filled),
+            Reply([text("Again.")], usage=filled),
+        ]
+    )
+    agent = Agent("actor", model, workspace=workspace)
+    first = await agent.run("go")
+    said = _warnings(first)
+    assert len(said) == 1, said
+    assert "Ollama runs qwen3 with a context of 4,096 tokens" in said[0]
+    assert "filled it (4,096 tokens)" in said[0]
+    assert "OLLAMA_CONTEXT_LENGTH" in said[0] and "num_ctx" in said[0]
+    assert model.context_window is None  # too small to plan for: compaction cannot help
+    second = await agent.run("again")
+    assert _warnings(second) == []  # said once
+    asked = [r.path for r in chat_server.requests if r.method == "GET"]
+    assert asked and all(p == "/api/ps" for p in asked)
+
+
+async def test_a_roomy_ollama_context_is_planned_for_and_not_warned_of(
+    workspace, chat_server, monkeypatch
+):
+    monkeypatch.setenv("OLLAMA_HOST", chat_server.url.removeprefix("http://"))
+    chat_server.running_models = [
+        {"name": "llama3.2:latest", "context_length": 8192},
+        {"name": "qwen3:8b", "model": "qwen3:8b", "context_length": 32768},
+    ]
+    model = OpenAIModel("qwen3:8b", provider="ollama")
+    chat_server.push(Reply([text("Fine.")], usage={"prompt_tokens": 5000}))
+    handle = await Agent("actor", model, workspace=workspace).run("go")
+    assert _warnings(handle) == []
+    assert model.context_window == 32768  # the gauge and compaction use Ollama's window
+    # A window the user gave is theirs; an Ollama that does not say leaves all as it was.
+    given = OpenAIModel("qwen3:8b", provider="ollama", context_window=20000)
+    chat_server.push(Reply([text("Fine.")]))
+    await Agent("actor", given, workspace=workspace).run("go")
+    assert given.context_window == 20000
+    chat_server.running_models = None  # an older Ollama, or no /api/ps: a 404
+    silent = OpenAIModel("qwen3:8b", provider="ollama")
+    chat_server.push(Reply([text("Fine.")]))
+    assert _warnings(await Agent("actor", silent, workspace=workspace).run("go")) == []
+    assert silent.context_window is None
+
+
+async def test_a_small_ollama_context_is_said_before_it_fills(workspace, chat_server, monkeypatch):
+    monkeypatch.setenv("OLLAMA_HOST", chat_server.url.removeprefix("http://"))
+    chat_server.running_models = [{"name": "qwen3:latest", "context_length": 8192}]
+    model = OpenAIModel("qwen3", provider="ollama")
+    chat_server.push(Reply([text("ok")], usage={"prompt_tokens": 4700, "completion_tokens": 5}))
+    said = _warnings(await Agent("actor", model, workspace=workspace).run("go"))
+    assert len(said) == 1 and "will soon outgrow" in said[0], said
+
+
+def test_what_ollama_says_of_its_models_is_read_with_care(chat_server):
+    from jupyter_agent.models._ollama_window import served_window
+
+    root = chat_server.url
+    for listed, found in [
+        ([{"name": "qwen3:latest", "context_length": 4096}], 4096),
+        ([{"model": "qwen3", "context_length": 40960}], 40960),
+        ([{"name": "qwen3:8b", "context_length": 4096}], None),  # another tag
+        ([{"name": "qwen3:latest", "context_length": True}], None),
+        ([{"name": "qwen3:latest", "context_length": -1}], None),
+        ([{"name": "qwen3:latest", "context_length": "4096"}], None),
+        (["junk", 5, None], None),
+    ]:
+        chat_server.running_models = listed
+        assert served_window(root, "qwen3") == found, listed
+    chat_server.running_models = None
+    assert served_window(root, "qwen3") is None  # 404
+    assert served_window("http://127.0.0.1:9", "qwen3") is None  # nobody there
