@@ -158,19 +158,6 @@ def test_the_users_own_servers_apply_without_trust(home, workspace):
     assert "mine: not started" in render_status(agent.mcp.status())
 
 
-def test_the_environment_and_header_values_are_secrets(home, workspace):
-    write_settings(
-        home,
-        '[mcpServers.a]\ncommand = "x"\nenv = { SERVICE_CODE = "abcd-efgh-ijkl" }\n'
-        '[mcpServers.b]\nurl = "http://127.0.0.1:1/mcp"\n'
-        'headers = { "X-Api" = "Token zyxw-vuts-rqpo" }\n',
-    )
-    agent = Agent("actor", ScriptedModel(), workspace=workspace)
-    shown = agent.secrets.redact("env abcd-efgh-ijkl, header zyxw-vuts-rqpo")
-    assert "abcd-efgh-ijkl" not in shown
-    assert "zyxw-vuts-rqpo" not in shown
-
-
 def test_a_value_may_name_an_environment_variable_instead_of_holding_a_secret():
     config = McpServerConfig(
         command="${TOOLS}/server",
@@ -192,20 +179,22 @@ def test_a_value_may_name_an_environment_variable_instead_of_holding_a_secret():
     assert McpServerConfig(command="x", args=[hostile]).expanded({}).args == [hostile]
 
 
-def test_what_a_variable_gives_is_a_secret_where_credentials_go(home, workspace, monkeypatch):
-    monkeypatch.setenv("SERVICE_CODE", "abcd-efgh-ijkl")
+def test_environment_and_header_values_are_secrets_written_or_named(home, workspace, monkeypatch):
     monkeypatch.setenv("URL_TOKEN", "qrst-uvwx-yz12")
+    monkeypatch.setenv("SERVICE_CODE", "mnop-abcd-9876")
     monkeypatch.setenv("WORK_FOLDER", "/srv/shared/notebooks")
     write_settings(
         home,
         '[mcpServers.a]\ncommand = "x"\nargs = ["${WORK_FOLDER}"]\n'
-        'env = { CODE = "${SERVICE_CODE}" }\n'
-        '[mcpServers.b]\nurl = "http://127.0.0.1:1/mcp?t=${URL_TOKEN}"\n',
+        'env = { SERVICE_CODE = "abcd-efgh-ijkl", NAMED = "${SERVICE_CODE}" }\n'
+        '[mcpServers.b]\nurl = "http://127.0.0.1:1/mcp?t=${URL_TOKEN}"\n'
+        'headers = { "X-Api" = "Token zyxw-vuts-rqpo" }\n',
     )
     agent = Agent("actor", ScriptedModel(), workspace=workspace)
-    shown = agent.secrets.redact("abcd-efgh-ijkl qrst-uvwx-yz12 /srv/shared/notebooks")
-    assert "abcd-efgh-ijkl" not in shown and "qrst-uvwx-yz12" not in shown
-    assert "/srv/shared/notebooks" in shown  # a folder is not a secret
+    secrets = ["abcd-efgh-ijkl", "zyxw-vuts-rqpo", "mnop-abcd-9876", "qrst-uvwx-yz12"]
+    shown = agent.secrets.redact(" ".join([*secrets, "/srv/shared/notebooks"]))
+    assert not [s for s in secrets if s in shown], shown
+    assert "/srv/shared/notebooks" in shown  # a folder a variable names is not a secret
     # %agent mcp shows the variable's name, never what it gives.
     assert "${WORK_FOLDER}" in render_status(agent.mcp.status())
 
