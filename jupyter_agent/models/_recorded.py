@@ -78,7 +78,7 @@ def resumed_model(
     if not ran_on:
         if provider in ("", "scripted"):
             return None, ""
-        return None, f"This session ran on {name} at a server whose address it did not keep."
+        return None, f"This session ran on {name[:80]} at a server whose address it did not keep."
     if len(ran_on) > _LONGEST:
         return None, "This session names a model no settings could name."
     prefix, colon, _ = ran_on.partition(":")

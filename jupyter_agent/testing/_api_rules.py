@@ -1,7 +1,8 @@
 """Requests the Messages API refuses, and the words it refuses them with.
 
-The server refuses them too, so a test finds out as a user would. Only rules we checked
-against the API are here:
+The server refuses them too, so a test finds out as a user would. Only rules the API's
+documentation states are here, in the words its errors use (this module, like the rest of
+the server, imports nothing of ``jupyter_agent``: the model's own check is its own):
 
 - With extended thinking on (``"type": "enabled"``), a tool-use loop is one assistant
   turn with one thinking setting: when the last message answers tool calls, the
