@@ -98,6 +98,31 @@ def sentence(head: str, note: str, advice: str) -> str:
     return f"{head}; {note}. {advice}" if note else f"{head}. {advice}"
 
 
+def unreachable(
+    who: str, url: str, *, timed_out: bool, tries: Tries | None, advice: str
+) -> ModelError:
+    """A server that could not be reached, or did not answer in time, in sentences (a
+    retryable error). ``who``: the server as a sentence names it mid-way ("the Anthropic
+    API", "Ollama")."""
+    head = (
+        f"{who[:1].upper() + who[1:]} at {url} did not answer in time"
+        if timed_out
+        else f"Could not reach {who} at {url}"
+    )
+    return ModelError(
+        sentence(head, retry_note(tries), advice), error_type="connection_error", retryable=True
+    )
+
+
+def network_advice(url: str, setting: str = "") -> str:
+    """What to check when a server is out of reach: the network, and ``setting`` (where
+    its address came from: "ANTHROPIC_BASE_URL", "the model's base_url") if it is not the
+    default one."""
+    if setting:
+        return f"Check the network, or {setting} (now {url})."
+    return "Check the network connection."
+
+
 def watched_http_client(client_class: Any) -> Any:
     """An SDK's default async HTTP client (``client_class``) with the hook that counts
     tries and tells a request's ``on_sent``."""

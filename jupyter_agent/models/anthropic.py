@@ -39,9 +39,11 @@ from ._http_watch import (
     BrokenStreams,
     Tries,
     http_package_of,
+    network_advice,
     retry_note,
     sending,
     sentence,
+    unreachable,
     watched_http_client,
 )
 from ._usage import Pricing, pricing_for
@@ -357,20 +359,17 @@ class AnthropicModel:
         url = mask_secrets(str(getattr(self._client or self.client, "base_url", "")))
         setting = self.base_url_variable
         if os.environ.get(setting) and not self._base_url and self._client is None:
-            advice = f"Check the network, or {setting} (now {url})."
+            advice = network_advice(url, setting)
         elif self._base_url:
-            advice = f"Check the network, or the model's base_url (now {url})."
+            advice = network_advice(url, "the model's base_url")
         else:
-            advice = "Check the network connection."
-        head = (
-            f"{_capital(self.service)} at {url} did not answer in time"
-            if isinstance(exc, anthropic.APITimeoutError)
-            else f"Could not reach {self.service} at {url}"
-        )
-        return ModelError(
-            sentence(head, retry_note(tries), advice),
-            error_type="connection_error",
-            retryable=True,
+            advice = network_advice(url)
+        return unreachable(
+            self.service,
+            url,
+            timed_out=isinstance(exc, anthropic.APITimeoutError),
+            tries=tries,
+            advice=advice,
         )
 
 

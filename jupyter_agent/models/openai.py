@@ -33,9 +33,11 @@ from ._chat_stream import ChatReply
 from ._http_watch import (
     BrokenStreams,
     Tries,
+    network_advice,
     retry_note,
     sending,
     sentence,
+    unreachable,
     watched_http_client,
 )
 from ._local import ollama_url
@@ -396,25 +398,21 @@ class OpenAIModel:
             return ModelError(self.rejected_message, status=401, error_type="authentication_error")
         if isinstance(exc, openai.APIStatusError):
             return self._status_error(exc, retry_note(tries))
-        url = self._address()
+        url, who = self._address(), self._who
         if self.provider == "ollama":
             advice = "Is Ollama running (ollama serve)? Check OLLAMA_HOST or the base_url."
         elif self._base_url:
-            advice = f"Check the network, or the model's base_url (now {url})."
+            advice = network_advice(url, "the model's base_url")
         elif os.environ.get("OPENAI_BASE_URL") and self._client is None:
-            advice = f"Check the network, or OPENAI_BASE_URL (now {url})."
+            advice = network_advice(url, "OPENAI_BASE_URL")
         else:
-            advice = "Check the network connection."
-        who = self._who
-        head = (
-            f"{who} at {url} did not answer in time"
-            if isinstance(exc, openai.APITimeoutError)
-            else f"Could not reach {who[0].lower() + who[1:] if who != 'Ollama' else who} at {url}"
-        )
-        return ModelError(
-            sentence(head, retry_note(tries), advice),
-            error_type="connection_error",
-            retryable=True,
+            advice = network_advice(url)
+        return unreachable(
+            who if who == "Ollama" else who[:1].lower() + who[1:],
+            url,
+            timed_out=isinstance(exc, openai.APITimeoutError),
+            tries=tries,
+            advice=advice,
         )
 
     def _status_error(self, exc: Any, note: str) -> ModelError:
