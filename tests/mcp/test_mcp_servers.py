@@ -37,6 +37,13 @@ def stdio(**options: Any) -> McpServerConfig:
     return McpServerConfig(command=sys.executable, args=[SERVER], **options)
 
 
+def allowing(server: str) -> Rules:
+    """The default rules, and the user's rule allowing every tool of ``server``."""
+    rules = Rules.defaults()
+    rules.add(Rule.allow(McpServer(server=server), scope="user"))
+    return rules
+
+
 def results(agent: Agent) -> list[tuple[str, bool]]:
     return [(r.text, r.is_error) for m in agent.history for r in m.tool_results]
 
@@ -165,8 +172,7 @@ async def test_the_planner_is_offered_what_the_user_granted_read_only(make_agent
 
 
 async def test_results_carry_images_errors_and_resources_and_hide_secrets(make_agent):
-    rules = Rules.defaults()
-    rules.add(Rule.allow(McpServer(server="srv"), scope="user"))
+    rules = allowing("srv")
     agent, _ = make_agent(
         "actor",
         [
@@ -201,8 +207,7 @@ async def test_a_secret_named_by_variable_reaches_the_server_and_nothing_else(
     make_agent, monkeypatch
 ):
     monkeypatch.setenv("MY_SERVER_TOKEN", SECRET)
-    rules = Rules.defaults()
-    rules.add(Rule.allow(McpServer(server="srv"), scope="user"))
+    rules = allowing("srv")
     agent, events = make_agent(
         "actor",
         [
@@ -226,8 +231,7 @@ async def test_a_secret_named_by_variable_reaches_the_server_and_nothing_else(
 
 
 async def test_a_server_that_crashes_is_said_and_restarted_at_next_use(make_agent):
-    rules = Rules.defaults()
-    rules.add(Rule.allow(McpServer(server="srv"), scope="user"))
+    rules = allowing("srv")
     agent, events = make_agent(
         "actor",
         [
@@ -253,8 +257,7 @@ async def test_a_server_that_crashes_is_said_and_restarted_at_next_use(make_agen
 async def test_stop_during_a_hanging_call_returns_at_once_and_the_server_stays_usable(
     make_agent,
 ):
-    rules = Rules.defaults()
-    rules.add(Rule.allow(McpServer(server="srv"), scope="user"))
+    rules = allowing("srv")
     agent, events = make_agent("actor", [call("mcp__srv__hang")], {"srv": stdio()}, policy=rules)
     handle = agent.start("wait for ever")
     await until(lambda: any(e.kind == "tool_start" for e in events), timeout=30)
@@ -385,8 +388,7 @@ async def test_stop_while_a_server_starts_returns_at_once_and_the_start_stays_bo
 
 
 async def test_a_call_that_outlasts_its_timeout_is_cancelled_and_said(make_agent):
-    rules = Rules.defaults()
-    rules.add(Rule.allow(McpServer(server="srv"), scope="user"))
+    rules = allowing("srv")
     agent, _ = make_agent(
         "actor",
         [
@@ -426,8 +428,7 @@ async def test_what_a_server_says_of_its_tools_is_redacted_too(make_agent, monke
 
 
 async def test_a_server_that_dies_while_idle_is_started_again_and_said(make_agent):
-    rules = Rules.defaults()
-    rules.add(Rule.allow(McpServer(server="srv"), scope="user"))
+    rules = allowing("srv")
     agent, events = make_agent(
         "actor",
         [call("mcp__srv__echo", text="one"), call("task_complete", summary="done")],
@@ -462,8 +463,7 @@ async def test_a_subagent_shares_its_parents_servers(make_agent):
         text = first if isinstance(first, str) else "".join(b.get("text", "") for b in first)
         return turns["child" if "child-task" in text else "parent"].pop(0)
 
-    rules = Rules.defaults()
-    rules.add(Rule.allow(McpServer(server="srv"), scope="user"))
+    rules = allowing("srv")
     agent, _ = make_agent(
         "actor", [answer] * 6, {"srv": stdio(read_only_tools=["echo"])}, policy=rules
     )
@@ -489,8 +489,7 @@ async def test_an_http_server_that_goes_away_is_said_and_reconnected(make_agent)
                 assert time.monotonic() < deadline, "the HTTP MCP server did not start"
                 time.sleep(0.05)
 
-    rules = Rules.defaults()
-    rules.add(Rule.allow(McpServer(server="web"), scope="user"))
+    rules = allowing("web")
     proc = serve()
     try:
         agent, events = make_agent(
@@ -520,8 +519,7 @@ async def test_an_http_server_that_goes_away_is_said_and_reconnected(make_agent)
 
 
 async def test_stop_during_a_call_to_a_frozen_server_returns_at_once(make_agent):
-    rules = Rules.defaults()
-    rules.add(Rule.allow(McpServer(server="srv"), scope="user"))
+    rules = allowing("srv")
     agent, events = make_agent("actor", [call("mcp__srv__freeze")], {"srv": stdio()}, policy=rules)
     handle = agent.start("freeze it")
     await until(lambda: any(e.kind == "tool_start" for e in events), timeout=30)
@@ -537,8 +535,7 @@ async def test_stop_during_a_call_to_a_frozen_server_returns_at_once(make_agent)
 
 
 async def test_a_servers_progress_shows_on_the_calls_row(make_agent):
-    rules = Rules.defaults()
-    rules.add(Rule.allow(McpServer(server="srv"), scope="user"))
+    rules = allowing("srv")
     agent, events = make_agent(
         "actor",
         [call("mcp__srv__count"), call("task_complete", summary="done")],
