@@ -1,11 +1,13 @@
-"""The ``/dev/null`` mount-point files bubblewrap leaves on the host, and when they may go.
+"""The mount-point files a launch leaves on the host, and when they may go.
 
 bwrap creates an empty file on the host where it mounts ``/dev/null`` on a missing protected
-path. Invariant: such a file is removed only when no live launch, in any process of this
-user, still uses it. Removing it early would be a hole: unlinking a mount point on the host
-detaches that mount in every sandbox that has it. Only the empty regular file bwrap made is
-ever removed; anything else at that path is someone's work. The markers of a process that
-crashed are swept at the next launch, and its files with them.
+path; a launch itself makes the file of a missing path that must read as some content
+(git's ``commondir``: :attr:`ProtectionPlan.filled`). Invariant: such a file is removed only
+when no live launch, in any process of this user, still uses it. Removing it early would be
+a hole: unlinking a mount point on the host detaches that mount in every sandbox that has
+it. Only the empty regular file bwrap made, or one still holding exactly the content the
+launch wrote, is ever removed; anything else at that path is someone's work. The markers of
+a process that crashed are swept at the next launch, and its files with them.
 """
 
 from __future__ import annotations
@@ -75,18 +77,23 @@ class _MountPointLedger:
         """
         with self._locked(create=True) as base:
             if base is None:
-                return make_plan(), lambda: None
+                plan = make_plan()
+                plan.make_filled()
+                return plan, lambda: None
             for entry in os.listdir(base):
                 if entry != "lock":
                     _settle(base / entry)
             plan = make_plan()
-            used = {base / _key(p): p for p in plan.blocked_paths()}
+            plan.make_filled()
+            used = {base / _key(p): p for p in [*plan.blocked_paths(), *plan.filled]}
             used.update((base / _key(p), p) for p in plan.readonly if (base / _key(p)).is_dir())
             folders = list(used)
             marker = f"{os.getpid()}-{start_time(os.getpid())}-{next(self._count)}"
             for folder, path in used.items():
                 folder.mkdir(exist_ok=True)
                 (folder / "path").write_bytes(os.fsencode(path))
+                if path in plan.filled:
+                    (folder / "content").write_bytes(plan.filled[path])
                 (folder / marker).touch()
         if not folders:
             return plan, lambda: None
@@ -115,7 +122,7 @@ def _settle(folder: Path) -> None:
         return
     live = False
     for name in names:
-        if name == "path":
+        if name in ("path", "content"):
             continue
         if owner_alive(name):
             live = True
@@ -126,14 +133,31 @@ def _settle(folder: Path) -> None:
         return
     with contextlib.suppress(OSError):
         path = os.fsdecode((folder / "path").read_bytes())
-        info = os.lstat(path)
-        # Only the empty regular file bwrap made: anything else is someone's work.
-        if stat.S_ISREG(info.st_mode) and info.st_size == 0:
+        made = (folder / "content").read_bytes() if (folder / "content").exists() else b""
+        # Only the file bwrap or the launch made, unchanged: anything else is someone's work.
+        if _holds(path, made):
             os.unlink(path)
+    with contextlib.suppress(OSError):
+        (folder / "content").unlink()
     with contextlib.suppress(OSError):
         (folder / "path").unlink()
     with contextlib.suppress(OSError):
         folder.rmdir()
+
+
+def _holds(path: str, content: bytes) -> bool:
+    """Whether ``path`` is a regular file holding exactly ``content`` (never blocks)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size != len(content):
+            return False
+        return os.read(fd, len(content) + 1) == content
+    finally:
+        os.close(fd)
 
 
 LEDGER = _MountPointLedger()

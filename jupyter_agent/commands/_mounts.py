@@ -6,7 +6,9 @@ Invariants (the "why" of each is in :mod:`.os_sandbox`'s docstring):
 - Mounts go shallowest first (:func:`depth`): a mount replaces everything mounted below its
   target earlier. At one depth, read-only mounts come last.
 - An existing protected path is a read-only mount; each folder on the way to it is mounted
-  on itself; a missing one gets ``/dev/null`` on its first missing component; a symbolic
+  on itself; a missing one gets ``/dev/null`` on its first missing component, or, when it
+  must read as some content (:class:`Protected`'s ``fills``: git's ``commondir``), a
+  read-only file holding that content, made on the host for the launch; a symbolic
   link on the way is pinned by making its folder read-only (the other entries mounted back
   writable), and what it points to is protected in turn.
 - A hidden folder gets an empty tmpfs, a hidden file ``/dev/null``; a hidden path that holds
@@ -15,11 +17,23 @@ Invariants (the "why" of each is in :mod:`.os_sandbox`'s docstring):
 
 from __future__ import annotations
 
+import logging
 import os
 import stat
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Protected:
+    """What the sandbox keeps read-only: ``paths``, and for missing ones among them that a
+    program must still be able to read, the content they read as (``fills``)."""
+
+    paths: Sequence[Path]
+    fills: Mapping[Path, bytes] = field(default_factory=dict)
 
 
 def depth(path: Path) -> int:
@@ -39,6 +53,9 @@ class ProtectionPlan:
     """Existing protected paths, no link on the way."""
     blocked: set[Path] = field(default_factory=set)
     """First missing component of a protected path: /dev/null goes there."""
+    filled: dict[Path, bytes] = field(default_factory=dict)
+    """Missing protected paths made on the host, holding this content, then mounted
+    read-only (:meth:`make_filled`)."""
 
     def _covered(self, path: Path, *, itself: bool) -> bool:
         """Whether a read-only path already covers ``path`` (then a mount there is moot)."""
@@ -76,7 +93,35 @@ class ProtectionPlan:
                 mounts.append((depth(path), 1, ["--ro-bind", str(path), str(path)]))
         for path in self.blocked_paths():
             mounts.append((depth(path), 1, ["--ro-bind", "/dev/null", str(path)]))
+        for path in self.filled:
+            if path.parent not in self.pinned and not self._covered(path, itself=False):
+                mounts.append((depth(path), 1, ["--ro-bind", str(path), str(path)]))
         return [arg for *_, args in sorted(mounts) for arg in args]
+
+    def make_filled(self) -> None:
+        """Create the files of :attr:`filled` on the host (never over anything: one that
+        appeared meanwhile is mounted as it is). One that cannot be made is blocked with
+        /dev/null instead, and the launch fails rather than run unprotected."""
+        for path, content in list(self.filled.items()):
+            try:
+                # path gate: the folder was checked link-free by plan_protection; the file
+                # is made new (O_EXCL) and never through a link (O_NOFOLLOW)
+                fd = os.open(
+                    path,
+                    os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                    0o644,
+                )
+            except FileExistsError:
+                continue
+            except OSError as exc:
+                log.warning("could not make %s for the sandbox: %s", path, exc)
+                del self.filled[path]
+                self.blocked.add(path)
+                continue
+            try:
+                os.write(fd, content)
+            finally:
+                os.close(fd)
 
 
 def _entries(folder: Path) -> list[os.DirEntry[str]]:
@@ -92,11 +137,17 @@ def _entries(folder: Path) -> list[os.DirEntry[str]]:
         return []
 
 
-def plan_protection(paths: Iterable[Path], roots: Sequence[tuple[Path, Path]]) -> ProtectionPlan:
+def plan_protection(
+    paths: Iterable[Path],
+    roots: Sequence[tuple[Path, Path]],
+    fills: Mapping[Path, bytes] | None = None,
+) -> ProtectionPlan:
     """The mounts that keep ``paths`` read-only and in place; ``roots`` are the writable
-    roots as (written, resolved) pairs, deepest first."""
+    roots as (written, resolved) pairs, deepest first; ``fills``: missing paths that must
+    read as this content."""
     plan = ProtectionPlan()
-    todo = [Path(os.path.abspath(p)) for p in paths]
+    fills = {Path(os.path.abspath(p)): c for p, c in (fills or {}).items()}
+    todo = [Path(os.path.abspath(p)) for p in [*paths, *fills]]
     seen: set[Path] = set()
     while todo and len(seen) < 10_000:
         path = todo.pop()
@@ -113,7 +164,10 @@ def plan_protection(paths: Iterable[Path], roots: Sequence[tuple[Path, Path]]) -
             try:
                 mode = os.lstat(current).st_mode
             except FileNotFoundError:
-                plan.blocked.add(current)
+                if index == len(parts) - 1 and path in fills:
+                    plan.filled[current] = fills[path]
+                else:
+                    plan.blocked.add(current)
                 break
             except OSError:
                 break  # e.g. a file where a folder should be: nothing can be created below

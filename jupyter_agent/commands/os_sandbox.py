@@ -67,7 +67,7 @@ from .._system import system_program
 from ..credentials import credentials_file
 from ._bwrap import bwrap_flags, probe_bwrap, readable_fd
 from ._mount_points import LEDGER
-from ._mounts import depth, hidden_args, plan_protection
+from ._mounts import Protected, depth, hidden_args, plan_protection
 from ._private_tmp import make_private_tmp, programs_under, remove_tree
 from ._probe import probe
 from ._seatbelt import seatbelt_profile
@@ -137,13 +137,15 @@ class OsSandbox:
         workspace: Path,
         settings: SandboxSettings = SandboxSettings(),
         *,
-        protected: Callable[[], Iterable[Path]] = lambda: (),
+        protected: Callable[[], Iterable[Path] | Protected] = lambda: (),
         hidden: Iterable[Path] = (),
         bwrap: str | os.PathLike[str] | None = None,
     ) -> None:
-        """``protected`` is called at every launch and returns paths inside the writable roots
-        that must stay read-only (they need not exist). ``hidden`` are paths commands must not
-        see, besides the defaults. ``bwrap`` overrides the bubblewrap binary (default: PATH).
+        """``protected`` is called at every launch (in the caller's thread: keep it off the
+        event loop) and returns paths inside the writable roots that must stay read-only
+        (they need not exist), or a :class:`Protected` that also says what missing ones
+        must read as. ``hidden`` are paths commands must not see, besides the defaults.
+        ``bwrap`` overrides the bubblewrap binary (default: PATH).
         """
         self._workspace = Path(os.path.abspath(workspace))
         self._settings = settings
@@ -306,8 +308,10 @@ class OsSandbox:
             for root in roots:
                 if root not in above:
                     args += ["--bind", str(root), str(root)]
-            protected, spellings = self._protected(), self._root_spellings()
-            plan, release = LEDGER.reserve(lambda: plan_protection(protected, spellings))
+            protected, spellings = self._protection(), self._root_spellings()
+            plan, release = LEDGER.reserve(
+                lambda: plan_protection(protected.paths, spellings, protected.fills)
+            )
             launch._cleanups.append(release)
             args += plan.mount_args()
             args += hidden_args(self._hidden, roots)
@@ -326,7 +330,7 @@ class OsSandbox:
 
     def _seatbelt_launch(self, argv: Sequence[str]) -> Launch:
         tmp = self._private_tmp()
-        profile = self._profile([Path(os.path.abspath(p)) for p in self._protected()])
+        profile = self._profile([Path(os.path.abspath(p)) for p in self._protection().paths])
         env = ["/usr/bin/env", f"TMPDIR={tmp / 'tmp'}"]
         return Launch(["/usr/bin/sandbox-exec", "-p", profile, *env, *argv])
 
@@ -341,6 +345,15 @@ class OsSandbox:
         )
 
     # --- places ----------------------------------------------------------------------
+
+    def roots(self) -> list[Path]:
+        """The folders commands may write (resolved): the workspace first, then the existing
+        extra ``writable`` ones (the private /tmp is not one: it is the sandbox's own)."""
+        return self._roots()
+
+    def _protection(self) -> Protected:
+        found = self._protected()
+        return found if isinstance(found, Protected) else Protected(list(found))
 
     def _workspace_real(self) -> Path:
         return Path(os.path.realpath(self._workspace))

@@ -31,7 +31,14 @@ from typing import Any, TypeVar
 from .._system import system_program
 from ..approvals import CommandPreview, ProgramPreview
 from ..autorun import autorun_for
-from ..commands import OsSandbox, analyze, command_hazards
+from ..commands import (
+    OsSandbox,
+    Protected,
+    SandboxSettings,
+    analyze,
+    command_hazards,
+    with_git_overrides,
+)
 from ..errors import ToolError
 from ..permissions import Hazard, Permission
 from ..provenance import WrittenFiles
@@ -61,20 +68,23 @@ T = TypeVar("T")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][A-Za-z0-9]|\x1b[=>]")
 
 
-def command_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment a command gets: ``base`` (os.environ) minus secret-looking names."""
+def command_env(
+    base: Mapping[str, str] | None = None, *, read_only: bool = False
+) -> dict[str, str]:
+    """The environment a command gets: ``base`` (os.environ) minus secret-looking names,
+    with git's configuration set so a planted one cannot run code (more of it when the
+    line only reads: :mod:`jupyter_agent.commands._git_overrides`)."""
     env = {
         name: value
         for name, value in (os.environ if base is None else base).items()
         if not any(part in name.upper() for part in SECRET_NAME_PARTS)
     }
     # No pager and no prompt can wait for input that never comes.
-    # No pager and no prompt can wait for input that never comes.
     env.update(PAGER="cat", GIT_PAGER="cat", GIT_TERMINAL_PROMPT="0", PYTHONUNBUFFERED="1")
     # No start file runs, no function comes in from the environment, `cd` means the folder.
     for name in [n for n in env if n.startswith("BASH_FUNC_")] + ["BASH_ENV", "ENV", "CDPATH"]:
         env.pop(name, None)
-    return env
+    return with_git_overrides(env, read_only=read_only)
 
 
 def _summary(a: Mapping[str, Any]) -> str:
@@ -101,20 +111,32 @@ _DEFAULT_SANDBOXES: dict[str, OsSandbox] = {}
 
 
 def workspace_os_sandbox(workspace: Path, **options: Any) -> OsSandbox:
-    """An OS sandbox for ``workspace`` that keeps its autorun places read-only."""
-    return OsSandbox(workspace, protected=lambda: autorun_for(workspace).protected(), **options)
+    """An OS sandbox for ``workspace`` that keeps its autorun places read-only, git's
+    redirects and the home folder's code-running files among them (looked for again at
+    every launch: a walk of the writable folders, so launch from a thread), after making
+    the empty folders that let it mount them (:meth:`Autorun.prepare`)."""
+    settings = options.get("settings") or SandboxSettings()
+
+    def protected() -> Protected:
+        autorun = autorun_for(workspace, settings.writable)
+        autorun.prepare()
+        return Protected(autorun.protected(), autorun.fills())
+
+    return OsSandbox(workspace, protected=protected, **options)
 
 
 def _assess(ctx: ToolContext, args: Mapping[str, Any]) -> list[Hazard]:
     """What no rule may decide about this command (see :mod:`jupyter_agent.commands.hazards`)."""
     sandbox = sandbox_for(ctx)
     cwd = sandbox.resolve(str(args.get("working_dir", ".")), must_exist=True)
+    os_sandbox = os_sandbox_for(ctx)
     return command_hazards(
         analyze(str(args["command"])),
         cwd=cwd,
         sandbox=sandbox,
         written=ctx.resources.get(WrittenFiles),
-        scratch=os_sandbox_for(ctx).scratch(),
+        scratch=os_sandbox.scratch(),
+        writable=os_sandbox.roots()[1:] if os_sandbox.status().active else (),
         path_env=command_env().get("PATH"),
     )
 
@@ -188,17 +210,23 @@ async def execute_command(
         raise ToolError(f"working_dir {working_dir!r} is a file, not a folder.")
     os_sandbox = os_sandbox_for(ctx)
     confined = os_sandbox.status().active
-    if confined:
-        autorun_for(sandbox.root).prepare()
     argv = (
         [_SHELL, "--noprofile", "--norc", "-c", command] if _SHELL else ["/bin/sh", "-c", command]
     )
-    launch = os_sandbox.launch(argv, cwd)
+    # The launch walks the workspace for git's redirects: off the event loop.
+    launch, cancelled = await _shielded(asyncio.to_thread(os_sandbox.launch, argv, cwd))
+    if cancelled:
+        launch.close()
+        raise asyncio.CancelledError
+    line = analyze(command)
+    read_only = bool(line.invocations) and all(
+        inv.kind in ("reads", "inert") for inv in line.invocations
+    )
 
     output = _Output()
     started = time.monotonic()
     try:
-        proc = await _spawn(launch.argv, cwd, launch.pass_fds)
+        proc = await _spawn(launch.argv, cwd, launch.pass_fds, command_env(read_only=read_only))
     except OSError as exc:
         launch.close()
         raise ToolError(f"Could not start the command: {exc.strerror or exc}.") from None
@@ -404,7 +432,10 @@ def _record_writes(ctx: ToolContext, command: str, cwd: Path, sandbox: Sandbox) 
 
 
 async def _spawn(
-    argv: list[str], cwd: Path, pass_fds: tuple[int, ...] = ()
+    argv: list[str],
+    cwd: Path,
+    pass_fds: tuple[int, ...] = (),
+    env: Mapping[str, str] | None = None,
 ) -> asyncio.subprocess.Process:
     """Start the command in a process group of its own.
 
@@ -419,7 +450,7 @@ async def _spawn(
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,
             cwd=cwd,
-            env=command_env(),
+            env=dict(env) if env is not None else command_env(),
             start_new_session=True,  # its own process group: killed as one
             pass_fds=pass_fds,
         )
