@@ -236,9 +236,9 @@ def _repositories(folders: Sequence[Path]) -> tuple[list[tuple[Path, Path]], boo
     """(worktree top, its ``.git`` entry) for every repository in ``folders``, breadth first,
     within the bound; and whether the walk was complete."""
     found: list[tuple[Path, Path]] = []
-    queue: deque[tuple[Path, int]] = deque((Path(f), 0) for f in folders)
+    queue: deque[tuple[str, int]] = deque((os.fspath(f), 0) for f in folders)
     budget = WALK_ENTRIES
-    visited: set[Path] = set()
+    visited: set[str] = set()
     while queue:
         folder, depth = queue.popleft()
         if folder in visited:
@@ -254,13 +254,13 @@ def _repositories(folders: Sequence[Path]) -> tuple[list[tuple[Path, Path]], boo
             return found, False
         for entry in entries:
             if entry.name == ".git":
-                found.append((folder, Path(entry.path)))
+                found.append((Path(folder), Path(entry.path)))
             elif (
                 depth < WALK_DEPTH
                 and entry.name not in NOT_WALKED
                 and entry.is_dir(follow_symlinks=False)
             ):
-                queue.append((Path(entry.path), depth + 1))
+                queue.append((entry.path, depth + 1))
     return found, True
 
 

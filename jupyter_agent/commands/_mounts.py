@@ -56,12 +56,22 @@ class ProtectionPlan:
     filled: dict[Path, bytes] = field(default_factory=dict)
     """Missing protected paths made on the host, holding this content, then mounted
     read-only (:meth:`make_filled`)."""
+    _readonly_text: set[str] | None = field(default=None, repr=False, compare=False)
 
     def _covered(self, path: Path, *, itself: bool) -> bool:
         """Whether a read-only path already covers ``path`` (then a mount there is moot)."""
-        if any(parent in self.readonly for parent in path.parents):
+        if self._readonly_text is None or len(self._readonly_text) != len(self.readonly):
+            self._readonly_text = {os.fspath(p) for p in self.readonly}
+        readonly = self._readonly_text
+        text = os.fspath(path)
+        if itself and text in readonly:
             return True
-        return itself and path in self.readonly
+        parent = os.path.dirname(text)
+        while parent != text:
+            if parent in readonly:
+                return True
+            text, parent = parent, os.path.dirname(parent)
+        return False
 
     def blocked_paths(self) -> list[Path]:
         # A missing entry of a pinned (read-only) folder cannot be created anyway, and bwrap
