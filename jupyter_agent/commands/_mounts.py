@@ -6,7 +6,9 @@ Invariants (the "why" of each is in :mod:`.os_sandbox`'s docstring):
 - Mounts go shallowest first (:func:`depth`): a mount replaces everything mounted below its
   target earlier. At one depth, read-only mounts come last.
 - An existing protected path is a read-only mount; each folder on the way to it is mounted
-  on itself; a missing one gets ``/dev/null`` on its first missing component, or, when it
+  on itself, through a descriptor opened without following links (a concurrent command
+  that swaps it for a link makes the launch fail, never the link's target writable); a
+  missing one gets ``/dev/null`` on its first missing component, or, when it
   must read as some content (:class:`Protected`'s ``fills``: git's ``commondir``), a
   read-only file holding that content, made on the host for the launch; a symbolic
   link on the way is pinned by making its folder read-only (the other entries mounted back
@@ -20,7 +22,7 @@ from __future__ import annotations
 import logging
 import os
 import stat
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -82,7 +84,17 @@ class ProtectionPlan:
             if b.parent not in self.pinned and not self._covered(b, itself=False)
         )
 
-    def mount_args(self) -> list[str]:
+    def mount_args(self, hold: Callable[[str], int] | None = None) -> list[str]:
+        """bwrap's arguments. ``hold(path)`` opens a folder (or file) mounted writable and
+        returns its descriptor: bwrap then mounts what was planned (``--bind-fd``), and
+        fails if it was swapped meanwhile, where a path would follow a link a concurrent
+        command put there and make the folder it names writable."""
+
+        def writable(path: str) -> list[str]:
+            if hold is None:
+                return ["--bind", path, path]
+            return ["--bind-fd", str(hold(path)), path]
+
         # A mount replaces everything mounted below its target earlier (its source is the
         # host's folder), so mounts go shallowest first; at one depth, read-only last.
         mounts: list[tuple[int, int, list[str]]] = []
@@ -92,12 +104,12 @@ class ProtectionPlan:
             mounts.append((depth(folder), 1, ["--ro-bind", str(folder), str(folder)]))
             for entry in _entries(folder):
                 if entry.name not in links:
-                    mounts.append((depth(folder) + 1, 0, ["--bind", entry.path, entry.path]))
+                    mounts.append((depth(folder) + 1, 0, writable(entry.path)))
         for folder in self.kept:
             # A folder in a pinned one was mounted back with its siblings already.
             moot = folder in self.pinned or folder.parent in self.pinned
             if not moot and not self._covered(folder, itself=True):
-                mounts.append((depth(folder), 0, ["--bind", str(folder), str(folder)]))
+                mounts.append((depth(folder), 0, writable(str(folder))))
         for path in self.readonly:
             if not self._covered(path, itself=False):
                 mounts.append((depth(path), 1, ["--ro-bind", str(path), str(path)]))

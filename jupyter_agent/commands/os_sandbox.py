@@ -17,7 +17,8 @@ Linux (bubblewrap) keeps these invariants:
   ``TMPDIR`` is ``/tmp`` inside.
 - **Protected paths** stay read-only and in place: an existing one is a read-only mount
   (a mount point cannot be renamed or removed: EBUSY); each folder between the writable root
-  and it is mounted on itself, so no folder on the way can be moved aside and rebuilt; a
+  and it is mounted on itself, so no folder on the way can be moved aside and rebuilt (from
+  a descriptor: one a concurrent command swapped for a link fails the launch); a
   missing one is blocked by ``/dev/null`` mounted read-only on its first missing component.
   mount(2) follows symbolic links, so a mount cannot pin a link itself: a link on the way is
   pinned by making the folder that holds it read-only (its other entries are mounted back
@@ -53,8 +54,10 @@ files (``_mount_points.py``), the private /tmp (``_private_tmp.py``), the seccom
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
+import stat
 import sys
 import tempfile
 import threading
@@ -313,14 +316,17 @@ class OsSandbox:
                 lambda: plan_protection(protected.paths, spellings, protected.fills)
             )
             launch._cleanups.append(release)
-            args += plan.mount_args()
+            held: list[int] = []
+            launch._cleanups.append(lambda: _close_all(held))
+            args += plan.mount_args(lambda path: _hold(path, held))
             args += hidden_args(self._hidden, roots)
             args += ["--setenv", "TMPDIR", "/tmp", "--chdir", os.fspath(cwd)]
             seccomp = None if self._settings.unix_sockets else unix_socket_filter()
+            launch.pass_fds = tuple(held)
             if seccomp is not None:
                 fd = readable_fd(seccomp)
                 launch._cleanups.append(lambda: os.close(fd))
-                launch.pass_fds = (fd,)
+                launch.pass_fds = (*held, fd)
                 args += ["--seccomp", str(fd)]
             launch.argv = [*args, "--", *argv]
         except BaseException:
@@ -383,6 +389,25 @@ class OsSandbox:
                 self._tmp = tmp
                 self._tmp_finalizer = weakref.finalize(self, remove_tree, tmp)
             return self._tmp
+
+
+def _hold(path: str, held: list[int]) -> int:
+    """A descriptor of ``path`` itself (never what a link there names), kept in ``held``."""
+    fd = os.open(path, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC)
+    if stat.S_ISLNK(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(
+            errno.ELOOP,
+            f"{path} was replaced by a symbolic link while the sandbox was being set up; "
+            "run the command again",
+        )
+    held.append(fd)
+    return fd
+
+
+def _close_all(fds: list[int]) -> None:
+    for fd in fds:
+        os.close(fd)
 
 
 def _unavailable(detail: str) -> SandboxStatus:

@@ -214,7 +214,10 @@ async def execute_command(
         [_SHELL, "--noprofile", "--norc", "-c", command] if _SHELL else ["/bin/sh", "-c", command]
     )
     # The launch walks the workspace for git's redirects: off the event loop.
-    launch, cancelled = await _shielded(asyncio.to_thread(os_sandbox.launch, argv, cwd))
+    try:
+        launch, cancelled = await _shielded(asyncio.to_thread(os_sandbox.launch, argv, cwd))
+    except OSError as exc:
+        raise ToolError(f"Could not set up the sandbox: {exc.strerror or exc}.") from None
     if cancelled:
         launch.close()
         raise asyncio.CancelledError

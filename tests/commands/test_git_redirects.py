@@ -567,3 +567,35 @@ def test_writing_a_configuration_git_includes_asks_from_a_file_tool_and_a_comman
         assert [h.action for h in hazards] == ["ask"], (rel, hazards)
         assert whose in hazards[0].reason
     assert create_file.assess(ctx, {"path": "notes.md", "content": "x"}) == []
+
+
+@pytest.mark.parametrize("swapped", [".git", "data"])
+def test_a_folder_swapped_for_a_link_after_planning_never_opens_the_links_target(
+    place, sandbox, swapped
+):
+    # Another command, running meanwhile, swaps a folder the launch keeps in place (one on
+    # the way to a repository's configuration) for a link to a folder outside.
+    p = place
+    init(p, p.ws / "data" / "vendor")
+    sb = sandbox()
+    victim = p.outside / "victim"  # shaped like what is swapped, so every mount finds its place
+    shutil.copytree(p.ws / swapped, victim, symlinks=True)
+    target = victim / "escaped"
+    launch = sb.launch(["sh", "-c", f"echo x > {target}"], p.ws)
+    try:
+        (p.ws / swapped).rename(p.ws / f"{swapped}.moved")
+        (p.ws / swapped).symlink_to(os.path.relpath(victim, p.ws))  # resolves inside bwrap too
+        done = subprocess.run(
+            launch.argv,
+            cwd=p.ws,
+            pass_fds=launch.pass_fds,
+            start_new_session=True,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    finally:
+        launch.close()
+    assert done.returncode != 0
+    assert not target.exists()
