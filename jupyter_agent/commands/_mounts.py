@@ -171,6 +171,79 @@ def plan_protection(
     fills = {Path(os.path.abspath(p)): c for p, c in (fills or {}).items()}
     todo = [Path(os.path.abspath(p)) for p in [*paths, *fills]]
     seen: set[Path] = set()
+    _plan_paths(plan, todo, seen, roots, fills)
+    # A protected file's other names (hard links) in a writable root are the same file.
+    others = _other_names(_hard_linked(plan.readonly), [real for _, real in roots])
+    _plan_paths(plan, [p for p in others if p not in seen], seen, roots, fills)
+    return plan
+
+
+HARD_LINK_SEARCH = 50_000
+"""Entries looked at, at most, for the other names of a protected file that has several."""
+
+
+def _hard_linked(readonly: Iterable[Path], budget: int = 2_000) -> set[tuple[int, int]]:
+    """(device, inode) of the protected files that have other names (and of the files in
+    protected folders, the first ``budget`` of them)."""
+    found: set[tuple[int, int]] = set()
+    for path in readonly:
+        try:
+            info = os.lstat(path)
+        except OSError:
+            continue
+        if stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
+            found.add((info.st_dev, info.st_ino))
+        elif stat.S_ISDIR(info.st_mode):
+            for folder, _dirs, files in os.walk(path):
+                budget -= len(files)
+                if budget < 0:
+                    break
+                for name in files:
+                    try:
+                        inner = os.lstat(os.path.join(folder, name))
+                    except OSError:
+                        continue
+                    if stat.S_ISREG(inner.st_mode) and inner.st_nlink > 1:
+                        found.add((inner.st_dev, inner.st_ino))
+    return found
+
+
+def _other_names(inodes: set[tuple[int, int]], roots: Sequence[Path]) -> list[Path]:
+    """Every name of these files in the writable roots (a walk of at most
+    :data:`HARD_LINK_SEARCH` entries, never through a link)."""
+    if not inodes:
+        return []
+    names: list[Path] = []
+    budget = HARD_LINK_SEARCH
+    todo = [os.fspath(r) for r in roots]
+    while todo and budget > 0:
+        folder = todo.pop()
+        try:
+            with os.scandir(folder) as it:
+                entries = list(it)
+        except OSError:
+            continue
+        budget -= len(entries)
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    todo.append(entry.path)
+                elif entry.is_file(follow_symlinks=False):
+                    info = entry.stat(follow_symlinks=False)
+                    if (info.st_dev, info.st_ino) in inodes:
+                        names.append(Path(entry.path))
+            except OSError:
+                continue
+    return names
+
+
+def _plan_paths(
+    plan: ProtectionPlan,
+    todo: list[Path],
+    seen: set[Path],
+    roots: Sequence[tuple[Path, Path]],
+    fills: Mapping[Path, bytes],
+) -> None:
     while todo and len(seen) < 10_000:
         path = todo.pop()
         if path in seen:
@@ -204,7 +277,6 @@ def plan_protection(
                 plan.kept.add(current)
         else:
             plan.readonly.add(current)
-    return plan
 
 
 def _anchor(path: Path, roots: Sequence[tuple[Path, Path]]) -> tuple[Path, tuple[str, ...]] | None:

@@ -27,6 +27,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import threading
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -599,3 +600,53 @@ def test_a_folder_swapped_for_a_link_after_planning_never_opens_the_links_target
         launch.close()
     assert done.returncode != 0
     assert not target.exists()
+
+
+def test_another_name_of_a_protected_file_is_read_only_too(place, sandbox):
+    # A hostile archive ships the repository's config hard-linked to an ordinary file, and
+    # a hook hard-linked to a script.
+    p = place
+    (p.ws / "notes.md").unlink(missing_ok=True)
+    os.link(p.ws / ".git/config", p.ws / "notes.md")
+    (p.ws / ".git/hooks/pre-commit").write_text("#!/bin/sh\nexit 0\n")
+    (p.ws / ".git/hooks/pre-commit").chmod(0o755)
+    (p.ws / "tools").mkdir()
+    os.link(p.ws / ".git/hooks/pre-commit", p.ws / "tools/check.sh")
+    results = attempt(
+        sandbox(),
+        p,
+        config=("append", "notes.md", p.evil("hard-link")),
+        hook=("append", "tools/check.sh", f"touch {p.outside}/ran-hook\n"),
+    )
+    assert_refused(results)
+    assert_nothing_ran(p)
+
+
+def test_planted_fifos_never_hang_the_launch_or_the_checks(place, sandbox):
+    p = place
+    assert p.git("config", "include.path", "../team.gitconfig").returncode == 0
+    os.mkfifo(p.ws / ".git/commondir")
+    os.mkfifo(p.ws / "team.gitconfig")
+    nested = p.ws / "sub"
+    nested.mkdir()
+    os.mkfifo(nested / ".git")
+    deep = p.ws / "deep"
+    init(p, deep)
+    (deep / ".git/config").unlink()
+    os.mkfifo(deep / ".git/config")
+    (p.home / ".gitconfig").unlink(missing_ok=True)
+    os.mkfifo(p.home / ".gitconfig")
+    sb = sandbox()
+    finished: list[object] = []
+
+    def work() -> None:
+        sb.launch(["true"], p.ws).close()
+        finished.append(
+            create_file.assess(ToolContext(workspace=p.ws), {"path": "x", "content": ""})
+        )
+
+    thread = threading.Thread(target=work, daemon=True)
+    thread.start()
+    thread.join(timeout=30)
+    assert not thread.is_alive(), "a planted FIFO blocked the launch or a check"
+    assert len(finished) == 1
