@@ -4,8 +4,9 @@ other hooks or use other objects, in and around the repositories of a workspace.
 Git does not read only ``.git/config`` and ``.git/hooks``. It follows ``.git/commondir``, a
 ``.git`` *file* (``gitdir: …``: linked worktrees, submodules), ``worktrees/*/{gitdir,
 commondir}``, ``objects/info/alternates``, ``config.worktree``, ``info/`` (its attributes pick
-the filter and diff drivers git runs), ``[include]``/``[includeIf]`` paths and
-``core.hooksPath``. :func:`git_redirects` lists them for every repository found in the given
+the filter and diff drivers git runs), ``[include]``/``[includeIf]`` paths,
+``core.hooksPath`` and ``init.templateDir`` (its hooks are copied into every new
+repository). :func:`git_redirects` lists them for every repository found in the given
 folders (at any depth, within a bound), for the repository that holds the workspace, and for
 the user's own git configuration, so that the OS sandbox keeps them read-only for commands
 and the write checks ask about the configuration files among them.
@@ -86,9 +87,9 @@ error), so a missing ``commondir`` is kept missing by a read-only one holding th
 _CONFIG_MAX_BYTES = 4 << 20
 _MAX_CONFIGS = 256
 _MAX_INCLUDE_DEPTH = 10  # git's own limit
-_KEYS = r"^(include|includeif\..*)\.path$|^core\.hookspath$"
+_KEYS = r"^(include|includeif\..*)\.path$|^core\.hookspath$|^init\.templatedir$"
 _SCAN = re.compile(
-    r"""(?im)(?:^|[\]\s;])\s*(path|hookspath)\s*=\s*("(?:[^"\\\n]|\\.)*"|[^\n#;]*)"""
+    r"""(?im)(?:^|[\]\s;])\s*(path|hookspath|templatedir)\s*=\s*("(?:[^"\\\n]|\\.)*"|[^\n#;]*)"""
 )
 
 
@@ -104,7 +105,9 @@ class GitRedirects:
     configs: dict[Path, str] = field(default_factory=dict)
     """Configuration files git reads, with who reads them (the user's git, a repository)."""
     hooks: dict[Path, str] = field(default_factory=dict)
-    """Folders named by ``core.hooksPath``, with whose setting it is."""
+    """Folders named by ``core.hooksPath`` (git runs its hooks from there) or
+    ``init.templateDir`` (git copies it, hooks included, into every new repository), with
+    whose setting it is."""
     complete: bool = True
     """False: the walk stopped at its bound and deeper repositories were not looked for."""
 
@@ -116,10 +119,14 @@ def git_redirects(folders: Sequence[Path], home: Path | None = None) -> GitRedir
     user_configs = _user_configs(home)
     user_hooks: list[str] = []
     for config in user_configs:
-        for included, hooks in _config_tree(config, "your own git configuration"):
+        for included, hooks in _config_tree(config):
             found.configs.setdefault(included, "your own git configuration includes it")
             user_hooks.extend(hooks)
         found.configs.setdefault(config, "it is your own git configuration")
+    for value in [*user_hooks, os.environ.get("GIT_TEMPLATE_DIR", "")]:
+        target = os.path.expanduser(value) if value else ""
+        if os.path.isabs(target):  # the same for every repository
+            found.hooks.setdefault(Path(os.path.normpath(target)), _HOOKS_WHY.format("yours"))
     repos, found.complete = _repositories(folders)
     if folders:
         above = _enclosing_repository(folders[0])
@@ -156,7 +163,7 @@ def _add_repository(
             found.fills[folder / "commondir"] = COMMONDIR_OF_ITS_OWN
         for config in (folder / "config", folder / "config.worktree"):
             shown = f"the git configuration of {top.name or top}"
-            for included, hooks in _config_tree(config, shown):
+            for included, hooks in _config_tree(config):
                 if included != config:
                     found.configs.setdefault(included, f"{shown} includes it")
                 hook_values.extend(hooks)
@@ -165,9 +172,14 @@ def _add_repository(
         if not target.is_absolute():
             target = top / target  # git runs hooks from the top of the worktree
         found.hooks.setdefault(
-            Path(os.path.normpath(target)),
-            f"git runs the hooks in it (core.hooksPath of {top.name or top})",
+            Path(os.path.normpath(target)), _HOOKS_WHY.format(f"of {top.name or top}")
         )
+
+
+_HOOKS_WHY = (
+    "git runs the hooks in it, or copies them into every new repository (core.hooksPath or "
+    "init.templateDir, {})"
+)
 
 
 def _git_folders(gitdir: Path) -> list[Path]:
@@ -284,9 +296,9 @@ def _user_configs(home: Path | None) -> list[Path]:
     return [Path(os.path.abspath(f)) for f in dict.fromkeys(files)]
 
 
-def _config_tree(config: Path, shown: str) -> list[tuple[Path, list[str]]]:
+def _config_tree(config: Path) -> list[tuple[Path, list[str]]]:
     """``config`` and every file it includes (recursively, as far as git goes), each with
-    the ``core.hooksPath`` values it holds."""
+    the ``core.hooksPath`` and ``init.templateDir`` values it holds."""
     out: list[tuple[Path, list[str]]] = []
     todo = [(Path(os.path.abspath(config)), 0)]
     seen: set[Path] = set()
@@ -300,23 +312,25 @@ def _config_tree(config: Path, shown: str) -> list[tuple[Path, list[str]]]:
         if depth >= _MAX_INCLUDE_DEPTH:
             continue
         for value in includes:
-            target = _include_target(value, path)
-            if target is not None:
-                todo.append((target, depth + 1))
+            todo.extend((target, depth + 1) for target in _include_targets(value, path))
     return out
 
 
-def _include_target(value: str, config: Path) -> Path | None:
+def _include_targets(value: str, config: Path) -> list[Path]:
+    """Where git looks for an included file: relative to the including file's folder as git
+    opened it (and, to be safe, as it resolves through links)."""
     if not value or value.startswith("%(prefix)/"):
-        return None
+        return []
     expanded = os.path.expanduser(value)
-    if not os.path.isabs(expanded):
-        expanded = os.path.join(os.path.dirname(os.path.realpath(config)), expanded)
-    return Path(os.path.normpath(expanded))
+    if os.path.isabs(expanded):
+        return [Path(os.path.normpath(expanded))]
+    folders = {os.path.dirname(os.path.abspath(config)), os.path.dirname(os.path.realpath(config))}
+    return [Path(os.path.normpath(os.path.join(f, expanded))) for f in sorted(folders)]
 
 
 def _config_values(path: Path) -> tuple[list[str], list[str]]:
-    """(include paths, hooksPath values) of one configuration file; none if unreadable."""
+    """(include paths, hooksPath and templateDir values) of one configuration file; none if
+    unreadable."""
     try:
         info = os.stat(path)
     except OSError:
@@ -334,17 +348,17 @@ def _parsed(path: str, inode: int, mtime: int, size: int) -> tuple[list[str], li
     includes: list[str] = []
     hooks: list[str] = []
     for key, value in _git_parse(data):
-        (hooks if key == "core.hookspath" else includes).append(value)
+        (includes if key.endswith(".path") else hooks).append(value)
     for match in _SCAN.finditer(data.decode("utf-8", "replace")):
         value = match.group(2).strip()
         if value.startswith('"') and value.endswith('"') and len(value) >= 2:
             value = value[1:-1].replace('\\"', '"').replace("\\\\", "\\")
-        (hooks if match.group(1).lower() == "hookspath" else includes).append(value)
+        (includes if match.group(1).lower() == "path" else hooks).append(value)
     return list(dict.fromkeys(includes)), list(dict.fromkeys(hooks))
 
 
 def _git_parse(data: bytes) -> Iterable[tuple[str, str]]:
-    """(key, value) of the include paths and hooksPath, as git itself reads them."""
+    """(key, value) of the include paths, hooksPath and templateDir, as git reads them."""
     git = system_program("git")
     if git is None:
         return []

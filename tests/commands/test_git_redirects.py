@@ -650,3 +650,33 @@ def test_planted_fifos_never_hang_the_launch_or_the_checks(place, sandbox):
     thread.join(timeout=30)
     assert not thread.is_alive(), "a planted FIFO blocked the launch or a check"
     assert len(finished) == 1
+
+
+def test_the_users_template_folder_and_includes_through_a_linked_gitconfig_are_read_only(
+    place, sandbox
+):
+    # ~/.gitconfig is a link into a dotfiles folder of the workspace; its relative include
+    # is found beside ~/.gitconfig (where git opened it), and init.templateDir is copied,
+    # hooks included, into every repository the user creates or clones.
+    p = place
+    (p.ws / "dotfiles").mkdir()
+    (p.ws / "dotfiles/gitconfig").write_text(
+        f"[include]\n\tpath = local.gitconfig\n[init]\n\ttemplateDir = {p.ws}/templates\n"
+    )
+    (p.home / ".gitconfig").symlink_to(p.ws / "dotfiles/gitconfig")
+    (p.home / "local.gitconfig").write_text("[user]\n\tname = u\n")
+    (p.ws / "templates/hooks").mkdir(parents=True)
+    results = attempt(
+        sandbox(writable=(str(p.home),)),
+        p,
+        linked=("append", "dotfiles/gitconfig", p.evil("linked-gitconfig")),
+        beside=("append", f"{p.home}/local.gitconfig", p.evil("relative-include")),
+        template=("write", "templates/hooks/post-checkout", "#!/bin/sh\ntouch x\n"),
+    )
+    assert_refused(results)
+    hazards = create_file.assess(
+        ToolContext(workspace=p.ws), {"path": "templates/hooks/post-checkout", "content": "x"}
+    )
+    assert [h.action for h in hazards] == ["ask"]
+    assert "init.templateDir" in hazards[0].reason
+    assert_nothing_ran(p)
