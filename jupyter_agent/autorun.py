@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import functools
 import os
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -209,6 +210,10 @@ empty file, which would keep programs from using it (``.cache`` holds ``.cache/p
 blocking a missing ``.cache`` would refuse every cache)."""
 
 
+RECENT_SECONDS = 5.0
+_RECENT: dict[tuple[tuple[Path, ...], Path], tuple[float, GitRedirects]] = {}
+
+
 class Autorun:
     """Where, for one workspace and the folders its commands may write, code may be
     planted to run later."""
@@ -225,19 +230,33 @@ class Autorun:
 
     @functools.cached_property
     def git(self) -> GitRedirects:
-        """Git's redirects in these folders, found once per :class:`Autorun`."""
-        return git_redirects(self.roots, self.home)
+        """Git's redirects in these folders, found now (for the sandbox: a walk per launch)."""
+        found = git_redirects(self.roots, self.home)
+        if len(_RECENT) > 16:
+            _RECENT.clear()
+        _RECENT[(self.roots, self.home)] = (time.monotonic(), found)
+        return found
+
+    @functools.cached_property
+    def _recent_git(self) -> GitRedirects:
+        """Git's redirects as found at most :data:`RECENT_SECONDS` ago, for the write checks
+        that run before each call (the launch then looks again): only the user can change
+        what they name meanwhile, since commands cannot write git's configuration."""
+        cached = _RECENT.get((self.roots, self.home))
+        if cached is not None and time.monotonic() - cached[0] <= RECENT_SECONDS:
+            return cached[1]
+        return self.git
 
     def reason(self, path: Path | str) -> str | None:
         """Why writing ``path`` (an absolute, resolved path) makes code run later, if it does."""
         path = Path(path)
-        for hooks, why in self.git.hooks.items():
+        for hooks, why in self._recent_git.hooks.items():
             if _inside(path, hooks):
                 return why
-        config = self.git.configs.get(path)
+        config = self._recent_git.configs.get(path)
         if config is not None:
             return f"git reads it as configuration ({config}), and it can make git run commands"
-        for place, why in self._environment_places():
+        for place, why in self._environment_places:
             if _inside(path, place):
                 return why
         if _inside(path, self.home):
@@ -281,7 +300,7 @@ class Autorun:
             if "*" not in place and os.path.lexists(ws / place):
                 paths.append(ws / place)
         paths.extend(self.home / rel for rel in USER_LEVEL)
-        paths.extend(place for place, _ in self._environment_places())
+        paths.extend(place for place, _ in self._environment_places)
         if self.home_exposed:
             paths.extend(self.home / p.path for p in HOME_PLACES)
         return list(dict.fromkeys(paths))
@@ -308,6 +327,7 @@ class Autorun:
                 except OSError:
                     pass
 
+    @functools.cached_property
     def _environment_places(self) -> list[tuple[Path, str]]:
         places = []
         xdg = os.environ.get("XDG_CONFIG_HOME")
