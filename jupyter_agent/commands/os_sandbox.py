@@ -249,8 +249,9 @@ class OsSandbox:
         network = "they have network access" if self._settings.network else "they have no network"
         return (
             f"Commands can write only in {self._workspace_real()}{extra} and a private /tmp, "
-            "except the paths the agent protects (such as git's config and hooks); Jupyter's "
-            f"connection files and the desktop session's sockets are hidden; {sockets}; "
+            "except the paths the agent protects (what redirects git, in every repository, "
+            "and files that run code later); Jupyter's connection files and the desktop "
+            f"session's sockets are hidden; {sockets}; "
             f"{network}."
         )
 
