@@ -65,12 +65,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from .atomic import atomic_write_text
 from .commands import SandboxSettings
 from .errors import AgentError, ToolError
 from .mcp.config import McpServerConfig, check_server_names
 from .models import ModelStringError, ProviderConfig, check_alias, parse_model
 from .models._catalog import PROVIDER_TYPES, ProviderType
+from .paths import LinkPolicy, PathRefused, Root, read_regular
 from .permissions import BUILTIN_ROLES, Role
 from .rules import Rule, Rules
 from .running_cells import MAX_WAIT, CellPolicy, StopPolicy
@@ -81,10 +81,9 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
-SETTINGS_FILES = (
-    Path(".jupyter_agent") / "settings.toml",
-    Path(".jupyter_agent") / "settings.json",
-)
+SETTINGS_DIR = ".jupyter_agent"
+SETTINGS_NAMES = ("settings.toml", "settings.json")
+SETTINGS_FILES = tuple(Path(SETTINGS_DIR) / name for name in SETTINGS_NAMES)
 TRUSTED_FOLDERS = Path(".jupyter_agent") / "trusted-folders.json"
 """In the home folder: the workspaces whose settings the user trusts."""
 
@@ -282,13 +281,17 @@ class Settings(BaseModel):
     def _prompt_file(self, role: str, given: str, confined_to: Path | None) -> str:
         base = self.source.parent if self.source else Path.cwd()
         path = base / given
-        if confined_to is not None:
-            try:
-                path = Sandbox(confined_to).resolve(str(path), must_exist=True)
-            except ToolError as exc:
-                raise SettingsError(f"{self.source}: role {role}: prompt_file: {exc}") from None
         try:
-            return path.read_text(encoding="utf-8")
+            if confined_to is not None:  # the workspace's rules, then its gate
+                path = Sandbox(confined_to).resolve(str(path), must_exist=True)
+                raw = Root(confined_to).read_bytes(path, limit=SETTINGS_LIMIT)
+            else:
+                raw, cut = read_regular(path, SETTINGS_LIMIT)
+                if cut:
+                    raise OSError(f"larger than {SETTINGS_LIMIT:,} bytes")
+            return raw.decode("utf-8")
+        except ToolError as exc:
+            raise SettingsError(f"{self.source}: role {role}: prompt_file: {exc}") from None
         except (OSError, UnicodeDecodeError) as exc:
             raise SettingsError(f"{self.source}: role {role}: prompt_file: {exc}") from None
 
@@ -356,11 +359,25 @@ class Settings(BaseModel):
         return rules
 
 
+SETTINGS_LIMIT = 4 << 20
+"""Bytes of a settings file read at most."""
+
+
 def load_settings(path: str | Path) -> Settings:
-    """Read a settings file (``.toml`` or ``.json``)."""
+    """Read a settings file (``.toml`` or ``.json``) that a program names (its own choice:
+    read wherever it is, if it is a regular file)."""
     path = Path(path)
     try:
-        raw = path.read_bytes()
+        raw, cut = read_regular(path, SETTINGS_LIMIT)
+    except OSError as exc:
+        raise SettingsError(f"{path}: {exc}") from exc
+    if cut:
+        raise SettingsError(f"{path}: larger than {SETTINGS_LIMIT:,} bytes")
+    return _parse(raw, path)
+
+
+def _parse(raw: bytes, path: Path) -> Settings:
+    try:
         data: Any = tomllib.loads(raw.decode()) if path.suffix == ".toml" else json.loads(raw)
         settings = Settings.model_validate(data)
     except ValidationError as exc:
@@ -368,24 +385,39 @@ def load_settings(path: str | Path) -> Settings:
             f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors(include_url=False)
         )
         raise SettingsError(f"{path}: {problems}") from None
-    except (OSError, ValueError) as exc:
+    except ValueError as exc:
         raise SettingsError(f"{path}: {exc}") from exc
     settings.source = path
     return settings
 
 
-def find_settings(workspace: Path) -> Settings | None:
-    """The workspace's settings file, if it has one."""
-    for relative in SETTINGS_FILES:
-        candidate = workspace / relative
-        if candidate.is_file():
-            return load_settings(candidate)
+def find_settings(workspace: Path, *, links: LinkPolicy = "none") -> Settings | None:
+    """The workspace's settings file, if it has one, read through the path gate: in the
+    agent's own folder, where no link is followed (``links``: the user's own folder may
+    link elsewhere in their home, also when it is the workspace)."""
+    if os.path.realpath(workspace) == os.path.realpath(Path.home()):
+        links = "beneath"
+    try:
+        folder = Root(workspace).subroot(SETTINGS_DIR, links=links)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except PathRefused as exc:
+        raise SettingsError(f"{workspace / SETTINGS_DIR}: {exc}") from None
+    for name in SETTINGS_NAMES:
+        candidate = workspace / SETTINGS_DIR / name
+        try:
+            raw = folder.read_bytes(name, limit=SETTINGS_LIMIT)
+        except (FileNotFoundError, IsADirectoryError):
+            continue
+        except OSError as exc:
+            raise SettingsError(f"{candidate}: {exc}") from None
+        return _parse(raw, candidate)
     return None
 
 
 def user_settings() -> Settings | None:
     """The user's own settings (``~/.jupyter_agent/settings.toml`` or ``.json``), if any."""
-    return find_settings(Path.home())
+    return find_settings(Path.home(), links="beneath")
 
 
 def is_trusted(folder: Path) -> bool:
@@ -396,14 +428,14 @@ def is_trusted(folder: Path) -> bool:
 def trust(folder: Path) -> None:
     """Remember, in the user's own settings folder, that ``folder``'s settings are trusted."""
     folders = sorted({*_trusted(), os.path.realpath(folder)})
-    path = Path.home() / TRUSTED_FOLDERS
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(path, json.dumps({"trusted_folders": folders}, indent=1) + "\n")
+    data = json.dumps({"trusted_folders": folders}, indent=1) + "\n"
+    Root(Path.home()).write_text(TRUSTED_FOLDERS, data, make_folders=True)
 
 
 def _trusted() -> list[str]:
     try:
-        data = json.loads((Path.home() / TRUSTED_FOLDERS).read_text(encoding="utf-8"))
+        raw = Root(Path.home()).read_bytes(TRUSTED_FOLDERS, limit=SETTINGS_LIMIT)
+        data = json.loads(raw)
         folders = data.get("trusted_folders", [])
     except (OSError, ValueError, AttributeError):
         return []

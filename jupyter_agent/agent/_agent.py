@@ -13,7 +13,12 @@ from ..commands import OsSandbox, SandboxSettings
 from ..credentials import stored_secrets
 from ..errors import AgentBusy
 from ..events import Event, PanelAction, RunAction, WarningEvent
-from ..instructions import REMEMBER_HEADER, ProjectInstructions, read_instructions
+from ..instructions import (
+    REMEMBER_HEADER,
+    REMEMBER_LIMIT,
+    ProjectInstructions,
+    read_instructions,
+)
 from ..mcp import McpServerConfig, McpServers
 from ..messages import STOPPED_NOTE, Message, MessageType, ToolUseBlock, encodable, new_id
 from ..models import (
@@ -27,6 +32,7 @@ from ..models import (
 )
 from ..notebook import ChangeLog, NotebookBridge
 from ..notebook_file import FileBridge
+from ..paths import Root
 from ..permissions import ACTOR, BUILTIN_ROLES, Permission, PermissionPolicy, Role
 from ..provenance import WrittenFiles
 from ..redaction import Secrets, environment_secrets
@@ -247,6 +253,14 @@ class Agent:
             provider=self.model.provider,
             model_string=self._model_written,
         )
+        if self.session.unsaved:
+            self._notices.append(
+                (
+                    "This conversation is kept in memory only, not saved in the workspace: "
+                    f"{self.session.unsaved}",
+                    None,
+                )
+            )
         self._run: Run | None = None
         runtime.add(self)
 
@@ -538,15 +552,15 @@ class Agent:
         if not line:
             raise ValueError("say what to remember: %agent remember TEXT")
         path = self.workspace / "AGENTS.md"
-        exists = path.is_file()
-        old = ""
-        if exists:
-            try:
-                old = path.read_text(encoding="utf-8")
-            except UnicodeDecodeError:
-                raise ValueError(f"{path} is not UTF-8 text: edit it yourself") from None
-        elif path.is_symlink() or path.exists():
-            raise ValueError(f"{path} is not a file: edit it yourself")
+        try:  # through the path gate: a link out of the workspace or a FIFO is refused
+            old = Root(self.workspace).read_text("AGENTS.md", limit=REMEMBER_LIMIT)
+            exists = True
+        except FileNotFoundError:
+            old, exists = "", False
+        except UnicodeDecodeError:
+            raise ValueError(f"{path} is not UTF-8 text: edit it yourself") from None
+        except OSError as exc:  # a link out, not a regular file, too large
+            raise ValueError(f"{path} cannot be added to: {exc}. Edit it yourself.") from None
         head = old if not old or old.endswith("\n") else old + "\n"
         content = (head if exists else REMEMBER_HEADER) + f"- {line}\n"
         call = ToolUseBlock(
