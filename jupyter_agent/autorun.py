@@ -21,6 +21,7 @@ from pathlib import Path
 
 from ._system import system_program
 from .globs import glob_matches
+from .paths import read_regular
 
 ANY_DEPTH: dict[str, str] = {
     ".husky": "git runs the hooks husky keeps here at your next commit",
@@ -191,7 +192,8 @@ def _git_protected(ws: Path) -> list[Path]:
     if git.is_file():
         found = [git]
         try:
-            pointer = git.read_text(encoding="utf-8", errors="replace").strip()
+            raw, _cut = read_regular(git, 4096)  # never a FIFO planted as a .git file
+            pointer = raw.decode("utf-8", errors="replace").strip()
         except OSError:
             return found
         if pointer.startswith("gitdir:"):

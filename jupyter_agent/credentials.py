@@ -101,7 +101,7 @@ def save_key(key: str, provider: str = "anthropic") -> Path:
     data = json.dumps({**kept, name: key}, indent=1) + "\n"
     home = Root(path.parent.parent)  # through the path gate, like every file of the agent
     home.make_folder(path.parent.name, mode=0o700)
-    home.write_bytes((path.parent.name, path.name), data.encode(), mode=0o600)
+    home.write((path.parent.name, path.name), data.encode(), mode=0o600)
     return path
 
 
@@ -109,7 +109,7 @@ def remove_saved_key() -> Path | None:
     """Delete the credentials file; returns its path, or None when there was none."""
     path = credentials_file()
     try:
-        Root(path.parent).unlink(path.name)
+        Root(path.parent).remove(path.name)
     except FileNotFoundError:
         return None
     return path

@@ -42,7 +42,7 @@ import threading
 import weakref
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, BinaryIO, Literal
+from typing import BinaryIO, Literal
 
 LinkPolicy = Literal["beneath", "none"]
 """``beneath``: a link is followed when its target stays beneath the root; ``none``: every
@@ -81,6 +81,15 @@ class MovedUnderfoot(PathRefused):
     """A folder on the way became a link or a file while it was being opened."""
 
 
+class NotRegularFile(PathRefused):
+    """Not a regular file: a folder, a FIFO, a device, a socket."""
+
+    def __init__(self, message: str, what: str) -> None:
+        super().__init__(message)
+        self.what = what
+        """What it is instead, in words ("a folder", "a FIFO (named pipe)", "a device"…)."""
+
+
 class ForeignDatabase(PathRefused):
     """A database file the agent did not make: left alone."""
 
@@ -89,7 +98,7 @@ class Root:
     """A folder that files are opened beneath (see the module's text).
 
     >>> workspace = Root("~/project")
-    >>> workspace.read_bytes("data/sales.csv", limit=1 << 20)
+    >>> workspace.read("data/sales.csv", limit=1 << 20)
     """
 
     def __init__(self, folder: str | os.PathLike[str], *, links: LinkPolicy = "beneath") -> None:
@@ -365,7 +374,7 @@ class Root:
             return _regular(fd, self._shown(place.parts))
         raise MovedUnderfoot(f"{self._shown(parts)} keeps changing while it is being opened.")
 
-    def read_bytes(
+    def read(
         self, path: str | os.PathLike[str] | Sequence[str], *, limit: int | None = None
     ) -> bytes:
         """The bytes of the regular file ``path``; :class:`FileTooLarge` past ``limit``."""
@@ -384,18 +393,9 @@ class Root:
         finally:
             os.close(fd)
 
-    def read_text(
-        self,
-        path: str | os.PathLike[str] | Sequence[str],
-        *,
-        limit: int | None = None,
-        encoding: str = "utf-8",
-    ) -> str:
-        return self.read_bytes(path, limit=limit).decode(encoding)
-
     # --- writing -----------------------------------------------------------------------
 
-    def write_bytes(
+    def write(
         self,
         path: str | os.PathLike[str] | Sequence[str],
         data: bytes,
@@ -426,12 +426,7 @@ class Root:
         finally:
             place.close()
 
-    def write_text(
-        self, path: str | os.PathLike[str] | Sequence[str], text: str, **options: Any
-    ) -> None:
-        self.write_bytes(path, text.encode(), **options)
-
-    def append_file(self, path: str | os.PathLike[str] | Sequence[str]) -> BinaryIO:
+    def append(self, path: str | os.PathLike[str] | Sequence[str]) -> BinaryIO:
         """The regular file ``path`` (made if missing) open for reading and appending,
         unbuffered. Refused when it has another name (a hard link) or is not a regular file."""
         parts = self.parts(path)
@@ -459,7 +454,7 @@ class Root:
         with self.folder(path, create=True, mode=mode):
             pass
 
-    def unlink(self, path: str | os.PathLike[str] | Sequence[str]) -> None:
+    def remove(self, path: str | os.PathLike[str] | Sequence[str]) -> None:
         """Remove the file (or the link itself) ``path``."""
         place = self._walk(self.parts(path), follow_final=False)
         try:
@@ -712,7 +707,8 @@ def _regular(fd: int, shown: str, *, single: bool = False) -> int:
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise PathRefused(f"Refused {shown}: it is {_kind(info.st_mode)}, not a regular file.")
+            what = _kind(info.st_mode)
+            raise NotRegularFile(f"Refused {shown}: it is {what}, not a regular file.", what)
         if single and info.st_nlink > 1:
             raise PathRefused(
                 f"Refused {shown}: it has {info.st_nlink} names (hard links), so writing it "

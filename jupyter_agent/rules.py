@@ -29,9 +29,9 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, TypeAdapter
 
 from .approvals import RememberOption
-from .atomic import atomic_write_text
 from .commands.analysis import Invocation, Word, analyze, harmless_variable, program_name
 from .globs import glob_matches
+from .paths import Root, read_regular
 from .permissions import Allow, Ask, Decision, Deny, Permission, ToolCall
 
 Scope = Literal["global", "role", "session", "user"]
@@ -40,6 +40,8 @@ DecisionName = Literal["allow", "deny", "ask"]
 _SCOPE_RANK = {"user": 0, "session": 1, "role": 2, "global": 3}
 _DECISION_RANK = {"deny": 0, "ask": 1, "allow": 2}
 _COMMAND_TOOLS = frozenset({"execute_command"})
+RULES_LIMIT = 16 << 20
+"""Bytes of a rules file read at most."""
 
 
 # --- matchers ---------------------------------------------------------------------
@@ -446,11 +448,17 @@ class Rules:
         return cls(_RULES.validate_json(text))
 
     def save(self, path: str | Path) -> None:
-        atomic_write_text(Path(path), self.to_json())
+        """Write the rules to ``path`` (a file the caller names), atomically."""
+        path = Path(path)
+        Root(path.parent).write(path.name, self.to_json().encode())
 
     @classmethod
     def load(cls, path: str | Path) -> Rules:
-        return cls.from_json(Path(path).read_bytes())
+        """The rules in ``path`` (a regular file the caller names)."""
+        data, cut = read_regular(path, RULES_LIMIT)
+        if cut:
+            raise ValueError(f"{path} is larger than {RULES_LIMIT:,} bytes: not a rules file")
+        return cls.from_json(data)
 
     @classmethod
     def defaults(cls) -> Rules:

@@ -528,7 +528,7 @@ class SessionIndex:
         """Remove the index and its side files (called only for a file of ours)."""
         for suffix in ("", "-wal", "-shm", "-journal"):
             with contextlib.suppress(FileNotFoundError):
-                folder.unlink(INDEX_FILE + suffix)
+                folder.remove(INDEX_FILE + suffix)
 
     def catch_up(self, db: sqlite3.Connection, folder: Root | None = None) -> int:
         """Index what the histories on disk hold beyond what the index has seen (every
@@ -549,7 +549,7 @@ class SessionIndex:
             start = done if done and done < size else 0
             try:
                 records = _read_from(folder, sid, start)
-                meta = folder.read_bytes((sid, "metadata.json"), limit=METADATA_BYTES)
+                meta = folder.read((sid, "metadata.json"), limit=METADATA_BYTES)
                 json.loads(meta)
             except (OSError, ValueError):
                 continue  # being created, damaged, or not a regular file: skipped, not fatal

@@ -284,7 +284,7 @@ class Settings(BaseModel):
         try:
             if confined_to is not None:  # the workspace's rules, then its gate
                 path = Sandbox(confined_to).resolve(str(path), must_exist=True)
-                raw = Root(confined_to).read_bytes(path, limit=SETTINGS_LIMIT)
+                raw = Root(confined_to).read(path, limit=SETTINGS_LIMIT)
             else:
                 raw, cut = read_regular(path, SETTINGS_LIMIT)
                 if cut:
@@ -406,7 +406,7 @@ def find_settings(workspace: Path, *, links: LinkPolicy = "none") -> Settings | 
     for name in SETTINGS_NAMES:
         candidate = workspace / SETTINGS_DIR / name
         try:
-            raw = folder.read_bytes(name, limit=SETTINGS_LIMIT)
+            raw = folder.read(name, limit=SETTINGS_LIMIT)
         except (FileNotFoundError, IsADirectoryError):
             continue
         except OSError as exc:
@@ -429,12 +429,12 @@ def trust(folder: Path) -> None:
     """Remember, in the user's own settings folder, that ``folder``'s settings are trusted."""
     folders = sorted({*_trusted(), os.path.realpath(folder)})
     data = json.dumps({"trusted_folders": folders}, indent=1) + "\n"
-    Root(Path.home()).write_text(TRUSTED_FOLDERS, data, make_folders=True)
+    Root(Path.home()).write(TRUSTED_FOLDERS, data.encode(), make_folders=True)
 
 
 def _trusted() -> list[str]:
     try:
-        raw = Root(Path.home()).read_bytes(TRUSTED_FOLDERS, limit=SETTINGS_LIMIT)
+        raw = Root(Path.home()).read(TRUSTED_FOLDERS, limit=SETTINGS_LIMIT)
         data = json.loads(raw)
         folders = data.get("trusted_folders", [])
     except (OSError, ValueError, AttributeError):

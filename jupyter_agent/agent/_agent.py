@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import weakref
 from collections.abc import AsyncIterator, Callable, Iterable
 from pathlib import Path
@@ -497,7 +498,12 @@ class Agent:
 
     def attach_notebook(self, notebook: str | Path | NotebookBridge) -> NotebookBridge:
         """Work on ``notebook`` (a bridge, or a path edited as a file) with the notebook tools."""
-        bridge = notebook if isinstance(notebook, NotebookBridge) else FileBridge(notebook)
+        if isinstance(notebook, NotebookBridge):
+            bridge = notebook
+        else:  # beneath the workspace when it lies there, else beneath its own folder
+            folder = Path(os.path.realpath(os.path.dirname(os.path.abspath(notebook))))
+            inside = folder == self.workspace or self.workspace in folder.parents
+            bridge = FileBridge(notebook, root=self.workspace if inside else None)
         self.resources.insert(bridge, NotebookBridge)
         for t in NOTEBOOK_TOOLS:
             self.tools.register(t, replace=True)
@@ -553,7 +559,7 @@ class Agent:
             raise ValueError("say what to remember: %agent remember TEXT")
         path = self.workspace / "AGENTS.md"
         try:  # through the path gate: a link out of the workspace or a FIFO is refused
-            old = Root(self.workspace).read_text("AGENTS.md", limit=REMEMBER_LIMIT)
+            old = Root(self.workspace).read("AGENTS.md", limit=REMEMBER_LIMIT).decode()
             exists = True
         except FileNotFoundError:
             old, exists = "", False

@@ -134,7 +134,7 @@ class Session:
         root = workspace / SESSIONS_DIR
         try:
             folder = sessions_folder(root, create=False)
-            raw = folder.read_bytes((session_id, "metadata.json"), limit=METADATA_LIMIT)
+            raw = folder.read((session_id, "metadata.json"), limit=METADATA_LIMIT)
             metadata = SessionMetadata.model_validate_json(raw)
             history = _read_history(folder, session_id)
         except (FileNotFoundError, NotADirectoryError):
@@ -168,7 +168,7 @@ class Session:
             if not entry.is_dir():
                 continue
             try:
-                raw = folder.read_bytes((entry.name, "metadata.json"), limit=METADATA_LIMIT)
+                raw = folder.read((entry.name, "metadata.json"), limit=METADATA_LIMIT)
                 found.append(SessionMetadata.model_validate_json(raw))
             except (OSError, ValidationError):
                 continue  # a session being created, damaged, or planted: not listable
@@ -282,9 +282,7 @@ class Session:
             # Atomic, so a crash never leaves half a file; not fsynced, like history.jsonl:
             # it is rewritten at every run's start and end, and an fsync there would cost
             # each run milliseconds to guard against a power cut, not a crash.
-            store.write_bytes(
-                (self.id, "metadata.json"), metadata, make_folders=True, durable=False
-            )
+            store.write((self.id, "metadata.json"), metadata, make_folders=True, durable=False)
             self._metadata_changed = False
         if records or metadata is not None:
             self._index(records, end, metadata)
@@ -317,7 +315,7 @@ def _open_log(store: Root, session_id: str) -> Any:
     """Open history.jsonl for appending, first cutting off a torn last line."""
     store.make_folder(session_id)
     # Unbuffered: each write goes straight to the file, so a failed one can be undone.
-    log = store.append_file((session_id, "history.jsonl"))
+    log = store.append((session_id, "history.jsonl"))
     log.seek(0)
     data = log.read()
     if data and not data.endswith(b"\n"):
@@ -343,7 +341,7 @@ def _append_whole(log: Any, data: bytes) -> None:
 def _read_history(store: Root, session_id: str) -> list[Message]:
     path = store.absolute((session_id, "history.jsonl"))
     try:
-        lines = store.read_bytes((session_id, "history.jsonl"), limit=HISTORY_LIMIT).splitlines()
+        lines = store.read((session_id, "history.jsonl"), limit=HISTORY_LIMIT).splitlines()
     except FileNotFoundError:
         return []
     history = []

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from ..autorun import autorun_for
 from ..errors import ToolError
+from ..paths import read_regular
 from ..permissions import Hazard
 from ..provenance import WrittenFiles
 from ..sandbox import Sandbox
@@ -233,7 +234,8 @@ def _untrusted_git_config(git: Path) -> str:
     if git.is_file():
         return ".git file points git at another folder (its configuration may run commands)."
     try:
-        text = (git / "config").read_text(encoding="utf-8", errors="replace")[:65536]
+        data, _cut = read_regular(git / "config", 65536)  # never a FIFO planted as a config
+        text = data.decode("utf-8", errors="replace")
     except OSError:
         return ""
     section = ""

@@ -2,9 +2,10 @@
 
 Invariants kept here:
 
-- Every write is atomic (a temporary file renamed over the old one) and goes through
-  folder descriptors beneath the workspace's root (:mod:`jupyter_agent.beneath`), so a
-  folder swapped for a link after the sandbox's check cannot lead it elsewhere.
+- Every read and write goes through the path gate (:attr:`Sandbox.gate`): folder
+  descriptors beneath the workspace's root, so a folder swapped for a link after the
+  sandbox's check cannot lead it elsewhere; every write is atomic (a temporary file
+  renamed over the old one).
 - A write to a path that makes code run later (a git hook, .bashrc…) always asks.
 - Only UTF-8 text files are edited; every change is returned as a unified diff, and each
   file written is recorded for the session (:class:`~jupyter_agent.provenance.WrittenFiles`).
@@ -20,11 +21,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from .. import beneath
 from .._wording import byte_size
 from ..approvals import FilePreview
 from ..autorun import autorun_for
 from ..errors import ToolError
+from ..paths import FileTooLarge, MovedUnderfoot, NotRegularFile, PathRefused
 from ..permissions import Hazard, Permission
 from ..provenance import WrittenFiles
 from ..sandbox import Sandbox
@@ -67,7 +68,7 @@ async def _preview_update(ctx: ToolContext, args: Mapping[str, Any]) -> FilePrev
     given = str(args["path"])
 
     def work() -> FilePreview:
-        content = _read_for_edit(real, given)
+        content = _read_for_edit(sandbox, real, given)
         updated, _ = _replaced(
             content,
             str(args["old_text"]),
@@ -96,7 +97,7 @@ async def _preview_create(ctx: ToolContext, args: Mapping[str, Any]) -> FilePrev
         else:
             action = "overwrite"
             try:
-                diff = unified_diff(_read_for_edit(real, str(args["path"])), content, rel)
+                diff = unified_diff(_read_for_edit(sandbox, real, str(args["path"])), content, rel)
             except ToolError:
                 diff = None  # not a text file: replaced whole
         return FilePreview(
@@ -118,7 +119,7 @@ async def _preview_delete(ctx: ToolContext, args: Mapping[str, Any]) -> FilePrev
         diff = None
         if not entry.is_symlink():
             try:
-                old = _read_for_edit(entry, str(args["path"]), limit=2_000_000)
+                old = _read_for_edit(sandbox, entry, str(args["path"]), limit=2_000_000)
                 diff = _cap_lines(unified_diff(old, "", rel, deleted=True), DIFF_MAX_LINES)
             except ToolError:
                 diff = None
@@ -181,7 +182,7 @@ def update_file(
         raise ToolError("old_text and new_text are the same: there is nothing to change.")
     sandbox = sandbox_for(ctx)
     real = sandbox.resolve(path, must_exist=True, for_write=True)
-    content = _read_for_edit(real, path)
+    content = _read_for_edit(sandbox, real, path)
     rel = sandbox.relative(real)
     updated, count = _replaced(content, old_text, new_text, replace_all, path)
     _write(sandbox, real, updated, path)
@@ -294,11 +295,11 @@ def create_file(ctx: ToolContext, path: str, content: str, overwrite: bool = Fal
     if existed:
         if not overwrite:
             raise ToolError(
-                f"{path!r} already exists ({_describe_size(real)}); use update_file to change "
-                "part of it, or set overwrite=true to replace it whole."
+                f"{path!r} already exists ({_describe_size(sandbox, real)}); use update_file "
+                "to change part of it, or set overwrite=true to replace it whole."
             )
         try:
-            old = _read_for_edit(real, path)
+            old = _read_for_edit(sandbox, real, path)
         except ToolError:
             old = None  # binary or unreadable: replaced whole, with no text diff
     _write(sandbox, real, content, path, make_folders=True)
@@ -355,9 +356,9 @@ def delete_file(ctx: ToolContext, path: str) -> ToolOutput:
             f"{path!r} is a folder; delete_file removes single files only. Delete the files "
             "inside it one by one, or ask the user to remove the folder."
         )
-    described = _describe_size(entry)
+    described = _describe_size(sandbox, entry)
     try:
-        old: str | None = _read_for_edit(entry, path, limit=2_000_000)
+        old: str | None = _read_for_edit(sandbox, entry, path, limit=2_000_000)
     except ToolError:
         old = None
     _unlink(sandbox, entry, path)
@@ -371,8 +372,8 @@ def delete_file(ctx: ToolContext, path: str) -> ToolOutput:
 
 def _unlink(sandbox: Sandbox, path: Path, given: str) -> None:
     try:
-        beneath.unlink(sandbox.root, _parts(sandbox, path))
-    except beneath.MovedUnderfoot:
+        sandbox.gate.remove(path)
+    except (MovedUnderfoot, PathRefused):
         raise ToolError(_MOVED.format(given=given)) from None
     except OSError as exc:
         raise ToolError(f"Could not delete {given!r}: {exc.strerror or exc}.") from None
@@ -382,11 +383,6 @@ _MOVED = (
     "Refused {given!r}: a folder on its path was changed into a link or a file while it was "
     "being written; nothing was changed."
 )
-
-
-def _parts(sandbox: Sandbox, real: Path) -> list[str]:
-    """``real`` (resolved, inside the workspace) as names beneath the workspace's root."""
-    return list(real.relative_to(sandbox.root).parts)
 
 
 # --- diffs -------------------------------------------------------------------------------
@@ -423,19 +419,20 @@ def _cap_lines(text: str, limit: int) -> str:
 # --- reading and writing -----------------------------------------------------------------
 
 
-def _read_for_edit(real: Path, given: str, *, limit: int = EDIT_MAX_BYTES) -> str:
-    if real.is_dir():
-        raise ToolError(f"{given!r} is a folder, not a file.")
-    if not real.is_file():
-        raise ToolError(f"{given!r} is not a regular file (a device, pipe or socket).")
+def _read_for_edit(sandbox: Sandbox, real: Path, given: str, *, limit: int = EDIT_MAX_BYTES) -> str:
     try:
-        size = real.stat().st_size
-        if size > limit:
-            raise ToolError(
-                f"{given!r} is too large to edit here ({byte_size(size)}; the limit is "
-                f"{byte_size(limit)})."
-            )
-        data = real.read_bytes()
+        data = sandbox.gate.read(real, limit=limit)
+    except IsADirectoryError:
+        raise ToolError(f"{given!r} is a folder, not a file.") from None
+    except FileTooLarge:
+        size = _describe_size(sandbox, real)
+        raise ToolError(
+            f"{given!r} is too large to edit here ({size}; the limit is {byte_size(limit)})."
+        ) from None
+    except NotRegularFile as exc:
+        raise ToolError(f"{given!r} is {exc.what}, not a regular file.") from None
+    except PathRefused as exc:
+        raise ToolError(str(exc)) from None
     except OSError as exc:
         raise ToolError(f"Could not read {given!r}: {exc.strerror or exc}.") from None
     if b"\0" in data:
@@ -454,10 +451,8 @@ def _write(
     """Write ``real`` atomically, through folder descriptors beneath the workspace's root,
     so a folder swapped for a link after the check cannot lead the write elsewhere."""
     try:
-        beneath.write_bytes(
-            sandbox.root, _parts(sandbox, real), text.encode("utf-8"), make_folders=make_folders
-        )
-    except beneath.MovedUnderfoot:
+        sandbox.gate.write(real, text.encode("utf-8"), make_folders=make_folders)
+    except (MovedUnderfoot, PathRefused):
         raise ToolError(_MOVED.format(given=given)) from None
     except (FileExistsError, NotADirectoryError):
         raise ToolError(
@@ -473,9 +468,9 @@ def _line_count(text: str) -> int:
     return text.count("\n") + (0 if text.endswith("\n") else 1)
 
 
-def _describe_size(path: Path) -> str:
+def _describe_size(sandbox: Sandbox, path: Path) -> str:
     try:
-        size = path.stat().st_size
+        size = sandbox.gate.stat(path).st_size
     except OSError:
         return "size unknown"
     return byte_size(size)
