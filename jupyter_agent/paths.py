@@ -13,8 +13,10 @@ asks:
   when the root allows links at all and the link's target stays beneath the root. A link
   that leads out, ``..`` above the root, or an absolute path elsewhere is refused
   (:class:`PathRefused`, which names the path and why).
-- **The agent's own state admits no link** (``links="none"``): a cloned repository that plants
-  ``.jupyter_agent/sessions`` or ``index.sqlite`` as a link gets a refusal, not our writes.
+- **The agent's own state admits no link** (``links="none"``), symbolic or hard: a cloned
+  repository that plants ``.jupyter_agent/sessions`` or ``index.sqlite`` as a link, or a
+  session's file as a second name of someone else's file, gets a refusal, not our writes or
+  that file's content.
 - **Only regular files.** Files are opened non-blocking and checked with ``fstat`` before a
   byte is read or written: a FIFO, a device or a socket planted where a file should be cannot
   hang the kernel or feed it endless data. Reads can be bounded (``limit``).
@@ -371,7 +373,7 @@ class Root:
                 raise
             finally:
                 place.close()
-            return _regular(fd, self._shown(place.parts))
+            return _regular(fd, self._shown(place.parts), single=self.links == "none")
         raise MovedUnderfoot(f"{self._shown(parts)} keeps changing while it is being opened.")
 
     def read(
