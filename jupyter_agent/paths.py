@@ -363,17 +363,19 @@ class Root:
     def open_file(self, path: str | os.PathLike[str] | Sequence[str]) -> int:
         """A descriptor of the regular file ``path``, open for reading (close it)."""
         parts = self.parts(path)
-        for _attempt in range(3):
-            place = self._walk(parts, follow_final=True)
+        follow = False  # the common case first: no link at the end, so no lstat before
+        for _attempt in range(4):
+            place = self._walk(parts, follow_final=follow)
             try:
                 fd = os.open(place.name or ".", _READ_FLAGS, dir_fd=place.fd)
             except OSError as exc:
                 if exc.errno in (errno.ELOOP, errno.EMLINK):
-                    continue  # became a link since it was looked at: look again
+                    follow = True  # a link (or one since): followed if it stays beneath
+                    continue
                 raise
             finally:
                 place.close()
-            return _regular(fd, self._shown(place.parts), single=self.links == "none")
+            return _regular(fd, place.parts, self, single=self.links == "none")
         raise MovedUnderfoot(f"{self._shown(parts)} keeps changing while it is being opened.")
 
     def read(
@@ -446,7 +448,7 @@ class Root:
                 raise
         finally:
             place.close()
-        _regular(fd, shown, single=True)
+        _regular(fd, place.parts, self, single=True)
         return os.fdopen(fd, "ab+", buffering=0)
 
     def make_folder(
@@ -645,11 +647,17 @@ def read_regular(path: str | os.PathLike[str], limit: int | None) -> tuple[bytes
 
 def read_limited(fd: int, limit: int | None, *, start: int = 0) -> tuple[bytes, bool]:
     """At most ``limit`` bytes of ``fd`` from ``start``, and whether there were more."""
+    try:
+        expected = max(0, os.fstat(fd).st_size - start)
+    except OSError:
+        expected = 0
     chunks: list[bytes] = []
     left = None if limit is None else limit + 1
     offset = start
     while left is None or left > 0:
-        size = 1 << 20 if left is None else min(left, 1 << 20)
+        size = expected + 1 if chunks == [] else 1 << 16  # the file's size, then what it grew
+        if left is not None:
+            size = min(size, left)
         chunk = os.pread(fd, size, offset) if hasattr(os, "pread") else _read_at(fd, size, offset)
         if not chunk:
             break
@@ -657,7 +665,9 @@ def read_limited(fd: int, limit: int | None, *, start: int = 0) -> tuple[bytes, 
         offset += len(chunk)
         if left is not None:
             left -= len(chunk)
-    data = b"".join(chunks)
+        if len(chunk) < size:
+            break  # the end of the file
+    data = b"".join(chunks) if len(chunks) != 1 else chunks[0]
     if limit is not None and len(data) > limit:
         return data[:limit], True
     return data, False
@@ -703,25 +713,30 @@ def _is_link(name: str, fd: int) -> bool:
         return False
 
 
-def _regular(fd: int, shown: str, *, single: bool = False) -> int:
+def _regular(
+    fd: int, where: str | tuple[str, ...], root: Root | None = None, *, single: bool = False
+) -> int:
     """``fd`` if it is a regular file (with one name, if ``single``); closed and refused
-    otherwise. Clears the non-blocking flag it was opened with."""
+    otherwise. Clears the non-blocking flag it was opened with. ``where``: the path, or its
+    names beneath ``root`` (made into a path only for a message)."""
     try:
         info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
+        regular = stat.S_ISREG(info.st_mode)
+        if regular and not (single and info.st_nlink > 1):
+            if _NONBLOCK and hasattr(os, "set_blocking"):
+                os.set_blocking(fd, True)
+            return fd
+        shown = where if isinstance(where, str) or root is None else root._shown(where)
+        if not regular:
             what = _kind(info.st_mode)
             raise NotRegularFile(f"Refused {shown}: it is {what}, not a regular file.", what)
-        if single and info.st_nlink > 1:
-            raise PathRefused(
-                f"Refused {shown}: it has {info.st_nlink} names (hard links), so writing it "
-                "would also change another file."
-            )
-        if _NONBLOCK and hasattr(os, "set_blocking"):
-            os.set_blocking(fd, True)
+        raise PathRefused(
+            f"Refused {shown}: it has {info.st_nlink} names (hard links), so writing it "
+            "would also change another file."
+        )
     except BaseException:
         os.close(fd)
         raise
-    return fd
 
 
 def _kind(mode: int) -> str:
