@@ -99,7 +99,7 @@ def _report(times: dict[str, list[float]], gate: str) -> None:
     for name, values in times.items():
         line = f"  {name:<30} median {statistics.median(values) * 1e6:8.1f} µs per file"
         if name != gate:
-            ratios = sorted(a / b for a, b in zip(ours, values))
+            ratios = sorted(a / b for a, b in zip(ours, values, strict=True))
             line += (
                 f"   gate ÷ this: {statistics.median(ratios):.2f}× "
                 f"(rounds {ratios[0]:.2f}–{ratios[-1]:.2f}×)"
