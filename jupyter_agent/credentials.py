@@ -99,9 +99,9 @@ def save_key(key: str, provider: str = "anthropic") -> Path:
         kept = {}  # an unsafe or broken file is replaced, not read
     path = credentials_file()
     data = json.dumps({**kept, name: key}, indent=1) + "\n"
-    home = Root(path.parent.parent)  # through the path gate, like every file of the agent
-    home.make_folder(path.parent.name, mode=0o700)
-    home.write((path.parent.name, path.name), data.encode(), mode=0o600)
+    disk = Root(path.anchor or "/")  # through the path gate, like every file of the agent
+    disk.make_folder(path.parent, mode=0o700)
+    disk.write(path, data.encode(), mode=0o600)
     return path
 
 

@@ -246,7 +246,7 @@ async def test_a_run_ends_with_its_session_on_disk_even_when_the_disk_refuses(
     def refuse(*args, **kwargs):
         raise OSError("read-only file system")
 
-    monkeypatch.setattr("jupyter_agent.paths.Root.write_bytes", refuse)
+    monkeypatch.setattr("jupyter_agent.paths.Root.write", refuse)
     agent.model = ScriptedModel([{"text": "again"}])
     with caplog.at_level(logging.WARNING):
         handle = await asyncio.wait_for(agent.run("second"), 5)
@@ -262,7 +262,7 @@ async def test_a_run_ends_even_when_writing_its_session_fails_unexpectedly(
         raise RuntimeError("the writer broke")
 
     agent = Agent("planner", ScriptedModel([{"text": "done"}]), workspace=workspace)
-    monkeypatch.setattr("jupyter_agent.paths.Root.write_bytes", broken)
+    monkeypatch.setattr("jupyter_agent.paths.Root.write", broken)
     with caplog.at_level(logging.ERROR):
         handle = await asyncio.wait_for(agent.run("go"), 5)  # it used to wait forever
     assert handle.state.value == "completed"
