@@ -8,6 +8,12 @@ call waits, its tool card shows the cell's last output line.
 
 All three need ``execute_code``: wait_for_cell changes nothing itself, but a Stop while it
 waits interrupts the cell, and only a role that may run code may have cells to wait for.
+
+A run the user approved runs the code its card showed, or nothing: the card binds the
+cell's source, run_cell checks it before starting, and the bridge compares it again in the
+same step that starts the execution (the frontend in JupyterLab, under the file's lock in
+file mode). Code changed meanwhile — by a sibling subagent, the user, a collaborator — is
+shown on a fresh card instead.
 """
 
 from __future__ import annotations
@@ -18,10 +24,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._wording import duration
-from ..approvals import CellPreview
+from ..approvals import Bound, CellPreview, ChangedSinceShown, Shown, cell_key, digest
 from ..errors import ToolError, ToolInterrupted
 from ..messages import ImageBlock
-from ..notebook import NotebookBridge, RunResult
+from ..notebook import NotebookBridge, RunResult, SourceChanged
 from ..output_view import ViewLimits, as_text, render_output
 from ..permissions import Permission
 from ..running_cells import MAX_WAIT, CellRun, CellRuns, wait_free
@@ -52,20 +58,22 @@ def cell_runs(ctx: ToolContext) -> CellRuns:
     return runs
 
 
-async def _preview_run(ctx: ToolContext, args: Mapping[str, Any]) -> CellPreview | None:
-    """The cell about to run: its code, and where it is in the notebook."""
+async def _preview_run(ctx: ToolContext, args: Mapping[str, Any]) -> Shown:
+    """The cell about to run: its code, and where it is in the notebook; the approval is
+    bound to that code (to no cell, when there is none yet)."""
     cell_id = str(args["cell_id"])
     cells = await bridge_of(ctx).read()
     for index, cell in enumerate(cells, 1):
         if cell.id == cell_id:
-            return CellPreview(
+            card = CellPreview(
                 cell_id=cell_id,
                 source=cell.source,
                 language=_language(cell.source),
                 index=index,
                 count=len(cells),
             )
-    return None
+            return Shown(card, (Bound(cell_key(cell_id), f"cell {cell_id}", digest(cell.source)),))
+    return Shown(None, (Bound(cell_key(cell_id), f"cell {cell_id}", digest(None)),))
 
 
 def _language(source: str) -> str:
@@ -109,9 +117,26 @@ async def run_cell(
     limit = _seconds("timeout", timeout, allow_zero=False)
     bridge = bridge_of(ctx)
     run_id = ctx.run.id if ctx.run is not None else ""
-    cell = runs.start(bridge, cell_id, run_id, limit or runs.policy.timeout)
+    approved = await _approved_source(ctx, bridge, cell_id)
+    cell = runs.start(bridge, cell_id, run_id, limit or runs.policy.timeout, source=approved)
     window = runs.policy.wait if seconds is None else seconds
-    return await _await(ctx, bridge, runs, cell, min(window, MAX_WAIT))
+    try:
+        return await _await(ctx, bridge, runs, cell, min(window, MAX_WAIT))
+    except SourceChanged:
+        # The bridge saw other code at the moment of starting: nothing ran; ask again.
+        raise ChangedSinceShown(f"cell {cell_id}", key=cell_key(cell_id)) from None
+
+
+async def _approved_source(ctx: ToolContext, bridge: NotebookBridge, cell_id: str) -> str | None:
+    """The source the user approved running, checked against the cell as it is now (the
+    bridge checks it once more as the run starts); None when no card bound the cell."""
+    key = cell_key(cell_id)
+    if ctx.approval is None or ctx.approval.get(key) is None:
+        return None
+    # Found as the preview found it: by its id among the notebook's cells.
+    source = next((c.source for c in await bridge.read() if c.id == cell_id), None)
+    ctx.check_shown(key, digest(source))
+    return source
 
 
 @tool(category="notebook", permissions={P.EXECUTE_CODE}, summary="Wait for cell {cell_id}")
