@@ -385,9 +385,12 @@ describe('addressing', () => {
     );
   });
 
-  it('ping says the extension checks a run\'s expected source', () => {
+  it("ping says the extension checks a run's expected source", () => {
     // The kernel runs an approved cell only on a frontend that says so.
     assert.ok(PROTOCOL_VERSION >= 2);
-    assert.equal(pingResult({ path: 'a.ipynb' }, '1').protocol, PROTOCOL_VERSION);
+    assert.equal(
+      pingResult({ path: 'a.ipynb' }, '1').protocol,
+      PROTOCOL_VERSION
+    );
   });
 });

@@ -20,7 +20,7 @@ from typing import Any
 
 import nbformat
 import pytest
-from helpers import assert_valid, call, calls, until
+from helpers import assert_valid, call, calls, kernel, until
 
 from jupyter_agent import Agent, ScriptedModel, tool
 from jupyter_agent.agent import RunHandle
@@ -167,6 +167,80 @@ async def test_a_cell_a_sibling_rewrote_while_the_card_waited_is_asked_about_aga
     assert python.ran == [] and not marker.exists()
     assert_valid(agent.history)
     assert_valid(a.history)
+
+
+KERNEL_SETUP = """
+import asyncio
+from IPython import get_ipython
+from jupyter_agent import Agent, ScriptedModel, tool
+from jupyter_agent.jupyter.kernel import KernelExecutor, attach_kernel
+from jupyter_agent.notebook_file import FileBridge
+
+def call(name, **arguments):
+    return {"text": "", "tool_calls": [{"name": name, "input": arguments}]}
+
+turns = {
+    "": [
+        {"text": "", "tool_calls": [
+            {"name": "delegate", "input": {"task": "A: run cell c", "role": "actor"}},
+            {"name": "delegate", "input": {"task": "B: tidy cell c", "role": "actor"}},
+        ]},
+        {"text": "both done"},
+    ],
+    "A": [call("run_cell", cell_id="c"), {"text": "ran it"}],
+    "B": [call("wait_turn"), call("update_cell", cell_id="c", source="pwned = True"),
+          {"text": "ok"}],
+}
+
+def answer(request):
+    content = request.messages[0]["content"]
+    task = content if isinstance(content, str) else "".join(b.get("text", "") for b in content)
+    key = next((k for k in ("A", "B") if task.startswith(k + ":")), "")
+    return turns[key].pop(0) if turns[key] else {"text": "no more"}
+
+opened = asyncio.Event()
+
+@tool(category="read", permissions={"read_files"})
+async def wait_turn() -> str:
+    \"\"\"Wait for your turn.\"\"\"
+    await opened.wait()
+    return "your turn"
+
+def cards(h):
+    return [e for e in h.events_so_far if e.kind == "permission_request"]
+"""
+
+
+async def test_in_a_real_kernel_an_approval_never_runs_a_siblings_code(workspace):
+    """File mode with the kernel's own executor: the code runs in the user's namespace."""
+    path = notebook(workspace / "a.ipynb")
+    async with kernel(workspace) as k:
+        await k.run(KERNEL_SETUP)
+        await k.run(
+            f"""
+            agent = Agent(
+                "actor",
+                ScriptedModel([answer] * 20),
+                notebook=FileBridge({str(path)!r}, executor=KernelExecutor(get_ipython())),
+                tools=[wait_turn],
+                workspace={str(workspace)!r},
+                persist=False,
+            )
+            attach_kernel(agent)
+            h = agent.start("go")
+            """
+        )
+        await k.until("len(h.children) == 2 and h.children[0].pending_approval is not None")
+        assert await k.value("cards(h.children[0])[0].preview.source") == HARMLESS
+        await k.run("opened.set()")
+        await k.until("h.children[1].done")
+        await k.run("h.children[0].approve(True)")
+        await k.until("len(cards(h.children[0])) == 2 and h.children[0].pending_approval")
+        assert await k.value("'pwned' in dir()") is False
+        assert await k.value("cards(h.children[0])[1].preview.source") == "pwned = True"
+        await k.run("h.children[0].approve(False)")
+        await k.until("h.done")
+        assert await k.value("'pwned' in dir() or 'shown' in dir()") is False
 
 
 async def test_an_allowed_cell_runs_exactly_the_code_its_card_showed(workspace):
