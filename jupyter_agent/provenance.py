@@ -29,6 +29,8 @@ from .approvals import file_hash
 from .errors import ToolError
 from .sandbox import SKIP_DIRS
 
+WRITE_WAIT = 10.0
+"""Seconds an approved command waits for the agent's writes under way to the files it runs."""
 MAX_SCAN = 5_000
 """Files a test-suite check looks at before it gives up (and asks)."""
 
@@ -142,7 +144,14 @@ class WrittenFiles:
         for real in reals:
             self._running.setdefault(real, []).append(command)
         try:
-            while any(self._writing.get(r) for r in reals):  # noqa: ASYNC110 - a few ms
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + WRITE_WAIT
+            while any(self._writing.get(r) for r in reals):  # a write lasts milliseconds
+                if loop.time() > deadline:
+                    raise ToolError(
+                        "Not run: a file it runs was still being written by another of the "
+                        f"agent's tools after {WRITE_WAIT:g} s. Try again in a moment."
+                    )
                 await asyncio.sleep(0.005)
             yield
         finally:

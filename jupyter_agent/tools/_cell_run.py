@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._wording import duration
-from ..approvals import Bound, CellPreview, ChangedSinceShown, Shown, cell_key, digest
+from ..approvals import ABSENT, Bound, CellPreview, ChangedSinceShown, Shown, cell_key, digest
 from ..errors import ToolError, ToolInterrupted
 from ..messages import ImageBlock
 from ..notebook import NotebookBridge, RunResult, SourceChanged
@@ -60,20 +60,25 @@ def cell_runs(ctx: ToolContext) -> CellRuns:
 
 async def _preview_run(ctx: ToolContext, args: Mapping[str, Any]) -> Shown:
     """The cell about to run: its code, and where it is in the notebook; the approval is
-    bound to that code (to no cell, when there is none yet)."""
+    bound to that code (to no cell, when there is none). The cell is found as the run
+    finds it (an id the notebook has since replaced included)."""
     cell_id = str(args["cell_id"])
-    cells = await bridge_of(ctx).read()
-    for index, cell in enumerate(cells, 1):
-        if cell.id == cell_id:
-            card = CellPreview(
-                cell_id=cell_id,
-                source=cell.source,
-                language=_language(cell.source),
-                index=index,
-                count=len(cells),
-            )
-            return Shown(card, (Bound(cell_key(cell_id), f"cell {cell_id}", digest(cell.source)),))
-    return Shown(None, (Bound(cell_key(cell_id), f"cell {cell_id}", digest(None)),))
+    bridge = bridge_of(ctx)
+    key, what = cell_key(cell_id), f"cell {cell_id}"
+    try:
+        cell = await bridge.read_cell(cell_id)
+    except ToolError:
+        return Shown(None, (Bound(key, what, digest(None)),))
+    cells = await bridge.read()
+    index = next((n for n, c in enumerate(cells, 1) if c.id == cell.id), None)
+    card = CellPreview(
+        cell_id=cell_id,
+        source=cell.source,
+        language=_language(cell.source),
+        index=index,
+        count=len(cells),
+    )
+    return Shown(card, (Bound(key, what, digest(cell.source)),))
 
 
 def _language(source: str) -> str:
@@ -131,10 +136,15 @@ async def _approved_source(ctx: ToolContext, bridge: NotebookBridge, cell_id: st
     """The source the user approved running, checked against the cell as it is now (the
     bridge checks it once more as the run starts); None when no card bound the cell."""
     key = cell_key(cell_id)
-    if ctx.approval is None or ctx.approval.get(key) is None:
+    bound = ctx.approval.get(key) if ctx.approval is not None else None
+    if bound is None:
         return None
-    # Found as the preview found it: by its id among the notebook's cells.
-    source = next((c.source for c in await bridge.read() if c.id == cell_id), None)
+    try:
+        source = (await bridge.read_cell(cell_id)).source
+    except ToolError:
+        if bound.digest == ABSENT:
+            raise  # no cell, as the card showed: nothing to run
+        raise ChangedSinceShown(bound.what, key=key) from None
     ctx.check_shown(key, digest(source))
     return source
 

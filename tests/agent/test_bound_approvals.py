@@ -25,6 +25,7 @@ from helpers import assert_valid, call, calls, kernel, until
 from jupyter_agent import Agent, ScriptedModel, tool
 from jupyter_agent.agent import RunHandle
 from jupyter_agent.approvals import CellPreview, ChangedSinceShown, FilePreview, Grant
+from jupyter_agent.errors import ToolError
 from jupyter_agent.events import PermissionRequestEvent, ToolEndEvent
 from jupyter_agent.notebook import RunResult, SourceChanged
 from jupyter_agent.notebook_file import FileBridge
@@ -564,3 +565,23 @@ async def test_an_mcp_call_sends_only_the_arguments_its_card_showed(workspace):
         assert (await echo.invoke(ctx, kwargs)).text == "echo: shown"
     finally:
         await agent.mcp.close()
+
+
+async def test_a_notebook_an_approved_command_runs_is_not_edited_meanwhile(workspace):
+    from jupyter_agent.notebook import NotebookBridge
+    from jupyter_agent.provenance import WrittenFiles
+    from jupyter_agent.tools.notebook import update_cell
+
+    path = notebook(workspace / "a.ipynb")
+    written = WrittenFiles()
+    ctx = ToolContext(workspace=workspace)
+    ctx.resources.insert(written)
+    ctx.resources.insert(FileBridge(path), NotebookBridge)
+    edit = update_cell.validate({"cell_id": "c", "source": "changed = True"})
+    before = path.read_bytes()
+    async with written.running([str(path)], "jupyter nbconvert --execute a.ipynb"):
+        with pytest.raises(ToolError, match="it is the code of a command the user approved"):
+            await update_cell.invoke(ctx, edit)
+        assert path.read_bytes() == before
+    await update_cell.invoke(ctx, edit)  # once the command ended
+    assert nbformat.read(path, as_version=4).cells[0].source == "changed = True"
