@@ -222,6 +222,8 @@ def _check_what_runs(ctx: ToolContext, args: Mapping[str, Any], grant: Grant | N
     for bound in grant.files() if grant is not None else []:
         if bound.path is not None and code_digest(bound.path) != bound.digest:
             raise ChangedSinceShown(bound.what, key=bound.key)
+    if ctx.run is None:
+        return  # called from code, not decided by an agent's run: nothing to hold it to
     sandbox = sandbox_for(ctx)
     for hazard in _assess(ctx, args):
         if hazard.action == "refuse":
