@@ -43,6 +43,7 @@ from .notebook import (
     Executor,
     RunningExecutor,
     RunResult,
+    SourceChanged,
     new_cell_id,
 )
 from .paths import PathRefused, Root
@@ -181,13 +182,26 @@ class FileBridge:
 
         return await self._in_thread(work)
 
-    async def run(self, cell_id: str, timeout: float | None = None) -> RunResult:
+    async def run(
+        self, cell_id: str, timeout: float | None = None, *, source: str | None = None
+    ) -> RunResult:
         if self.executor is None:
             raise ToolError(
                 f"Cells of {self.path} cannot be run here: no notebook frontend is connected "
                 "and no kernel was given to run them."
             )
-        cell = await self.read_cell(cell_id)
+
+        def read() -> Cell:
+            doc, ids = self._open(check=False)
+            i = _index(ids, cell_id, self._aliases)
+            found = _cell(doc, i, ids[i], self.path)
+            # Compared under the file lock, and what runs is this very text: a change saved
+            # after this read cannot reach the executor.
+            if found.cell_type == "code" and source is not None and found.source != source:
+                raise SourceChanged(cell_id)
+            return found
+
+        cell = await self._in_thread(read)
         if cell.cell_type != "code":
             raise ToolError(f"Cell {cell_id} is a {cell.cell_type} cell; only code cells run.")
         self._running = cell_id

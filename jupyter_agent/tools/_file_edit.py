@@ -9,30 +9,37 @@ Invariants kept here:
 - A write to a path that makes code run later (a git hook, .bashrc…) always asks.
 - Only UTF-8 text files are edited; every change is returned as a unified diff, and each
   file written is recorded for the session (:class:`~jupyter_agent.provenance.WrittenFiles`).
+- A write the user approved writes the diff its card showed: the card binds the file as the
+  diff was computed from it, and the tool checks it right before writing (a file changed
+  meanwhile is shown on a fresh card with the new diff).
+- No write changes a file an approved command is running (see ``WrittenFiles.running``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import difflib
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
 from .._wording import byte_size
-from ..approvals import FilePreview
+from ..approvals import Bound, FilePreview, Shown, file_digest, file_key
 from ..autorun import autorun_for
 from ..errors import ToolError
 from ..paths import FileTooLarge, MovedUnderfoot, NotRegularFile, PathRefused
 from ..permissions import Hazard, Permission
-from ..provenance import WrittenFiles
+from ..provenance import WrittenFiles, code_digest
 from ..sandbox import Sandbox
 from ._sandbox import sandbox_for
 from ._tool import ToolContext, ToolOutput, tool
 
 EDIT_MAX_BYTES = 10_000_000
+DELETE_DIFF_BYTES = 2_000_000
+"""The largest file whose deletion is shown as a diff."""
 DIFF_TEXT_LINES = 300
 """Diff lines shown to the model; the panel gets up to DIFF_MAX_LINES."""
 DIFF_MAX_LINES = 2000
@@ -57,17 +64,39 @@ def _wrote(ctx: ToolContext, real: Path) -> None:
         written.add(real)
 
 
+@contextlib.contextmanager
+def _writing(ctx: ToolContext, real: Path, given: str) -> Iterator[None]:
+    """Around a write: refused while an approved command runs the file."""
+    written = ctx.resources.get(WrittenFiles)
+    if written is None:
+        yield
+        return
+    with written.writing(real, given):
+        yield
+
+
+def _base_digest(real: Path, text: str | None) -> str:
+    """What an approval binds of a file a write replaces: the text its diff was computed
+    from, or, for what is no text file (or not there), the file itself."""
+    return file_digest(str(real), text) if text is not None else code_digest(real)
+
+
+def _bound(given: str, rel: str, real: Path, text: str | None) -> tuple[Bound, ...]:
+    return (Bound(file_key(given), rel, _base_digest(real, text)),)
+
+
 # A preview reads the file and diffs it (quadratic at worst): in a thread, never on the
 # event loop, which the kernel and the Stop button share.
 
 
-async def _preview_update(ctx: ToolContext, args: Mapping[str, Any]) -> FilePreview:
-    """The diff update_file would make, computed without writing."""
+async def _preview_update(ctx: ToolContext, args: Mapping[str, Any]) -> Shown:
+    """The diff update_file would make, computed without writing; bound to the text it
+    was computed from."""
     sandbox = sandbox_for(ctx)
     real = sandbox.resolve(str(args["path"]), must_exist=True, for_write=True)
     given = str(args["path"])
 
-    def work() -> FilePreview:
+    def work() -> Shown:
         content = _read_for_edit(sandbox, real, given)
         updated, _ = _replaced(
             content,
@@ -78,54 +107,66 @@ async def _preview_update(ctx: ToolContext, args: Mapping[str, Any]) -> FilePrev
         )
         rel = sandbox.relative(real)
         diff = unified_diff(content, updated, rel)
-        return FilePreview(path=rel, action="edit", diff=_cap_lines(diff, DIFF_MAX_LINES))
+        card = FilePreview(path=rel, action="edit", diff=_cap_lines(diff, DIFF_MAX_LINES))
+        return Shown(card, _bound(given, rel, real, content))
 
     return await asyncio.to_thread(work)
 
 
-async def _preview_create(ctx: ToolContext, args: Mapping[str, Any]) -> FilePreview:
-    """The diff create_file would make, computed without writing."""
+async def _preview_create(ctx: ToolContext, args: Mapping[str, Any]) -> Shown:
+    """The diff create_file would make, computed without writing; bound to the file it
+    replaces (to no file, for a new one)."""
     sandbox = sandbox_for(ctx)
-    real = sandbox.resolve(str(args["path"]), for_write=True)
+    given = str(args["path"])
+    real = sandbox.resolve(given, for_write=True)
     rel = sandbox.relative(real)
     content = str(args["content"])
 
-    def work() -> FilePreview:
+    def work() -> Shown:
+        old: str | None = None
         if not os.path.lexists(real):
             diff: str | None = unified_diff("", content, rel, new_file=True)
             action: Literal["create", "overwrite"] = "create"
         else:
             action = "overwrite"
             try:
-                diff = unified_diff(_read_for_edit(sandbox, real, str(args["path"])), content, rel)
+                old = _read_for_edit(sandbox, real, given)
+                diff = unified_diff(old, content, rel)
             except ToolError:
                 diff = None  # not a text file: replaced whole
-        return FilePreview(
+        card = FilePreview(
             path=rel, action=action, diff=_cap_lines(diff, DIFF_MAX_LINES) if diff else diff
         )
+        return Shown(card, _bound(given, rel, real, old))
 
     return await asyncio.to_thread(work)
 
 
-async def _preview_delete(ctx: ToolContext, args: Mapping[str, Any]) -> FilePreview:
-    """What delete_file would remove, as a diff, computed without deleting."""
+async def _preview_delete(ctx: ToolContext, args: Mapping[str, Any]) -> Shown:
+    """What delete_file would remove, as a diff, computed without deleting; bound to the
+    file as it is (a link: to where it leads)."""
     sandbox = sandbox_for(ctx)
-    entry = sandbox.resolve(
-        str(args["path"]), must_exist=True, for_write=True, follow_symlinks=False
-    )
+    given = str(args["path"])
+    entry = sandbox.resolve(given, must_exist=True, for_write=True, follow_symlinks=False)
     rel = sandbox.relative(entry)
 
-    def work() -> FilePreview:
+    def work() -> Shown:
+        old = None if entry.is_symlink() else _deleted_text(sandbox, entry, given)
         diff = None
-        if not entry.is_symlink():
-            try:
-                old = _read_for_edit(sandbox, entry, str(args["path"]), limit=2_000_000)
-                diff = _cap_lines(unified_diff(old, "", rel, deleted=True), DIFF_MAX_LINES)
-            except ToolError:
-                diff = None
-        return FilePreview(path=rel, action="delete", diff=diff)
+        if old is not None:
+            diff = _cap_lines(unified_diff(old, "", rel, deleted=True), DIFF_MAX_LINES)
+        card = FilePreview(path=rel, action="delete", diff=diff)
+        return Shown(card, _bound(given, rel, entry, old))
 
     return await asyncio.to_thread(work)
+
+
+def _deleted_text(sandbox: Sandbox, entry: Path, given: str) -> str | None:
+    """The text delete_file shows it removes (None: not a text file, or too large)."""
+    try:
+        return _read_for_edit(sandbox, entry, given, limit=DELETE_DIFF_BYTES)
+    except ToolError:
+        return None
 
 
 def _replaced(
@@ -184,8 +225,10 @@ def update_file(
     real = sandbox.resolve(path, must_exist=True, for_write=True)
     content = _read_for_edit(sandbox, real, path)
     rel = sandbox.relative(real)
+    ctx.check_shown(file_key(path), _base_digest(real, content))
     updated, count = _replaced(content, old_text, new_text, replace_all, path)
-    _write(sandbox, real, updated, path)
+    with _writing(ctx, real, path):
+        _write(sandbox, real, updated, path)
     _wrote(ctx, real)
     diff = unified_diff(content, updated, rel)
     what = f"{count} occurrence{'s' if count != 1 else ''}" if replace_all else "1 occurrence"
@@ -302,7 +345,9 @@ def create_file(ctx: ToolContext, path: str, content: str, overwrite: bool = Fal
             old = _read_for_edit(sandbox, real, path)
         except ToolError:
             old = None  # binary or unreadable: replaced whole, with no text diff
-    _write(sandbox, real, content, path, make_folders=True)
+    ctx.check_shown(file_key(path), _base_digest(real, old))
+    with _writing(ctx, real, path):
+        _write(sandbox, real, content, path, make_folders=True)
     _wrote(ctx, real)
     n = _line_count(content)
     size = byte_size(len(content.encode()))
@@ -346,7 +391,9 @@ def delete_file(ctx: ToolContext, path: str) -> ToolOutput:
     rel = sandbox.relative(entry)
     if entry.is_symlink():
         target = os.readlink(entry)
-        _unlink(sandbox, entry, path)
+        ctx.check_shown(file_key(path), _base_digest(entry, None))
+        with _writing(ctx, entry, path):
+            _unlink(sandbox, entry, path)
         return ToolOutput(
             f"Deleted the symbolic link {rel} (it pointed to {target}; the target is untouched).",
             data={"path": rel, "link_target": target},
@@ -357,11 +404,10 @@ def delete_file(ctx: ToolContext, path: str) -> ToolOutput:
             "inside it one by one, or ask the user to remove the folder."
         )
     described = _describe_size(sandbox, entry)
-    try:
-        old: str | None = _read_for_edit(sandbox, entry, path, limit=2_000_000)
-    except ToolError:
-        old = None
-    _unlink(sandbox, entry, path)
+    old = _deleted_text(sandbox, entry, path)
+    ctx.check_shown(file_key(path), _base_digest(entry, old))
+    with _writing(ctx, entry, path):
+        _unlink(sandbox, entry, path)
     diff = unified_diff(old, "", rel, deleted=True) if old is not None else None
     return ToolOutput(
         f"Deleted {rel} ({described}).",
