@@ -202,6 +202,9 @@ class Shown:
 
     card: CellPreview | CommandPreview | FilePreview | None = None
     bound: tuple[Bound, ...] = ()
+    unavailable: str = ""
+    """Why the card could not show what the call acts on (its preview failed or was slow):
+    then no Allow of that card runs the call (see :attr:`Grant.blind`)."""
 
 
 class ChangedSinceShown(ToolError):
@@ -221,6 +224,15 @@ class ChangedSinceShown(ToolError):
         self.key = key
 
 
+class NotShown(ChangedSinceShown):
+    """The approval card could not show what the call acts on (its preview failed or was
+    slow), so an Allow of it binds nothing and runs nothing: it is decided again."""
+
+    def __init__(self, why: str) -> None:
+        super().__init__(f"what it would act on ({why})")
+        self.why = why
+
+
 @dataclass(frozen=True)
 class Grant:
     """The user's Allow of one call: the digest of everything its card showed that the
@@ -229,6 +241,9 @@ class Grant:
     bound: tuple[Bound, ...] = ()
     warnings: tuple[str, ...] = ()
     """The warnings the card showed (a command's checks that made it ask)."""
+    blind: str = ""
+    """Why the card showed nothing of what the call acts on: an Allow of it binds nothing,
+    so the call is not run on it; it is asked about again."""
 
     def get(self, key: str) -> Bound | None:
         return next((b for b in self.bound if b.key == key), None)

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._wording import visible
-from ..approvals import Bound, ChangedSinceShown, Grant, Shown, file_key
+from ..approvals import Bound, ChangedSinceShown, Grant, NotShown, Shown, file_key
 from ..errors import ToolDenied, ToolError, ToolInterrupted
 from ..events import ToolEndEvent, ToolStartEvent
 from ..messages import INTERRUPTED_RESULT, Message, ToolResultBlock, ToolUseBlock, encodable
@@ -215,9 +215,18 @@ async def _permitted(
             run, hazards, call, ctx.tool_use_id, _preview_of(tool, ctx, kwargs), changed
         )
         try:
+            if ctx.approval is not None and ctx.approval.blind:
+                # The card showed nothing of what the call acts on: nothing to hold it to.
+                raise NotShown(ctx.approval.blind)
             return await tool.invoke(ctx, kwargs)
         except ChangedSinceShown as exc:
             changed.append(exc.what)
+            if len(changed) >= ASKS_WHEN_CHANGED and isinstance(exc, NotShown):
+                raise ToolError(
+                    f"Not run: its approval card could not show what it would act on "
+                    f"({exc.why}), each of the {len(changed)} times it asked, and nothing runs "
+                    "that a card did not show. Make the call smaller or simpler, then retry."
+                ) from None
             if len(changed) >= ASKS_WHEN_CHANGED:
                 raise ToolError(
                     f"Not run: {exc.what} changed after each of the {len(changed)} times this "

@@ -39,7 +39,8 @@ T = TypeVar("T")
 log = logging.getLogger(__name__)
 
 PREVIEW_TIMEOUT = 5.0
-"""Seconds a tool's preview may take; the card shows none after that, and still asks."""
+"""Seconds a tool's preview may take; after that the card says it cannot show the call,
+and its Allow runs nothing (the call is asked about again)."""
 
 
 @dataclass(frozen=True)
@@ -132,6 +133,12 @@ class UserInteraction:
         offered = "; ".join(options[0].rules) if options else None
         computed = await _preview(preview, call.name)
         shown = computed.card
+        if computed.unavailable:
+            warnings = [
+                f"What this call would act on could not be shown ({computed.unavailable}), "
+                "so it will not run from this card: Allow asks again once it can be shown.",
+                *warnings,
+            ]
         pending = self.approval = PendingApproval(
             new_id(), call, asyncio.get_running_loop().create_future()
         )
@@ -185,7 +192,9 @@ class UserInteraction:
         )
         if not run.state.terminal:
             run.set_state(AgentState.tool_executing, detail=call.name)
-        return Grant(computed.bound + bound, tuple(warnings)) if allowed else None
+        if not allowed:
+            return None
+        return Grant(computed.bound + bound, tuple(warnings), blind=computed.unavailable)
 
     def _remember_options(self, call: ToolCall) -> list[RememberOption]:
         """The scopes "Always allow" may take (a policy without scopes: its one rule)."""
@@ -251,14 +260,18 @@ class UserInteraction:
 
 
 async def _preview(compute: Callable[[], Awaitable[Shown]] | None, tool: str) -> Shown:
-    """The call's preview, or none when there is none, it fails or it is slow: a preview
-    never keeps the user from being asked."""
+    """The call's preview, or none when the tool has none. One that fails or is slow says
+    so (:attr:`Shown.unavailable`): the user is still asked, and the call does not run on
+    an Allow of a card that showed nothing of it."""
     if compute is None:
         return Shown()
     try:
         return await asyncio.wait_for(compute(), PREVIEW_TIMEOUT)
     except asyncio.CancelledError:
         raise
-    except Exception:
-        log.warning("the approval preview of %s failed; asking without it", tool, exc_info=True)
-        return Shown()
+    except asyncio.TimeoutError:
+        log.warning("the approval preview of %s took over %g s", tool, PREVIEW_TIMEOUT)
+        return Shown(unavailable=f"reading it took over {PREVIEW_TIMEOUT:g} s")
+    except Exception as exc:
+        log.warning("the approval preview of %s failed", tool, exc_info=True)
+        return Shown(unavailable=f"reading it failed: {type(exc).__name__}")
