@@ -170,7 +170,7 @@ async def test_a_card_whose_preview_fails_asks_but_its_allow_runs_nothing(worksp
     with caplog.at_level(logging.WARNING, logger="jupyter_agent.agent._interaction"):
         handle = agent.start("launch")
         for n in range(_dispatch.ASKS_WHEN_CHANGED):
-            await until(lambda: len(_requests(handle)) > n and handle.pending_approval is not None)
+            await until(lambda n=n: len(_requests(handle)) > n and handle.pending_approval)
             request = _requests(handle)[-1]
             assert request.preview is None
             assert "could not be shown" in request.warnings[0]
