@@ -3,7 +3,13 @@
 An agent reads the user's settings, ``~/.jupyter_agent/settings.toml`` (or ``.json``),
 then the workspace's, ``<workspace>/.jupyter_agent/settings.toml`` (or ``.json``), when
 they exist. The ``[sandbox]`` table is read from the user's file only: a folder must not
-be able to turn off the sandbox its own commands run in. Example::
+be able to turn off the sandbox its own commands run in. Until the user trusts the folder,
+its file may only narrow what the agent does (:mod:`jupyter_agent.trust` says what is kept,
+and renders what trusting would enable). Each rule remembers the file it came from
+(:class:`~jupyter_agent.rules.RuleOrigin`): a folder's rule is explained in our words,
+never its own ``description``. Every pattern is compiled as the file loads (a bad one is
+a :class:`SettingsError` naming the file) and matched under a time bound
+(:mod:`jupyter_agent.patterns`). Example::
 
     [roles.reviewer]
     description = "Reads the code and runs the tests; changes nothing."
@@ -54,16 +60,16 @@ In JSON, ``"mcpServers": {"github": {"command": …}}``, as Claude Desktop write
 
 from __future__ import annotations
 
-import fnmatch
+import hashlib
 import json
 import os
 import sys
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 from .atomic import atomic_write_text
 from .commands import SandboxSettings
@@ -71,8 +77,9 @@ from .errors import AgentError, ToolError
 from .mcp.config import McpServerConfig, check_server_names
 from .models import ModelStringError, ProviderConfig, check_alias, parse_model
 from .models._catalog import PROVIDER_TYPES, ProviderType
-from .permissions import BUILTIN_ROLES, Role
-from .rules import Rule, Rules
+from .patterns import Budget, compile_name
+from .permissions import Role
+from .rules import Rule, RuleOrigin, Rules
 from .running_cells import MAX_WAIT, CellPolicy, StopPolicy
 from .sandbox import Sandbox
 
@@ -125,15 +132,33 @@ class SecretsTable(BaseModel):
 
     environment: list[str] = Field(default_factory=list)
     """Variable names, or shell-style patterns (``MYCO_*``)."""
+    _seen: tuple[frozenset[str], frozenset[str]] | None = PrivateAttr(default=None)
+    """The last set of variable names looked at, and those of them that are secret."""
+
+    @field_validator("environment")
+    @classmethod
+    def _compiles(cls, patterns: list[str]) -> list[str]:
+        for pattern in patterns:
+            compile_name(pattern)
+        return patterns
 
     def values(self, environ: Mapping[str, str] | None = None) -> dict[str, str]:
         """The named variables' current values, by name (read at each call)."""
         env = os.environ if environ is None else environ
-        return {
-            name: value
-            for name, value in env.items()
-            if value and any(fnmatch.fnmatchcase(name, p) for p in self.environment)
-        }
+        return {name: env[name] for name in self._secret_names(frozenset(env)) if env[name]}
+
+    def _secret_names(self, names: frozenset[str]) -> frozenset[str]:
+        """The names the patterns match, matched once per set of names under one time
+        budget; a name whose match ran out of time counts as secret (it only hides more)."""
+        if self._seen is not None and self._seen[0] == names:
+            return self._seen[1]
+        budget = Budget()
+        patterns = [compile_name(p) for p in self.environment]
+        found = frozenset(
+            name for name in names if any(budget.match(p, name) is not False for p in patterns)
+        )
+        self._seen = (names, found)
+        return found
 
 
 class CellsTable(BaseModel):
@@ -279,87 +304,43 @@ class Settings(BaseModel):
             roles.append(Role(name, frozenset(spec.permissions), prompt, spec.description))
         return roles
 
+    def prompt_path(self, given: str) -> Path:
+        """Where a role's ``prompt_file`` is: relative to this settings file."""
+        return (self.source.parent if self.source else Path.cwd()) / given
+
     def _prompt_file(self, role: str, given: str, confined_to: Path | None) -> str:
-        base = self.source.parent if self.source else Path.cwd()
-        path = base / given
+        path = self.prompt_path(given)
         if confined_to is not None:
             try:
                 path = Sandbox(confined_to).resolve(str(path), must_exist=True)
             except ToolError as exc:
                 raise SettingsError(f"{self.source}: role {role}: prompt_file: {exc}") from None
         try:
-            return path.read_text(encoding="utf-8")
+            return path.read_text(encoding="utf-8")  # path gate: a role's prompt file
         except (OSError, UnicodeDecodeError) as exc:
             raise SettingsError(f"{self.source}: role {role}: prompt_file: {exc}") from None
 
-    def untrusted(self) -> tuple[Settings, list[str]]:
-        """What a workspace's settings may do before the user trusts the workspace: they
-        may narrow, never widen. Returns the settings kept and what was left out."""
-        left_out: list[str] = []
-        roles: dict[str, RoleSettings] = {}
-        for name, spec in self.roles.items():
-            builtin = BUILTIN_ROLES.get(name)
-            added = set(spec.permissions) - builtin.permissions if builtin else set()
-            if added:
-                left_out.append(
-                    f"role {name} would gain {', '.join(sorted(added))} (a built-in role "
-                    "may only lose permissions)"
-                )
-            else:
-                roles[name] = spec
-        allows = [r for r in self.rules if r.decision == "allow"]
-        if allows:
-            shown = "; ".join(r.explain() for r in allows[:3])
-            more = f" and {len(allows) - 3} more" if len(allows) > 3 else ""
-            left_out.append(f"{len(allows)} allow rule(s): {shown}{more}")
-        if not self.default_rules:
-            left_out.append("default_rules = false (it would drop the rules that ask)")
-        cells = self.cells
-        if cells is not None and cells.on_stop == "leave_running":
-            left_out.append('[cells] on_stop = "leave_running" (Stop would not stop cells)')
-            cells = cells.model_copy(update={"on_stop": None})
-        if self.context is not None and self.context.window is not None:
-            # A tiny window would have the agent summarise at every step, on the user's bill.
-            left_out.append(f"[context] window = {self.context.window:,}")
-        if self.models is not None or self.providers:
-            # The model receives the notebook, the files it reads and the key: a folder
-            # must not choose where they are sent, nor what they cost.
-            tables = [
-                *(["[models]"] if self.models else []),
-                *(f"[providers.{n}]" for n in self.providers),
-            ]
-            left_out.append(f"{', '.join(tables)} (a folder may not choose the model)")
-        if self.mcp_servers:
-            # A cloned repository must not start programs or reach servers by itself.
-            names = ", ".join(sorted(self.mcp_servers))
-            left_out.append(f"mcpServers ({names}): a folder may not start MCP servers")
-        kept = self.model_copy(
-            update={
-                "models": None,
-                "providers": {},
-                "roles": roles,
-                "rules": [r for r in self.rules if r.decision != "allow"],
-                "default_rules": True,
-                "cells": cells,
-                "context": None
-                if self.context is None
-                else self.context.model_copy(update={"window": None}),
-                "mcp_servers": {},
-            }
-        )
-        kept.source = self.source
-        return kept, left_out
-
-    def make_rules(self) -> Rules:
-        rules = Rules.defaults() if self.default_rules else Rules()
-        rules.add(*self.rules)
-        return rules
+    def make_rules(self, user: Settings | None = None) -> Rules:
+        """The rules: the built-in ones (unless ``default_rules = false``), these, and the
+        ``user``'s. A rule replaces one of the same id: the user's a built-in one, these the
+        user's (a folder's rule reaches this far only once the user trusted the folder
+        after the trust prompt named the rule it replaces)."""
+        mine = {r.id for r in self.rules}
+        users = [r for r in (user.rules if user else []) if r.id not in mine]
+        taken = mine | {r.id for r in users}
+        defaults = [r for r in Rules.defaults() if r.id not in taken] if self.default_rules else []
+        return Rules([*defaults, *self.rules, *users])
 
 
-def load_settings(path: str | Path) -> Settings:
-    """Read a settings file (``.toml`` or ``.json``)."""
+SettingsOrigin = Literal["user", "folder", "file"]
+
+
+def load_settings(path: str | Path, origin: SettingsOrigin = "file") -> Settings:
+    """Read a settings file (``.toml`` or ``.json``); its rules remember that they come
+    from it, as ``origin``: the user's own file, a workspace's, or another file."""
     path = Path(path)
     try:
+        # path gate: the settings file (a FIFO or a link out must not be followed here)
         raw = path.read_bytes()
         data: Any = tomllib.loads(raw.decode()) if path.suffix == ".toml" else json.loads(raw)
         settings = Settings.model_validate(data)
@@ -371,21 +352,34 @@ def load_settings(path: str | Path) -> Settings:
     except (OSError, ValueError) as exc:
         raise SettingsError(f"{path}: {exc}") from exc
     settings.source = path
+    given = RuleOrigin(origin, str(path))
+    settings.rules = [_named(rule, origin).with_origin(given) for rule in settings.rules]
     return settings
 
 
-def find_settings(workspace: Path) -> Settings | None:
+def _named(rule: Rule, origin: SettingsOrigin) -> Rule:
+    """``rule`` with an id that says the same each time the file is read: its own, or one
+    made from what it says (a trust prompt names the same rules each time it is made)."""
+    if "id" in rule.model_fields_set:
+        return rule
+    said = rule.model_dump_json(exclude={"id", "description"})
+    return rule.model_copy(
+        update={"id": f"{origin}-{hashlib.sha256(said.encode()).hexdigest()[:8]}"}
+    )
+
+
+def find_settings(workspace: Path, origin: SettingsOrigin = "folder") -> Settings | None:
     """The workspace's settings file, if it has one."""
     for relative in SETTINGS_FILES:
         candidate = workspace / relative
         if candidate.is_file():
-            return load_settings(candidate)
+            return load_settings(candidate, origin)
     return None
 
 
 def user_settings() -> Settings | None:
     """The user's own settings (``~/.jupyter_agent/settings.toml`` or ``.json``), if any."""
-    return find_settings(Path.home())
+    return find_settings(Path.home(), "user")
 
 
 def is_trusted(folder: Path) -> bool:

@@ -52,6 +52,7 @@ from ..models import context_window
 from ..models._local import LOCAL_MODELS
 from ..permissions import Permission
 from ..session_index import SearchError
+from ..trust import TrustPrompt
 from ._displays import PanelDisplays
 from ._setup import model_notes, model_setup, offered_models, use_api_key
 from .panel_protocol import (
@@ -163,6 +164,9 @@ class AgentPanel(anywidget.AnyWidget):
     """Why it cannot yet, in a sentence: the view shows the set-up box (never the key)."""
     plan_ready = t.Bool(False).tag(sync=True)
     """The last run ended by submitting a plan, which awaits the user's review."""
+    trust = t.Any(None).tag(sync=True)
+    """The trust prompt (:class:`~jupyter_agent.trust.TrustPrompt`): what trusting the
+    workspace's settings would enable; ``None`` when nothing waits for trust."""
 
     def __init__(
         self,
@@ -263,6 +267,8 @@ class AgentPanel(anywidget.AnyWidget):
         self.sandbox = confinement.summary
         self.sandbox_detail = confinement.detail
         self.sandboxed = confinement.active
+        prompt = agent.trust_prompt
+        self.trust = prompt.model_dump(mode="json") if prompt is not None else None
         self.refresh_model()
 
     def refresh_model(self) -> None:
@@ -626,11 +632,20 @@ class AgentPanel(anywidget.AnyWidget):
                     raise ValueError("The agent is working: wait for it, or Stop it, then compact.")
                 agent.compact()
             case TrustCommand():
-                agent.trust_workspace()
-                self.refresh()
+                try:
+                    applied = agent.trust_workspace()
+                finally:
+                    self.refresh()  # a prompt that changed shows again as it is now
+                self.trusted(applied)
             case _:
                 assert_never(command)
         return None
+
+    def trusted(self, applied: TrustPrompt) -> None:
+        """Say in the transcript what applies now that the user trusted the folder."""
+        # A TrustedEntry, as the wire carries it.
+        self.transcript.add({"kind": "trusted", "applied": applied.model_dump(mode="json")})
+        self._schedule_flush(0)
 
     def _waiting(self, given: str, current: str, what: str) -> RunHandle:
         """The run that waits on the question or approval ``given``: the agent's own
