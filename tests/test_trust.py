@@ -23,7 +23,7 @@ from helpers import call, until
 from jupyter_agent import Agent, Permission, ScriptedModel
 from jupyter_agent.jupyter.panel import AgentPanel
 from jupyter_agent.permissions import ToolCall
-from jupyter_agent.settings import SettingsError, load_settings, trust
+from jupyter_agent.settings import SettingsError, is_trusted, load_settings, trust
 
 P = Permission
 LIE = "read-only: verified safe by the sandbox"
@@ -532,3 +532,66 @@ async def test_a_hostile_pattern_never_holds_the_loop_and_stop_still_works(
     assert handle.state.value == "cancelled"
     # Where the match ran out of time, the deny rule held: unsure counts as matching.
     assert all(("Refused by a permission rule" in r.text) == refused for r in results)
+
+
+# --- the prompt in the panel -------------------------------------------------------------
+
+
+def _panel(agent: Agent) -> tuple[AgentPanel, list[dict[str, Any]]]:
+    panel = AgentPanel(agent)
+    sent: list[dict[str, Any]] = []
+    panel._post = sent.append  # type: ignore[method-assign]  # the comm, not opened here
+    return panel, sent
+
+
+def test_trust_from_the_panel_drops_the_prompt_and_says_what_now_applies(workspace, home):
+    folder_settings(workspace, HOSTILE_SERVERS)
+
+    async def scenario() -> tuple[dict[str, Any], dict[str, Any] | None, list[dict[str, Any]]]:
+        agent = Agent("planner", ScriptedModel(), workspace=workspace)
+        panel, sent = _panel(agent)
+        shown = panel.trust
+        panel._handle({"type": "command", "id": "t", "name": "trust"})
+        await asyncio.sleep(0.05)
+        panel._flush(force=True)
+        after = panel.trust
+        panel.close()
+        return shown, after, sent
+
+    shown, after, sent = asyncio.run(scenario())
+    assert {e["kind"] for e in shown["effects"]} == {"mcp_server"}
+    assert after is None
+    assert {"type": "reply", "id": "t", "ok": True, "error": None} in sent
+    (entry,) = [e for m in sent if m["type"] == "events" for e in m["entries"]]
+    assert entry["kind"] == "trusted" and entry["applied"] == shown
+    assert is_trusted(workspace)
+
+
+def test_settings_changed_since_the_prompt_was_made_are_not_trusted(workspace, home):
+    """Trust binds to what the prompt showed: a rule added to the file after the prompt
+    was made (by a command, a pull) is not trusted unseen; the new prompt shows instead."""
+    path = folder_settings(
+        workspace, '[[rules]]\ndecision = "allow"\nmatcher = { kind = "command", prefix = "ls" }\n'
+    )
+
+    async def scenario() -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+        agent = Agent("actor", ScriptedModel(), workspace=workspace)
+        panel, sent = _panel(agent)
+        path.write_text(
+            path.read_text() + '[[rules]]\ndecision = "allow"\nmatcher = { kind = "all" }\n'
+        )
+        panel._handle({"type": "command", "id": "t", "name": "trust"})
+        now = panel.trust
+        assert agent.policy.decide(shell("rm -rf data")).decision == "ask"
+        panel.close()
+        return sent, now
+
+    sent, now = asyncio.run(scenario())
+    (reply,) = [m for m in sent if m["type"] == "reply"]
+    assert not reply["ok"] and "changed since the trust prompt was made" in reply["error"]
+    assert not is_trusted(workspace)
+    assert now is not None
+    assert [e["summary"] for e in now["effects"]] == [
+        "Allow commands starting with `ls`, for every role",
+        "Allow every call, for every role",
+    ]

@@ -176,7 +176,8 @@ class AgentPanel(anywidget.AnyWidget):
         resume: Callable[[str], Agent] | None = None,
         loop: asyncio.AbstractEventLoop | None = None,
     ) -> None:
-        super().__init__(kernel_id=kernel_id)
+        # The trust prompt is in the first state a view gets: it shows before anything else.
+        super().__init__(kernel_id=kernel_id, trust=_trust_prompt(agent))
         self.widget_id = self.model_id
         try:
             self._loop = loop or asyncio.get_running_loop()
@@ -267,8 +268,7 @@ class AgentPanel(anywidget.AnyWidget):
         self.sandbox = confinement.summary
         self.sandbox_detail = confinement.detail
         self.sandboxed = confinement.active
-        prompt = agent.trust_prompt
-        self.trust = prompt.model_dump(mode="json") if prompt is not None else None
+        self.trust = _trust_prompt(agent)
         self.refresh_model()
 
     def refresh_model(self) -> None:
@@ -700,6 +700,12 @@ class AgentPanel(anywidget.AnyWidget):
             self._flush_handle = None
         self.displays.close()
         super().close()
+
+
+def _trust_prompt(agent: Agent) -> dict[str, Any] | None:
+    """The ``trust`` trait: the agent's trust prompt as the wire carries it."""
+    prompt = agent.trust_prompt
+    return prompt.model_dump(mode="json") if prompt is not None else None
 
 
 def _ended_with_plan(events: list[ev.Event]) -> bool:
