@@ -60,7 +60,7 @@ def _escape(char: str) -> str:
     return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
-_PLAIN = re.compile(r"[A-Za-z0-9_.:/@+=,-]{1,1000}")
+_PLAIN = re.compile(r"[A-Za-z0-9_.:/@-]{1,1000}")
 """A value shown bare: an identifier, a number, a simple path or name."""
 
 

@@ -33,9 +33,11 @@ import regex
 log = logging.getLogger(__name__)
 
 MATCH_LIMIT = 0.05
-"""Seconds one match of a settings pattern may take."""
+"""Seconds of computing one match of a settings pattern may take (the ``regex`` package
+counts the time the match computes: on a busy machine it lasts longer by the clock)."""
 DECISION_LIMIT = 0.25
-"""Seconds all the matches of one decision may take together."""
+"""Seconds (by the clock) all the matches of one decision may take together: no match
+starts after it, and none is given more than what is left."""
 MAX_PATTERN = 2_000
 """Characters a settings pattern may have."""
 

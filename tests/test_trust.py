@@ -13,6 +13,7 @@ import asyncio
 import itertools
 import json
 import random
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -468,15 +469,36 @@ async def test_your_own_rules_description_is_shown_as_yours(workspace, home):
 # --- patterns from settings are bounded, and checked when the settings load ---------------
 
 
-def test_a_bad_pattern_is_a_settings_error_that_names_the_file(workspace):
-    for matcher in (
-        '{ kind = "regex", pattern = "(unclosed" }',
-        '{ kind = "regex", pattern = "' + "a" * 5000 + '" }',
-        '{ kind = "path", pattern = "' + "*a" * 3000 + '" }',
-    ):
-        path = folder_settings(workspace, f'[[rules]]\ndecision = "deny"\nmatcher = {matcher}\n')
-        with pytest.raises(SettingsError, match=r"settings\.toml: rules\.0\.matcher"):
-            load_settings(path)
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        (
+            '[[rules]]\ndecision = "deny"\nmatcher = { kind = "regex", pattern = "(unclosed" }',
+            "rules.0.matcher",
+        ),
+        (
+            '[[rules]]\ndecision = "deny"\nmatcher = { kind = "regex", pattern = "'
+            + "a" * 5000
+            + '" }',
+            "rules.0.matcher",
+        ),
+        (
+            '[[rules]]\ndecision = "deny"\nmatcher = { kind = "path", pattern = "'
+            + "*a" * 3000
+            + '" }',
+            "rules.0.matcher",
+        ),
+        (
+            '[[rules]]\ndecision = "deny"\nmatcher = { kind = "mcp", tool = "' + "*" * 3000 + '" }',
+            "rules.0.matcher",
+        ),
+        ('[secrets]\nenvironment = ["' + "A*" * 1500 + '"]', "secrets.environment"),
+    ],
+)
+def test_a_bad_pattern_is_a_settings_error_that_names_the_file(text, where, workspace):
+    path = folder_settings(workspace, text + "\n")
+    with pytest.raises(SettingsError, match=rf"settings\.toml: {re.escape(where)}"):
+        load_settings(path)
 
 
 HOSTILE_PATTERNS = [

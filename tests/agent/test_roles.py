@@ -179,9 +179,7 @@ async def test_trusting_the_folder_applies_its_settings_and_is_remembered(worksp
     agent = Agent("reviewer", model, workspace=workspace, tools=[run_tests])
     assert agent.trust_prompt is not None  # the allow rule waits for trust
     applied = agent.trust_workspace()
-    assert [e.summary for e in applied.effects] == [
-        "Allow tool run_tests, for the role reviewer"
-    ]
+    assert [e.summary for e in applied.effects] == ["Allow tool run_tests, for the role reviewer"]
     handle = await agent.run("review")
     assert agent.history[2].tool_results[0].text == "12 passed"  # allowed, no question
     assert not [e for e in handle.events_so_far if e.kind == "warning"]
