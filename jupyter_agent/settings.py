@@ -94,6 +94,10 @@ SETTINGS_FILES = (
 )
 TRUSTED_FOLDERS = Path(".jupyter_agent") / "trusted-folders.json"
 """In the home folder: the workspaces whose settings the user trusts."""
+MAX_BYTES = 1_000_000
+"""The largest settings file read (a folder's could be anything)."""
+MAX_ENTRIES = 1_000
+"""The most rules, roles or MCP servers one file may hold."""
 
 
 class SettingsError(AgentError):
@@ -246,8 +250,10 @@ class ProviderTable(BaseModel):
 class Settings(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
-    roles: dict[str, RoleSettings] = Field(default_factory=dict)
-    rules: list[Rule] = Field(default_factory=list)
+    roles: dict[str, RoleSettings] = Field(default_factory=dict, max_length=MAX_ENTRIES)
+    rules: list[Rule] = Field(default_factory=list, max_length=MAX_ENTRIES)
+    """Each decision weighs them all, on the event loop: a file holds at most
+    :data:`MAX_ENTRIES` (and the trust prompt lists each)."""
     default_rules: bool = True
     """Start from :meth:`Rules.defaults` and add the file's rules; false to use only the file's."""
     sandbox: SandboxTable | None = None
@@ -259,7 +265,9 @@ class Settings(BaseModel):
     """Read from the user's settings, and a workspace's once it is trusted."""
     providers: dict[str, ProviderTable] = Field(default_factory=dict)
     """Read from the user's settings, and a workspace's once it is trusted."""
-    mcp_servers: dict[str, McpServerConfig] = Field(default_factory=dict, alias="mcpServers")
+    mcp_servers: dict[str, McpServerConfig] = Field(
+        default_factory=dict, alias="mcpServers", max_length=MAX_ENTRIES
+    )
     """MCP servers by name; a workspace's only apply once the user trusts it."""
     source: Path | None = Field(default=None, exclude=True)
 
@@ -342,6 +350,11 @@ def load_settings(path: str | Path, origin: SettingsOrigin = "file") -> Settings
     try:
         # path gate: the settings file (a FIFO or a link out must not be followed here)
         raw = path.read_bytes()
+        if len(raw) > MAX_BYTES:
+            raise SettingsError(
+                f"{path}: the file is {len(raw):,} bytes; a settings file may hold "
+                f"{MAX_BYTES:,} at most"
+            )
         data: Any = tomllib.loads(raw.decode()) if path.suffix == ".toml" else json.loads(raw)
         settings = Settings.model_validate(data)
     except ValidationError as exc:

@@ -30,6 +30,7 @@ name replaces the user's. The ``[sandbox]`` table is never read from a folder.
 from __future__ import annotations
 
 import os
+import unicodedata
 from dataclasses import replace
 from pathlib import Path
 from typing import Literal
@@ -170,17 +171,28 @@ def untrusted_part(
 def _kept_roles(
     found: Settings, user: Settings | None, workspace: Path, effects: list[TrustEffect]
 ) -> dict[str, RoleSettings]:
-    """New roles whose prompts lie inside the folder; every other role is an effect."""
+    """New roles whose prompts lie inside the folder; every other role is an effect (one
+    whose name looks like a named role's, ``Planner`` or ``planner\u200b``, too: the role
+    picker would show them alike)."""
     named = {n: ("the built-in role", r.permissions) for n, r in BUILTIN_ROLES.items()}
     named.update({n: ("your role", frozenset(r.permissions)) for n, r in _roles(user).items()})
+    looks = {_look(n): f"{whose} {name(n)}" for n, (whose, _) in named.items()}
     kept: dict[str, RoleSettings] = {}
     for role, spec in found.roles.items():
         outside = _outside(found, spec, workspace)
-        if role in named or outside is not None:
-            effects.append(_role(role, spec, named.get(role), outside))
+        alike = None if role in named else looks.get(_look(role))
+        if role in named or alike is not None or outside is not None:
+            effects.append(_role(role, spec, named.get(role), outside, alike))
         else:
             kept[role] = spec
     return kept
+
+
+def _look(role: str) -> str:
+    """How a role's name looks: without case, spaces or invisible characters, and with
+    look-alike letters folded (NFKC)."""
+    folded = unicodedata.normalize("NFKC", role).casefold()
+    return "".join(c for c in folded if not c.isspace() and unicodedata.category(c)[0] != "C")
 
 
 def _roles(settings: Settings | None) -> dict[str, RoleSettings]:
@@ -254,10 +266,14 @@ def _role(
     spec: RoleSettings,
     replaces: tuple[str, frozenset[str]] | None,
     outside: Path | None,
+    alike: str | None = None,
 ) -> TrustEffect:
     wanted = frozenset(spec.permissions)
     if replaces is None:
-        summary = f"Add the role {name(role)}, which may {_allows(wanted)}"
+        summary = f"Add the role {name(role)}"
+        if alike is not None:
+            summary += f", whose name looks like {alike}"
+        summary += f", which may {_allows(wanted)}"
     else:
         whose, had = replaces
         summary = f"Replace {whose} {name(role)}"

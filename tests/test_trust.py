@@ -617,3 +617,37 @@ def test_settings_changed_since_the_prompt_was_made_are_not_trusted(workspace, h
         "Allow commands starting with `ls`, for every role",
         "Allow every call, for every role",
     ]
+
+
+@pytest.mark.parametrize("look_alike", ["Planner", "planner\u200b", "ｐｌａｎｎｅｒ", " reviewer"])
+def test_an_untrusted_role_whose_name_looks_like_a_named_one_waits_for_trust(
+    look_alike, workspace, home
+):
+    """The role picker shows ``Planner`` for ``planner``; a zero-width space or wide letters
+    do not show at all: such a role would pass for the one it looks like."""
+    user_settings(home, '[roles.reviewer]\npermissions = ["read_files"]\n')
+    folder_settings(
+        workspace, f"[roles.{json.dumps(look_alike)}]\npermissions = {json.dumps(sorted(P.ALL))}\n"
+    )
+    agent = Agent("planner", ScriptedModel(), workspace=workspace)
+    assert look_alike not in agent.roles
+    assert agent.trust_prompt is not None
+    (effect,) = agent.trust_prompt.effects
+    assert "whose name looks like" in effect.summary
+
+
+def test_a_settings_file_too_large_to_weigh_is_refused_by_name(workspace):
+    path = folder_settings(
+        workspace,
+        "".join(
+            f'[[rules]]\ndecision = "deny"\nmatcher = {{ kind = "tool", name = "t{i}" }}\n'
+            for i in range(1_001)
+        ),
+    )
+    with pytest.raises(
+        SettingsError, match=r"settings\.toml: rules: List should have at most 1000"
+    ):
+        load_settings(path)
+    path.write_text("# " + "x" * 1_000_001)
+    with pytest.raises(SettingsError, match=r"settings\.toml: the file is 1,000,003 bytes"):
+        load_settings(path)

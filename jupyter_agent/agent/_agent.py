@@ -339,7 +339,16 @@ class Agent:
             found, user = (given if given is not None else user), None
         # Settings a program passes in are its own choice; a folder's file is trusted only
         # once the user said so.
-        self.trusted = given is not None or home or is_trusted(self.workspace)
+        trusted = given is not None or home or is_trusted(self.workspace)
+        self._use_settings(found, user, trusted=trusted)
+        return user, home
+
+    def _use_settings(
+        self, found: Settings | None, user: Settings | None, *, trusted: bool
+    ) -> None:
+        """Apply the workspace's settings ``found`` beside the ``user``'s: all of them when
+        ``trusted``, else the part that only narrows (the rest makes the trust prompt)."""
+        self.trusted = trusted
         self.trust_prompt: TrustPrompt | None = None
         """What trusting this folder would enable (``None``: nothing waits for trust)."""
         if found is not None and not self.trusted:
@@ -361,7 +370,6 @@ class Agent:
             self._notice(self.trust_prompt.text(), "trust_workspace")
         if problems and found is not None:
             self._notice(f"Some roles of {found.source} were left out: " + "; ".join(problems))
-        return user, home
 
     def _notice(self, message: str, action: PanelAction | None = None) -> None:
         """Say ``message`` once, as the next run starts (not again if it waits already)."""
@@ -446,22 +454,26 @@ class Agent:
         Raises :class:`~jupyter_agent.settings.SettingsError` when the settings changed
         since the prompt was made: trust then waits for the new prompt to be seen."""
         shown = self.trust_prompt
-        if shown is not None:
-            found = find_settings(self.workspace)
-            now = untrusted_part(found, user_settings(), self.workspace)[1] if found else None
-            if now != shown:
-                self.trust_prompt = now if now is not None and now.effects else None
-                raise SettingsError(
-                    f"This folder's settings ({shown.source}) changed since the trust prompt "
-                    "was made: nothing was trusted. Read the prompt again, then trust."
-                )
-        trust(self.workspace)
         newly = shown or TrustPrompt(
             folder=str(self.workspace),
             source=str(self.settings.source if self.settings else ""),
         )
         self._notices = [n for n in self._notices if n[1] != "trust_workspace"]
-        user, _ = self._read_settings(None)
+        if shown is None:
+            trust(self.workspace)
+            user, _ = self._read_settings(None)
+        else:
+            # What is applied is what was just compared with the prompt: read once.
+            found, user = find_settings(self.workspace), user_settings()
+            now = untrusted_part(found, user, self.workspace)[1] if found else None
+            if now != shown:
+                self._use_settings(found, user, trusted=False)
+                raise SettingsError(
+                    f"This folder's settings ({shown.source}) changed since the trust prompt "
+                    "was made: nothing was trusted. Read the prompt again, then trust."
+                )
+            trust(self.workspace)
+            self._use_settings(found, user, trusted=True)
         if self._cells_from_settings:
             self.cells.policy = self._cell_policy(user)
         if self._context_from_settings:
