@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import os
 import unicodedata
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Literal
@@ -89,6 +90,24 @@ class TrustPrompt(BaseModel):
     source: str
     """The settings file."""
     effects: list[TrustEffect] = Field(default_factory=list)
+
+    def hiding(self, hide: Callable[[str], str]) -> TrustPrompt:
+        """This prompt with ``hide`` (the agent's secret redaction) applied to every text it
+        shows, as it goes to a view or a notice: a key written in the file is named as one,
+        not shown (a ``${VARIABLE}`` it names stays as written)."""
+        effects = [
+            effect.model_copy(
+                update={
+                    "summary": hide(effect.summary),
+                    "details": [
+                        TrustDetail(label=d.label, name=hide(d.name), value=hide(d.value))
+                        for d in effect.details
+                    ],
+                }
+            )
+            for effect in self.effects
+        ]
+        return self.model_copy(update={"effects": effects})
 
     def text(self) -> str:
         """The prompt in text, for a notice: every effect with every detail."""

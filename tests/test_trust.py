@@ -651,3 +651,22 @@ def test_a_settings_file_too_large_to_weigh_is_refused_by_name(workspace):
     path.write_text("# " + "x" * 1_000_001)
     with pytest.raises(SettingsError, match=r"settings\.toml: the file is 1,000,003 bytes"):
         load_settings(path)
+
+
+async def test_a_key_written_in_the_folders_settings_is_named_not_shown(workspace, home):
+    """The prompt goes into the panel's state and the transcript, which a notebook may
+    keep: a literal key in a header is masked there, a ``${VARIABLE}`` stays as written."""
+    key = "sk-ant-api03-" + "k" * 40
+    folder_settings(
+        workspace,
+        f'[mcpServers.docs]\nurl = "https://mcp.example.com/mcp"\n'
+        f'headers = {{ Authorization = "Bearer {key}", X-Other = "${{OTHER_TOKEN}}" }}\n',
+    )
+    agent = Agent("planner", ScriptedModel([{"text": "hi"}]), workspace=workspace)
+    panel, _ = _panel(agent)
+    shown = json.dumps(panel.trust)
+    panel.close()
+    said = await first_notice(agent)
+    for text in (shown, said):
+        assert key not in text
+        assert "Authorization" in text and "${OTHER_TOKEN}" in text

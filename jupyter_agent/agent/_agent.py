@@ -448,16 +448,19 @@ class Agent:
 
     def trust_workspace(self) -> TrustPrompt:
         """Trust this folder's settings from now on (remembered in the user's settings):
-        everything the trust prompt listed applies. Returns what now applies that did not
-        (the prompt as it was).
+        everything the trust prompt listed applies. Returns what now applies that did not:
+        the prompt as it was shown (a key written in the file named, not shown).
 
         Raises :class:`~jupyter_agent.settings.SettingsError` when the settings changed
         since the prompt was made: trust then waits for the new prompt to be seen."""
         shown = self.trust_prompt
-        newly = shown or TrustPrompt(
-            folder=str(self.workspace),
-            source=str(self.settings.source if self.settings else ""),
-        )
+        newly = (
+            shown
+            or TrustPrompt(
+                folder=str(self.workspace),
+                source=str(self.settings.source if self.settings else ""),
+            )
+        ).hiding(self.secrets.redact)
         self._notices = [n for n in self._notices if n[1] != "trust_workspace"]
         if shown is None:
             trust(self.workspace)
@@ -490,7 +493,10 @@ class Agent:
         """What a run as ``role`` should say once, as it starts, with the panel action for
         it: settings that were ignored, and, the first time commands may run, that no OS
         sandbox confines them."""
-        notices, self._notices = self._notices, []
+        # Said in the transcript and kept in records of it: a key a settings file writes
+        # (a trust prompt shows its values) is named, not shown.
+        notices = [(self.secrets.redact(m), a) for m, a in self._notices]
+        self._notices = []
         tool = self.tools.get("execute_command")
         if (
             not self._sandbox_noted

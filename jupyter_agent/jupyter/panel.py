@@ -703,9 +703,12 @@ class AgentPanel(anywidget.AnyWidget):
 
 
 def _trust_prompt(agent: Agent) -> dict[str, Any] | None:
-    """The ``trust`` trait: the agent's trust prompt as the wire carries it."""
+    """The ``trust`` trait: the agent's trust prompt as the wire carries it (a key written
+    in the settings file named, not shown: the trait may be saved with the notebook)."""
     prompt = agent.trust_prompt
-    return prompt.model_dump(mode="json") if prompt is not None else None
+    if prompt is None:
+        return None
+    return prompt.hiding(agent.secrets.redact).model_dump(mode="json")
 
 
 def _ended_with_plan(events: list[ev.Event]) -> bool:
