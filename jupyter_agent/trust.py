@@ -191,8 +191,8 @@ def _kept_roles(
     found: Settings, user: Settings | None, workspace: Path, effects: list[TrustEffect]
 ) -> dict[str, RoleSettings]:
     """New roles whose prompts lie inside the folder; every other role is an effect (one
-    whose name looks like a named role's, ``Planner`` or ``planner\u200b``, too: the role
-    picker would show them alike)."""
+    whose name looks like a named role's too, ``Planner`` or ``planner`` with a zero-width
+    space: the role picker would show them alike)."""
     named = {n: ("the built-in role", r.permissions) for n, r in BUILTIN_ROLES.items()}
     named.update({n: ("your role", frozenset(r.permissions)) for n, r in _roles(user).items()})
     looks = {_look(n): f"{whose} {name(n)}" for n, (whose, _) in named.items()}
