@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ._system import system_program
+from .paths import read_regular
 
 WALK_ENTRIES = 50_000
 """Folder entries the walk for nested repositories looks at, at most (about 0.1 s)."""
@@ -388,17 +389,9 @@ def _git_parse(data: bytes) -> Iterable[tuple[str, str]]:
 
 
 def _read_small(path: Path, limit: int = 65536) -> bytes | None:
-    """A regular file's first ``limit`` bytes; ``None`` for anything else. Never blocks."""
+    """A regular file's first ``limit`` bytes; ``None`` for anything else. Never blocks
+    (through the path gate: git's own files, possibly through the user's dotfile links)."""
     try:
-        # path gate: git's own files, read-only, possibly through the user's dotfile links
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        return read_regular(path, limit)[0]
     except OSError:
         return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        return os.read(fd, limit)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)

@@ -88,3 +88,18 @@ def test_the_session_search_benchmark_reports_each_measurement(capsys):
     assert len(re.findall(r"p50 +[\d.]+ ms +p99 +[\d.]+ ms +max +[\d.]+ ms", out)) == 4, out
     assert re.search(r"rebuilt from histories +[\d.]+ s", out), out
     assert len(re.findall(r"ms +\(\d+ found\)", out)) == 5, out
+
+
+def test_the_path_gate_benchmark_reports_each_ratio(capsys):
+    spec = importlib.util.spec_from_file_location(
+        "path_gate_benchmark", BENCHMARK.with_name("path_gate.py")
+    )
+    assert spec is not None and spec.loader is not None
+    benchmark = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(benchmark)
+
+    benchmark.main(files=5, depth=2, rounds=2)
+
+    out = capsys.readouterr().out
+    assert len(re.findall(r"median +[\d.]+ µs per file", out)) == 5, out
+    assert len(re.findall(r"gate ÷ this: [\d.]+× \(rounds [\d.]+–[\d.]+×\)", out)) == 3, out

@@ -270,7 +270,7 @@ def test_a_file_tool_write_asks_with_a_warning_or_is_refused(base, rel, monkeypa
     if hazards[0].action == "refuse":  # credentials, the agent's own folder: never written
         assert "Refused" in hazards[0].reason
         return
-    assert hazards[0].action == "ask"
+    assert hazards[0].action == "ask" and not hazards[0].rememberable
     assert hazards[0].reason.startswith(rel)
 
 
@@ -284,6 +284,7 @@ def test_a_command_that_names_it_asks_with_a_warning_or_is_refused(base, rel, mo
         assert all(h.action in ("ask", "refuse") for h in hazards)
         if hazards[0].action == "ask":
             assert rel.split("/")[0] in hazards[0].reason, hazards
+            assert not hazards[0].rememberable  # "Always allow" is never offered for it
 
 
 def test_a_command_writing_into_a_writable_folder_that_holds_home_asks(base, monkeypatch):
@@ -386,6 +387,7 @@ async def test_an_approved_tar_in_the_home_folder_warns_and_plants_nothing(base,
     assert asked == len(requests) == 2  # "Always allow" did not cover the second one
     for request in requests:
         assert any("home folder" in w for w in request.warnings), request.warnings
+        assert request.remember_options == [] and request.remember is None  # never offered
     assert (home / "data.csv").read_text() == "a,b\n1,2\n"  # the ordinary file landed
     assert not (home / ".jupyter_agent/settings.toml").exists()
     for rel in (".config/autostart/x.desktop", ".local/bin/git"):

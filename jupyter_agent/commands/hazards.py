@@ -25,6 +25,7 @@ from pathlib import Path
 
 from ..autorun import autorun_for
 from ..errors import ToolError
+from ..paths import read_regular
 from ..permissions import Hazard
 from ..provenance import WrittenFiles
 from ..sandbox import Sandbox
@@ -66,12 +67,22 @@ def command_hazards(
                 shown = sandbox.relative(real)
             why = autorun.reason(real)
             if why:
-                hazards.append(Hazard("ask", f"`{_short(use.source)}` writes {shown}, and {why}."))
+                hazards.append(
+                    Hazard(
+                        "ask",
+                        f"`{_short(use.source)}` writes {shown}, and {why}.",
+                        rememberable=False,
+                    )
+                )
     for source, folder in _spread_folders(line, cwd):
         why = autorun.spread_reason(Path(os.path.realpath(folder)))
         if why:
             hazards.append(
-                Hazard("ask", f"`{_short(source)}` writes files into {folder}, and {why}.")
+                Hazard(
+                    "ask",
+                    f"`{_short(source)}` writes files into {folder}, and {why}.",
+                    rememberable=False,
+                )
             )
     for use in line.reads():
         for path in _places(use, cwd, [], "reads"):
@@ -268,7 +279,8 @@ def _untrusted_git_config(git: Path) -> str:
     if git.is_file():
         return ".git file points git at another folder (its configuration may run commands)."
     try:
-        text = (git / "config").read_text(encoding="utf-8", errors="replace")[:65536]
+        data, _cut = read_regular(git / "config", 65536)  # never a FIFO planted as a config
+        text = data.decode("utf-8", errors="replace")
     except OSError:
         return ""
     section = ""

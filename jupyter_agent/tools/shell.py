@@ -24,12 +24,12 @@ import re
 import signal
 import time
 from collections import deque
-from collections.abc import Awaitable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
 from .._system import system_program
-from ..approvals import CommandPreview, ProgramPreview
+from ..approvals import ChangedSinceShown, CommandPreview, Grant, ProgramPreview, file_key
 from ..autorun import autorun_for
 from ..commands import (
     OsSandbox,
@@ -39,9 +39,9 @@ from ..commands import (
     command_hazards,
     with_git_overrides,
 )
-from ..errors import ToolError
+from ..errors import ToolDenied, ToolError
 from ..permissions import Hazard, Permission
-from ..provenance import WrittenFiles
+from ..provenance import WrittenFiles, code_digest
 from ..sandbox import Sandbox
 from ._sandbox import sandbox_for
 from ._tool import ToolContext, ToolOutput, tool
@@ -208,6 +208,61 @@ async def execute_command(
     cwd = sandbox.resolve(working_dir, must_exist=True)
     if not cwd.is_dir():
         raise ToolError(f"working_dir {working_dir!r} is a file, not a folder.")
+    async with _as_approved(ctx, command, working_dir):
+        return await _launched(ctx, command, cwd, sandbox, timeout)
+
+
+SHELL_TOOLS = (execute_command,)
+"""The shell tools, in the order the model sees them."""
+
+
+# --- the code a command runs is the code approved ----------------------------------------
+
+
+@contextlib.asynccontextmanager
+async def _as_approved(ctx: ToolContext, command: str, working_dir: str) -> AsyncIterator[None]:
+    """Right before the spawn, the code the command runs is what its approval saw: each file
+    the card bound is as the card was shown for, and no other workspace code changed since
+    the call was decided. Until the command ends, the agent's own writers (a sibling
+    subagent's file tools included) refuse to change the files the card bound."""
+    grant = ctx.approval
+    bound = [b.path for b in grant.files() if b.path is not None] if grant is not None else []
+    written = ctx.resources.get(WrittenFiles)
+    args = {"command": command, "working_dir": working_dir}
+    if written is None or not bound:
+        await asyncio.to_thread(_check_what_runs, ctx, args, grant)
+        yield
+        return
+    async with written.running(bound, command):
+        await asyncio.to_thread(_check_what_runs, ctx, args, grant)
+        yield
+
+
+def _check_what_runs(ctx: ToolContext, args: Mapping[str, Any], grant: Grant | None) -> None:
+    """Raise :class:`ChangedSinceShown` when the code ``args`` runs is not what the call's
+    approval saw (see :func:`_as_approved`)."""
+    for bound in grant.files() if grant is not None else []:
+        if bound.path is not None and code_digest(bound.path) != bound.digest:
+            raise ChangedSinceShown(bound.what, key=bound.key)
+    if ctx.run is None:
+        return  # called from code, not decided by an agent's run: nothing to hold it to
+    sandbox = sandbox_for(ctx)
+    for hazard in _assess(ctx, args):
+        if hazard.action == "refuse":
+            raise ToolDenied(hazard.reason)
+        for path in hazard.paths:
+            key = file_key(os.path.abspath(path))
+            shown = grant.get(key) if grant is not None else None
+            if shown is None or code_digest(path) != shown.digest:
+                raise ChangedSinceShown(sandbox.relative(path), key=key)
+        if not hazard.paths and (grant is None or hazard.reason not in grant.warnings):
+            raise ChangedSinceShown("what the command would touch", key="")
+
+
+async def _launched(
+    ctx: ToolContext, command: str, cwd: Path, sandbox: Sandbox, timeout: float
+) -> ToolOutput:
+    """Run ``command`` in ``cwd``, confined, and return what it did."""
     os_sandbox = os_sandbox_for(ctx)
     confined = os_sandbox.status().active
     argv = (
@@ -286,10 +341,6 @@ async def execute_command(
         is_error=outcome == "timeout",
         error_line=failed,
     )
-
-
-SHELL_TOOLS = (execute_command,)
-"""The shell tools, in the order the model sees them."""
 
 
 # --- running -------------------------------------------------------------------------
