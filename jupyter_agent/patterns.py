@@ -105,7 +105,8 @@ class Budget:
         left = self._deadline - time.monotonic()
         if left > 0:
             try:
-                found = method(text, timeout=min(MATCH_LIMIT, left))
+                # concurrent: the GIL is let go while it matches (decisions run off the loop)
+                found = method(text, timeout=min(MATCH_LIMIT, left), concurrent=True)
             except TimeoutError:
                 pass
             else:

@@ -322,7 +322,9 @@ async def _permit(
     refused = [h.reason for h in hazards if h.action == "refuse"]
     if refused:
         raise ToolDenied("\n".join(dict.fromkeys(refused)))
-    decision = _decide(run, call)
+    # Off the loop: settings patterns are time-bounded, and a long command line's parse is
+    # not, and neither may delay a Stop.
+    decision = await asyncio.to_thread(_decide, run, call)
     warnings = list(dict.fromkeys(h.reason for h in hazards if h.action == "ask"))
     match decision:
         case Deny():
