@@ -434,12 +434,14 @@ async def test_a_roles_rules_never_let_a_parent_skip_an_approval_through_a_subag
 async def test_pause_pauses_the_running_subagents_and_resume_resumes_them(workspace):
     model = routed(
         [call("delegate", task="nap then look"), {"text": "ok"}],
-        nap=[call("nap", seconds=0.2), call("look", what="x"), {"text": "looked"}],
+        nap=[call("nap", seconds=1.0), call("look", what="x"), {"text": "looked"}],
     )
     agent = Agent("planner", model, workspace=workspace, tools=[nap, look])
     handle = agent.start("go")
     await until(lambda: len(handle.children) == 1)
     (child,) = handle.children
+    # Paused while its nap runs: it takes effect when the nap ends, before the next call.
+    await until(lambda: any(e.kind == "tool_start" for e in child.events_so_far))
     handle.pause()
     await until(lambda: child.state is AgentState.paused)
     assert [e.name for e in child.events_so_far if e.kind == "tool_start"] == ["nap"]
