@@ -176,9 +176,10 @@ async def test_a_step_is_written_once_its_next_request_is_out(workspace):
         workspace=workspace,
     )
     await agent.run("look around")
-    # step 1: the task is written as its request goes out; step 2: the reply and its
-    # tool result join it only then, not ahead of the request
-    assert on_disk == [(0, 1), (1, 3)]
+    # step 1: the task is written as its request goes out; step 2: the reply is written
+    # while its tool call is decided (off the loop), and the tool's result joins it only
+    # once the next request is out, not ahead of it
+    assert on_disk == [(0, 1), (2, 3)]
     assert _lines(workspace, agent.session.id) == 4
 
 

@@ -215,6 +215,7 @@ async def test_stop_while_a_subprocess_runs_kills_it(workspace):
 @tool
 async def slow_cleanup() -> str:
     """Wait; when stopped, take a moment to clean up."""
+    RUNNING.append("slow_cleanup")
     try:
         await asyncio.sleep(30)
     finally:
@@ -227,6 +228,7 @@ async def slow_cleanup() -> str:
 @tool
 async def deaf() -> str:
     """Ignore the first cancel (as careless code does), then wait again."""
+    RUNNING.append("deaf")
     try:
         await asyncio.sleep(30)
     except asyncio.CancelledError:
@@ -236,16 +238,20 @@ async def deaf() -> str:
 
 
 CLEANUP: list[str] = []
+RUNNING: list[str] = []
+"""The tools above that have started running (a Stop before that ends the call as it
+is decided, before the tool runs)."""
 
 
 async def test_a_second_stop_does_not_cut_a_tools_cleanup_short(workspace):
     """Two Stop clicks in a row: the first starts the tool's cleanup, the second must not
     cancel it halfway (a process left unkilled, a file half written)."""
     CLEANUP.clear()
+    RUNNING.clear()
     model = ScriptedModel([{"tool_calls": [{"name": "slow_cleanup", "input": {}}]}])
     agent = Agent("actor", model, workspace=workspace, tools=[slow_cleanup])
     handle = agent.start("go")
-    await until(lambda: any(e.kind == "tool_start" for e in handle.events_so_far))
+    await until(lambda: RUNNING)
     handle.stop()
     await until(lambda: CLEANUP)
     handle.stop()
@@ -260,10 +266,11 @@ async def test_a_later_stop_still_ends_a_tool_that_ignored_the_first(workspace, 
 
     monkeypatch.setattr(run_module, "CANCEL_GRACE", 0.05)
     CLEANUP.clear()
+    RUNNING.clear()
     model = ScriptedModel([{"tool_calls": [{"name": "deaf", "input": {}}]}])
     agent = Agent("actor", model, workspace=workspace, tools=[deaf])
     handle = agent.start("go")
-    await until(lambda: any(e.kind == "tool_start" for e in handle.events_so_far))
+    await until(lambda: RUNNING)
     handle.stop()
     await until(lambda: CLEANUP)
     await asyncio.sleep(0.1)  # past the grace: the next Stop cancels again
