@@ -420,9 +420,7 @@ MASK_PASSES: tuple[Pass, ...] = (
     ),
     pattern_pass(_PAIR, _mask_pair),
     Anchored(_SPACED, _mask_spaced, _spaced_starts),
-    Anchored(
-        _PGPASS, lambda m: m.group("head") + mask_value(m.group("value")), _pgpass_starts
-    ),
+    Anchored(_PGPASS, lambda m: m.group("head") + mask_value(m.group("value")), _pgpass_starts),
     Anchored(_ASSIGNMENT, _mask_assignment, _assignment_starts),
 )
 """What :func:`mask_secrets` does, pass by pass (see :mod:`jupyter_agent.redacted`)."""
