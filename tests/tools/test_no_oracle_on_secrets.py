@@ -426,3 +426,25 @@ async def test_an_edit_through_the_real_run_loop_keeps_a_secret_it_never_saw(wor
         f'import os\n\n{NAME} = "{TOKEN}"\nDEBUG = False\n'
     )
     assert TOKEN not in json.dumps(results)
+
+
+# --- ids derived from a cell's content ----------------------------------------------------
+
+
+async def test_a_cells_derived_id_says_nothing_of_a_masked_password(tmp_path):
+    """Most notebooks store no cell ids; the ones derived for them from content are shown
+    to the model. A hash of a cell holding a short password would let it be guessed
+    offline, so the id is the same whatever the password."""
+    from jupyter_agent.notebook_file import FileBridge
+
+    ids = []
+    for password in ("hunter22", "hunter23"):
+        path = tmp_path / f"{password}.ipynb"
+        nb = nbformat.v4.new_notebook()
+        nb.nbformat_minor = 4  # before cell ids
+        nb.cells = [nbformat.v4.new_code_cell(f'password = "{password}"\nconnect(password)')]
+        for cell in nb.cells:
+            cell.pop("id", None)
+        nbformat.write(nb, path)
+        ids.append([c.id for c in await FileBridge(path).read()])
+    assert ids[0] == ids[1]
