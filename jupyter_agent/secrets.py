@@ -318,6 +318,8 @@ def _run_start(
 
 
 _last_lowered: tuple[str, str | None] = ("", "")
+_LOWERED_KEPT = 2_000_000
+"""Longest text kept with its lower case between passes (memory a kernel holds on to)."""
 
 
 def _lowered(text: str) -> str | None:
@@ -329,7 +331,8 @@ def _lowered(text: str) -> str | None:
     if last is text:
         return low
     low = None if any(ch in text for ch in _FOLDS_TO_ASCII) else text.lower()
-    _last_lowered = (text, low)
+    if len(text) <= _LOWERED_KEPT:
+        _last_lowered = (text, low)
     return low
 
 
