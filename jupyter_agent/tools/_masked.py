@@ -100,10 +100,11 @@ def seen_lines(
     """The lines of a file's ``text`` as the model reads them; ``before`` and ``after``:
     the file's status before and after it was read (a file that changed meanwhile is not
     remembered as clean)."""
-    if CLEAN_FILES.clean(after, masker):
+    unchanged = CleanFiles.key(before, masker) == CleanFiles.key(after, masker)
+    if unchanged and CLEAN_FILES.clean(after, masker):
         return text.split("\n")
     view = masker.view(text)
-    if not view.hidden and CleanFiles.key(before, masker) == CleanFiles.key(after, masker):
+    if unchanged and not view.hidden:
         CLEAN_FILES.mark(after, masker)
     return view.lines()
 
