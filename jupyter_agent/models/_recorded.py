@@ -32,6 +32,7 @@ from ._catalog import (
 )
 from ._catalog import model_string as _model_string
 from ._local import ollama_url
+from .anthropic import has_anthropic_key
 
 _LONGEST = 1000
 """A recorded string longer than any real one is not read (a file may say anything)."""
@@ -111,8 +112,6 @@ def vouched_addresses(
     model ``strings`` (``[models]``) and of ``JUPYTER_AGENT_MODEL``; each provider's whose
     base-URL variable is set (``OPENAI_BASE_URL``, ``ANTHROPIC_BASE_URL``, ``OLLAMA_HOST``…);
     and the own API of each cloud provider the user holds credentials for."""
-    from .anthropic import has_anthropic_key  # late: that module imports the SDK
-
     found = {endpoint(c) for c in providers.values()}
     for text in (*strings, os.environ.get("JUPYTER_AGENT_MODEL")):
         if not text:

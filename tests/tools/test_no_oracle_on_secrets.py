@@ -448,3 +448,20 @@ async def test_a_cells_derived_id_says_nothing_of_a_masked_password(tmp_path):
         nbformat.write(nb, path)
         ids.append([c.id for c in await FileBridge(path).read()])
     assert ids[0] == ids[1]
+
+
+async def test_a_past_sessions_passage_is_quoted_from_what_it_shows(workspace):
+    """A match inside a value would be marked in the quote (**…**), cutting the value in
+    pieces the redaction no longer knows whole: the quote is taken from the passage as
+    the model may read it."""
+    value = "4f9a0c7e-2b5d8f1a-3c6e9b2d"
+    past = Agent("planner", ScriptedModel([{"text": "Noted."}]), workspace=workspace)
+    await past.run(f"the warehouse answers to {value} from now on")
+    ctx = ToolContext(workspace=workspace, session_id="another")
+    secrets = Secrets(lambda: {NAME: value})
+    ctx.resources.insert(secrets)
+    said = secrets.redact((await search_sessions.call(ctx, {"query": "warehouse 2b5d8f1a"})).text)
+    _, _, found = said.partition("\n")  # after the line that echoes the query
+    assert "**warehouse**" in found
+    for piece in value.split("-"):
+        assert piece not in found, found
