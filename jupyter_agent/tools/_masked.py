@@ -15,11 +15,16 @@ An edit made through the view (:func:`find_in_view`, :func:`edited`):
   hidden value stays as it is;
 - a hidden value inside the match is kept where new_text keeps, exactly, the line (or the
   part of a line) that holds it: that line is written back with its real value, so the
-  model can move or reindent code around a secret without knowing it. Left out, the value
-  is removed (the model needed not know it to remove it). Masked text anywhere else in
-  new_text is refused: a value the model cannot read cannot be written, copied or moved;
+  model can edit, add or reorder the lines around a secret, and move its line whole,
+  without knowing it. Left out, the value is removed (the model needed not know it to
+  remove it). Masked text anywhere else in new_text is refused: a value the model cannot
+  read cannot be written, copied or changed;
 - nothing hidden before the edit may show after it: an edit to what marks a value as a
   secret (the ``password =`` before it, a key's ``sk-ant-`` prefix) is refused.
+
+Not answers about content: what the file system reports (a file's size in bytes, its
+number of lines) tells a value's length, never its characters. A shell command runs what
+it runs; the user's approval of it is its guard, not this module.
 """
 
 from __future__ import annotations
