@@ -9,7 +9,12 @@ Prints:
   for a long one; plus the checks of its paths against the workspace (``command_hazards``);
 * what the OS sandbox costs a command: ``execute_command`` run through the tool with the
   sandbox (bubblewrap) and without it, interleaved, median of ``--rounds``, and the
-  ratio, for ``true`` and for a small real command.
+  ratio, for ``true`` and for a small real command;
+* what finding the places to keep read-only adds to each launch (git's redirects in every
+  repository of the workspace, a walk bounded at ``WALK_ENTRIES`` entries; the home
+  folder's code-running files when the workspace is the home folder): the launch alone,
+  with and without them, for workspaces of a few files, of 5,000 files with nested
+  repositories, and larger than the walk's bound.
 
 Nothing is asserted: machines here are shared and noisy, and the numbers are measured
 side by side in one run.
@@ -30,9 +35,10 @@ sys.path.insert(0, str(ROOT))
 
 from jupyter_agent.commands import OsSandbox, SandboxSettings, analyze, command_hazards  # noqa: E402
 from jupyter_agent.commands._syntax import parse_script  # noqa: E402
+from jupyter_agent.git_redirects import WALK_ENTRIES  # noqa: E402
 from jupyter_agent.sandbox import Sandbox  # noqa: E402
 from jupyter_agent.tools import ToolContext  # noqa: E402
-from jupyter_agent.tools.shell import execute_command  # noqa: E402
+from jupyter_agent.tools.shell import execute_command, workspace_os_sandbox  # noqa: E402
 
 LINES = {
     "simple": "ls -la",
@@ -107,11 +113,75 @@ async def sandbox_cost(workspace: Path, rounds: int) -> None:
         )
 
 
+def _tree(root: Path, files: int, repos: int) -> None:
+    """``files`` files in folders of 50, and ``repos`` nested repositories among them."""
+    import subprocess
+
+    for i in range(files):
+        folder = root / f"d{i // 2500}" / f"s{(i // 50) % 50}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"f{i}.csv").write_text("a\n")
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    for r in range(repos):
+        subprocess.run(["git", "init", "-q", str(root / f"d0/s{r}/vendor{r}")], check=True)
+
+
+def protection_cost(base: Path, rounds: int) -> None:
+    print(f"\nA launch (no process), median of {rounds}: what finding the protected places adds")
+    shapes = {
+        "a few files, one repository": (20, 0),
+        "5,000 files, 3 nested repositories": (5_000, 3),
+        f"{WALK_ENTRIES * 6 // 5:,} files (past the walk's bound)": (WALK_ENTRIES * 6 // 5, 0),
+    }
+    import os
+
+    for label, (files, repos) in shapes.items():
+        ws = base / label.split()[0].replace(",", "")
+        ws.mkdir()
+        _tree(ws, files, repos)
+        for name, sandbox in (
+            ("bare", OsSandbox(ws)),
+            ("protected", workspace_os_sandbox(ws)),
+        ):
+            sandbox.status()
+            times = []
+            for _ in range(rounds):
+                started = time.perf_counter()
+                sandbox.launch(["true"], ws).close()
+                times.append(time.perf_counter() - started)
+            sandbox.close()
+            print(f"  {label:<42} {name:<10} {statistics.median(times) * 1e3:7.1f} ms")
+    home = base / "home"
+    home.mkdir()
+    before = os.environ.get("HOME")
+    os.environ["HOME"] = str(home)
+    try:
+        sandbox = workspace_os_sandbox(home)
+        sandbox.status()
+        times = []
+        for _ in range(rounds):
+            started = time.perf_counter()
+            launch = sandbox.launch(["true"], home)
+            launch.close()
+            times.append(time.perf_counter() - started)
+        sandbox.close()
+        mounts = launch.argv.count("--ro-bind")
+        print(
+            f"  {'the workspace is the home folder':<42} {'protected':<10} "
+            f"{statistics.median(times) * 1e3:7.1f} ms   ({mounts} read-only mounts)"
+        )
+    finally:
+        if before is not None:
+            os.environ["HOME"] = before
+
+
 async def main(rounds: int = 40) -> None:
     with tempfile.TemporaryDirectory() as folder:
         workspace = Path(folder)
         judging(workspace)
         await sandbox_cost(workspace, rounds)
+    with tempfile.TemporaryDirectory() as folder:
+        protection_cost(Path(folder), max(5, rounds // 4))
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 
@@ -57,3 +58,23 @@ def _escape(char: str) -> str:
     if code < 0x100:
         return f"\\x{code:02x}"
     return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+_PLAIN = re.compile(r"[A-Za-z0-9_.:/@-]{1,1000}")
+"""A value shown bare: an identifier, a number, a simple path or name."""
+
+
+def name(text: str) -> str:
+    """A name from data, shown bare when it is a plain identifier (``run_cell``) and
+    quoted as :func:`code` otherwise, so it can never read as our words."""
+    return text if _PLAIN.fullmatch(text) else code(text)
+
+
+def code(text: str) -> str:
+    """Text from data (a settings file, a command) set in a sentence of ours as data:
+    between backticks when it is one line without a backtick or a hidden character, else
+    as a JSON string with every such character escaped. Either way it cannot end the
+    quote early, start a new line, or hide part of itself."""
+    if text and "`" not in text and "\n" not in text and visible(text) == text:
+        return f"`{text}`"
+    return visible(json.dumps(text, ensure_ascii=False))

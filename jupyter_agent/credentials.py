@@ -26,8 +26,8 @@ import stat
 import threading
 from pathlib import Path
 
-from .atomic import atomic_write_bytes
 from .errors import AgentError
+from .paths import PathRefused, Root, read_limited
 
 CREDENTIALS = Path(".jupyter_agent") / "credentials.json"
 """In the home folder: the saved key."""
@@ -98,9 +98,10 @@ def save_key(key: str, provider: str = "anthropic") -> Path:
     except CredentialsError:
         kept = {}  # an unsafe or broken file is replaced, not read
     path = credentials_file()
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     data = json.dumps({**kept, name: key}, indent=1) + "\n"
-    atomic_write_bytes(path, data.encode(), mode=0o600)
+    disk = Root(path.anchor or "/")  # through the path gate, like every file of the agent
+    disk.make_folder(path.parent, mode=0o700)
+    disk.write(path, data.encode(), mode=0o600)
     return path
 
 
@@ -108,7 +109,7 @@ def remove_saved_key() -> Path | None:
     """Delete the credentials file; returns its path, or None when there was none."""
     path = credentials_file()
     try:
-        path.unlink()
+        Root(path.parent).remove(path.name)
     except FileNotFoundError:
         return None
     return path
@@ -127,8 +128,8 @@ def _saved_keys() -> dict[str, str]:
     """The keys in the credentials file by field (empty when there is no file)."""
     global _file_cache
     path = credentials_file()
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    try:  # no link followed, only a regular file (the path gate)
+        fd = Root(path.parent, links="none").open_file(path.name)
     except FileNotFoundError:
         return {}
     except OSError as exc:
@@ -137,11 +138,11 @@ def _saved_keys() -> dict[str, str]:
                 f"{path} is a symbolic link: a key is not read through one. Remove it, then "
                 "save the key again (the panel's key field, or %agent login)."
             ) from None
+        if isinstance(exc, PathRefused):
+            raise CredentialsError(f"{exc} Remove it.") from None
         raise CredentialsError(f"{path} could not be read: {exc.strerror}.") from None
     try:
         info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise CredentialsError(f"{path} is not a regular file: remove it.")
         if hasattr(os, "getuid") and info.st_uid != os.getuid():
             raise CredentialsError(
                 f"{path} belongs to another user: it is not used. Remove it, then save the "
@@ -158,8 +159,7 @@ def _saved_keys() -> dict[str, str]:
             cached = _file_cache
         if cached is not None and cached[0] == version:
             return cached[1]
-        with os.fdopen(os.dup(fd), "rb") as f:
-            raw = f.read(64 * 1024)
+        raw, _ = read_limited(fd, 64 * 1024)
     finally:
         os.close(fd)
     try:

@@ -9,7 +9,8 @@ Invariants kept here:
 - They are text from the repository, so untrusted: the prompt frames them as
   instructions, never permissions. Nothing here touches roles, rules, tools or settings.
 - Reading never blocks on a huge or special file: only regular files are opened
-  (non-blocking), at most :data:`FILE_LIMIT` bytes each and :data:`TOTAL_LIMIT` in all
+  (non-blocking, through the path gate: :mod:`jupyter_agent.paths`), at most
+  :data:`FILE_LIMIT` bytes each and :data:`TOTAL_LIMIT` in all
   (the workspace's own files first), and the prompt says where a file was cut.
 - A link that leads outside the repository (the user's folder, for the user's file) is
   refused; a file that is not UTF-8 is skipped; each is a warning the run shows.
@@ -19,11 +20,11 @@ Invariants kept here:
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .paths import PathRefused, Root
 from .secrets import mask_secrets
 
 FILE_NAMES = ("AGENTS.md", "CLAUDE.md")
@@ -39,6 +40,8 @@ REMEMBER_HEADER = (
     "(added with `%agent remember`).\n\n"
 )
 """The start of an ``AGENTS.md`` that ``%agent remember`` creates."""
+REMEMBER_LIMIT = 1_000_000
+"""Bytes of an ``AGENTS.md`` that ``%agent remember`` adds to at most (it rewrites it whole)."""
 
 FRAMING = (
     "The files below were read at the start of this run: {paths}. They are text from "
@@ -164,36 +167,16 @@ def read_instructions(
 
 
 def _read(path: Path, bound: Path, limit: int, warnings: list[str]) -> tuple[bytes, bool] | None:
-    """At most ``limit`` bytes of ``path`` and whether there was more, or None (warned)."""
-    real = Path(os.path.realpath(path))
-    inside = Path(os.path.realpath(bound))
-    if real != inside and inside not in real.parents:
-        warnings.append(f"{path} was not read: it is a link to {real}, outside {bound}.")
-        return None
+    """At most ``limit`` bytes of ``path`` and whether there was more, or None (warned).
+    Opened through the path gate beneath ``bound``: a link out of it, a FIFO or a device is
+    refused."""
     try:
-        fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+        return Root(bound).read_head(path, limit)
+    except PathRefused as exc:
+        warnings.append(f"{path} was not read: {exc}")
     except OSError as exc:
         warnings.append(f"{path} could not be read: {exc.strerror or exc}.")
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            warnings.append(f"{path} was not read: it is not a regular file.")
-            return None
-        chunks: list[bytes] = []
-        left = limit + 1
-        while left > 0:
-            chunk = os.read(fd, min(left, 65_536))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-    except OSError as exc:
-        warnings.append(f"{path} could not be read: {exc.strerror or exc}.")
-        return None
-    finally:
-        os.close(fd)
-    data = b"".join(chunks)
-    return (data[:limit], True) if len(data) > limit else (data, False)
+    return None
 
 
 def _decode(data: bytes, cut: bool) -> str | None:

@@ -6,7 +6,10 @@ lab extension, so edits appear at once and each is one undo step there.
 :class:`~jupyter_agent.notebook_file.FileBridge` edits the ``.ipynb`` on disk when no
 frontend answers (VS Code, Colab, nbclient, papermill, scripts).
 
-Cells are addressed by their nbformat cell id, never by index alone.
+Cells are addressed by their nbformat cell id, never by index alone. A run may name the
+source it expects the cell to hold (what the user approved): a bridge then runs the cell
+only if that is exactly its source, checked at the moment the execution starts, and
+raises :class:`SourceChanged` otherwise.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, cast, runtime_checkable
 
 from pydantic import BaseModel, Field
+
+from .errors import ToolError
 
 CellType = Literal["code", "markdown", "raw"]
 BridgeMode = Literal["live", "file", "connecting"]
@@ -86,9 +91,13 @@ class NotebookBridge(Protocol):
 
     async def set_type(self, cell_id: str, cell_type: CellType) -> Cell: ...
 
-    async def run(self, cell_id: str, timeout: float | None = None) -> RunResult:
+    async def run(
+        self, cell_id: str, timeout: float | None = None, *, source: str | None = None
+    ) -> RunResult:
         """Run a code cell and return how it ended, however long that takes; with
-        ``timeout``, interrupt it after that many seconds (status ``timeout``)."""
+        ``timeout``, interrupt it after that many seconds (status ``timeout``). With
+        ``source``, run it only if its source is exactly that when the execution starts,
+        else raise :class:`SourceChanged` (nothing runs)."""
         ...
 
     async def outputs(self, cell_id: str) -> list[dict[str, Any]]:
@@ -101,6 +110,18 @@ class NotebookBridge(Protocol):
         ...
 
     async def save(self) -> None: ...
+
+
+class SourceChanged(ToolError):
+    """A cell was not run: its source was not the one the run expected (it changed after
+    it was read and approved)."""
+
+    def __init__(self, cell_id: str) -> None:
+        super().__init__(
+            f"Cell {cell_id} was not run: its code changed after it was read and approved, "
+            "so nothing ran. Read it again (read_cell) before running it."
+        )
+        self.cell_id = cell_id
 
 
 # --- running code without a frontend -------------------------------------------------

@@ -13,6 +13,10 @@ It works on the notebooks people have:
 - **Nothing lost.** A file that changed on disk since it was read is not written over; a
   file that cannot be read is not written at all; an edit that would make a valid file
   invalid is refused; a write replaces the file atomically.
+- **Only the notebook.** The file is read and written through the path gate
+  (:mod:`jupyter_agent.paths`) beneath its folder (or the workspace it was given): a
+  notebook path that is a link out of that folder, or a folder on the way swapped for a
+  link during a run of edits, is refused; nothing outside is read or written.
 
 File work runs in a worker thread, so a large notebook never holds the kernel's event loop
 (a Stop is seen at once); one edit at a time.
@@ -24,12 +28,12 @@ import asyncio
 import difflib
 import hashlib
 import json
+import os
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from .atomic import atomic_write_bytes
 from .errors import ToolError
 from .ipynb import Document, NotebookFormatError, derive_ids, fingerprint
 from .notebook import (
@@ -39,8 +43,10 @@ from .notebook import (
     Executor,
     RunningExecutor,
     RunResult,
+    SourceChanged,
     new_cell_id,
 )
+from .paths import PathRefused, Root
 
 T = TypeVar("T")
 
@@ -50,10 +56,16 @@ class FileBridge:
 
     mode: BridgeMode = "file"
 
-    def __init__(self, path: str | Path, executor: Executor | None = None) -> None:
-        self.file = Path(path).resolve()
+    def __init__(
+        self, path: str | Path, executor: Executor | None = None, *, root: Path | None = None
+    ) -> None:
+        """``root``: the folder the notebook must lie beneath (default: its own folder);
+        it is pinned when the bridge first opens the file."""
+        self.file = Path(os.path.abspath(os.path.expanduser(path)))
         self.path = str(path)
         self.executor = executor
+        self._root = Path(os.path.abspath(root)) if root is not None else self.file.parent
+        self._gate: Root | None = None
         self._seen: str | None = None
         """Hash of the file as this bridge last read or wrote it."""
         self._ids: list[str] = []
@@ -170,13 +182,26 @@ class FileBridge:
 
         return await self._in_thread(work)
 
-    async def run(self, cell_id: str, timeout: float | None = None) -> RunResult:
+    async def run(
+        self, cell_id: str, timeout: float | None = None, *, source: str | None = None
+    ) -> RunResult:
         if self.executor is None:
             raise ToolError(
                 f"Cells of {self.path} cannot be run here: no notebook frontend is connected "
                 "and no kernel was given to run them."
             )
-        cell = await self.read_cell(cell_id)
+
+        def read() -> Cell:
+            doc, ids = self._open(check=False)
+            i = _index(ids, cell_id, self._aliases)
+            found = _cell(doc, i, ids[i], self.path)
+            # Compared under the file lock, and what runs is this very text: a change saved
+            # after this read cannot reach the executor.
+            if found.cell_type == "code" and source is not None and found.source != source:
+                raise SourceChanged(cell_id)
+            return found
+
+        cell = await self._in_thread(read)
         if cell.cell_type != "code":
             raise ToolError(f"Cell {cell_id} is a {cell.cell_type} cell; only code cells run.")
         self._running = cell_id
@@ -227,9 +252,11 @@ class FileBridge:
     def _open(self, *, check: bool) -> tuple[Document, list[str]]:
         """The file as a document, and its cells' ids; ``check``: refuse if changed on disk."""
         try:
-            raw = self.file.read_bytes()
+            raw = self._folder().read(self.file)
         except FileNotFoundError:
             raise ToolError(f"The notebook {self.path} does not exist.") from None
+        except OSError as exc:  # a link out of its folder, not a regular file
+            raise ToolError(f"The notebook {self.path} cannot be opened: {exc}") from None
         digest = hashlib.sha256(raw).hexdigest()
         if check and self._seen is not None and digest != self._seen:
             raise ToolError(
@@ -251,6 +278,12 @@ class FileBridge:
             ids = self._identify(doc, prints)
         self._seen, self._ids, self._prints = digest, list(ids), prints
         return doc, ids
+
+    def _folder(self) -> Root:
+        """The notebook's folder through the path gate, pinned from the first use on."""
+        if self._gate is None:
+            self._gate = Root(self._root)
+        return self._gate
 
     def _identify(self, doc: Document, prints: list[str]) -> list[str]:
         """Each cell's id: stored in the file, kept from earlier in the session, or derived."""
@@ -291,7 +324,10 @@ class FileBridge:
                     "so it was not written."
                 )
         data = text.encode("utf-8")
-        atomic_write_bytes(self.file, data)
+        try:
+            self._folder().write(self.file, data)
+        except PathRefused as exc:  # swapped for a link since it was read
+            raise ToolError(f"{self.path} was not written: {exc}") from None
         self._seen = hashlib.sha256(data).hexdigest()
         self._valid = {self._seen: problem is None}
         self._ids = list(ids)

@@ -48,6 +48,22 @@ class Permission:
     READ_ONLY = frozenset({READ_FILES, READ_NOTEBOOK, INSPECT_KERNEL, READ_MCP})
 
 
+PERMISSION_WORDS: Mapping[str, str] = {
+    Permission.READ_FILES: "read files",
+    Permission.WRITE_FILES: "change files",
+    Permission.CREATE_FILES: "create files",
+    Permission.DELETE_FILES: "delete files",
+    Permission.EXECUTE_COMMANDS: "run shell commands",
+    Permission.READ_NOTEBOOK: "read the notebook",
+    Permission.EDIT_NOTEBOOK: "edit the notebook's cells",
+    Permission.EXECUTE_CODE: "run code in this kernel (anything your kernel can do)",
+    Permission.INSPECT_KERNEL: "look at the kernel's variables",
+    Permission.USE_MCP: "call the tools of MCP servers",
+    Permission.READ_MCP: "call the MCP tools you granted as read-only",
+}
+"""What each built-in permission allows, in words (a trust prompt lists a role's)."""
+
+
 @dataclass(frozen=True)
 class Role:
     """A named identity with the permissions it grants and a prompt addition."""
@@ -108,6 +124,9 @@ class Hazard:
     reason: str
     paths: tuple[str, ...] = ()
     """Files whose code the call would run: allowing it approves them as they are now."""
+    rememberable: bool = True
+    """False: "Always allow" is not offered for a call with this warning (it would not be
+    kept: a write to a path that runs code later asks every time)."""
 
 
 @dataclass(frozen=True)

@@ -11,27 +11,52 @@ subshells, ``$(…)``, functions, here-documents), and every redirection as a fi
 The line runs without asking only if every part would; a line the parser does not fully
 understand always asks. Prefixes match whole words: ``git status`` does not match
 ``git statusx``.
+
+Each rule knows where it comes from (:class:`RuleOrigin`), which decides two things:
+
+- **Whose words explain it.** A decision's reason (an approval card's, a refusal the model
+  reads) is the rule's ``description`` only for rules made in code and the user's own
+  (marked as the user's); a rule from a folder's settings is explained in our words, from
+  its matcher, with where it comes from.
+- **How far it reaches.** A folder's rule before the user trusts the folder
+  (``narrows_only``) can make a decision stricter, never wider: it is weighed against the
+  decision the other rules make, and only a stricter one wins (an ask of the folder's never
+  turns a deny of the user's into a question).
+
+Patterns (``regex`` and ``path`` matchers, ``mcp`` name patterns) are matched under the
+time bound of :mod:`jupyter_agent.patterns`: one :meth:`Rules.decide` spends at most
+:data:`~jupyter_agent.patterns.DECISION_LIMIT` matching, however many rules it weighs
+(so it may run on the event loop), and a match that runs out of time counts as a match for
+a deny or ask rule and as none for an allow rule.
 """
 
 from __future__ import annotations
 
-import fnmatch
 import json
 import posixpath
-import re
 import shlex
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, TypeAdapter
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    PrivateAttr,
+    TypeAdapter,
+    field_validator,
+)
 
+from ._wording import code, name, visible
 from .approvals import RememberOption
-from .atomic import atomic_write_text
 from .commands.analysis import Invocation, Word, analyze, harmless_variable, program_name
-from .globs import glob_matches
+from .globs import compile_glob, glob_test
+from .paths import Root, read_regular
+from .patterns import MATCH_LIMIT, Budget, compile_name, compile_regex
 from .permissions import Allow, Ask, Decision, Deny, Permission, ToolCall
 
 Scope = Literal["global", "role", "session", "user"]
@@ -40,6 +65,8 @@ DecisionName = Literal["allow", "deny", "ask"]
 _SCOPE_RANK = {"user": 0, "session": 1, "role": 2, "global": 3}
 _DECISION_RANK = {"deny": 0, "ask": 1, "allow": 2}
 _COMMAND_TOOLS = frozenset({"execute_command"})
+RULES_LIMIT = 16 << 20
+"""Bytes of a rules file read at most."""
 
 
 # --- matchers ---------------------------------------------------------------------
@@ -48,7 +75,9 @@ _COMMAND_TOOLS = frozenset({"execute_command"})
 class _Matcher(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    def matches(self, call: ToolCall) -> bool:
+    def matches(self, call: ToolCall, budget: Budget | None = None) -> bool | None:
+        """Whether the call matches; ``None`` when a pattern could not be matched within
+        ``budget`` (the rule decides what that means)."""
         raise NotImplementedError
 
     def describe(self) -> str:
@@ -59,22 +88,22 @@ class ToolName(_Matcher):
     kind: Literal["tool"] = "tool"
     name: str
 
-    def matches(self, call: ToolCall) -> bool:
+    def matches(self, call: ToolCall, budget: Budget | None = None) -> bool | None:
         return call.name == self.name
 
     def describe(self) -> str:
-        return f"tool {self.name}"
+        return f"tool {name(self.name)}"
 
 
 class Category(_Matcher):
     kind: Literal["category"] = "category"
     category: str
 
-    def matches(self, call: ToolCall) -> bool:
+    def matches(self, call: ToolCall, budget: Budget | None = None) -> bool | None:
         return call.category == self.category
 
     def describe(self) -> str:
-        return f"{self.category} tools"
+        return f"{name(self.category)} tools"
 
 
 class RequiresPermission(_Matcher):
@@ -83,11 +112,11 @@ class RequiresPermission(_Matcher):
     kind: Literal["permission"] = "permission"
     permission: str
 
-    def matches(self, call: ToolCall) -> bool:
+    def matches(self, call: ToolCall, budget: Budget | None = None) -> bool | None:
         return self.permission in call.permissions
 
     def describe(self) -> str:
-        return f"tools needing {self.permission}"
+        return f"tools needing {name(self.permission)}"
 
 
 class NoPermission(_Matcher):
@@ -95,7 +124,7 @@ class NoPermission(_Matcher):
 
     kind: Literal["no_permission"] = "no_permission"
 
-    def matches(self, call: ToolCall) -> bool:
+    def matches(self, call: ToolCall, budget: Budget | None = None) -> bool | None:
         return not call.permissions
 
     def describe(self) -> str:
@@ -119,7 +148,7 @@ class CommandPrefix(_Matcher):
     """Only uses of this program (and subcommand) that read: ``git log`` covers ``git log
     -3`` but not ``git log --output=x``."""
 
-    def matches(self, call: ToolCall) -> bool:
+    def matches(self, call: ToolCall, budget: Budget | None = None) -> bool | None:
         command = call.input.get("command")
         if call.name not in _COMMAND_TOOLS or not isinstance(command, str):
             return False
@@ -144,10 +173,10 @@ class CommandPrefix(_Matcher):
 
     def describe(self) -> str:
         if self.exact:
-            return f"exactly `{self.prefix}`"
+            return f"exactly {code(self.prefix)}"
         if self.read_only:
-            return f"`{self.prefix}` when it only reads"
-        return f"commands starting with `{self.prefix}`"
+            return f"{code(self.prefix)} when it only reads"
+        return f"commands starting with {code(self.prefix)}"
 
 
 def _known_argv(invocation: Invocation) -> tuple[str, ...] | None:
@@ -168,11 +197,25 @@ class PathGlob(_Matcher):
     kind: Literal["path"] = "path"
     pattern: str
 
-    def matches(self, call: ToolCall) -> bool:
-        return any(glob_matches(self.pattern, list(PurePosixPath(p).parts)) for p in call.paths)
+    @field_validator("pattern")
+    @classmethod
+    def _compiles(cls, pattern: str) -> str:
+        compile_glob(pattern)
+        return pattern
+
+    def matches(self, call: ToolCall, budget: Budget | None = None) -> bool | None:
+        budget = budget or Budget()
+        found: bool | None = False
+        for path in call.paths:
+            hit = glob_test(self.pattern, list(PurePosixPath(path).parts), budget=budget)
+            if hit:
+                return True
+            if hit is None:
+                found = None
+        return found
 
     def describe(self) -> str:
-        return f"paths matching {self.pattern}"
+        return f"paths matching {code(self.pattern)}"
 
 
 class Regex(_Matcher):
@@ -182,17 +225,24 @@ class Regex(_Matcher):
     pattern: str
     field: str | None = None
 
-    def matches(self, call: ToolCall) -> bool:
+    @field_validator("pattern")
+    @classmethod
+    def _compiles(cls, pattern: str) -> str:
+        compile_regex(pattern)
+        return pattern
+
+    def matches(self, call: ToolCall, budget: Budget | None = None) -> bool | None:
         if self.field is not None:
             if self.field not in call.input:
                 return False
             subject = str(call.input[self.field])
         else:
             subject = f"{call.name} {json.dumps(call.input, sort_keys=True, default=str)}"
-        return re.search(self.pattern, subject) is not None
+        return (budget or Budget()).search(compile_regex(self.pattern), subject)
 
     def describe(self) -> str:
-        return f"/{self.pattern}/" + (f" in {self.field}" if self.field else "")
+        where = f" in the argument {name(self.field)}" if self.field is not None else ""
+        return f"calls matching the regular expression {code(self.pattern)}{where}"
 
 
 class McpServer(_Matcher):
@@ -203,22 +253,33 @@ class McpServer(_Matcher):
     server: str = "*"
     tool: str = "*"
 
-    def matches(self, call: ToolCall) -> bool:
+    @field_validator("server", "tool")
+    @classmethod
+    def _compiles(cls, pattern: str) -> str:
+        compile_name(pattern)
+        return pattern
+
+    def matches(self, call: ToolCall, budget: Budget | None = None) -> bool | None:
         if call.server is None or call.server_tool is None:
             return False
-        return fnmatch.fnmatchcase(call.server, self.server) and fnmatch.fnmatchcase(
-            call.server_tool, self.tool
-        )
+        budget = budget or Budget()
+        server = budget.match(compile_name(self.server), call.server)
+        if server is False:
+            return False
+        tool = budget.match(compile_name(self.tool), call.server_tool)
+        if tool is False:
+            return False
+        return None if None in (server, tool) else True
 
     def describe(self) -> str:
-        servers = "every MCP server" if self.server == "*" else f"MCP server {self.server}"
-        return f"tools of {servers}" if self.tool == "*" else f"{servers}: tool {self.tool}"
+        servers = "every MCP server" if self.server == "*" else f"MCP server {name(self.server)}"
+        return f"tools of {servers}" if self.tool == "*" else f"{servers}: tool {name(self.tool)}"
 
 
 class Everything(_Matcher):
     kind: Literal["all"] = "all"
 
-    def matches(self, call: ToolCall) -> bool:
+    def matches(self, call: ToolCall, budget: Budget | None = None) -> bool | None:
         return True
 
     def describe(self) -> str:
@@ -232,7 +293,7 @@ class Custom(_Matcher):
     name: str = "custom"
     fn: Callable[[ToolCall], bool] = Field(exclude=True)
 
-    def matches(self, call: ToolCall) -> bool:
+    def matches(self, call: ToolCall, budget: Budget | None = None) -> bool | None:
         return bool(self.fn(call))
 
     def describe(self) -> str:
@@ -254,6 +315,30 @@ Matcher = Annotated[
 ]
 
 
+@dataclass(frozen=True)
+class RuleOrigin:
+    """Where a rule comes from: whose words may explain it, and how far it reaches."""
+
+    who: Literal["code", "user", "folder", "file"] = "code"
+    """``code``: built in, or made in Python by the program; ``user``: the user's own
+    settings file; ``folder``: the workspace's settings file; ``file``: another settings
+    file a program named."""
+    path: str = ""
+    """The settings file it was read from."""
+    narrows_only: bool = False
+    """A folder's rule the user has not trusted yet: it makes decisions stricter, never wider."""
+
+    def where(self) -> str:
+        """Where the rule comes from, in a few words of ours."""
+        place = {
+            "code": "a rule of this program",
+            "user": "your rule",
+            "folder": "a rule in this folder's settings",
+            "file": "a rule in a settings file",
+        }[self.who]
+        return f"{place}, {name(self.path)}" if self.path else place
+
+
 class Rule(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -264,17 +349,45 @@ class Rule(BaseModel):
     """The role name (role scope) or session id (session scope) the rule is for."""
     priority: int = 0
     description: str = ""
+    """Shown as the reason of a decision for rules made in code and the user's own; a
+    folder's rule is explained in our words (see :meth:`explain`)."""
     id: str = Field(default_factory=lambda: uuid.uuid4().hex[:8])
+    _origin: RuleOrigin = PrivateAttr(default_factory=RuleOrigin)
 
-    def applies_to(self, call: ToolCall) -> bool:
+    @property
+    def origin(self) -> RuleOrigin:
+        return self._origin
+
+    def with_origin(self, origin: RuleOrigin) -> Rule:
+        """This rule, as coming from ``origin``."""
+        copy = self.model_copy()
+        copy._origin = origin
+        return copy
+
+    def in_scope(self, call: ToolCall) -> bool:
+        """Whether the rule is about the call's role and session (before its matcher)."""
         if self.scope == "role" and self.target not in (None, call.role):
             return False
-        if self.scope == "session" and self.target not in (None, call.session_id):
+        return not (self.scope == "session" and self.target not in (None, call.session_id))
+
+    def applies_to(self, call: ToolCall, budget: Budget | None = None) -> bool:
+        """Whether the rule decides about ``call``; a pattern that ran out of time counts
+        as matching for a deny or ask rule, as not matching for an allow rule."""
+        if not self.in_scope(call):
             return False
-        return self.matcher.matches(call)
+        found = self.matcher.matches(call, budget)
+        return found if found is not None else self.decision != "allow"
 
     def explain(self) -> str:
-        return self.description or f"{self.decision} {self.matcher.describe()}"
+        """The reason a decision of this rule gives (an approval card's, a refusal's).
+        Text the rule's file wrote about itself is used only for rules made in code and
+        the user's own (marked as the user's): a folder's rule is said in our words."""
+        ours = f"{self.decision} {self.matcher.describe()}"
+        origin = self._origin
+        if origin.who == "code":
+            return self.description or ours
+        said = visible(self.description) if origin.who == "user" and self.description else ours
+        return f"{said} ({origin.where()})"
 
     @property
     def sort_key(self) -> tuple[int, int, int]:
@@ -323,20 +436,49 @@ class Rules:
         self.rules = [r for r in self.rules if r.id != rule_id]
 
     def first_match(self, call: ToolCall) -> Rule | None:
-        for rule in sorted(self.rules, key=lambda r: r.sort_key):
-            if rule.applies_to(call):
-                return rule
+        """The rule that decides about ``call``, if any."""
+        found = self._deciding(call, Budget())
+        return found[0] if found else None
+
+    def _deciding(self, call: ToolCall, budget: Budget) -> tuple[Rule, bool] | None:
+        """The deciding rule, and whether it matched only because a pattern ran out of
+        time. A rule that only narrows decides only where it is stricter than the rest."""
+        decided = self._first(call, budget, narrows_only=False)
+        narrower = self._first(call, budget, narrows_only=True)
+        if narrower is None:
+            return decided
+        now = _DECISION_RANK[decided[0].decision if decided else "ask"]
+        rank = _DECISION_RANK[narrower[0].decision]
+        return narrower if rank < now or (decided is None and rank <= now) else decided
+
+    def _first(
+        self, call: ToolCall, budget: Budget, *, narrows_only: bool
+    ) -> tuple[Rule, bool] | None:
+        candidates = (r for r in self.rules if r.origin.narrows_only == narrows_only)
+        for rule in sorted(candidates, key=lambda r: r.sort_key):
+            if not rule.in_scope(call):
+                continue
+            found = rule.matcher.matches(call, budget)
+            if found is None and rule.decision != "allow":
+                return rule, True  # fail closed: a deny or ask rule counts as matching
+            if found:
+                return rule, False
         return None
 
     def decide(self, call: ToolCall) -> Decision:
+        """Allow, deny or ask for ``call``. The patterns of every rule weighed share one
+        :class:`~jupyter_agent.patterns.Budget`: one decision spends at most
+        :data:`~jupyter_agent.patterns.DECISION_LIMIT` matching, whatever the number of
+        rules, so it may run on the event loop."""
+        budget = Budget()
         parts = command_parts(call)
         if parts is None:
-            return self._decide_one(call)
+            return self._decide_one(call, budget)
         problems = analyze(str(call.input.get("command", ""))).problems
-        whole = self.first_match(call)
-        if whole is not None and whole.decision == "deny":
-            return Deny(whole.explain())  # a deny rule about the whole line holds
-        decisions = [self._decide_one(part) for part in parts]
+        whole = self._deciding(call, budget)
+        if whole is not None and whole[0].decision == "deny":
+            return _decision(whole)  # a deny rule about the whole line holds
+        decisions = [self._decide_one(part, budget) for part in parts]
         if len(parts) > 1:  # say which part: the card shows the whole line
             decisions = [
                 d if isinstance(d, Allow) else type(d)(f"`{_clip(p.summary)}`: {d.reason}")
@@ -344,15 +486,11 @@ class Rules:
             ]
         decisions.extend(Ask(p) for p in problems)
         if not decisions:
-            return self._decide_one(call)
+            return self._decide_one(call, budget)
         return _combine(decisions)
 
-    def _decide_one(self, call: ToolCall) -> Decision:
-        rule = self.first_match(call)
-        if rule is None:
-            return Ask("no rule covers this call")
-        reason = rule.explain()
-        return {"allow": Allow, "deny": Deny, "ask": Ask}[rule.decision](reason)
+    def _decide_one(self, call: ToolCall, budget: Budget) -> Decision:
+        return _decision(self._deciding(call, budget))
 
     def remember(self, call: ToolCall, scope: str | None = None) -> str | None:
         """After "Always allow": narrow session rules allowing calls like this one.
@@ -446,11 +584,17 @@ class Rules:
         return cls(_RULES.validate_json(text))
 
     def save(self, path: str | Path) -> None:
-        atomic_write_text(Path(path), self.to_json())
+        """Write the rules to ``path`` (a file the caller names), atomically."""
+        path = Path(path)
+        Root(path.parent).write(path.name, self.to_json().encode())
 
     @classmethod
     def load(cls, path: str | Path) -> Rules:
-        return cls.from_json(Path(path).read_bytes())
+        """The rules in ``path`` (a regular file the caller names)."""
+        data, cut = read_regular(path, RULES_LIMIT)
+        if cut:
+            raise ValueError(f"{path} is larger than {RULES_LIMIT:,} bytes: not a rules file")
+        return cls.from_json(data)
 
     @classmethod
     def defaults(cls) -> Rules:
@@ -461,50 +605,79 @@ class Rules:
         P = Permission
         return cls(
             [
-                Rule.allow(NoPermission(), description="tools that need no permission are allowed"),
-                Rule.allow(Category(category="read"), description="reading is allowed"),
+                Rule.allow(
+                    NoPermission(),
+                    id="default-no-permission",
+                    description="tools that need no permission are allowed",
+                ),
+                Rule.allow(
+                    Category(category="read"), id="default-read", description="reading is allowed"
+                ),
                 Rule.allow(
                     RequiresPermission(permission=P.READ_NOTEBOOK),
+                    id="default-read-notebook",
                     priority=-1,
                     description="reading the notebook is allowed",
                 ),
                 Rule.allow(
                     RequiresPermission(permission=P.INSPECT_KERNEL),
+                    id="default-inspect-kernel",
                     priority=-1,
                     description="inspecting variables is allowed",
                 ),
                 Rule.allow(
                     RequiresPermission(permission=P.EDIT_NOTEBOOK),
+                    id="default-edit-notebook",
                     priority=-2,
                     description="notebook edits are allowed (they can be undone)",
                 ),
                 Rule.allow(
                     RequiresPermission(permission=P.WRITE_FILES),
+                    id="default-write-files",
                     priority=-2,
                     description="file writes inside the workspace are allowed",
                 ),
                 Rule.ask(
                     RequiresPermission(permission=P.DELETE_FILES),
+                    id="default-delete-files",
                     priority=10,
                     description="deleting files needs your approval",
                 ),
                 Rule.ask(
                     RequiresPermission(permission=P.EXECUTE_COMMANDS),
+                    id="default-commands",
                     priority=10,
                     description="shell commands need your approval",
                 ),
                 Rule.ask(
                     RequiresPermission(permission=P.EXECUTE_CODE),
+                    id="default-run-code",
                     priority=10,
                     description="running code in the kernel needs your approval",
                 ),
                 Rule.ask(
                     RequiresPermission(permission=P.USE_MCP),
+                    id="default-mcp-tools",
                     priority=10,
                     description="tools of MCP servers need your approval",
                 ),
             ]
         )
+
+
+def _decision(found: tuple[Rule, bool] | None) -> Decision:
+    """The decision of the deciding rule (and, when its pattern ran out of time, why it
+    counts as matching); ask when no rule decides."""
+    if found is None:
+        return Ask("no rule covers this call")
+    rule, unsure = found
+    reason = rule.explain()
+    if unsure:
+        reason += (
+            f" (its pattern took longer than {MATCH_LIMIT * 1000:.0f} ms to match this call, "
+            "so it counts as matching)"
+        )
+    return {"allow": Allow, "deny": Deny, "ask": Ask}[rule.decision](reason)
 
 
 def _combine(decisions: Sequence[Decision]) -> Decision:

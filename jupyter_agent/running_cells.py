@@ -122,17 +122,29 @@ class CellRuns:
         return f"<CellRuns running={[r.cell_id for r in self.running()]}>"
 
     def start(
-        self, bridge: NotebookBridge, cell_id: str, run_id: str, timeout: float | None
+        self,
+        bridge: NotebookBridge,
+        cell_id: str,
+        run_id: str,
+        timeout: float | None,
+        *,
+        source: str | None = None,
     ) -> CellRun:
         """Start running ``cell_id`` through ``bridge`` in a task of its own: it outlives
-        the call that started it (and a Stop, if the policy says so)."""
+        the call that started it (and a Stop, if the policy says so). With ``source``, the
+        cell runs only if that is its source when it starts (see ``NotebookBridge.run``)."""
         current = self._runs.get(cell_id)
         if current is not None and current.running:
             raise ToolError(
                 f"Cell {cell_id} is still running (for {duration(current.elapsed)}): "
                 f"wait_for_cell('{cell_id}') waits for it, interrupt_cell('{cell_id}') stops it."
             )
-        task = asyncio.ensure_future(bridge.run(cell_id, timeout=timeout))
+        running = (
+            bridge.run(cell_id, timeout=timeout)
+            if source is None
+            else bridge.run(cell_id, timeout=timeout, source=source)
+        )
+        task = asyncio.ensure_future(running)
         cell = CellRun(cell_id, run_id, task, timeout)
         self._runs[cell_id] = cell
         self._bridges[cell_id] = bridge

@@ -6,6 +6,11 @@ reads) anything that leads outside the root, into a place that holds credentials
 file that may hold secrets, or — for writes — into git's internals or the agent's own
 session store.
 
+The sandbox decides; the path gate (:mod:`jupyter_agent.paths`) opens: the file tools
+read, list and write through :attr:`Sandbox.gate`, the workspace pinned as a root beneath
+which no link is followed out, so a path swapped for a link after the check cannot lead
+them elsewhere.
+
 The sandbox guards the file tools only. A shell command can reach anything its user can;
 commands are guarded by the permission rules and the user's approval instead.
 """
@@ -13,12 +18,15 @@ commands are guarded by the permission rules and the user's approval instead.
 from __future__ import annotations
 
 import difflib
+import functools
 import os
 from collections.abc import Iterable
 from pathlib import Path
+from typing import BinaryIO
 
 from .errors import ToolError
 from .globs import glob_matches
+from .paths import Root
 
 DEFAULT_DENY_GLOBS: tuple[str, ...] = (
     ".env",
@@ -104,6 +112,17 @@ class Sandbox:
 
     def __repr__(self) -> str:
         return f"Sandbox({str(self.root)!r})"
+
+    @functools.cached_property
+    def gate(self) -> Root:
+        """The workspace in the path gate, pinned from its first use on: the file tools
+        open, list and write through it (see :mod:`jupyter_agent.paths`)."""
+        return Root(self.root)
+
+    def open_file(self, real: Path | str) -> BinaryIO:
+        """The regular file ``real`` (resolved by :meth:`resolve`), open for reading through
+        the gate: a FIFO, a device or a link swapped in since the check is refused."""
+        return os.fdopen(self.gate.open_file(real), "rb")
 
     # --- resolving ---------------------------------------------------------------
 
@@ -277,6 +296,26 @@ class Sandbox:
             if any(_inside(path, place) for place in places):
                 return shown
         return None
+
+
+def secret_place(path: str | Path) -> str | None:
+    """Why reading ``path``, anywhere on the machine, could leak a secret (a sensitive place
+    of :data:`DEFAULT_SENSITIVE`, or a name :data:`DEFAULT_DENY_GLOBS` refuses), or None.
+    For readers that are given paths from elsewhere (a function's source file)."""
+    for candidate in (os.path.abspath(path), os.path.realpath(path)):
+        for shown, places in _default_sensitive():
+            if any(_inside(candidate, place) for place in places):
+                return f"{shown} is a sensitive location"
+        name = os.path.basename(candidate)
+        for pattern in DEFAULT_DENY_GLOBS:
+            if glob_matches(pattern, [name]):
+                return _DENY_REASONS.get(pattern, f"it matches {pattern}")
+    return None
+
+
+@functools.cache
+def _default_sensitive() -> list[tuple[str, list[Path]]]:
+    return _expand_sensitive(DEFAULT_SENSITIVE)
 
 
 # --- helpers -------------------------------------------------------------------------

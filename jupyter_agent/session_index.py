@@ -24,6 +24,12 @@ Invariants kept here:
   caller's thread (a tool sends them to a worker thread) under a time budget: SQLite's
   progress handler stops a slow query.
 - **Never more than the history.** Texts are cut and run through :func:`mask_secrets`.
+- **Only a database of ours is written.** The index is opened through the path gate
+  (:meth:`jupyter_agent.paths.Root.database`), in a sessions folder that admits no link: a
+  regular file with one name carrying :data:`APPLICATION_ID` in its header (or one made by an
+  older version, recognised by its exact schema). Anything else at that place — a planted link
+  to someone's database, a hard link, a foreign database, a file that is not a database — is
+  refused, named and left alone, and searches run on an index made in memory instead.
 - **The query is text, not syntax.** Words are taken out of it and each is quoted, so FTS5
   operators (``NEAR(``, ``*``, ``-``, quotes, parentheses) are matched as words or dropped,
   never parsed; a query with no words gets a clear message.
@@ -35,8 +41,10 @@ import contextlib
 import functools
 import json
 import logging
+import os
 import re
 import sqlite3
+import stat
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -55,6 +63,7 @@ from .messages import (
     ToolResultBlock,
     ToolUseBlock,
 )
+from .paths import SQLITE_HEADER, ForeignDatabase, PathRefused, Root
 from .secrets import mask_secrets
 
 log = logging.getLogger(__name__)
@@ -63,6 +72,8 @@ SESSIONS_DIR = Path(".jupyter_agent") / "sessions"
 INDEX_FILE = "index.sqlite"
 SCHEMA_VERSION = 1
 """Kept in ``PRAGMA user_version``; an index of an older version is rebuilt."""
+APPLICATION_ID = 0x4A414749
+"""Kept in the database header (``PRAGMA application_id``, "JAGI"): marks the file as ours."""
 
 TEXT_CHARS = 4000
 """Characters of one message's text (or a plan, a summary) indexed; the rest is not."""
@@ -81,6 +92,8 @@ PROGRESS_STEPS = 10_000
 BUSY_TIMEOUT_MS = 5000
 """How long a write waits for another kernel's write to the same index."""
 MAX_LIMIT = 50
+METADATA_BYTES = 16 << 20
+"""Bytes of a session's metadata.json read at most."""
 MARK_START, MARK_END = "\x02", "\x03"
 """Around each matched word in a snippet (control characters: never in indexed text)."""
 
@@ -121,11 +134,16 @@ CREATE TRIGGER entries_removed AFTER DELETE ON entries BEGIN
     INSERT INTO entries_fts (entries_fts, rowid, text) VALUES ('delete', old.id, old.text);
 END;
 PRAGMA user_version = {SCHEMA_VERSION};
+PRAGMA application_id = {APPLICATION_ID};
 """
 
 
 class SearchError(AgentError):
     """A search that cannot be made: its message says why, in words for the user."""
+
+
+class NoIndex(SearchError):
+    """There is no index yet, and none was to be made."""
 
 
 _FTS5_MISSING: str | None = None
@@ -396,38 +414,48 @@ class SessionIndex:
 
     # --- opening, rebuilding, catching up ---------------------------------------------
 
-    def connect(self, *, create: bool = True) -> sqlite3.Connection:
+    def folder(self, *, create: bool = False) -> Root:
+        """The sessions folder through the path gate (a link there is refused)."""
+        return sessions_folder(self.root, create=create)
+
+    def connect(self, *, create: bool = True, folder: Root | None = None) -> sqlite3.Connection:
         """A connection to an index in the current schema: made when missing (unless not
         ``create``: the writer only keeps an index a search made up to date), rebuilt when
         damaged or older. Raises :class:`SearchError` when it cannot be, or is missing
-        and not to be made."""
+        and not to be made, and :class:`~jupyter_agent.paths.PathRefused` (a
+        :class:`~jupyter_agent.paths.ForeignDatabase`, a link) when the file there is not
+        ours to open: it is left alone."""
         problem = fts5_missing()
         if problem:
             raise SearchError(problem)
         try:
-            return self._open_waiting(create)
+            folder = folder or self.folder(create=create)
+        except (FileNotFoundError, NotADirectoryError):
+            raise NoIndex(f"There is no session index {self.path} yet.") from None
+        try:
+            return self._open_waiting(folder, create)
         except sqlite3.OperationalError as exc:  # locked, read-only, no space: not damage
-            if not create and not self.path.exists():
-                raise SearchError(f"There is no session index {self.path} yet.") from None
+            if not create and not folder.exists(INDEX_FILE):
+                raise NoIndex(f"There is no session index {self.path} yet.") from None
             raise SearchError(f"The session index {self.path} cannot be opened: {exc}") from exc
-        except sqlite3.DatabaseError as exc:  # not a database, malformed: derived, so rebuilt
+        except sqlite3.DatabaseError as exc:  # malformed, though ours: derived, so rebuilt
             log.warning("the session index %s is damaged (%s): rebuilding it", self.path, exc)
-            self._remove()
+            self._remove(folder)
             try:
-                return self._open_waiting(create)
+                return self._open_waiting(folder, create)
             except sqlite3.Error as again:
                 raise SearchError(
                     f"The session index {self.path} cannot be made: {again}"
                 ) from again
 
-    def _open_waiting(self, create: bool) -> sqlite3.Connection:
+    def _open_waiting(self, folder: Root, create: bool) -> sqlite3.Connection:
         """:meth:`_open`, tried again while another kernel holds the index: SQLite answers
         some lock conflicts (two connections making the file at once) at once with "locked"
         rather than waiting its busy timeout."""
         deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
         while True:
             try:
-                return self._open(create)
+                return self._open(folder, create)
             except sqlite3.OperationalError as exc:
                 if "locked" not in str(exc) and "busy" not in str(exc):
                     raise
@@ -435,44 +463,58 @@ class SessionIndex:
                     raise
                 time.sleep(0.05)
 
-    def _open(self, create: bool) -> sqlite3.Connection:
+    def _open(self, folder: Root, create: bool) -> sqlite3.Connection:
         # Without `create`, a missing file is an error rather than a new one, also if the
         # workspace is deleted between a check and the open.
-        mode = "rwc" if create else "rw"
-        uri = f"{self.path.absolute().as_uri()}?mode={mode}"
-        db = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+        try:
+            db = folder.database(
+                INDEX_FILE,
+                application_id=APPLICATION_ID,
+                create=create,
+                timeout=BUSY_TIMEOUT_MS / 1000,
+            )
+        except FileNotFoundError:
+            raise sqlite3.OperationalError("unable to open database file") from None
+        except ForeignDatabase:
+            if not _older_index_of_ours(folder):
+                raise
+            # An index an older version made (no application id yet): derived, so made again.
+            log.info("the session index %s predates its application id: rebuilding", self.path)
+            self._remove(folder)
+            db = folder.database(
+                INDEX_FILE,
+                application_id=APPLICATION_ID,
+                create=True,
+                timeout=BUSY_TIMEOUT_MS / 1000,
+            )
         try:
             db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":  # kept in the file
                 db.execute("PRAGMA journal_mode = WAL")
             db.execute("PRAGMA synchronous = NORMAL")
-            version = db.execute("PRAGMA user_version").fetchone()[0]
-            if version != SCHEMA_VERSION:
-                self._create(db, version)
-            elif _schema_of(db) != _our_schema():
-                # The file sits in the workspace, so a cloned repository may ship one with
-                # triggers or views of its own: it is derived data, so it is made again.
-                raise sqlite3.DatabaseError("its schema is not the one jupyter_agent makes")
+            if not _current(db):
+                self._create(db)
             return db
         except BaseException:
             db.close()
             raise
 
-    def _create(self, db: sqlite3.Connection, version: int) -> None:
-        """Make the schema (dropping an older one) in one transaction; another kernel doing
-        the same waits, then finds it made."""
+    def _create(self, db: sqlite3.Connection) -> None:
+        """Make the schema, dropping whatever else the file holds (an older schema, triggers
+        or views someone added to our file), in one transaction; another kernel or thread
+        doing the same waits, then finds it made. Only ever on a file of ours (see
+        :meth:`_open`): the file stays, so no one else's connection loses it."""
         with db:
             db.execute("BEGIN IMMEDIATE")
-            current = db.execute("PRAGMA user_version").fetchone()[0]
-            if current == SCHEMA_VERSION:
+            if _current(db):
                 return
+            current = db.execute("PRAGMA user_version").fetchone()[0]
             if current > SCHEMA_VERSION:
                 raise SearchError(
                     f"The session index {self.path} was made by a newer jupyter_agent "
                     f"(schema {current}); delete it to let this version rebuild it."
                 )
-            if current:
-                log.info("the session index %s is of schema %s: rebuilding", self.path, version)
+            log.info("the session index %s is not in the current schema: rebuilding", self.path)
             tables = db.execute(
                 "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'trigger', 'view') "
                 "AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'entries_fts_%'"
@@ -482,32 +524,35 @@ class SessionIndex:
             for statement in _statements(_SCHEMA):
                 db.execute(statement)
 
-    def _remove(self) -> None:
+    def _remove(self, folder: Root) -> None:
+        """Remove the index and its side files (called only for a file of ours)."""
         for suffix in ("", "-wal", "-shm", "-journal"):
             with contextlib.suppress(FileNotFoundError):
-                self.path.with_name(self.path.name + suffix).unlink()
+                folder.remove(INDEX_FILE + suffix)
 
-    def catch_up(self, db: sqlite3.Connection) -> int:
+    def catch_up(self, db: sqlite3.Connection, folder: Root | None = None) -> int:
         """Index what the histories on disk hold beyond what the index has seen (every
         session, for a new index); returns how many sessions were read."""
+        folder = folder or self.folder()
         seen = dict(db.execute("SELECT session_id, indexed_bytes FROM sessions").fetchall())
         read = 0
-        for folder in self._session_folders():
-            sid = folder.name
+        for sid in _session_folders(folder):
             try:
-                size = (folder / "history.jsonl").stat().st_size
+                size = folder.stat((sid, "history.jsonl")).st_size
             except FileNotFoundError:
                 size = 0
+            except OSError:
+                continue  # planted, or changing: skipped
             done = seen.get(sid)
             if done is not None and done == size:
                 continue
             start = done if done and done < size else 0
             try:
-                records = _read_from(folder / "history.jsonl", start)
-                meta = (folder / "metadata.json").read_bytes()
+                records = _read_from(folder, sid, start)
+                meta = folder.read((sid, "metadata.json"), limit=METADATA_BYTES)
                 json.loads(meta)
             except (OSError, ValueError):
-                continue  # being created, or damaged: skipped, not fatal
+                continue  # being created, damaged, or not a regular file: skipped, not fatal
             try:
                 self._write(db, [_Batch(sid, records, start + len(records), meta)])
             except (ValueError, TypeError) as exc:
@@ -515,15 +560,6 @@ class SessionIndex:
                 continue
             read += 1
         return read
-
-    def _session_folders(self) -> Iterator[Path]:
-        try:
-            children = list(self.root.iterdir())
-        except FileNotFoundError:
-            return
-        for child in children:
-            if (child / "metadata.json").is_file():
-                yield child
 
     # --- searching --------------------------------------------------------------------
 
@@ -545,18 +581,29 @@ class SessionIndex:
         Blocking (SQLite, and a catch-up read of new history): call it from a thread when
         on an event loop. Raises :class:`SearchError` with a message for the user when the
         query has no words, the index cannot be opened, or the search runs over ``budget``
-        seconds."""
+        seconds. When the index file is not ours to open (see the module's text), the
+        search runs on an index made in memory, and :attr:`refused` says why."""
         expressions = [match_expression(query)]
         if " " in expressions[0]:  # no passage has every word: passages with any, ranked
             expressions.append(match_expression(query, every=False))
         limit = max(1, min(limit, MAX_LIMIT))
-        if not self.root.is_dir():
+        try:
+            folder = self.folder()
+        except (FileNotFoundError, NotADirectoryError):
             return []  # no sessions yet: nothing to find, and nothing is made
+        except PathRefused as exc:
+            raise SearchError(f"Past sessions cannot be searched: {exc}") from None
         left_out = set(exclude)
-        db = self.connect()
+        try:
+            db = self.connect(folder=folder)
+            self.refused = None
+        except PathRefused as exc:
+            self.refused = str(exc)
+            log.warning("searching sessions in memory: %s", exc)
+            db = _in_memory()
         deadline = float("inf")
         try:
-            self.catch_up(db)  # bounded by what was written, not by the query: no budget
+            self.catch_up(db, folder)  # bounded by what was written, not by the query: no budget
             deadline = time.monotonic() + budget
             db.set_progress_handler(lambda: int(time.monotonic() > deadline), PROGRESS_STEPS)
             for expression in expressions:
@@ -581,14 +628,18 @@ class SessionIndex:
                 ) from None
             raise SearchError(f"The search for {_cut(query, 60)!r} failed: {exc}") from exc
         except sqlite3.DatabaseError as exc:
-            self._remove()  # damaged under our feet: the next search rebuilds it
+            if self.refused is None:
+                self._remove(folder)  # ours, damaged under our feet: the next search rebuilds it
             raise SearchError(f"The session index was damaged and will be rebuilt: {exc}") from exc
         finally:
             db.close()
-        return self._best_per_session(rows, left_out, limit)
+        return self._best_per_session(rows, left_out, limit, folder)
+
+    refused: str | None = None
+    """Why the last search ran on an index made in memory (the file was not ours), or None."""
 
     def _best_per_session(
-        self, rows: Sequence[tuple[Any, ...]], left_out: set[str], limit: int
+        self, rows: Sequence[tuple[Any, ...]], left_out: set[str], limit: int, folder: Root
     ) -> list[SessionHit]:
         hits: dict[str, SessionHit] = {}
         counts: dict[str, int] = {}
@@ -597,7 +648,7 @@ class SessionIndex:
                 continue
             counts[sid] = counts.get(sid, 0) + 1
             if sid not in hits:
-                if not (self.root / sid).is_dir():  # deleted since it was indexed
+                if not _is_folder(folder, sid):  # deleted since it was indexed
                     left_out.add(sid)
                     continue
                 hits[sid] = SessionHit(sid, title, updated_at, said_at, role, label, snippet, 0)
@@ -605,11 +656,13 @@ class SessionIndex:
 
     def rebuild(self) -> int:
         """Throw the index away and make it again from the histories; returns how many
-        sessions it holds."""
-        self._remove()
-        db = self.connect()
+        sessions it holds. An index file that is not ours is left alone (refused)."""
+        folder = self.folder(create=True)
+        self.connect(folder=folder).close()  # ours, or made now: only then is it removed
+        self._remove(folder)
+        db = self.connect(folder=folder)
         try:
-            return self.catch_up(db)
+            return self.catch_up(db, folder)
         finally:
             db.close()
 
@@ -643,6 +696,80 @@ def _as_seen(
     return [(*rows[i][:4], snippet, *rows[i][5:]) for i, snippet in found]
 
 
+def sessions_folder(path: Path, *, create: bool) -> Root:
+    """The sessions folder ``path`` (``<workspace>/.jupyter_agent/sessions``) through the
+    path gate: reached from the workspace without following a link, admitting none inside
+    (made with the folders on the way when ``create``)."""
+    tail = SESSIONS_DIR.parts
+    if path.parts[-len(tail) :] == tail:
+        base, inner = path.parents[len(tail) - 1], tail
+    else:
+        base, inner = path.parent, (path.name,)
+    return Root(base).subroot(inner, create=create, links="none")
+
+
+def _session_folders(folder: Root) -> Iterator[str]:
+    """The sessions in ``folder`` (real folders, not links, holding a metadata.json)."""
+    try:
+        entries = folder.entries()
+    except FileNotFoundError:
+        return
+    for entry in entries:
+        if entry.is_dir() and folder.exists((entry.name, "metadata.json")):
+            yield entry.name
+
+
+def _is_folder(folder: Root, name: str) -> bool:
+    try:
+        return stat.S_ISDIR(folder.stat(name, follow=False).st_mode)
+    except OSError:
+        return False
+
+
+def _in_memory() -> sqlite3.Connection:
+    """An index in memory, for a search when the file cannot be used."""
+    db = sqlite3.connect(":memory:", isolation_level=None)  # path gate: no file
+    for statement in _statements(_SCHEMA):
+        db.execute(statement)
+    return db
+
+
+def _older_index_of_ours(folder: Root) -> bool:
+    """Whether the index file is one an older jupyter_agent made: a SQLite file with one name
+    and no application id whose schema is exactly ours (read without changing it)."""
+    try:
+        info = folder.stat(INDEX_FILE, follow=False)
+        fd = folder.open_file(INDEX_FILE)
+    except OSError:
+        return False
+    try:
+        if info.st_nlink > 1:
+            return False
+        header = os.pread(fd, 100, 0)
+        if not header.startswith(SQLITE_HEADER) or header[68:72] != b"\0\0\0\0":
+            return False
+        via = f"/proc/self/fd/{fd}"
+        if not os.path.exists(via):
+            return False
+        # immutable: SQLite reads the file as it is and creates no side file.
+        db = sqlite3.connect(f"file:{via}?mode=ro&immutable=1", uri=True)  # path gate: via its fd
+        try:
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            return version == SCHEMA_VERSION and _schema_of(db) == _our_schema()
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return False
+    finally:
+        os.close(fd)
+
+
+def _current(db: sqlite3.Connection) -> bool:
+    """Whether ``db`` holds the current schema and nothing else."""
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    return version == SCHEMA_VERSION and _schema_of(db) == _our_schema()
+
+
 def _schema_of(db: sqlite3.Connection) -> set[tuple[str, str, str]]:
     """The objects of a database's schema: (type, name, SQL), SQLite's own left out."""
     rows = db.execute(
@@ -674,12 +801,10 @@ def _statements(script: str) -> Iterator[str]:
             pending = ""
 
 
-def _read_from(path: Path, start: int) -> bytes:
-    """``path`` from byte ``start`` (a line's start) on, up to its last whole line."""
+def _read_from(folder: Root, session_id: str, start: int) -> bytes:
+    """A session's history from byte ``start`` (a line's start) on, up to its last whole line."""
     try:
-        with path.open("rb") as f:
-            f.seek(start)
-            data = f.read()
+        data, _ = folder.read_head((session_id, "history.jsonl"), None, start=start)
     except FileNotFoundError:
         return b""
     return data[: data.rfind(b"\n") + 1]
@@ -744,10 +869,10 @@ class _Writer:
         for index, batch in work:
             grouped.setdefault(index, []).append(batch)
         for index, batches in grouped.items():
-            if not index.path.exists():
-                continue  # none searched here yet: the first search builds it from the files
             try:
                 db = index.connect(create=False)
+            except NoIndex:
+                continue  # none searched here yet: the first search builds it from the files
             except Exception as exc:
                 log.warning("could not open the session index %s: %s", index.path, exc)
                 continue

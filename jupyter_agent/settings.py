@@ -3,7 +3,13 @@
 An agent reads the user's settings, ``~/.jupyter_agent/settings.toml`` (or ``.json``),
 then the workspace's, ``<workspace>/.jupyter_agent/settings.toml`` (or ``.json``), when
 they exist. The ``[sandbox]`` table is read from the user's file only: a folder must not
-be able to turn off the sandbox its own commands run in. Example::
+be able to turn off the sandbox its own commands run in. Until the user trusts the folder,
+its file may only narrow what the agent does (:mod:`jupyter_agent.trust` says what is kept,
+and renders what trusting would enable). Each rule remembers the file it came from
+(:class:`~jupyter_agent.rules.RuleOrigin`): a folder's rule is explained in our words,
+never its own ``description``. Every pattern is compiled as the file loads (a bad one is
+a :class:`SettingsError` naming the file) and matched under a time bound
+(:mod:`jupyter_agent.patterns`). Example::
 
     [roles.reviewer]
     description = "Reads the code and runs the tests; changes nothing."
@@ -54,25 +60,26 @@ In JSON, ``"mcpServers": {"github": {"command": …}}``, as Claude Desktop write
 
 from __future__ import annotations
 
-import fnmatch
+import hashlib
 import json
 import os
 import sys
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
-from .atomic import atomic_write_text
 from .commands import SandboxSettings
 from .errors import AgentError, ToolError
 from .mcp.config import McpServerConfig, check_server_names
 from .models import ModelStringError, ProviderConfig, check_alias, parse_model
 from .models._catalog import PROVIDER_TYPES, ProviderType
-from .permissions import BUILTIN_ROLES, Role
-from .rules import Rule, Rules
+from .paths import LinkPolicy, PathRefused, Root, read_regular
+from .patterns import Budget, compile_name
+from .permissions import Role
+from .rules import Rule, RuleOrigin, Rules
 from .running_cells import MAX_WAIT, CellPolicy, StopPolicy
 from .sandbox import Sandbox
 
@@ -81,12 +88,15 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
-SETTINGS_FILES = (
-    Path(".jupyter_agent") / "settings.toml",
-    Path(".jupyter_agent") / "settings.json",
-)
+SETTINGS_DIR = ".jupyter_agent"
+SETTINGS_NAMES = ("settings.toml", "settings.json")
+SETTINGS_FILES = tuple(Path(SETTINGS_DIR) / name for name in SETTINGS_NAMES)
 TRUSTED_FOLDERS = Path(".jupyter_agent") / "trusted-folders.json"
 """In the home folder: the workspaces whose settings the user trusts."""
+MAX_BYTES = 1_000_000
+"""The largest settings file read (a folder's could be anything)."""
+MAX_ENTRIES = 1_000
+"""The most rules, roles or MCP servers one file may hold."""
 
 
 class SettingsError(AgentError):
@@ -125,15 +135,33 @@ class SecretsTable(BaseModel):
 
     environment: list[str] = Field(default_factory=list)
     """Variable names, or shell-style patterns (``MYCO_*``)."""
+    _seen: tuple[frozenset[str], frozenset[str]] | None = PrivateAttr(default=None)
+    """The last set of variable names looked at, and those of them that are secret."""
+
+    @field_validator("environment")
+    @classmethod
+    def _compiles(cls, patterns: list[str]) -> list[str]:
+        for pattern in patterns:
+            compile_name(pattern)
+        return patterns
 
     def values(self, environ: Mapping[str, str] | None = None) -> dict[str, str]:
         """The named variables' current values, by name (read at each call)."""
         env = os.environ if environ is None else environ
-        return {
-            name: value
-            for name, value in env.items()
-            if value and any(fnmatch.fnmatchcase(name, p) for p in self.environment)
-        }
+        return {name: env[name] for name in self._secret_names(frozenset(env)) if env[name]}
+
+    def _secret_names(self, names: frozenset[str]) -> frozenset[str]:
+        """The names the patterns match, matched once per set of names under one time
+        budget; a name whose match ran out of time counts as secret (it only hides more)."""
+        if self._seen is not None and self._seen[0] == names:
+            return self._seen[1]
+        budget = Budget()
+        patterns = [compile_name(p) for p in self.environment]
+        found = frozenset(
+            name for name in names if any(budget.match(p, name) is not False for p in patterns)
+        )
+        self._seen = (names, found)
+        return found
 
 
 class CellsTable(BaseModel):
@@ -221,8 +249,10 @@ class ProviderTable(BaseModel):
 class Settings(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
-    roles: dict[str, RoleSettings] = Field(default_factory=dict)
-    rules: list[Rule] = Field(default_factory=list)
+    roles: dict[str, RoleSettings] = Field(default_factory=dict, max_length=MAX_ENTRIES)
+    rules: list[Rule] = Field(default_factory=list, max_length=MAX_ENTRIES)
+    """Each decision weighs them all, on the event loop: a file holds at most
+    :data:`MAX_ENTRIES` (and the trust prompt lists each)."""
     default_rules: bool = True
     """Start from :meth:`Rules.defaults` and add the file's rules; false to use only the file's."""
     sandbox: SandboxTable | None = None
@@ -234,7 +264,9 @@ class Settings(BaseModel):
     """Read from the user's settings, and a workspace's once it is trusted."""
     providers: dict[str, ProviderTable] = Field(default_factory=dict)
     """Read from the user's settings, and a workspace's once it is trusted."""
-    mcp_servers: dict[str, McpServerConfig] = Field(default_factory=dict, alias="mcpServers")
+    mcp_servers: dict[str, McpServerConfig] = Field(
+        default_factory=dict, alias="mcpServers", max_length=MAX_ENTRIES
+    )
     """MCP servers by name; a workspace's only apply once the user trusts it."""
     source: Path | None = Field(default=None, exclude=True)
 
@@ -279,88 +311,57 @@ class Settings(BaseModel):
             roles.append(Role(name, frozenset(spec.permissions), prompt, spec.description))
         return roles
 
+    def prompt_path(self, given: str) -> Path:
+        """Where a role's ``prompt_file`` is: relative to this settings file."""
+        return (self.source.parent if self.source else Path.cwd()) / given
+
     def _prompt_file(self, role: str, given: str, confined_to: Path | None) -> str:
-        base = self.source.parent if self.source else Path.cwd()
-        path = base / given
-        if confined_to is not None:
-            try:
-                path = Sandbox(confined_to).resolve(str(path), must_exist=True)
-            except ToolError as exc:
-                raise SettingsError(f"{self.source}: role {role}: prompt_file: {exc}") from None
+        path = self.prompt_path(given)
         try:
-            return path.read_text(encoding="utf-8")
+            if confined_to is not None:  # the workspace's rules, then its gate
+                path = Sandbox(confined_to).resolve(str(path), must_exist=True)
+                raw = Root(confined_to).read(path, limit=MAX_BYTES)
+            else:
+                raw, cut = read_regular(path, MAX_BYTES)
+                if cut:
+                    raise OSError(f"larger than {MAX_BYTES:,} bytes")
+            return raw.decode("utf-8")
+        except ToolError as exc:
+            raise SettingsError(f"{self.source}: role {role}: prompt_file: {exc}") from None
         except (OSError, UnicodeDecodeError) as exc:
             raise SettingsError(f"{self.source}: role {role}: prompt_file: {exc}") from None
 
-    def untrusted(self) -> tuple[Settings, list[str]]:
-        """What a workspace's settings may do before the user trusts the workspace: they
-        may narrow, never widen. Returns the settings kept and what was left out."""
-        left_out: list[str] = []
-        roles: dict[str, RoleSettings] = {}
-        for name, spec in self.roles.items():
-            builtin = BUILTIN_ROLES.get(name)
-            added = set(spec.permissions) - builtin.permissions if builtin else set()
-            if added:
-                left_out.append(
-                    f"role {name} would gain {', '.join(sorted(added))} (a built-in role "
-                    "may only lose permissions)"
-                )
-            else:
-                roles[name] = spec
-        allows = [r for r in self.rules if r.decision == "allow"]
-        if allows:
-            shown = "; ".join(r.explain() for r in allows[:3])
-            more = f" and {len(allows) - 3} more" if len(allows) > 3 else ""
-            left_out.append(f"{len(allows)} allow rule(s): {shown}{more}")
-        if not self.default_rules:
-            left_out.append("default_rules = false (it would drop the rules that ask)")
-        cells = self.cells
-        if cells is not None and cells.on_stop == "leave_running":
-            left_out.append('[cells] on_stop = "leave_running" (Stop would not stop cells)')
-            cells = cells.model_copy(update={"on_stop": None})
-        if self.context is not None and self.context.window is not None:
-            # A tiny window would have the agent summarise at every step, on the user's bill.
-            left_out.append(f"[context] window = {self.context.window:,}")
-        if self.models is not None or self.providers:
-            # The model receives the notebook, the files it reads and the key: a folder
-            # must not choose where they are sent, nor what they cost.
-            tables = [
-                *(["[models]"] if self.models else []),
-                *(f"[providers.{n}]" for n in self.providers),
-            ]
-            left_out.append(f"{', '.join(tables)} (a folder may not choose the model)")
-        if self.mcp_servers:
-            # A cloned repository must not start programs or reach servers by itself.
-            names = ", ".join(sorted(self.mcp_servers))
-            left_out.append(f"mcpServers ({names}): a folder may not start MCP servers")
-        kept = self.model_copy(
-            update={
-                "models": None,
-                "providers": {},
-                "roles": roles,
-                "rules": [r for r in self.rules if r.decision != "allow"],
-                "default_rules": True,
-                "cells": cells,
-                "context": None
-                if self.context is None
-                else self.context.model_copy(update={"window": None}),
-                "mcp_servers": {},
-            }
-        )
-        kept.source = self.source
-        return kept, left_out
-
-    def make_rules(self) -> Rules:
-        rules = Rules.defaults() if self.default_rules else Rules()
-        rules.add(*self.rules)
-        return rules
+    def make_rules(self, user: Settings | None = None) -> Rules:
+        """The rules: the built-in ones (unless ``default_rules = false``), these, and the
+        ``user``'s. A rule replaces one of the same id: the user's a built-in one, these the
+        user's (a folder's rule reaches this far only once the user trusted the folder
+        after the trust prompt named the rule it replaces)."""
+        mine = {r.id for r in self.rules}
+        users = [r for r in (user.rules if user else []) if r.id not in mine]
+        taken = mine | {r.id for r in users}
+        defaults = [r for r in Rules.defaults() if r.id not in taken] if self.default_rules else []
+        return Rules([*defaults, *self.rules, *users])
 
 
-def load_settings(path: str | Path) -> Settings:
-    """Read a settings file (``.toml`` or ``.json``)."""
+SettingsOrigin = Literal["user", "folder", "file"]
+
+
+def load_settings(path: str | Path, origin: SettingsOrigin = "file") -> Settings:
+    """Read a settings file (``.toml`` or ``.json``) that a program names (its own choice:
+    read wherever it is, if it is a regular file); its rules remember that they come from
+    it, as ``origin``: the user's own file, a workspace's, or another file."""
     path = Path(path)
     try:
-        raw = path.read_bytes()
+        raw, cut = read_regular(path, MAX_BYTES)
+    except OSError as exc:
+        raise SettingsError(f"{path}: {exc}") from exc
+    if cut:
+        raise SettingsError(f"{path}: a settings file may hold {MAX_BYTES:,} bytes at most")
+    return _parse(raw, path, origin)
+
+
+def _parse(raw: bytes, path: Path, origin: SettingsOrigin) -> Settings:
+    try:
         data: Any = tomllib.loads(raw.decode()) if path.suffix == ".toml" else json.loads(raw)
         settings = Settings.model_validate(data)
     except ValidationError as exc:
@@ -368,24 +369,58 @@ def load_settings(path: str | Path) -> Settings:
             f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors(include_url=False)
         )
         raise SettingsError(f"{path}: {problems}") from None
-    except (OSError, ValueError) as exc:
+    except ValueError as exc:
         raise SettingsError(f"{path}: {exc}") from exc
     settings.source = path
+    given = RuleOrigin(origin, str(path))
+    settings.rules = [_named(rule, origin).with_origin(given) for rule in settings.rules]
     return settings
 
 
-def find_settings(workspace: Path) -> Settings | None:
-    """The workspace's settings file, if it has one."""
-    for relative in SETTINGS_FILES:
-        candidate = workspace / relative
-        if candidate.is_file():
-            return load_settings(candidate)
+def _named(rule: Rule, origin: SettingsOrigin) -> Rule:
+    """``rule`` with an id that says the same each time the file is read: its own, or one
+    made from what it says (a trust prompt names the same rules each time it is made)."""
+    if "id" in rule.model_fields_set:
+        return rule
+    said = rule.model_dump_json(exclude={"id", "description"})
+    return rule.model_copy(
+        update={"id": f"{origin}-{hashlib.sha256(said.encode()).hexdigest()[:8]}"}
+    )
+
+
+def find_settings(
+    workspace: Path, origin: SettingsOrigin = "folder", *, links: LinkPolicy = "none"
+) -> Settings | None:
+    """The workspace's settings file, if it has one, read through the path gate: in the
+    agent's own folder, where no link is followed (``links``: the user's own folder may
+    link elsewhere in their home, also when it is the workspace)."""
+    if os.path.realpath(workspace) == os.path.realpath(Path.home()):
+        links = "beneath"
+    try:
+        folder = Root(workspace).subroot(SETTINGS_DIR, links=links)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except PathRefused as exc:
+        raise SettingsError(f"{workspace / SETTINGS_DIR}: {exc}") from None
+    for name in SETTINGS_NAMES:
+        candidate = workspace / SETTINGS_DIR / name
+        try:
+            raw, cut = folder.read_head(name, MAX_BYTES)
+        except (FileNotFoundError, IsADirectoryError):
+            continue
+        except OSError as exc:
+            raise SettingsError(f"{candidate}: {exc}") from None
+        if cut:
+            raise SettingsError(
+                f"{candidate}: a settings file may hold {MAX_BYTES:,} bytes at most"
+            )
+        return _parse(raw, candidate, origin)
     return None
 
 
 def user_settings() -> Settings | None:
     """The user's own settings (``~/.jupyter_agent/settings.toml`` or ``.json``), if any."""
-    return find_settings(Path.home())
+    return find_settings(Path.home(), "user", links="beneath")
 
 
 def is_trusted(folder: Path) -> bool:
@@ -396,14 +431,14 @@ def is_trusted(folder: Path) -> bool:
 def trust(folder: Path) -> None:
     """Remember, in the user's own settings folder, that ``folder``'s settings are trusted."""
     folders = sorted({*_trusted(), os.path.realpath(folder)})
-    path = Path.home() / TRUSTED_FOLDERS
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(path, json.dumps({"trusted_folders": folders}, indent=1) + "\n")
+    data = json.dumps({"trusted_folders": folders}, indent=1) + "\n"
+    Root(Path.home()).write(TRUSTED_FOLDERS, data.encode(), make_folders=True)
 
 
 def _trusted() -> list[str]:
     try:
-        data = json.loads((Path.home() / TRUSTED_FOLDERS).read_text(encoding="utf-8"))
+        raw = Root(Path.home()).read(TRUSTED_FOLDERS, limit=MAX_BYTES)
+        data = json.loads(raw)
         folders = data.get("trusted_folders", [])
     except (OSError, ValueError, AttributeError):
         return []

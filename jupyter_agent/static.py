@@ -23,6 +23,9 @@ import types
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from .paths import read_regular
+from .sandbox import secret_place
+
 _TYPE_DICT = type.__dict__["__dict__"]
 _MODULE_DICT = vars(types.ModuleType)["__dict__"]  # vars(): the type stubs' is a property
 _FUNCTION = {
@@ -265,12 +268,14 @@ def function_source(value: Any, max_lines: int) -> str:
     entry = str_get(linecache.cache, filename)
     if type(entry) is tuple and len(entry) == 4 and type(entry[2]) is list:
         lines = entry[2]
-    elif filename.startswith(os.sep) and os.path.isfile(filename):
+    elif filename.startswith(os.sep) and secret_place(filename) is None:
+        # A code object names any file it likes: only a regular file is read (never a FIFO
+        # or a device), bounded, and never one where secrets live.
         try:
-            with open(filename, encoding="utf-8", errors="replace") as f:
-                lines = f.read(_SOURCE_BYTES).splitlines(keepends=True)
+            raw, _cut = read_regular(filename, _SOURCE_BYTES)
         except OSError:
             return ""
+        lines = raw.decode("utf-8", errors="replace").splitlines(keepends=True)
     else:
         return ""
     try:

@@ -118,3 +118,18 @@ async def test_the_tool_input_benchmark_reports_each_measurement(capsys):
         assert f"{client} client, a 0.5 MB command:" in out, out
     assert len(re.findall(r"loop held at most +[\d.]+ ms", out)) == 6, out
     assert len(re.findall(r"limit lifted / limit: held [\d.]+×, turn [\d.]+×", out)) == 2, out
+
+
+def test_the_path_gate_benchmark_reports_each_ratio(capsys):
+    spec = importlib.util.spec_from_file_location(
+        "path_gate_benchmark", BENCHMARK.with_name("path_gate.py")
+    )
+    assert spec is not None and spec.loader is not None
+    benchmark = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(benchmark)
+
+    benchmark.main(files=5, depth=2, rounds=2)
+
+    out = capsys.readouterr().out
+    assert len(re.findall(r"median +[\d.]+ µs per file", out)) == 5, out
+    assert len(re.findall(r"gate ÷ this: [\d.]+× \(rounds [\d.]+–[\d.]+×\)", out)) == 3, out

@@ -35,7 +35,9 @@ def test_an_untrusted_folder_cannot_make_stop_leave_cells_running(workspace, hom
     write(workspace, '[cells]\nwait = 5\non_stop = "leave_running"\n')
     agent = Agent("actor", ScriptedModel(), workspace=workspace, persist=False)
     assert agent.cells.policy == CellPolicy(wait=5.0, on_stop="interrupt")
-    assert any('on_stop = "leave_running"' in note for note in agent.untrusted_settings)
+    assert agent.trust_prompt is not None
+    assert [e.kind for e in agent.trust_prompt.effects] == ["cells"]
+    assert "leave_running" in agent.trust_prompt.text()
     agent.trust_workspace()
     assert agent.cells.policy.on_stop == "leave_running"
     again = Agent("actor", ScriptedModel(), workspace=workspace, persist=False)

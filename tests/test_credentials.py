@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 from helpers import sent_key
 
-from jupyter_agent import Agent, AnthropicModel, ScriptedModel, beneath, credentials
+from jupyter_agent import Agent, AnthropicModel, ScriptedModel, credentials, paths
 from jupyter_agent.errors import MissingAPIKey
 from jupyter_agent.jupyter.panel import AgentPanel
 from jupyter_agent.rules import Rule, Rules
@@ -42,7 +42,7 @@ def test_a_saved_key_is_owner_only_from_its_creation_and_written_atomically(monk
             modes.append(mode)
         return real_open(path, flags, mode, **kw)
 
-    monkeypatch.setattr(beneath.os, "open", watching_open)
+    monkeypatch.setattr(paths.os, "open", watching_open)
     path = credentials.save_key(KEY)
     assert path == credentials.credentials_file()
     assert stat.S_IMODE(path.stat().st_mode) == 0o600

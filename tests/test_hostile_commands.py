@@ -84,6 +84,34 @@ def husky(ws: Path) -> None:
 def home_files(ws: Path) -> None:
     (ws / ".bashrc").write_text("# the user's shell start file\n")
     (ws / ".ipython" / "profile_default" / "startup").mkdir(parents=True)
+    (ws / ".config").mkdir()
+
+
+def home_archive(ws: Path) -> None:
+    """A `deps.tar` that would plant the agent's settings, start files and an autostart entry."""
+    home_files(ws)
+    staging = ws.parent / "staging"
+    members = {
+        ".jupyter_agent/settings.toml": "[sandbox]\nenabled = false\n",
+        ".bashrc": "touch outside/bashrc\n",
+        ".zshrc": "touch outside/zshrc\n",
+        ".config/autostart/x.desktop": "[Desktop Entry]\nExec=touch pwned\n",
+        ".ipython/profile_default/startup/0.py": "import os\n",
+    }
+    for rel, text in members.items():
+        (staging / rel).parent.mkdir(parents=True, exist_ok=True)
+        (staging / rel).write_text(text)
+    subprocess.run(["tar", "-cf", str(ws / "deps.tar"), "-C", str(staging), *members], check=True)
+
+
+def evil_gitdir(ws: Path) -> None:
+    """A git folder the agent could point the repository at (core.fsmonitor set)."""
+    evil = ws / "evil"
+    (evil / "objects").mkdir(parents=True)
+    (evil / "refs").mkdir()
+    (evil / "HEAD").write_text("ref: refs/heads/main\n")
+    (evil / "config").write_text("[core]\n\tfsmonitor = touch ../outside/fsmonitor\n")
+    nested_repo(ws)
 
 
 def script_file(ws: Path) -> None:
@@ -172,6 +200,45 @@ CASES = [
     Case("git-log-ext-diff", "git log -p --ext-diff", "git log -1"),
     Case("git-diff-output", "git diff --output=../outside/diff", "git diff"),
     Case("git-grep-pager", "git grep -O'touch pwned' notes", "git grep notes"),
+    # --- git's redirects: commondir, a .git file, alternates, a nested repository ---------
+    Case(
+        "python-plants-commondir",
+        'python3 -c \'open(".git/commondir", "w").write("../evil")\'',
+        "python3 -c 'print(1)'",
+        evil_gitdir,
+    ),
+    Case(
+        "python-plants-nested-commondir",
+        'python3 -c \'open("sub/.git/commondir", "w").write("../../evil")\'',
+        "python3 -c 'print(1)'",
+        evil_gitdir,
+    ),
+    Case(
+        "python-plants-alternates",
+        'python3 -c \'open(".git/objects/info/alternates", "w").write("/x")\'',
+        "python3 -c 'print(1)'",
+    ),
+    Case(
+        "python-rewrites-nested-config",
+        'python3 -c \'open("sub/.git/config", "a").write("[core]\\nfsmonitor=x\\n")\'',
+        "python3 -c 'print(1)'",
+        evil_gitdir,
+    ),
+    Case(
+        "tar-plants-commondir",
+        "tar -xf planted.tar",
+        "ls",
+        lambda ws: (
+            evil_gitdir(ws),
+            (ws / "staging").mkdir(),
+            (ws / "staging" / ".git").mkdir(),
+            (ws / "staging" / ".git" / "commondir").write_text("../evil\n"),
+            subprocess.run(
+                ["tar", "-cf", str(ws / "planted.tar"), "-C", str(ws / "staging"), ".git"],
+                check=True,
+            ),
+        ),
+    ),
     # --- find ---------------------------------------------------------------------------
     Case("find-exec", "find . -name '*.tmp' -exec touch pwned \\;", "find . -name '*.tmp'"),
     Case("find-execdir", "find . -execdir touch pwned \\;", "find . -name '*.tmp'"),
@@ -344,6 +411,14 @@ CASES = [
         home=True,
     ),
     Case(
+        "home-tar-extract",
+        "tar -xf deps.tar",
+        "ls",
+        setup=home_archive,
+        home=True,
+        warns="home folder",
+    ),
+    Case(
         "home-python-ipython",
         'python3 -c \'open(".ipython/profile_default/startup/0.py", "w")\'',
         "python3 -c 'print(1)'",
@@ -445,6 +520,9 @@ def snapshot(*roots: Path) -> dict[str, str]:
         if not os.path.lexists(root):
             seen[str(root)] = "missing"
             continue
+        if not root.is_dir():  # a file: its content (os.walk would see nothing)
+            seen[str(root)] = hashlib.sha256(root.read_bytes()).hexdigest()
+            continue
         for folder, dirs, files in os.walk(root):
             for name in dirs + files:
                 path = Path(folder, name)
@@ -459,8 +537,10 @@ def snapshot(*roots: Path) -> dict[str, str]:
 
 
 def protected(ws: Path) -> list[Path]:
-    hooks, home = ws / ".husky", [ws / ".bashrc", ws / ".zshrc", ws / ".ipython"]
-    return [ws / ".git" / "config", ws / ".git" / "hooks", ws / ".jupyter_agent", hooks, *home]
+    hooks, home = ws / ".husky", [ws / ".bashrc", ws / ".zshrc", ws / ".ipython", ws / ".config"]
+    git = [ws / ".git" / name for name in ("config", "hooks", "commondir", "info")]
+    git += [ws / ".git/objects/info/alternates", ws / "sub/.git/config", ws / "sub/.git/commondir"]
+    return [*git, ws / ".jupyter_agent", hooks, *home]
 
 
 def lingering(ws: Path, mark: str) -> list[str]:

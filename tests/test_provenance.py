@@ -1,5 +1,5 @@
 """Code the agent changed asks again before it runs, once: approving a run approves that
-version, and the next change asks again."""
+version (its content, whatever the file's times say), and the next change asks again."""
 
 from __future__ import annotations
 
@@ -8,7 +8,11 @@ import os
 from helpers import call, until
 
 from jupyter_agent import Agent, ScriptedModel
-from jupyter_agent.provenance import WrittenFiles
+from jupyter_agent.provenance import WrittenFiles, code_digest
+
+
+def _approve(written: WrittenFiles, path) -> None:
+    written.acknowledge({str(path): code_digest(path)})
 
 
 def test_a_file_is_changed_until_the_user_approves_running_it(tmp_path):
@@ -19,13 +23,55 @@ def test_a_file_is_changed_until_the_user_approves_running_it(tmp_path):
     new.write_text("print(2)\n")
     assert not written.changed(old)
     assert written.changed(new)  # modified since the agent started
-    written.acknowledge([str(new)])
+    _approve(written, new)
     assert not written.changed(new)
     written.add(new)  # the agent writes it again
     assert written.changed(new)
-    written.acknowledge([str(new)])
-    os.utime(new, (2_000_000_000, 2_000_000_000))  # someone changes it after the approval
+    _approve(written, new)
+    os.utime(new, (2_000_000_000, 2_000_000_000))  # touched, not changed: still approved
+    assert not written.changed(new)
+    new.write_text("print(3)\n")  # someone changes it after the approval
     assert written.changed(new)
+
+
+def test_a_rewrite_that_keeps_the_files_times_is_still_a_change(tmp_path):
+    script = tmp_path / "job.py"
+    script.write_text("print('approved')\n")
+    written = WrittenFiles()
+    _approve(written, script)
+    stamp = script.stat()
+    script.write_text("print('other')\n")  # same length, times put back
+    os.utime(script, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))
+    assert written.changed(script)
+
+
+def test_an_approval_is_of_the_content_the_card_was_shown_for(tmp_path):
+    script = tmp_path / "job.py"
+    script.write_text("print('shown')\n")
+    shown = code_digest(script)
+    script.write_text("print('written while the card waited')\n")
+    written = WrittenFiles()
+    written.acknowledge({str(script): shown})  # the user clicks Allow now
+    assert written.changed(script)
+
+
+def test_a_link_pointed_elsewhere_is_a_change(tmp_path):
+    (tmp_path / "a.py").write_text("print('a')\n")
+    (tmp_path / "b.py").write_text("print('b')\n")
+    link = tmp_path / "run.py"
+    link.symlink_to("a.py")
+    before = code_digest(link)
+    link.unlink()
+    link.symlink_to("b.py")
+    assert code_digest(link) != before
+
+
+def test_a_fifo_or_a_device_is_bound_by_its_type_without_blocking(tmp_path):
+    fifo = tmp_path / "script.py"
+    os.mkfifo(fifo)
+    first = code_digest(fifo)  # would block for ever if it were opened for reading
+    assert first == code_digest(fifo)
+    assert code_digest("/dev/null") != code_digest(tmp_path / "missing.py")
 
 
 def test_the_code_a_script_may_import_is_what_the_agent_wrote(tmp_path):

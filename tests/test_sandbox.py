@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from jupyter_agent.atomic import atomic_write_text
 from jupyter_agent.errors import ToolError
+from jupyter_agent.paths import Root
 from jupyter_agent.sandbox import Sandbox
 from jupyter_agent.tools import ToolContext, sandbox_for
 
@@ -223,6 +223,10 @@ def test_close_matches_never_suggest_refused_files(sb, workspace):
 
 
 # --- atomic writes ------------------------------------------------------------------
+
+
+def atomic_write_text(target, text):
+    Root(target.parent).write(target.name, text.encode())
 
 
 def test_atomic_write_keeps_the_permission_bits(workspace):

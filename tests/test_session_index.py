@@ -133,7 +133,7 @@ async def test_a_compactions_summary_is_found_as_a_summary(workspace: Path) -> N
     assert hit.role == "summary"
 
 
-@pytest.mark.parametrize("damage", ["deleted", "garbage", "truncated", "older schema"])
+@pytest.mark.parametrize("damage", ["deleted", "truncated", "older schema", "before its id"])
 def test_a_missing_damaged_or_older_index_is_rebuilt_from_the_histories(
     workspace: Path, damage: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -150,6 +150,10 @@ def test_a_missing_damaged_or_older_index_is_rebuilt_from_the_histories(
         path.write_bytes(b"this is not a database" * 500)
     elif damage == "truncated":
         path.write_bytes(path.read_bytes()[:1500])
+    elif damage == "before its id":  # as a version that did not mark its files made it
+        with sqlite3.connect(path) as db:
+            db.execute("PRAGMA application_id = 0")
+        db.close()
     else:
         monkeypatch.setattr(si, "SCHEMA_VERSION", si.SCHEMA_VERSION + 1)
         monkeypatch.setattr(
@@ -189,6 +193,33 @@ def test_an_index_with_a_schema_of_someone_elses_is_made_again(
     finally:
         db.close()
     assert "spy" not in names
+
+
+def test_a_file_that_is_not_an_index_of_ours_is_left_alone_and_searched_around(
+    workspace: Path,
+) -> None:
+    """Something else at the index's place (not a database, another program's database)
+    is not ours to rebuild: it stays byte for byte, and searches run on an index in memory."""
+    saved(workspace, "s1", "tune the gradient boosting model")
+    path = workspace / SESSIONS_DIR / INDEX_FILE
+    for content in (b"this is not a database" * 500, _foreign_database(workspace)):
+        path.write_bytes(content)
+        index = index_of(workspace)
+        assert [h.session_id for h in index.search("boosting")] == ["s1"]
+        assert index.refused is not None and str(path) in index.refused
+        assert path.read_bytes() == content
+        assert [p.name for p in path.parent.iterdir() if p.name.startswith(INDEX_FILE)] == [
+            INDEX_FILE
+        ]
+
+
+def _foreign_database(workspace: Path) -> bytes:
+    other = workspace.parent / "other.sqlite"
+    with sqlite3.connect(other) as db:
+        db.execute("CREATE TABLE entries (x)")
+        db.execute("INSERT INTO entries VALUES ('precious')")
+    db.close()
+    return other.read_bytes()
 
 
 def test_a_torn_or_invalid_session_is_skipped_not_fatal(workspace: Path) -> None:
@@ -246,8 +277,9 @@ def test_a_failure_to_index_never_breaks_a_session_write(
     assert [m.text for m in Session.load(workspace, "s1").history] == ["still saved"]
     assert session.path is not None and (session.path / "metadata.json").exists()
     assert "could not open the session index" in caplog.text
-    with pytest.raises(SearchError, match="cannot be opened"):
-        index_of(workspace).search("still")
+    index = index_of(workspace)
+    assert [h.session_id for h in index.search("still")] == ["s1"]  # in memory
+    assert index.refused is not None and "is a folder" in index.refused
 
 
 def test_the_index_holds_no_more_than_the_history_secrets_masked(workspace: Path) -> None:

@@ -112,6 +112,12 @@ export const BridgeErrors = {
       {},
       'the notebook has no running kernel in JupyterLab, so its cells cannot run'
     ),
+  source_changed: (id: string) =>
+    new BridgeError(
+      'source_changed',
+      { cell_id: id },
+      `cell ${id} holds other code than the run expected; nothing ran`
+    ),
   failed: (message: string) =>
     new BridgeError('failed', {}, message || 'operation failed')
 } satisfies Constructors;

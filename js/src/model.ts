@@ -6,6 +6,7 @@ import type { PartialJSONObject, PartialJSONValue } from '@lumino/coreutils';
 import { DisposableDelegate, type IDisposable } from '@lumino/disposable';
 
 import { type BridgeError, BridgeErrors, asBridgeError } from './errors';
+import { PROTOCOL_VERSION } from './protocol';
 import {
   FRONTEND,
   type BridgeReply,
@@ -62,7 +63,9 @@ export function pingResult(
   const result: PartialJSONObject = {
     path: target.path,
     frontend: FRONTEND,
-    version
+    version,
+    // The protocol this extension speaks: from 2, `run` checks an expected source.
+    protocol: PROTOCOL_VERSION
   };
   if ((target.protocol ?? 0) >= 1 && target.instance) {
     result.instance = target.instance;

@@ -203,7 +203,8 @@ export function registerNotebookOperations(
         target,
         args.string('cell_id'),
         args.seconds('timeout'),
-        running
+        running,
+        args.optionalString('source')
       );
     },
 
@@ -351,12 +352,18 @@ class Running {
  * count advances) and resolve once the execution ended. After `timeout`
  * seconds the kernel is interrupted and the reply says `timeout`; a cell
  * that ignores the interrupt is given up on after INTERRUPT_GRACE_MS.
+ *
+ * With `expected` (the source the user approved), the cell runs only if it
+ * holds exactly that: compared in the same synchronous step in which
+ * CodeCell.execute reads the source it sends, so no edit (the user's, a
+ * collaborator's, the agent's) can land in between; else `source_changed`.
  */
 async function run(
   target: INotebookTarget,
   cellId: string,
   timeout: number | null,
-  running: Running
+  running: Running,
+  expected?: string
 ): Promise<PartialJSONValue> {
   modelOf(target);
   const panel: NotebookPanel | null = target.panel;
@@ -381,6 +388,11 @@ async function run(
   // iopub: the kernel's later messages (an interrupt asked for by a stopped run) come
   // after it on the same channel, while the execute reply, on another, may come later.
   const source = widget.model.sharedModel.getSource();
+  // No await from here to CodeCell.execute, which reads the source it sends in
+  // its first synchronous step: what runs is what was compared.
+  if (expected !== undefined && source !== expected) {
+    throw BridgeErrors.source_changed(cellId);
+  }
   let requestId: string | undefined;
   const onIopub = (_: unknown, msg: KernelMessage.IIOPubMessage): void => {
     const parent = (msg.parent_header as Partial<KernelMessage.IHeader>).msg_id;

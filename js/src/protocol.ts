@@ -9,7 +9,7 @@
 export const COMM_TARGET = 'jupyter_agent';
 
 /** The protocol version the kernel side speaks. */
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
 
 /** The operations every frontend answers. */
 export const OPERATIONS = [
@@ -91,6 +91,11 @@ export interface IErrorFields {
   no_view: Record<string, never>;
   /** Running a cell needs the notebook's kernel. */
   no_kernel: Record<string, never>;
+  /** A run named the source it expects and the cell holds other code now (nothing ran). */
+  source_changed: {
+    /** the cell */
+    cell_id: string;
+  };
   /** Anything else the operation threw; only the message says what. */
   failed: Record<string, never>;
 }
@@ -113,5 +118,6 @@ export const ERROR_CODES: readonly ErrorCode[] = [
   'not_code',
   'no_view',
   'no_kernel',
+  'source_changed',
   'failed'
 ];

@@ -15,6 +15,7 @@ import {
   wireCell
 } from '../src/cells';
 import { defersPing, isAddressedTo, pingResult } from '../src/model';
+import { PROTOCOL_VERSION } from '../src/protocol';
 
 /** Apply a sourceEdit the way YCell.updateSource does. */
 function apply(old: string, next: string): string {
@@ -369,7 +370,8 @@ describe('addressing', () => {
     assert.deepEqual(pingResult({ path: 'a.ipynb', instance: 'i1' }, '9.9.9'), {
       path: 'a.ipynb',
       frontend: 'jupyterlab',
-      version: '9.9.9'
+      version: '9.9.9',
+      protocol: PROTOCOL_VERSION
     });
     assert.deepEqual(
       pingResult({ path: 'a.ipynb', instance: 'i1', protocol: 1 }, '9.9.9'),
@@ -377,8 +379,18 @@ describe('addressing', () => {
         path: 'a.ipynb',
         frontend: 'jupyterlab',
         version: '9.9.9',
+        protocol: PROTOCOL_VERSION,
         instance: 'i1'
       }
+    );
+  });
+
+  it("ping says the extension checks a run's expected source", () => {
+    // The kernel runs an approved cell only on a frontend that says so.
+    assert.ok(PROTOCOL_VERSION >= 2);
+    assert.equal(
+      pingResult({ path: 'a.ipynb' }, '1').protocol,
+      PROTOCOL_VERSION
     );
   });
 });

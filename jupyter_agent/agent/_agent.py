@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import weakref
 from collections.abc import AsyncIterator, Callable, Iterable
 from pathlib import Path
@@ -13,7 +14,12 @@ from ..commands import OsSandbox, SandboxSettings
 from ..credentials import stored_secrets
 from ..errors import AgentBusy
 from ..events import Event, PanelAction, RunAction, WarningEvent
-from ..instructions import REMEMBER_HEADER, ProjectInstructions, read_instructions
+from ..instructions import (
+    REMEMBER_HEADER,
+    REMEMBER_LIMIT,
+    ProjectInstructions,
+    read_instructions,
+)
 from ..mcp import McpServerConfig, McpServers
 from ..messages import STOPPED_NOTE, Message, MessageType, ToolUseBlock, encodable, new_id
 from ..models import (
@@ -27,6 +33,7 @@ from ..models import (
 )
 from ..notebook import ChangeLog, NotebookBridge
 from ..notebook_file import FileBridge
+from ..paths import Root
 from ..permissions import ACTOR, BUILTIN_ROLES, Permission, PermissionPolicy, Role
 from ..provenance import WrittenFiles
 from ..redaction import Secrets, environment_secrets
@@ -36,6 +43,7 @@ from ..sandbox import Sandbox
 from ..session_index import SESSIONS_DIR, SessionHit, SessionIndex
 from ..settings import (
     Settings,
+    SettingsError,
     find_settings,
     is_trusted,
     load_settings,
@@ -50,6 +58,7 @@ from ..tools.files import FILE_TOOLS
 from ..tools.notebook import NOTEBOOK_TOOLS
 from ..tools.sessions import SESSION_TOOLS
 from ..tools.shell import SHELL_TOOLS, workspace_os_sandbox
+from ..trust import TrustPrompt, untrusted_part
 from ._bus import EventBus
 from ._context import Context, ContextPolicy
 from ._handle import RunHandle
@@ -247,6 +256,14 @@ class Agent:
             provider=self.model.provider,
             model_string=self._model_written,
         )
+        if self.session.unsaved:
+            self._notices.append(
+                (
+                    "This conversation is kept in memory only, not saved in the workspace: "
+                    f"{self.session.unsaved}",
+                    None,
+                )
+            )
         self._run: Run | None = None
         runtime.add(self)
 
@@ -323,48 +340,56 @@ class Agent:
 
     def _read_settings(self, given: str | Path | Settings | None) -> tuple[Settings | None, bool]:
         """Read the user's and the workspace's settings into ``self.settings`` and the roles.
-        A workspace the user has not trusted may only narrow: see :meth:`Settings.untrusted`.
-        Returns the user's settings (``None`` when they are the workspace's own) and whether
-        the workspace is the home folder."""
+        A workspace the user has not trusted may only narrow: :attr:`trust_prompt` lists
+        what trusting it would enable (see :mod:`jupyter_agent.trust`). Returns the user's
+        settings (``None`` when they are the workspace's own) and whether the workspace is
+        the home folder."""
         if isinstance(given, (str, Path)):
             given = load_settings(given)
         found = given if given is not None else find_settings(self.workspace)
         user = user_settings()
         home = user is not None and found is not None and user.source == found.source
         if home:
-            user = None  # one file, read once (as the workspace's, trusted as the user's)
+            # One file, read once: the user's own (its rules explained as the user's).
+            found, user = (given if given is not None else user), None
         # Settings a program passes in are its own choice; a folder's file is trusted only
         # once the user said so.
-        self.trusted = given is not None or home or is_trusted(self.workspace)
-        left_out: list[str] = []
+        trusted = given is not None or home or is_trusted(self.workspace)
+        self._use_settings(found, user, trusted=trusted)
+        return user, home
+
+    def _use_settings(
+        self, found: Settings | None, user: Settings | None, *, trusted: bool
+    ) -> None:
+        """Apply the workspace's settings ``found`` beside the ``user``'s: all of them when
+        ``trusted``, else the part that only narrows (the rest makes the trust prompt)."""
+        self.trusted = trusted
+        self.trust_prompt: TrustPrompt | None = None
+        """What trusting this folder would enable (``None``: nothing waits for trust)."""
         if found is not None and not self.trusted:
-            found, left_out = found.untrusted()
+            found, prompt = untrusted_part(found, user, self.workspace)
+            self.trust_prompt = prompt if prompt.effects else None
         self.settings = found
         confined = None if self.trusted else self.workspace
+        problems: list[str] = []
         roles = [
             *(user.make_roles() if user else []),
-            *(found.make_roles(confined_to=confined, left_out=left_out) if found else []),
+            *(found.make_roles(confined_to=confined, left_out=problems) if found else []),
         ]
         self.roles: dict[str, Role] = {
             **BUILTIN_ROLES,
             **{r.name: r for r in roles},
             **{r.name: r for r in self._own_roles},
         }
-        self.untrusted_settings = left_out
-        """What this folder's settings asked for and did not get (it is not trusted)."""
-        if left_out and found is not None:
-            self._notices.append(
-                (
-                    f"This folder's settings ({found.source}) were applied only in part, "
-                    "because you have not trusted this folder: a folder you cloned or "
-                    "downloaded may not widen what the agent can do. Left out: "
-                    + "; ".join(left_out)
-                    + ". To apply them, trust the folder: the button here, `%agent trust`, "
-                    "or agent.trust_workspace().",
-                    "trust_workspace",
-                )
-            )
-        return user, home
+        if self.trust_prompt is not None:
+            self._notice(self.trust_prompt.text(), "trust_workspace")
+        if problems and found is not None:
+            self._notice(f"Some roles of {found.source} were left out: " + "; ".join(problems))
+
+    def _notice(self, message: str, action: PanelAction | None = None) -> None:
+        """Say ``message`` once, as the next run starts (not again if it waits already)."""
+        if (message, action) not in self._notices:
+            self._notices.append((message, action))
 
     def _model_settings(
         self, user: Settings | None
@@ -434,18 +459,39 @@ class Agent:
         return await self.mcp.sync(self.tools, role.permissions)
 
     def _settings_rules(self, user: Settings | None) -> Rules:
-        rules = self.settings.make_rules() if self.settings else Rules.defaults()
-        if user is not None:
-            rules.add(*user.rules)
-        return rules
+        return (self.settings or Settings()).make_rules(user)
 
-    def trust_workspace(self) -> list[str]:
+    def trust_workspace(self) -> TrustPrompt:
         """Trust this folder's settings from now on (remembered in the user's settings):
-        its roles and allow rules apply. Returns what now applies that did not."""
-        trust(self.workspace)
-        newly = self.untrusted_settings
+        everything the trust prompt listed applies. Returns what now applies that did not:
+        the prompt as it was shown (a key written in the file named, not shown).
+
+        Raises :class:`~jupyter_agent.settings.SettingsError` when the settings changed
+        since the prompt was made: trust then waits for the new prompt to be seen."""
+        shown = self.trust_prompt
+        newly = (
+            shown
+            or TrustPrompt(
+                folder=str(self.workspace),
+                source=str(self.settings.source if self.settings else ""),
+            )
+        ).hiding(self.secrets.redact)
         self._notices = [n for n in self._notices if n[1] != "trust_workspace"]
-        user, _ = self._read_settings(None)
+        if shown is None:
+            trust(self.workspace)
+            user, _ = self._read_settings(None)
+        else:
+            # What is applied is what was just compared with the prompt: read once.
+            found, user = find_settings(self.workspace), user_settings()
+            now = untrusted_part(found, user, self.workspace)[1] if found else None
+            if now != shown:
+                self._use_settings(found, user, trusted=False)
+                raise SettingsError(
+                    f"This folder's settings ({shown.source}) changed since the trust prompt "
+                    "was made: nothing was trusted. Read the prompt again, then trust."
+                )
+            trust(self.workspace)
+            self._use_settings(found, user, trusted=True)
         if self._cells_from_settings:
             self.cells.policy = self._cell_policy(user)
         if self._context_from_settings:
@@ -462,7 +508,10 @@ class Agent:
         """What a run as ``role`` should say once, as it starts, with the panel action for
         it: settings that were ignored, and, the first time commands may run, that no OS
         sandbox confines them."""
-        notices, self._notices = self._notices, []
+        # Said in the transcript and kept in records of it: a key a settings file writes
+        # (a trust prompt shows its values) is named, not shown.
+        notices = [(self.secrets.redact(m), a) for m, a in self._notices]
+        self._notices = []
         tool = self.tools.get("execute_command")
         if (
             not self._sandbox_noted
@@ -483,7 +532,12 @@ class Agent:
 
     def attach_notebook(self, notebook: str | Path | NotebookBridge) -> NotebookBridge:
         """Work on ``notebook`` (a bridge, or a path edited as a file) with the notebook tools."""
-        bridge = notebook if isinstance(notebook, NotebookBridge) else FileBridge(notebook)
+        if isinstance(notebook, NotebookBridge):
+            bridge = notebook
+        else:  # beneath the workspace when it lies there, else beneath its own folder
+            folder = Path(os.path.realpath(os.path.dirname(os.path.abspath(notebook))))
+            inside = folder == self.workspace or self.workspace in folder.parents
+            bridge = FileBridge(notebook, root=self.workspace if inside else None)
         self.resources.insert(bridge, NotebookBridge)
         for t in NOTEBOOK_TOOLS:
             self.tools.register(t, replace=True)
@@ -538,15 +592,15 @@ class Agent:
         if not line:
             raise ValueError("say what to remember: %agent remember TEXT")
         path = self.workspace / "AGENTS.md"
-        exists = path.is_file()
-        old = ""
-        if exists:
-            try:
-                old = path.read_text(encoding="utf-8")
-            except UnicodeDecodeError:
-                raise ValueError(f"{path} is not UTF-8 text: edit it yourself") from None
-        elif path.is_symlink() or path.exists():
-            raise ValueError(f"{path} is not a file: edit it yourself")
+        try:  # through the path gate: a link out of the workspace or a FIFO is refused
+            old = Root(self.workspace).read("AGENTS.md", limit=REMEMBER_LIMIT).decode()
+            exists = True
+        except FileNotFoundError:
+            old, exists = "", False
+        except UnicodeDecodeError:
+            raise ValueError(f"{path} is not UTF-8 text: edit it yourself") from None
+        except OSError as exc:  # a link out, not a regular file, too large
+            raise ValueError(f"{path} cannot be added to: {exc}. Edit it yourself.") from None
         head = old if not old or old.endswith("\n") else old + "\n"
         content = (head if exists else REMEMBER_HEADER) + f"- {line}\n"
         call = ToolUseBlock(

@@ -7,12 +7,18 @@ step is a small function below. A step that refuses raises :class:`ToolError` (o
 :class:`ToolDenied`) and the call's result says why; whatever ends the run
 (:class:`StopRun`, a cancellation) passes through, and every call of the turn still
 gets a result, so the history stays valid.
+
+An Allow is bound to what its card showed (:mod:`jupyter_agent.approvals`): the tool
+checks it at the moment it acts, and a call whose content changed meanwhile raises
+:class:`ChangedSinceShown` and is decided again — a fresh card showing it as it is now,
+with a line saying what changed — at most :data:`ASKS_WHEN_CHANGED` times.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import sys
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -21,14 +27,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._wording import visible
-from ..approvals import ApprovalPreview
+from ..approvals import Bound, ChangedSinceShown, Grant, NotShown, Shown, file_key
 from ..errors import ToolDenied, ToolError, ToolInterrupted
 from ..events import ToolEndEvent, ToolStartEvent
 from ..input_limit import oversized, refusal
 from ..messages import INTERRUPTED_RESULT, Message, ToolResultBlock, ToolUseBlock, encodable
 from ..messages import tool_result as result_block
 from ..permissions import Allow, Ask, Deny, Hazard, ToolCall
-from ..provenance import WrittenFiles
+from ..provenance import WrittenFiles, code_digest
 from ..states import AgentState
 from ..tools import Tool, ToolContext, ToolOutput
 from ._limits import StopRun
@@ -48,6 +54,10 @@ TRUNCATED_CALL = (
     "so the input was cut off. Make a smaller step (for example, write the content "
     "in several smaller edits)."
 )
+
+ASKS_WHEN_CHANGED = 3
+"""How many times a call is decided (and its card shown) while what it acts on keeps
+changing under it; then it fails, having run nothing."""
 
 
 async def execute(
@@ -176,38 +186,69 @@ async def dispatch(run: Run, block: ToolUseBlock, truncated: bool) -> ToolResult
     )
     run.set_state(AgentState.tool_executing, detail=block.name)
     started = time.monotonic()
-    waited = run.user.waited = 0.0  # for the user's approval: not the tool's time
+    run.user.waited = 0.0  # for the user's approvals: not the tool's time
     try:
         tool = _offered(run, block, tool, truncated)
         _check_role(run, tool)
         kwargs = tool.validate(block.input)
         ctx = _context(run, block)
         call = _call(run, tool, block, summary)
-        hazards: list[Hazard] = []
-        if tool.assesses:
-            # Off the loop: a long line's parse and its path checks must not delay a Stop.
-            hazards = await asyncio.to_thread(tool.assess, ctx, kwargs)
-        preview = _preview_of(tool, ctx, kwargs)
-        waited = await _permit(run, hazards, call, block.id, preview)
-        output = await tool.invoke(ctx, kwargs)
+        output = await _permitted(run, tool, ctx, kwargs, call)
     except StopRun:
         raise
     except ToolError as exc:
         output = ToolOutput(str(exc), is_error=True)
-        waited = run.user.waited
     except Exception as exc:
         log.debug("tool %s raised", block.name, exc_info=True)
         output = ToolOutput(f"{block.name} failed: {type(exc).__name__}: {exc}", is_error=True)
+    waited = run.user.waited
     return _result(run, block, output, max(0.0, time.monotonic() - started - waited))
+
+
+async def _permitted(
+    run: Run, tool: Tool, ctx: ToolContext, kwargs: dict[str, Any], call: ToolCall
+) -> ToolOutput:
+    """Decide the call (hazards, policy, the user), then run it with the user's Allow; a
+    call whose content changed since it was decided is decided again, with a line on its
+    card saying what changed, at most :data:`ASKS_WHEN_CHANGED` times."""
+    changed: list[str] = []
+    while True:
+        hazards: list[Hazard] = []
+        if tool.assesses:
+            # Off the loop: a long line's parse and its path checks must not delay a Stop.
+            hazards = await asyncio.to_thread(tool.assess, ctx, kwargs)
+        ctx.approval = await _permit(
+            run, hazards, call, ctx.tool_use_id, _preview_of(tool, ctx, kwargs), changed
+        )
+        try:
+            if ctx.approval is not None and ctx.approval.blind:
+                # The card showed nothing of what the call acts on: nothing to hold it to.
+                raise NotShown(ctx.approval.blind)
+            return await tool.invoke(ctx, kwargs)
+        except ChangedSinceShown as exc:
+            changed.append(exc.what)
+            if len(changed) >= ASKS_WHEN_CHANGED and isinstance(exc, NotShown):
+                raise ToolError(
+                    f"Not run: its approval card could not show what it would act on "
+                    f"({exc.why}), each of the {len(changed)} times it asked, and nothing runs "
+                    "that a card did not show. Make the call smaller or simpler, then retry."
+                ) from None
+            if len(changed) >= ASKS_WHEN_CHANGED:
+                raise ToolError(
+                    f"Not run: {exc.what} changed after each of the {len(changed)} times this "
+                    "call was approved, so nothing ran. Something else keeps changing it "
+                    "(another subagent, a running cell, the user or another program): wait "
+                    "until it is settled, read it again, then retry."
+                ) from None
 
 
 def _preview_of(
     tool: Tool, ctx: ToolContext, kwargs: dict[str, Any]
-) -> Callable[[], Awaitable[ApprovalPreview | None]] | None:
+) -> Callable[[], Awaitable[Shown]] | None:
     """What the approval card shows of the call, computed only if the call asks."""
     if not tool.previews:
         return None
-    return lambda: tool.preview(ctx, kwargs)
+    return lambda: tool.show(ctx, kwargs)
 
 
 def _offered(run: Run, block: ToolUseBlock, tool: Tool | None, truncated: bool) -> Tool:
@@ -276,41 +317,75 @@ async def _permit(
     hazards: list[Hazard],
     call: ToolCall,
     tool_use_id: str,
-    preview: Callable[[], Awaitable[ApprovalPreview | None]] | None = None,
-) -> float:
-    """Refuse the call, ask the user, or let it run; the seconds spent waiting for the
-    user. A hazard (a write outside the workspace, a changed script about to run) is beyond
-    any policy: refused, or asked about with a warning even when a rule allows the call."""
+    preview: Callable[[], Awaitable[Shown]] | None = None,
+    changed: Sequence[str] = (),
+) -> Grant | None:
+    """Refuse the call, ask the user, or let it run: the user's Allow, bound to what the
+    card showed (None when no card was needed). A hazard (a write outside the workspace, a
+    changed script about to run) is beyond any policy: refused, or asked about with a
+    warning even when a rule allows the call. ``changed``: what changed under the call
+    since it was last decided (said on the card)."""
     refused = [h.reason for h in hazards if h.action == "refuse"]
     if refused:
         raise ToolDenied("\n".join(dict.fromkeys(refused)))
-    decision = _decide(run, call)
+    # Off the loop: settings patterns are time-bounded, and a long command line's parse is
+    # not, and neither may delay a Stop.
+    decision = await asyncio.to_thread(_decide, run, call)
     warnings = list(dict.fromkeys(h.reason for h in hazards if h.action == "ask"))
     match decision:
         case Deny():
             raise ToolDenied(f"Refused by a permission rule: {decision.reason or 'denied'}.")
         case Allow():
             if not warnings:
-                return 0.0
+                return None
             # Asked only for its warnings: nothing to remember, it asks again next time.
-            allowed = await run.user.approve(
-                call, tool_use_id, "", warnings, rememberable=False, preview=preview
-            )
+            reason, rememberable = "", False
         case Ask():
-            allowed = await run.user.approve(
-                call, tool_use_id, decision.reason, warnings, preview=preview
-            )
+            # A warning of a kind no rule may cover (a path that runs code later): nothing
+            # "Always allow" could keep, so it is not offered.
+            keep = all(h.rememberable for h in hazards if h.action == "ask")
+            reason, rememberable = decision.reason, keep
         case _:
             assert_never(decision)
-    if not allowed:
+    if changed:
+        warnings.insert(0, _changed_line(changed[-1]))
+    # The code the command runs, as it is now: what this card approves running.
+    scripts = await asyncio.to_thread(
+        _bound_files, [p for h in hazards for p in h.paths], run.agent.workspace
+    )
+    grant = await run.user.approve(
+        call,
+        tool_use_id,
+        reason,
+        warnings,
+        rememberable=rememberable,
+        preview=preview,
+        bound=scripts,
+    )
+    if grant is None:
         raise ToolDenied(
             "The user declined this call. Do not repeat it; take another approach "
             "or ask the user what they want."
         )
     written = run.agent.resources.get(WrittenFiles)
-    if written is not None:  # the user has now seen this code run: it asks again if changed
-        written.acknowledge(p for h in hazards for p in h.paths)
-    return run.user.waited
+    if written is not None and scripts:
+        # The user has now approved running this code as the card was shown for: running it
+        # asks again once it is not that content any more.
+        written.acknowledge({b.path: b.digest for b in scripts if b.path is not None})
+    return grant
+
+
+def _changed_line(what: str) -> str:
+    return f"Changed since the last approval: {what}. This card shows it as it is now."
+
+
+def _bound_files(paths: Sequence[str], workspace: Path) -> tuple[Bound, ...]:
+    """The files a command runs, bound as they are now (their path, where it leads and the
+    bytes there)."""
+    bound: list[Bound] = []
+    for path in dict.fromkeys(os.path.abspath(p) for p in paths):
+        bound.append(Bound(file_key(path), _relative(path, workspace), code_digest(path)))
+    return tuple(bound)
 
 
 def _decide(run: Run, call: ToolCall) -> Allow | Deny | Ask:

@@ -4,7 +4,8 @@ At most one question and one approval wait at a time, each a typed pending objec
 (:class:`PendingQuestion`, :class:`PendingApproval`) the handle reads. A wait ends with
 the user's answer, with the run's question timeout (the run stops with
 ``input_timeout``: it never decides for the user), or with the run's end, which
-cancels whatever still waits.
+cancels whatever still waits. An Allow is a :class:`~jupyter_agent.approvals.Grant`
+holding the digests of what the card showed, for the tool to check when it acts.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
-from ..approvals import ApprovalPreview, RememberOption, map_text
+from ..approvals import Bound, Grant, RememberOption, Shown, map_text
 from ..events import (
     AnswerEvent,
     PermissionRequestEvent,
@@ -38,7 +39,8 @@ T = TypeVar("T")
 log = logging.getLogger(__name__)
 
 PREVIEW_TIMEOUT = 5.0
-"""Seconds a tool's preview may take; the card shows none after that, and still asks."""
+"""Seconds a tool's preview may take; after that the card says it cannot show the call,
+and its Allow runs nothing (the call is asked about again)."""
 
 
 @dataclass(frozen=True)
@@ -80,8 +82,8 @@ class UserInteraction:
         self.waiting = asyncio.Event()
         """Set while a question or an approval waits for the user."""
         self.waited = 0.0
-        """Seconds the last approval waited for the user (its preview included), so a
-        tool's time is its own work only."""
+        """Seconds the approvals of the current call waited for the user (their previews
+        included), so a tool's time is its own work only (the dispatcher resets it)."""
 
     async def ask(self, question: Question) -> tuple[str, QuestionOption | None]:
         """Show ``question`` and wait for the user's answer (value, chosen option)."""
@@ -117,16 +119,26 @@ class UserInteraction:
         warnings: list[str],
         *,
         rememberable: bool = True,
-        preview: Callable[[], Awaitable[ApprovalPreview | None]] | None = None,
-    ) -> bool:
-        """Show ``call`` for approval and wait; True when the user allows it. ``preview``
-        computes what the card shows of the call; one that fails or is slow shows none."""
+        preview: Callable[[], Awaitable[Shown]] | None = None,
+        bound: tuple[Bound, ...] = (),
+    ) -> Grant | None:
+        """Show ``call`` for approval and wait: the user's Allow, bound to what the card
+        showed (the preview's bound content and ``bound``), or None when they declined.
+        ``preview`` computes what the card shows of the call; one that fails or is slow
+        shows none (and binds nothing)."""
         run = self._run
         secrets = run.agent.secrets
         asked = time.monotonic()
         options = self._remember_options(call) if rememberable else []
         offered = "; ".join(options[0].rules) if options else None
-        shown = await _preview(preview, call.name)
+        computed = await _preview(preview, call.name)
+        shown = computed.card
+        if computed.unavailable:
+            warnings = [
+                f"What this call would act on could not be shown ({computed.unavailable}), "
+                "so it will not run from this card: Allow asks again once it can be shown.",
+                *warnings,
+            ]
         pending = self.approval = PendingApproval(
             new_id(), call, asyncio.get_running_loop().create_future()
         )
@@ -162,7 +174,7 @@ class UserInteraction:
             ) from None
         finally:
             self.approval = None
-            self.waited = time.monotonic() - asked
+            self.waited += time.monotonic() - asked
         allowed, remember = verdict.allowed, verdict.remember
         scope = verdict.scope if verdict.scope is not None or not options else options[0].id
         rule = None
@@ -180,7 +192,9 @@ class UserInteraction:
         )
         if not run.state.terminal:
             run.set_state(AgentState.tool_executing, detail=call.name)
-        return allowed
+        if not allowed:
+            return None
+        return Grant(computed.bound + bound, tuple(warnings), blind=computed.unavailable)
 
     def _remember_options(self, call: ToolCall) -> list[RememberOption]:
         """The scopes "Always allow" may take (a policy without scopes: its one rule)."""
@@ -245,17 +259,19 @@ class UserInteraction:
             self.approval.verdict.cancel()
 
 
-async def _preview(
-    compute: Callable[[], Awaitable[ApprovalPreview | None]] | None, tool: str
-) -> ApprovalPreview | None:
-    """The call's preview, or ``None`` when there is none, it fails or it is slow: a
-    preview never keeps the user from being asked."""
+async def _preview(compute: Callable[[], Awaitable[Shown]] | None, tool: str) -> Shown:
+    """The call's preview, or none when the tool has none. One that fails or is slow says
+    so (:attr:`Shown.unavailable`): the user is still asked, and the call does not run on
+    an Allow of a card that showed nothing of it."""
     if compute is None:
-        return None
+        return Shown()
     try:
         return await asyncio.wait_for(compute(), PREVIEW_TIMEOUT)
     except asyncio.CancelledError:
         raise
-    except Exception:
-        log.warning("the approval preview of %s failed; asking without it", tool, exc_info=True)
-        return None
+    except asyncio.TimeoutError:
+        log.warning("the approval preview of %s took over %g s", tool, PREVIEW_TIMEOUT)
+        return Shown(unavailable=f"reading it took over {PREVIEW_TIMEOUT:g} s")
+    except Exception as exc:
+        log.warning("the approval preview of %s failed", tool, exc_info=True)
+        return Shown(unavailable=f"reading it failed: {type(exc).__name__}")

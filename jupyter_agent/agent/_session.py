@@ -5,6 +5,13 @@ the old or the new version, never half of one. ``history.jsonl`` is append-only,
 one message per line, each batch of records appended whole; a torn last line (a crash
 mid-write) is skipped on load. Nothing secret is ever written: messages and metadata only.
 
+Every file here is opened through the path gate (:mod:`jupyter_agent.paths`), from the
+workspace down, in a folder that admits no link: a cloned repository that plants
+``.jupyter_agent/sessions`` (or a session's files) as links gets a refusal, never our writes
+and never another project's conversations. A session that cannot be kept on disk for that
+reason is kept in memory, and :attr:`Session.unsaved` says why. Session files are read only
+when they are regular files, and within :data:`METADATA_LIMIT` / :data:`HISTORY_LIMIT` bytes.
+
 Inside an event loop the writes wait for the loop's next turn, so what a step records
 (the reply, the tool results, the metadata) goes to disk in one batch when the run next
 waits. A run also holds the writes while it sends a request (:meth:`Session.hold_writes`)
@@ -27,13 +34,13 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
-from ..atomic import atomic_write_bytes
 from ..context_view import ModelView, View
 from ..errors import SessionError
 from ..messages import Message, MessageAdapter, encodable, new_id
 from ..models import Usage
+from ..paths import FileTooLarge, PathRefused, Root
 from ..plans import Plan, StepProgress
-from ..session_index import SESSIONS_DIR, index_records
+from ..session_index import SESSIONS_DIR, index_records, sessions_folder
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +48,10 @@ HOLD_LIMIT = 0.5
 """Seconds writes are held at most: a request that cannot go out (no connection yet, the
 SDK backing off before a retry) does not keep the records in memory for longer."""
 FORMAT_VERSION = "1.0"
+METADATA_LIMIT = 16 << 20
+"""Bytes of a ``metadata.json`` read at most (a plan and counters: far less in practice)."""
+HISTORY_LIMIT = 1 << 30
+"""Bytes of a ``history.jsonl`` loaded at most."""
 
 
 class SessionMetadata(BaseModel):
@@ -84,6 +95,11 @@ class Session:
         self._metadata_changed = False
         self._write_scheduled = False
         self._hold: object | None = None
+        self._folder: Root | None = None
+        """The sessions folder, opened through the path gate when first written or read."""
+        self.unsaved: str | None = None
+        """Why a session meant to be kept on disk is kept in memory only (None: it is kept,
+        or was never meant to be)."""
 
     # --- creation and lookup ----------------------------------------------------
 
@@ -96,39 +112,66 @@ class Session:
         session_id: str | None = None,
         **fields: Any,
     ) -> Session:
+        """A new session, kept under ``workspace`` (in memory only without one, or when its
+        sessions folder is refused: see :attr:`unsaved`)."""
         sid = session_id or new_id()
         root = (workspace / SESSIONS_DIR) if (persist and workspace is not None) else None
         session = cls(SessionMetadata(session_id=sid, **fields), [], root)
         if root is not None:
-            if (root / sid).exists():  # session.path
-                raise SessionError(f"session {sid} already exists in {root}")
-            session.save(now=True)  # listed and loadable from the moment it exists
+            try:
+                folder = session._store(create=True)
+                if folder.exists(sid):
+                    raise SessionError(f"session {sid} already exists in {root}")
+                session.save(now=True)  # listed and loadable from the moment it exists
+            except PathRefused as exc:
+                log.warning("session %s is kept in memory only: %s", sid, exc)
+                session.root, session._folder = None, None
+                session.unsaved = str(exc)
         return session
 
     @classmethod
     def load(cls, workspace: Path, session_id: str) -> Session:
         root = workspace / SESSIONS_DIR
-        folder = root / session_id
         try:
-            metadata = SessionMetadata.model_validate_json((folder / "metadata.json").read_bytes())
-        except FileNotFoundError:
+            folder = sessions_folder(root, create=False)
+            raw = folder.read((session_id, "metadata.json"), limit=METADATA_LIMIT)
+            metadata = SessionMetadata.model_validate_json(raw)
+            history = _read_history(folder, session_id)
+        except (FileNotFoundError, NotADirectoryError):
             known = ", ".join(m.session_id for m in cls.list(workspace)[:10]) or "none"
             raise SessionError(f"no session {session_id!r} in {root} (known: {known})") from None
         except ValidationError as exc:
-            raise SessionError(f"{folder / 'metadata.json'} is not valid: {exc}") from exc
-        return cls(metadata, _read_history(folder / "history.jsonl"), root)
+            raise SessionError(
+                f"{root / session_id / 'metadata.json'} is not valid: {exc}"
+            ) from exc
+        except (PathRefused, FileTooLarge) as exc:
+            raise SessionError(f"session {session_id!r} cannot be read: {exc}") from None
+        session = cls(metadata, history, root)
+        session._folder = folder
+        return session
 
     # From here on `list` in the class body is this method: annotations say builtins.list.
     @staticmethod
     def list(workspace: Path) -> builtins.list[SessionMetadata]:
-        """Sessions under ``workspace``, most recently updated first."""
-        root = workspace / SESSIONS_DIR
+        """Sessions under ``workspace``, most recently updated first. A session whose files
+        are not regular files (or are links) is not listed."""
+        try:
+            folder = sessions_folder(workspace / SESSIONS_DIR, create=False)
+            entries = folder.entries()
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+        except PathRefused as exc:
+            log.warning("no sessions listed: %s", exc)
+            return []
         found = []
-        for meta in root.glob("*/metadata.json"):
+        for entry in entries:
+            if not entry.is_dir():
+                continue
             try:
-                found.append(SessionMetadata.model_validate_json(meta.read_bytes()))
+                raw = folder.read((entry.name, "metadata.json"), limit=METADATA_LIMIT)
+                found.append(SessionMetadata.model_validate_json(raw))
             except (OSError, ValidationError):
-                continue  # a session being created, or damaged: not listable
+                continue  # a session being created, damaged, or planted: not listable
         return sorted(found, key=lambda m: m.updated_at, reverse=True)
 
     # --- state ------------------------------------------------------------------
@@ -140,6 +183,13 @@ class Session:
     @property
     def path(self) -> Path | None:
         return None if self.root is None else self.root / self.id
+
+    def _store(self, *, create: bool) -> Root:
+        """The sessions folder through the path gate (opened once, then pinned)."""
+        if self._folder is None:
+            assert self.root is not None
+            self._folder = sessions_folder(self.root, create=create)
+        return self._folder
 
     @property
     def usage(self) -> Usage:
@@ -218,23 +268,21 @@ class Session:
         self._hold = None
         if self.root is None:
             return
-        folder = self.path
-        assert folder is not None
+        store = self._store(create=True)
         records, end, metadata = b"", 0, None
         if self._unwritten:
             if self._log is None:
-                self._log = _open_log(folder)
+                self._log = _open_log(store, self.id)
             records = b"".join(map(_record, self._unwritten))
             _append_whole(self._log, records)
             end = self._log.tell()
             self._unwritten.clear()
         if self._metadata_changed:
-            folder.mkdir(parents=True, exist_ok=True)
             metadata = self.metadata.model_dump_json(indent=1).encode()
             # Atomic, so a crash never leaves half a file; not fsynced, like history.jsonl:
             # it is rewritten at every run's start and end, and an fsync there would cost
             # each run milliseconds to guard against a power cut, not a crash.
-            atomic_write_bytes(folder / "metadata.json", metadata, durable=False)
+            store.write((self.id, "metadata.json"), metadata, make_folders=True, durable=False)
             self._metadata_changed = False
         if records or metadata is not None:
             self._index(records, end, metadata)
@@ -263,11 +311,11 @@ def _record(message: Message) -> bytes:
         return encodable(json.dumps(data, ensure_ascii=False)).encode() + b"\n"
 
 
-def _open_log(folder: Path) -> Any:
+def _open_log(store: Root, session_id: str) -> Any:
     """Open history.jsonl for appending, first cutting off a torn last line."""
-    folder.mkdir(parents=True, exist_ok=True)
+    store.make_folder(session_id)
     # Unbuffered: each write goes straight to the file, so a failed one can be undone.
-    log = open(folder / "history.jsonl", "ab+", buffering=0)  # noqa: SIM115 - kept open
+    log = store.append((session_id, "history.jsonl"))
     log.seek(0)
     data = log.read()
     if data and not data.endswith(b"\n"):
@@ -290,9 +338,10 @@ def _append_whole(log: Any, data: bytes) -> None:
         raise
 
 
-def _read_history(path: Path) -> list[Message]:
+def _read_history(store: Root, session_id: str) -> list[Message]:
+    path = store.absolute((session_id, "history.jsonl"))
     try:
-        lines = path.read_bytes().splitlines()
+        lines = store.read((session_id, "history.jsonl"), limit=HISTORY_LIMIT).splitlines()
     except FileNotFoundError:
         return []
     history = []

@@ -1,6 +1,8 @@
 """Shell commands: what a command line does (parsed with tree-sitter-bash), the checks no
 rule may override, and the OS sandbox commands run in."""
 
+from ._git_overrides import with_git_overrides
+from ._mounts import Protected
 from .analysis import CommandLine, Invocation, PathUse, analyze
 from .hazards import command_hazards
 from .os_sandbox import Launch, OsSandbox, SandboxSettings, SandboxStatus
@@ -11,8 +13,10 @@ __all__ = [
     "Launch",
     "OsSandbox",
     "PathUse",
+    "Protected",
     "SandboxSettings",
     "SandboxStatus",
     "analyze",
     "command_hazards",
+    "with_git_overrides",
 ]

@@ -29,6 +29,9 @@ class Effect:
     """For ``reads``: the program (and subcommand) a read-only rule names."""
     writes: tuple[Word, ...] = ()
     """Files and folders it writes, creates, moves or deletes (those its words name)."""
+    spreads: tuple[Word, ...] = ()
+    """Folders it writes files into whose names only its input knows (an archive it
+    extracts, a patch, a tree it copies whole): what lands there is unknown before it runs."""
     runs: tuple[Run, ...] = ()
     note: str = ""
     """Why it is not read-only, in a few words for the approval card."""

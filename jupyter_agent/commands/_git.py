@@ -111,6 +111,9 @@ def judge_git(name: str, args: tuple[Word, ...]) -> Effect:
             writes=(literal(".git/config"),),
             note=f"`git {sub}` changes git's configuration",
         )
+    if sub in ("apply", "am") and not {"--check", "--stat", "--numstat", "--summary"} & set(values):
+        # From the top of the repository (or here): paths only the patch names.
+        return Effect("writes", spreads=(literal("."),), note=f"`git {sub}` applies a patch")
     if sub == "clone":
         operands = [w for w in rest if not (w.value or "").startswith("-")]
         target = operands[1:2] or [literal(".")]

@@ -1,11 +1,13 @@
-"""The ``/dev/null`` mount-point files bubblewrap leaves on the host, and when they may go.
+"""The mount-point files a launch leaves on the host, and when they may go.
 
 bwrap creates an empty file on the host where it mounts ``/dev/null`` on a missing protected
-path. Invariant: such a file is removed only when no live launch, in any process of this
-user, still uses it. Removing it early would be a hole: unlinking a mount point on the host
-detaches that mount in every sandbox that has it. Only the empty regular file bwrap made is
-ever removed; anything else at that path is someone's work. The markers of a process that
-crashed are swept at the next launch, and its files with them.
+path; a launch itself makes the file of a missing path that must read as some content
+(git's ``commondir``: :attr:`ProtectionPlan.filled`). Invariant: such a file is removed only
+when no live launch, in any process of this user, still uses it. Removing it early would be
+a hole: unlinking a mount point on the host detaches that mount in every sandbox that has
+it. Only the empty regular file bwrap made, or one still holding exactly the content the
+launch wrote, is ever removed; anything else at that path is someone's work. The markers of
+a process that crashed are swept at the next launch, and its files with them.
 """
 
 from __future__ import annotations
@@ -27,13 +29,16 @@ log = logging.getLogger(__name__)
 
 
 class _MountPointLedger:
-    """Which live launches, in any process of this user, use a /dev/null mount-point file.
+    """Which live launches, in any process of this user, use a mount-point file.
 
-    ``<tempdir>/jupyter_agent-mountpoints-<uid>/<hash of the path>/`` holds the path and one
-    marker per live launch, ``<pid>-<process start time>-<n>`` (a reused pid does not look
-    alive). All of it happens under an exclusive ``flock`` on ``lock``: a launch plans its
-    mounts and adds its markers in one locked step before bwrap starts, and a file is removed
-    only when no live marker is left.
+    ``<tempdir>/jupyter_agent-mountpoints-<uid>/`` holds, per file (``<key>``: a hash of its
+    path), ``<key>.path`` (the path), ``<key>.content`` (what the launch wrote in it, when it
+    made it) and one marker per live launch, ``<key>@<pid>-<process start time>-<n>`` (a
+    reused pid does not look alive). One flat folder: removing a folder costs milliseconds
+    on some file systems, and a launch in a home folder uses a hundred mount points. All of
+    it happens under an exclusive ``flock`` on ``lock``: a launch plans its mounts and adds
+    its markers in one locked step before bwrap starts, and a file is removed only when no
+    live marker is left.
     """
 
     def __init__(self) -> None:
@@ -66,7 +71,8 @@ class _MountPointLedger:
     def reserve(
         self, make_plan: Callable[[], ProtectionPlan]
     ) -> tuple[ProtectionPlan, Callable[[], None]]:
-        """Plan a launch's mounts and mark the mount-point files it uses, in one locked step.
+        """Plan a launch's mounts, make its filled files and mark the mount-point files it
+        uses, in one locked step.
 
         First the files of crashed processes go (else the plan would take one for a real
         file); a planned read-only path that is another launch's mount-point file is marked
@@ -75,30 +81,35 @@ class _MountPointLedger:
         """
         with self._locked(create=True) as base:
             if base is None:
-                return make_plan(), lambda: None
-            for entry in os.listdir(base):
-                if entry != "lock":
-                    _settle(base / entry)
+                plan = make_plan()
+                plan.make_filled()
+                return plan, lambda: None
+            for key, markers in _entries(base).items():
+                _settle(base, key, markers)
             plan = make_plan()
-            used = {base / _key(p): p for p in plan.blocked_paths()}
-            used.update((base / _key(p), p) for p in plan.readonly if (base / _key(p)).is_dir())
-            folders = list(used)
+            plan.make_filled()
+            used = {_key(p): p for p in [*plan.blocked_paths(), *plan.filled]}
+            used.update((_key(p), p) for p in plan.readonly if (base / f"{_key(p)}.path").exists())
             marker = f"{os.getpid()}-{start_time(os.getpid())}-{next(self._count)}"
-            for folder, path in used.items():
-                folder.mkdir(exist_ok=True)
-                (folder / "path").write_bytes(os.fsencode(path))
-                (folder / marker).touch()
-        if not folders:
+            for key, path in used.items():
+                (base / f"{key}.path").write_bytes(os.fsencode(path))
+                if path in plan.filled:
+                    (base / f"{key}.content").write_bytes(plan.filled[path])
+                (base / f"{key}@{marker}").touch()
+        if not used:
             return plan, lambda: None
+        keys = list(used)
 
         def release() -> None:
             with self._locked(create=False) as base:
                 if base is None:
                     return
-                for folder in folders:
+                for key in keys:
                     with contextlib.suppress(FileNotFoundError):
-                        (folder / marker).unlink()
-                    _settle(folder)
+                        (base / f"{key}@{marker}").unlink()
+                entries = _entries(base)
+                for key in keys:
+                    _settle(base, key, entries.get(key, []))
 
         return plan, release
 
@@ -107,33 +118,54 @@ def _key(path: Path) -> str:
     return hashlib.sha256(os.fsencode(path)).hexdigest()[:32]
 
 
-def _settle(folder: Path) -> None:
+def _entries(base: Path) -> dict[str, list[str]]:
+    """Each key in the ledger with its markers."""
+    found: dict[str, list[str]] = {}
+    for name in os.listdir(base):
+        key, at, marker = name.partition("@")
+        if at:
+            found.setdefault(key, []).append(marker)
+        elif name.endswith(".path"):
+            found.setdefault(name.removesuffix(".path"), [])
+    return found
+
+
+def _settle(base: Path, key: str, markers: list[str]) -> None:
     """Drop stale markers; with no live one left, remove the mount-point file if unchanged."""
-    try:
-        names = os.listdir(folder)
-    except OSError:
-        return
     live = False
-    for name in names:
-        if name == "path":
-            continue
-        if owner_alive(name):
+    for marker in markers:
+        if owner_alive(marker):
             live = True
         else:
             with contextlib.suppress(OSError):
-                (folder / name).unlink()
+                (base / f"{key}@{marker}").unlink()
     if live:
         return
+    content_file = base / f"{key}.content"
     with contextlib.suppress(OSError):
-        path = os.fsdecode((folder / "path").read_bytes())
-        info = os.lstat(path)
-        # Only the empty regular file bwrap made: anything else is someone's work.
-        if stat.S_ISREG(info.st_mode) and info.st_size == 0:
+        path = os.fsdecode((base / f"{key}.path").read_bytes())
+        made = content_file.read_bytes() if content_file.exists() else b""
+        # Only the file bwrap or the launch made, unchanged: anything else is someone's work.
+        if _holds(path, made):
             os.unlink(path)
-    with contextlib.suppress(OSError):
-        (folder / "path").unlink()
-    with contextlib.suppress(OSError):
-        folder.rmdir()
+    for name in (f"{key}.content", f"{key}.path"):
+        with contextlib.suppress(OSError):
+            (base / name).unlink()
+
+
+def _holds(path: str, content: bytes) -> bool:
+    """Whether ``path`` is a regular file holding exactly ``content`` (never blocks)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size != len(content):
+            return False
+        return os.read(fd, len(content) + 1) == content
+    finally:
+        os.close(fd)
 
 
 LEDGER = _MountPointLedger()

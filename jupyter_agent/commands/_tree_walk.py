@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from tree_sitter import Node
 
+from ._git_overrides import guarded
 from ._parsed import Assignment, Redirect, SimpleCommand, Word
 from ._quoting import ansi_c, has_glob, unescape_double, unescape_word
 
@@ -162,6 +163,13 @@ class Walk:
         elif kind == "declaration_command":
             self.declaration(node, scope, depth)
         elif kind == "unset_command":
+            for child in node.children[1:]:
+                name = self.text(child).strip("'\"")
+                if "$" in name or "`" in name or guarded(name):
+                    self.problem(
+                        f"`unset {name}` may take away what keeps git from running a planted "
+                        "configuration"
+                    )
             self.words_inside(node, scope, depth)
         elif kind == "test_command":
             self.test(node, scope, depth)

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .._system import SYSTEM_FOLDERS
+from ._git_overrides import guarded
 from ._options import Options, literal, names, parse_options
 from ._parsed import Assignment, Word
 
@@ -116,13 +117,21 @@ def unwrap(words: Sequence[Word], assignments: Sequence[Assignment]) -> Unwrappe
             words = tuple(opts.operands)
         elif name == "env":
             opts, inner, new = _env(args)
-            if opts.has("-S", "--split-string"):
+            removed = [v or "" for v in opts.values("-u", "--unset")]
+            problem = (
+                "`env -S` splits a string into a command"
+                if opts.has("-S", "--split-string")
+                else "`env -i` runs a program without the environment that keeps git from "
+                "running a planted configuration"
+                if opts.has("-i", "--ignore-environment")
+                else f"`env -u {removed[0]}` takes away what keeps git from running a planted "
+                "configuration"
+                if removed and any(guarded(v) for v in removed)
+                else ""
+            )
+            if problem:
                 return Unwrapped(
-                    words,
-                    tuple(found_assignments),
-                    tuple(chdir),
-                    tuple(wrappers),
-                    "`env -S` splits a string into a command",
+                    words, tuple(found_assignments), tuple(chdir), tuple(wrappers), problem
                 )
             found_assignments.extend(new)
             chdir.extend(

@@ -77,7 +77,7 @@ def judge_tar(name: str, args: tuple[Word, ...]) -> Effect:
     folder = next((v for v in opts.values("-C", "--directory") if v), ".")
     archive = [v for v in opts.values("-f", "--file") if v]
     if "x" in letters or opts.has("-x", "--extract", "--get"):
-        return Effect("writes", writes=(literal(folder),), note="extracts files")
+        return _extracts(folder)
     return Effect("writes", writes=tuple(literal(a) for a in archive), note="writes an archive")
 
 
@@ -86,7 +86,63 @@ def judge_unzip(name: str, args: tuple[Word, ...]) -> Effect:
     if opts.has("-l", "-Z", "-t", "-v") and not opts.dynamic:
         return Effect("reads", key=(name, "-l"))
     folder = next((v for v in opts.values("-d") if v), ".")
-    return Effect("writes", writes=(literal(folder),), note="extracts files")
+    return _extracts(folder)
+
+
+def _extracts(folder: str, note: str = "extracts files") -> Effect:
+    """Files named by its input land in ``folder``."""
+    return Effect("writes", writes=(literal(folder),), spreads=(literal(folder),), note=note)
+
+
+def judge_7z(name: str, args: tuple[Word, ...]) -> Effect:
+    """7z x|e ARCHIVE [-oDIR] extracts; l and t list; a, u, d, rn write the archive."""
+    if any(not w.static for w in args):
+        return Effect("unknown", note="an argument is only known at run time")
+    values = [w.value or "" for w in args]
+    command = next((v for v in values if not v.startswith("-")), "")
+    if command in ("l", "t", "i", "h", "b"):
+        return Effect("reads", key=(name, command))
+    if command in ("x", "e"):
+        folder = next((v[2:] for v in values if v.startswith("-o") and len(v) > 2), ".")
+        return _extracts(folder)
+    operands = [v for v in values if not v.startswith("-")][1:2]
+    return Effect("writes", writes=tuple(literal(v) for v in operands), note="writes an archive")
+
+
+def judge_cpio(name: str, args: tuple[Word, ...]) -> Effect:
+    """cpio -i extracts (into -D DIR), -p copies a tree into DIR, -t lists, -o creates."""
+    opts = parse_options(args, names("-D --directory -E -F -H -I -O -M -R --format --file"))
+    if opts.dynamic:
+        return Effect("unknown", note="an argument is only known at run time")
+    letters = "".join(n[1:] for n, _ in opts.flags if n.startswith("-") and not n.startswith("--"))
+    if "t" in letters or opts.has("--list"):
+        return Effect("reads", key=(name, "-t"))
+    folder = next((v for v in opts.values("-D", "--directory") if v), ".")
+    if "i" in letters or opts.has("--extract"):
+        return _extracts(folder)
+    if "p" in letters or opts.has("--pass-through"):
+        target = opts.operands[-1].value if opts.operands else None
+        return _extracts(target or ".", "copies a tree of files")
+    archive = [v for v in opts.values("-O", "-F", "--file") if v]
+    return Effect("writes", writes=tuple(literal(a) for a in archive), note="writes an archive")
+
+
+def judge_patch(name: str, args: tuple[Word, ...]) -> Effect:
+    """patch writes the files its patch names (under -d DIR), or the one file it is given."""
+    opts = parse_options(
+        args, names("-d --directory -p --strip -i --input -o --output -r --reject-file -B -z")
+    )
+    if opts.dynamic:
+        return Effect("unknown", note="an argument is only known at run time")
+    written = [v for v in opts.values("-o", "--output", "-r", "--reject-file") if v]
+    folder = next((v for v in opts.values("-d", "--directory") if v), ".")
+    files = opts.operands[:1]
+    return Effect(
+        "writes",
+        writes=(*files, *(literal(w) for w in written)),
+        spreads=() if files else (literal(folder),),
+        note="patches files",
+    )
 
 
 def operand_writer(note: str, takes: frozenset[str] = frozenset(), skip: int = 0) -> Judge:
@@ -219,4 +275,6 @@ def judge_remote_copy(name: str, args: tuple[Word, ...]) -> Effect:
         for v in values
     ):
         return code(f"`{name}` with an option that runs a program")
-    return copier(moves=False)(name, args)
+    copied = copier(moves=False)(name, args)
+    # A folder's contents land with the names the source has (`rsync -a dotfiles/ ~/`).
+    return Effect("writes", writes=copied.writes, spreads=copied.writes, note=copied.note)

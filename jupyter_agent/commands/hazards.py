@@ -6,7 +6,9 @@ workspace rules as the file tools:
 - a write (a redirection, or an operand of ``cp``, ``rm``, ``tee``, ``git config``…) outside
   the workspace, into ``.git/`` or ``.jupyter_agent/``, or to a secret file is refused;
 - a write to a path that makes code run later (a git hook, ``.bashrc``, an IPython
-  startup file) asks, with a warning;
+  startup file, a file git's configuration includes) asks, with a warning, and so does a
+  write of files named only by the command's input (``tar -x``, ``unzip``, ``git apply``)
+  into a folder that holds such paths (:mod:`jupyter_agent.autorun`);
 - a write to a path only known at run time asks;
 - running a workspace file (a script, a Makefile, the tests) that changed during the
   session asks again, whatever rule allowed the command before;
@@ -23,6 +25,7 @@ from pathlib import Path
 
 from ..autorun import autorun_for
 from ..errors import ToolError
+from ..paths import read_regular
 from ..permissions import Hazard
 from ..provenance import WrittenFiles
 from ..sandbox import Sandbox
@@ -38,26 +41,49 @@ def command_hazards(
     sandbox: Sandbox,
     written: WrittenFiles | None = None,
     scratch: Sequence[Path] = (),
+    writable: Sequence[Path] = (),
     path_env: str | None = None,
 ) -> list[Hazard]:
     """The refusals and warnings for ``line`` run in ``cwd``. ``scratch``: folders outside
     the workspace that commands may write (the sandbox's private /tmp, extra writable
-    folders); ``path_env``: the PATH the command gets."""
+    folders); ``writable``: the extra writable folders among them (real folders of the
+    host, where code-running files may lie); ``path_env``: the PATH the command gets."""
     hazards = [Hazard("ask", _sentence(p)) for p in line.problems]
-    autorun = autorun_for(sandbox.root)
+    autorun = autorun_for(sandbox.root, writable)
+    scratch = [*scratch, *writable]
     for use in line.writes():
         for path in _places(use, cwd, hazards, "writes to"):
-            if _harmless(path) or _scratch(path, sandbox.root, scratch):
+            if _harmless(path):
                 continue
-            try:
-                real = sandbox.resolve(str(path), for_write=True)
-            except ToolError as exc:
-                hazards.append(Hazard("refuse", f"`{_short(use.source)}`: {exc}"))
-                continue
+            if _scratch(path, sandbox.root, scratch):
+                real = Path(os.path.realpath(path))
+                shown = str(path)
+            else:
+                try:
+                    real = sandbox.resolve(str(path), for_write=True)
+                except ToolError as exc:
+                    hazards.append(Hazard("refuse", f"`{_short(use.source)}`: {exc}"))
+                    continue
+                shown = sandbox.relative(real)
             why = autorun.reason(real)
             if why:
-                rel = sandbox.relative(real)
-                hazards.append(Hazard("ask", f"`{_short(use.source)}` writes {rel}, and {why}."))
+                hazards.append(
+                    Hazard(
+                        "ask",
+                        f"`{_short(use.source)}` writes {shown}, and {why}.",
+                        rememberable=False,
+                    )
+                )
+    for source, folder in _spread_folders(line, cwd):
+        why = autorun.spread_reason(Path(os.path.realpath(folder)))
+        if why:
+            hazards.append(
+                Hazard(
+                    "ask",
+                    f"`{_short(source)}` writes files into {folder}, and {why}.",
+                    rememberable=False,
+                )
+            )
     for use in line.reads():
         for path in _places(use, cwd, [], "reads"):
             reason = sandbox.read_refusal(path)
@@ -93,6 +119,26 @@ def _places(use: PathUse, cwd: Path, hazards: list[Hazard], verb: str) -> list[P
         base = os.path.expanduser(folder) if folder.startswith("~") else folder
         places.append(Path(os.path.normpath(os.path.join(cwd, base, value))))
     return places
+
+
+def _spread_folders(line: CommandLine, cwd: Path) -> list[tuple[str, Path]]:
+    """(the command, a folder) where a program writes files only its input names; a patch
+    git applies lands at the top of the repository."""
+    found: list[tuple[str, Path]] = []
+    for inv in line.invocations:
+        for word in inv.effect.spreads:
+            for path in _places(PathUse(word, inv.cwds, inv.text), cwd, [], "writes to"):
+                if inv.program == "git":
+                    path = _worktree_top(path)
+                found.append((inv.text, path))
+    return found
+
+
+def _worktree_top(folder: Path) -> Path:
+    for candidate in (folder, *folder.parents):
+        if os.path.lexists(candidate / ".git"):
+            return candidate
+    return folder
 
 
 TEST_SET_UP = ("conftest.py", "pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini")
@@ -233,7 +279,8 @@ def _untrusted_git_config(git: Path) -> str:
     if git.is_file():
         return ".git file points git at another folder (its configuration may run commands)."
     try:
-        text = (git / "config").read_text(encoding="utf-8", errors="replace")[:65536]
+        data, _cut = read_regular(git / "config", 65536)  # never a FIFO planted as a config
+        text = data.decode("utf-8", errors="replace")
     except OSError:
         return ""
     section = ""

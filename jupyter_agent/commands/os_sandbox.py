@@ -17,7 +17,8 @@ Linux (bubblewrap) keeps these invariants:
   ``TMPDIR`` is ``/tmp`` inside.
 - **Protected paths** stay read-only and in place: an existing one is a read-only mount
   (a mount point cannot be renamed or removed: EBUSY); each folder between the writable root
-  and it is mounted on itself, so no folder on the way can be moved aside and rebuilt; a
+  and it is mounted on itself, so no folder on the way can be moved aside and rebuilt (from
+  a descriptor: one a concurrent command swapped for a link fails the launch); a
   missing one is blocked by ``/dev/null`` mounted read-only on its first missing component.
   mount(2) follows symbolic links, so a mount cannot pin a link itself: a link on the way is
   pinned by making the folder that holds it read-only (its other entries are mounted back
@@ -53,8 +54,10 @@ files (``_mount_points.py``), the private /tmp (``_private_tmp.py``), the seccom
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
+import stat
 import sys
 import tempfile
 import threading
@@ -67,7 +70,7 @@ from .._system import system_program
 from ..credentials import credentials_file
 from ._bwrap import bwrap_flags, probe_bwrap, readable_fd
 from ._mount_points import LEDGER
-from ._mounts import depth, hidden_args, plan_protection
+from ._mounts import Protected, depth, hidden_args, plan_protection
 from ._private_tmp import make_private_tmp, programs_under, remove_tree
 from ._probe import probe
 from ._seatbelt import seatbelt_profile
@@ -137,13 +140,15 @@ class OsSandbox:
         workspace: Path,
         settings: SandboxSettings = SandboxSettings(),
         *,
-        protected: Callable[[], Iterable[Path]] = lambda: (),
+        protected: Callable[[], Iterable[Path] | Protected] = lambda: (),
         hidden: Iterable[Path] = (),
         bwrap: str | os.PathLike[str] | None = None,
     ) -> None:
-        """``protected`` is called at every launch and returns paths inside the writable roots
-        that must stay read-only (they need not exist). ``hidden`` are paths commands must not
-        see, besides the defaults. ``bwrap`` overrides the bubblewrap binary (default: PATH).
+        """``protected`` is called at every launch (in the caller's thread: keep it off the
+        event loop) and returns paths inside the writable roots that must stay read-only
+        (they need not exist), or a :class:`Protected` that also says what missing ones
+        must read as. ``hidden`` are paths commands must not see, besides the defaults.
+        ``bwrap`` overrides the bubblewrap binary (default: PATH).
         """
         self._workspace = Path(os.path.abspath(workspace))
         self._settings = settings
@@ -244,8 +249,9 @@ class OsSandbox:
         network = "they have network access" if self._settings.network else "they have no network"
         return (
             f"Commands can write only in {self._workspace_real()}{extra} and a private /tmp, "
-            "except the paths the agent protects (such as git's config and hooks); Jupyter's "
-            f"connection files and the desktop session's sockets are hidden; {sockets}; "
+            "except the paths the agent protects (what redirects git, in every repository, "
+            "and files that run code later); Jupyter's connection files and the desktop "
+            f"session's sockets are hidden; {sockets}; "
             f"{network}."
         )
 
@@ -306,17 +312,22 @@ class OsSandbox:
             for root in roots:
                 if root not in above:
                     args += ["--bind", str(root), str(root)]
-            protected, spellings = self._protected(), self._root_spellings()
-            plan, release = LEDGER.reserve(lambda: plan_protection(protected, spellings))
+            protected, spellings = self._protection(), self._root_spellings()
+            plan, release = LEDGER.reserve(
+                lambda: plan_protection(protected.paths, spellings, protected.fills)
+            )
             launch._cleanups.append(release)
-            args += plan.mount_args()
+            held: list[int] = []
+            launch._cleanups.append(lambda: _close_all(held))
+            args += plan.mount_args(lambda path: _hold(path, held))
             args += hidden_args(self._hidden, roots)
             args += ["--setenv", "TMPDIR", "/tmp", "--chdir", os.fspath(cwd)]
             seccomp = None if self._settings.unix_sockets else unix_socket_filter()
+            launch.pass_fds = tuple(held)
             if seccomp is not None:
                 fd = readable_fd(seccomp)
                 launch._cleanups.append(lambda: os.close(fd))
-                launch.pass_fds = (fd,)
+                launch.pass_fds = (*held, fd)
                 args += ["--seccomp", str(fd)]
             launch.argv = [*args, "--", *argv]
         except BaseException:
@@ -326,7 +337,7 @@ class OsSandbox:
 
     def _seatbelt_launch(self, argv: Sequence[str]) -> Launch:
         tmp = self._private_tmp()
-        profile = self._profile([Path(os.path.abspath(p)) for p in self._protected()])
+        profile = self._profile([Path(os.path.abspath(p)) for p in self._protection().paths])
         env = ["/usr/bin/env", f"TMPDIR={tmp / 'tmp'}"]
         return Launch(["/usr/bin/sandbox-exec", "-p", profile, *env, *argv])
 
@@ -341,6 +352,15 @@ class OsSandbox:
         )
 
     # --- places ----------------------------------------------------------------------
+
+    def roots(self) -> list[Path]:
+        """The folders commands may write (resolved): the workspace first, then the existing
+        extra ``writable`` ones (the private /tmp is not one: it is the sandbox's own)."""
+        return self._roots()
+
+    def _protection(self) -> Protected:
+        found = self._protected()
+        return found if isinstance(found, Protected) else Protected(list(found))
 
     def _workspace_real(self) -> Path:
         return Path(os.path.realpath(self._workspace))
@@ -370,6 +390,25 @@ class OsSandbox:
                 self._tmp = tmp
                 self._tmp_finalizer = weakref.finalize(self, remove_tree, tmp)
             return self._tmp
+
+
+def _hold(path: str, held: list[int]) -> int:
+    """A descriptor of ``path`` itself (never what a link there names), kept in ``held``."""
+    fd = os.open(path, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC)
+    if stat.S_ISLNK(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(
+            errno.ELOOP,
+            f"{path} was replaced by a symbolic link while the sandbox was being set up; "
+            "run the command again",
+        )
+    held.append(fd)
+    return fd
+
+
+def _close_all(fds: list[int]) -> None:
+    for fd in fds:
+        os.close(fd)
 
 
 def _unavailable(detail: str) -> SandboxStatus:

@@ -28,6 +28,7 @@ __all__ = [
     "NO_EXTENSION",
     "OPERATIONS",
     "PROTOCOL",
+    "SOURCE_CHECK",
     "SPEC",
     "TARGET",
     "BridgeClosed",
@@ -55,6 +56,10 @@ ERROR_CODES: frozenset[str] = frozenset(SPEC["errors"])
 """The codes of the frontend's failed replies and comm closes."""
 KERNEL_ERROR_CODES: frozenset[str] = frozenset(SPEC["kernel_errors"])
 """The codes of failures this side finds itself (a timeout, a close without a code, …)."""
+
+SOURCE_CHECK = 2
+"""The protocol from which the frontend checks a run's expected source (``run``'s
+``source``) and says so in its ping answer (``protocol``)."""
 
 NO_EXTENSION = "no_extension"
 """Why a comm was closed when the frontend closed it without a code: JupyterLab (or
@@ -113,6 +118,9 @@ _WHY: dict[str, Callable[[Mapping[str, str], str], str]] = {
     "no_kernel": lambda f, m: (
         "the notebook has no running kernel in JupyterLab, so its cells cannot run"
     ),
+    "source_changed": lambda f, m: (
+        f"cell {f['cell_id']} holds other code than the code that was approved, so nothing ran"
+    ),
     "failed": lambda f, m: m or "it failed",
 }
 
@@ -124,6 +132,9 @@ _CLOSED_WHY: dict[str, Callable[[str], str]] = {
     "closed_by_kernel": lambda path: "the kernel closed it",
     "not_connected": lambda path: "it was never connected",
     "not_in_a_kernel": lambda path: "this Python is not a Jupyter kernel",
+    "old_extension": lambda path: (
+        "its jupyter-agent extension is older than this kernel's jupyter_agent"
+    ),
 }
 
 

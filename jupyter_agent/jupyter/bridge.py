@@ -38,7 +38,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..notebook import BridgeMode, Cell, CellType, Executor, NotebookBridge, RunResult
+from ..notebook import (
+    BridgeMode,
+    Cell,
+    CellType,
+    Executor,
+    NotebookBridge,
+    RunResult,
+    SourceChanged,
+)
 from ..notebook_file import FileBridge
 from ._bridge_protocol import (
     ERROR_CODES,
@@ -46,6 +54,7 @@ from ._bridge_protocol import (
     NO_EXTENSION,
     OPERATIONS,
     PROTOCOL,
+    SOURCE_CHECK,
     SPEC,
     TARGET,
     BridgeClosed,
@@ -458,25 +467,46 @@ class LiveBridge:
             await self._request("set_type", {"cell_id": cell_id, "cell_type": cell_type})
         )
 
-    async def run(self, cell_id: str, timeout: float | None = None) -> RunResult:
+    async def run(
+        self, cell_id: str, timeout: float | None = None, *, source: str | None = None
+    ) -> RunResult:
         """Run the cell in the notebook and wait until it ended, however long it runs
-        (with ``timeout``, the frontend interrupts it after that many seconds).
+        (with ``timeout``, the frontend interrupts it after that many seconds). With
+        ``source``, the frontend runs it only if that is exactly its source, compared in
+        the same step that starts the execution; else :class:`SourceChanged`.
 
         The frontend's answer can only arrive once the cell finished; while the cell runs
         synchronous code the kernel reads nothing, and the wait counts only time the loop
         was free. If the task is cancelled, the frontend is asked to interrupt the cell,
         without waiting for its answer, and the cancellation goes on.
         """
+        args: dict[str, Any] = {"cell_id": cell_id, "timeout": timeout}
+        if source is not None:
+            if _protocol_of(self.frontend) < SOURCE_CHECK:
+                # An older extension would ignore the source and run whatever is there.
+                raise BridgeError(
+                    f"JupyterLab could not run cell {cell_id}: its jupyter-agent extension is "
+                    "older than this kernel's jupyter_agent and cannot make sure the cell runs "
+                    "the code that was approved. Nothing ran. Ask the user to update the "
+                    "extension where JupyterLab runs (pip install -U, then reload the page).",
+                    code="old_extension",
+                )
+            args["source"] = source
 
         def interrupt() -> None:
             self._fire("interrupt", {"cell_id": cell_id})
 
-        result = await self._request(
-            "run",
-            {"cell_id": cell_id, "timeout": timeout},
-            timeout=math.inf if timeout is None else timeout + RUN_MARGIN,
-            abandoned=interrupt,
-        )
+        try:
+            result = await self._request(
+                "run",
+                args,
+                timeout=math.inf if timeout is None else timeout + RUN_MARGIN,
+                abandoned=interrupt,
+            )
+        except BridgeError as error:
+            if error.code == "source_changed":
+                raise SourceChanged(cell_id) from None
+            raise
         return RunResult.model_validate(result)
 
     async def outputs(self, cell_id: str) -> list[dict[str, Any]]:
@@ -488,6 +518,12 @@ class LiveBridge:
 
     async def save(self) -> None:
         await self._request("save")
+
+
+def _protocol_of(frontend: dict[str, Any]) -> int:
+    """The protocol version a frontend's ping answer says it speaks (absent: 1 or older)."""
+    value = frontend.get("protocol")
+    return value if isinstance(value, int) and not isinstance(value, bool) else 1
 
 
 async def connect_notebook(

@@ -151,8 +151,13 @@ class PendingBridge:
     async def set_type(self, cell_id: str, cell_type: CellType) -> Cell:
         return await (await self.ready()).set_type(cell_id, cell_type)
 
-    async def run(self, cell_id: str, timeout: float | None = None) -> RunResult:
-        return await (await self.ready()).run(cell_id, timeout)
+    async def run(
+        self, cell_id: str, timeout: float | None = None, *, source: str | None = None
+    ) -> RunResult:
+        bridge = await self.ready()
+        if source is None:
+            return await bridge.run(cell_id, timeout)
+        return await bridge.run(cell_id, timeout, source=source)
 
     async def outputs(self, cell_id: str) -> list[dict[str, Any]]:
         return await (await self.ready()).outputs(cell_id)

@@ -18,6 +18,7 @@ from ..agent import Agent, RunHandle
 from ..errors import AgentError
 from ..models import Model, ScriptedModel
 from ..render import TextRenderer
+from ..settings import SettingsError
 from ._mcp_status import show_mcp
 from ._setup import keyless, model_choices, model_setup, use_api_key
 from .kernel_agent import KernelAgent, in_kernel, kernel_agent, running_cell_id
@@ -264,7 +265,9 @@ class AgentMagics(Magics):
                                    picker does the same); without MODEL, list the models
                                    configured and whether each is ready
           %agent trust             trust this folder's settings (.jupyter_agent/settings.toml):
-                                   until then its allow rules and wider roles do not apply
+                                   until then they may only narrow; the panel's trust
+                                   prompt lists what trusting enables, and this prints
+                                   what now applies
           %agent login             ask for the model's API key (Anthropic's or OpenAI's;
                                    hidden input, kept out of the notebook): for this
                                    session, or saved for your user in
@@ -355,11 +358,16 @@ class AgentMagics(Magics):
             show_mcp(agent, live=in_kernel(self.shell))
             return None
         if name == "trust":
-            newly = agent.trust_workspace()
+            try:
+                applied = agent.trust_workspace()
+            except SettingsError as exc:
+                raise UsageError(str(exc)) from None
+            finally:
+                if kernel.panel is not None:
+                    kernel.panel.refresh()
             if kernel.panel is not None:
-                kernel.panel.refresh()
-            applied = "; ".join(newly) if newly else "nothing was held back"
-            print(f"Trusted {agent.workspace}: its settings apply ({applied}).")
+                kernel.panel.trusted(applied)
+            print(applied.applied_text())
             return None
         if name == "role":
             assert command.role is not None

@@ -52,6 +52,7 @@ from ..models import context_window
 from ..models._local import LOCAL_MODELS
 from ..permissions import Permission
 from ..session_index import SearchError
+from ..trust import TrustPrompt
 from ._displays import PanelDisplays
 from ._setup import model_notes, model_setup, offered_models, use_api_key
 from .panel_protocol import (
@@ -163,6 +164,9 @@ class AgentPanel(anywidget.AnyWidget):
     """Why it cannot yet, in a sentence: the view shows the set-up box (never the key)."""
     plan_ready = t.Bool(False).tag(sync=True)
     """The last run ended by submitting a plan, which awaits the user's review."""
+    trust = t.Any(None).tag(sync=True)
+    """The trust prompt (:class:`~jupyter_agent.trust.TrustPrompt`): what trusting the
+    workspace's settings would enable; ``None`` when nothing waits for trust."""
 
     def __init__(
         self,
@@ -172,7 +176,8 @@ class AgentPanel(anywidget.AnyWidget):
         resume: Callable[[str], Agent] | None = None,
         loop: asyncio.AbstractEventLoop | None = None,
     ) -> None:
-        super().__init__(kernel_id=kernel_id)
+        # The trust prompt is in the first state a view gets: it shows before anything else.
+        super().__init__(kernel_id=kernel_id, trust=_trust_prompt(agent))
         self.widget_id = self.model_id
         try:
             self._loop = loop or asyncio.get_running_loop()
@@ -263,6 +268,7 @@ class AgentPanel(anywidget.AnyWidget):
         self.sandbox = confinement.summary
         self.sandbox_detail = confinement.detail
         self.sandboxed = confinement.active
+        self.trust = _trust_prompt(agent)
         self.refresh_model()
 
     def refresh_model(self) -> None:
@@ -626,11 +632,20 @@ class AgentPanel(anywidget.AnyWidget):
                     raise ValueError("The agent is working: wait for it, or Stop it, then compact.")
                 agent.compact()
             case TrustCommand():
-                agent.trust_workspace()
-                self.refresh()
+                try:
+                    applied = agent.trust_workspace()
+                finally:
+                    self.refresh()  # a prompt that changed shows again as it is now
+                self.trusted(applied)
             case _:
                 assert_never(command)
         return None
+
+    def trusted(self, applied: TrustPrompt) -> None:
+        """Say in the transcript what applies now that the user trusted the folder."""
+        # A TrustedEntry, as the wire carries it.
+        self.transcript.add({"kind": "trusted", "applied": applied.model_dump(mode="json")})
+        self._schedule_flush(0)
 
     def _waiting(self, given: str, current: str, what: str) -> RunHandle:
         """The run that waits on the question or approval ``given``: the agent's own
@@ -685,6 +700,15 @@ class AgentPanel(anywidget.AnyWidget):
             self._flush_handle = None
         self.displays.close()
         super().close()
+
+
+def _trust_prompt(agent: Agent) -> dict[str, Any] | None:
+    """The ``trust`` trait: the agent's trust prompt as the wire carries it (a key written
+    in the settings file named, not shown: the trait may be saved with the notebook)."""
+    prompt = agent.trust_prompt
+    if prompt is None:
+        return None
+    return prompt.hiding(agent.secrets.redact).model_dump(mode="json")
 
 
 def _ended_with_plan(events: list[ev.Event]) -> bool:

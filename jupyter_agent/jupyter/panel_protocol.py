@@ -44,6 +44,7 @@ from ..events import (
 from ..notebook import BridgeMode
 from ..states import AgentState
 from ..tools.control import CONTROL_TOOLS
+from ..trust import TrustPrompt
 
 SCHEMA_FILE = Path(__file__).with_name("panel_protocol.json")
 
@@ -123,7 +124,15 @@ class PlanStoppedEntry(TypedDict):
     n: NotRequired[int]
 
 
-PanelEntry = UserEntry | NoteEntry | TextEndEntry | PlanStoppedEntry
+class TrustedEntry(TypedDict):
+    """The user trusted the folder's settings: what now applies (the prompt they saw)."""
+
+    kind: Literal["trusted"]
+    applied: TrustPrompt
+    n: NotRequired[int]
+
+
+PanelEntry = UserEntry | NoteEntry | TextEndEntry | PlanStoppedEntry | TrustedEntry
 EVENT_TYPES: tuple[type, ...] = get_args(get_args(Event)[0])
 TRAIT_EVENTS = (StateEvent, UsageEvent, ContextEvent)
 """Events that only set traits (the status and usage lines, the context gauge): never
@@ -309,7 +318,9 @@ class SearchSessionsCommand(_Command):
 
 
 class TrustCommand(_Command):
-    """Trust the workspace's own settings (the button on the warning that they were ignored)."""
+    """Trust the workspace's own settings (the trust prompt's button, and the one on the
+    notice that they apply only in part). Refused when they changed since the prompt the
+    view shows was made: the ``trust`` trait then holds the new prompt."""
 
     name: Literal["trust"]
 
@@ -481,6 +492,10 @@ class PanelState(TypedDict):
     plan_ready: bool
     """The last run ended by submitting a plan, which awaits the user's review (the
     status says so rather than "completed")."""
+    trust: TrustPrompt | None
+    """What trusting the workspace's settings would enable, rendered by the kernel from
+    their effect (never their own descriptions): shown from the moment the panel opens;
+    ``None`` when nothing waits for trust."""
 
 
 # --- the schema both sides are generated from ------------------------------------------

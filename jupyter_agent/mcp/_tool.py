@@ -4,17 +4,22 @@ Its name keeps to the model APIs' ``^[a-zA-Z0-9_-]{1,64}$`` and is unique (see
 :func:`tool_name`). It needs :data:`Permission.USE_MCP`, which only the Actor has, and
 asks by default; a tool the user granted read-only in the server's settings needs only
 :data:`Permission.READ_MCP` (the Planner has it) and is a reading tool.
+
+An approved call sends the server the arguments its card showed: they are copied when
+checked, the card binds their digest, and the call checks it right before sending.
 """
 
 from __future__ import annotations
 
 import asyncio
+import copy
 import hashlib
 import json
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..approvals import ARGUMENTS_KEY, Bound, Shown, digest
 from ..errors import ToolError
 from ..permissions import Permission
 from ..tools import Tool, ToolContext, ToolOutput
@@ -79,6 +84,11 @@ class McpTool(Tool):
         async def call(ctx: ToolContext, arguments: dict[str, Any]) -> ToolOutput:
             return await self._call(ctx, arguments)
 
+        async def show(ctx: ToolContext, args: Mapping[str, Any]) -> Shown:
+            # The card shows the arguments (the call's input); the Allow is bound to them.
+            bound = Bound(ARGUMENTS_KEY, "its arguments", _arguments_digest(args["arguments"]))
+            return Shown(None, (bound,))
+
         server = connection.name
         description = redact(listed.description.strip())
         if len(description) > MAX_DESCRIPTION:
@@ -91,6 +101,7 @@ class McpTool(Tool):
             permissions={Permission.READ_MCP if read_only else Permission.USE_MCP},
             summary=lambda args: f"{server} · {listed.name}({_short_args(args)})",
             paths=(),
+            preview=show,
         )
         self.server = server
         self.server_tool = listed.name
@@ -108,7 +119,8 @@ class McpTool(Tool):
         missing = [r for r in self._required if r not in raw]
         if missing:
             raise ToolError(f"Invalid arguments for {self.name}: missing {', '.join(missing)}")
-        return {"arguments": dict(raw)}
+        # A copy of their own: nothing else holding the model's input can change them.
+        return {"arguments": copy.deepcopy(dict(raw))}
 
     async def _call(self, ctx: ToolContext, arguments: dict[str, Any]) -> ToolOutput:
         connection = self.connection
@@ -117,6 +129,7 @@ class McpTool(Tool):
             of = f"/{total:g}" if total else ""
             await ctx.progress(f"{done:g}{of} {message or ''}".strip())
 
+        ctx.check_shown(ARGUMENTS_KEY, _arguments_digest(arguments))
         try:
             result = await connection.call(self.server_tool or "", arguments, progress)
         except McpUnavailable as exc:
@@ -136,6 +149,11 @@ class McpTool(Tool):
             ) from None
         # Images are decoded and downscaled: off the loop.
         return await asyncio.to_thread(to_output, connection.name, self.server_tool or "", result)
+
+
+def _arguments_digest(arguments: Mapping[str, Any]) -> str:
+    """The digest of a call's arguments, the same for the same JSON whatever its key order."""
+    return digest(json.dumps(arguments, sort_keys=True, ensure_ascii=False, default=repr))
 
 
 def _redacted(value: Any, redact: Callable[[str], str]) -> Any:

@@ -112,6 +112,18 @@ class McpServerConfig(BaseModel):
         """Whether the user granted any of its tools read-only (the Planner may use it)."""
         return self.read_only or bool(self.read_only_tools)
 
+    def variables(self) -> list[str]:
+        """The environment variables its values name (``${NAME}``), each once, in order:
+        what the server would read from the kernel's environment when it starts."""
+        names: dict[str, None] = {}
+
+        def note(_where: str, value: str) -> str:
+            names.update((match[1], None) for match in _VARIABLE.finditer(value))
+            return value
+
+        _fill(self, note)
+        return list(names)
+
     def expanded(self, environ: Mapping[str, str] | None = None) -> McpServerConfig:
         """This config with the environment variables its values name filled in (from
         ``environ``, by default the kernel's); :class:`MissingVariable` names one unset."""

@@ -28,6 +28,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ..errors import ModelError
+from ..paths import read_regular
 from ._bedrock_stream import bedrock_events
 from ._cloud import DISTRIBUTION, CloudModel, api_version
 from .anthropic import ClientSetup
@@ -319,7 +320,7 @@ def _default_profile_configured() -> bool:
     )
     for file in files:
         try:
-            text = Path(file).read_text(errors="replace")
+            text = read_regular(file, 1 << 20)[0].decode(errors="replace")
         except OSError:
             continue
         if any(line.strip() == "[default]" for line in text.splitlines()):
@@ -336,7 +337,7 @@ def _on_ec2() -> bool:
         ("/sys/devices/virtual/dmi/id/sys_vendor", "Amazon EC2"),
     ):
         try:
-            if Path(file).read_text(errors="replace").strip().startswith(mark):
+            if read_regular(file, 4096)[0].decode(errors="replace").strip().startswith(mark):
                 return True
         except OSError:
             continue

@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 from ..errors import ModelError
 from ..messages import BlocksAdapter, ContentBlock, TextBlock, ToolUseBlock
+from ..paths import read_regular
 from ._base import (
     ModelRequest,
     ModelResponse,
@@ -37,6 +38,8 @@ from ._usage import Pricing, UsageAdapter
 ScriptedTurn = Mapping[str, Any] | Callable[[ModelRequest], Mapping[str, Any]]
 
 LABEL = "Scripted replay — no real model is called"
+SCRIPT_LIMIT = 256 << 20
+"""Bytes of a replay script read at most."""
 
 
 class ScriptedModel:
@@ -81,7 +84,10 @@ class ScriptedModel:
     @staticmethod
     def load(path: str | Path, part: str = "turns") -> list[ScriptedTurn]:
         """Turns from a JSON file: a list, or an object whose ``part`` key holds the list."""
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        raw, cut = read_regular(path, SCRIPT_LIMIT)
+        if cut:
+            raise ValueError(f"{path}: larger than {SCRIPT_LIMIT:,} bytes")
+        data = json.loads(raw.decode("utf-8"))
         turns = data[part] if isinstance(data, dict) else data
         if not isinstance(turns, list):
             raise ValueError(f"{path}: a script is a JSON list of turns (or {{{part!r}: [...]}})")

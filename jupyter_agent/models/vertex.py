@@ -25,6 +25,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ..errors import ModelError
+from ..paths import read_regular
 from ._cloud import DISTRIBUTION, CloudModel, api_version
 from .anthropic import ClientSetup
 
@@ -248,7 +249,7 @@ def _credentials_project(file: Path | None) -> str | None:
     if file is None:
         return None
     try:
-        data = json.loads(file.read_text())
+        data = json.loads(read_regular(file, 1 << 20)[0])
     except (OSError, ValueError):
         return None
     if not isinstance(data, dict):
@@ -263,7 +264,7 @@ def _on_google_cloud() -> bool:
     if os.environ.get("K_SERVICE"):  # Cloud Run
         return True
     try:
-        product = Path("/sys/class/dmi/id/product_name").read_text(errors="replace")
+        product = read_regular("/sys/class/dmi/id/product_name", 4096)[0].decode(errors="replace")
     except OSError:
         return False
     return "Google" in product

@@ -8,6 +8,12 @@ call waits, its tool card shows the cell's last output line.
 
 All three need ``execute_code``: wait_for_cell changes nothing itself, but a Stop while it
 waits interrupts the cell, and only a role that may run code may have cells to wait for.
+
+A run the user approved runs the code its card showed, or nothing: the card binds the
+cell's source, run_cell checks it before starting, and the bridge compares it again in the
+same step that starts the execution (the frontend in JupyterLab, under the file's lock in
+file mode). Code changed meanwhile — by a sibling subagent, the user, a collaborator — is
+shown on a fresh card instead.
 """
 
 from __future__ import annotations
@@ -18,10 +24,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._wording import duration
-from ..approvals import CellPreview
+from ..approvals import ABSENT, Bound, CellPreview, ChangedSinceShown, Shown, cell_key, digest
 from ..errors import ToolError, ToolInterrupted
 from ..messages import ImageBlock
-from ..notebook import NotebookBridge, RunResult
+from ..notebook import NotebookBridge, RunResult, SourceChanged
 from ..output_view import ViewLimits, as_text, render_output
 from ..permissions import Permission
 from ..running_cells import MAX_WAIT, CellRun, CellRuns, wait_free
@@ -52,20 +58,27 @@ def cell_runs(ctx: ToolContext) -> CellRuns:
     return runs
 
 
-async def _preview_run(ctx: ToolContext, args: Mapping[str, Any]) -> CellPreview | None:
-    """The cell about to run: its code, and where it is in the notebook."""
+async def _preview_run(ctx: ToolContext, args: Mapping[str, Any]) -> Shown:
+    """The cell about to run: its code, and where it is in the notebook; the approval is
+    bound to that code (to no cell, when there is none). The cell is found as the run
+    finds it (an id the notebook has since replaced included)."""
     cell_id = str(args["cell_id"])
-    cells = await bridge_of(ctx).read()
-    for index, cell in enumerate(cells, 1):
-        if cell.id == cell_id:
-            return CellPreview(
-                cell_id=cell_id,
-                source=cell.source,
-                language=_language(cell.source),
-                index=index,
-                count=len(cells),
-            )
-    return None
+    bridge = bridge_of(ctx)
+    key, what = cell_key(cell_id), f"cell {cell_id}"
+    try:
+        cell = await bridge.read_cell(cell_id)
+    except ToolError:
+        return Shown(None, (Bound(key, what, digest(None)),))
+    cells = await bridge.read()
+    index = next((n for n, c in enumerate(cells, 1) if c.id == cell.id), None)
+    card = CellPreview(
+        cell_id=cell_id,
+        source=cell.source,
+        language=_language(cell.source),
+        index=index,
+        count=len(cells),
+    )
+    return Shown(card, (Bound(key, what, digest(cell.source)),))
 
 
 def _language(source: str) -> str:
@@ -109,9 +122,31 @@ async def run_cell(
     limit = _seconds("timeout", timeout, allow_zero=False)
     bridge = bridge_of(ctx)
     run_id = ctx.run.id if ctx.run is not None else ""
-    cell = runs.start(bridge, cell_id, run_id, limit or runs.policy.timeout)
+    approved = await _approved_source(ctx, bridge, cell_id)
+    cell = runs.start(bridge, cell_id, run_id, limit or runs.policy.timeout, source=approved)
     window = runs.policy.wait if seconds is None else seconds
-    return await _await(ctx, bridge, runs, cell, min(window, MAX_WAIT))
+    try:
+        return await _await(ctx, bridge, runs, cell, min(window, MAX_WAIT))
+    except SourceChanged:
+        # The bridge saw other code at the moment of starting: nothing ran; ask again.
+        raise ChangedSinceShown(f"cell {cell_id}", key=cell_key(cell_id)) from None
+
+
+async def _approved_source(ctx: ToolContext, bridge: NotebookBridge, cell_id: str) -> str | None:
+    """The source the user approved running, checked against the cell as it is now (the
+    bridge checks it once more as the run starts); None when no card bound the cell."""
+    key = cell_key(cell_id)
+    bound = ctx.approval.get(key) if ctx.approval is not None else None
+    if bound is None:
+        return None
+    try:
+        source = (await bridge.read_cell(cell_id)).source
+    except ToolError:
+        if bound.digest == ABSENT:
+            raise  # no cell, as the card showed: nothing to run
+        raise ChangedSinceShown(bound.what, key=key) from None
+    ctx.check_shown(key, digest(source))
+    return source
 
 
 @tool(category="notebook", permissions={P.EXECUTE_CODE}, summary="Wait for cell {cell_id}")

@@ -2,34 +2,40 @@
 
 Invariants kept here:
 
-- Every write is atomic (a temporary file renamed over the old one) and goes through
-  folder descriptors beneath the workspace's root (:mod:`jupyter_agent.beneath`), so a
-  folder swapped for a link after the sandbox's check cannot lead it elsewhere.
+- Every read and write goes through the path gate (:attr:`Sandbox.gate`): folder
+  descriptors beneath the workspace's root, so a folder swapped for a link after the
+  sandbox's check cannot lead it elsewhere; every write is atomic (a temporary file
+  renamed over the old one).
 - A write to a path that makes code run later (a git hook, .bashrc…) always asks.
 - Only UTF-8 text files are edited; every change is returned as a unified diff, and each
   file written is recorded for the session (:class:`~jupyter_agent.provenance.WrittenFiles`).
 - The model's ``old_text`` is matched against the file as the model reads it (secrets
   masked), and every diff is of that view: no answer of these tools depends on what the
   redaction hides, and no edit cuts, copies or reveals a hidden value (:mod:`._masked`).
+- A write the user approved writes the diff its card showed: the card binds the file as the
+  diff was computed from it, and the tool checks it right before writing (a file changed
+  meanwhile is shown on a fresh card with the new diff).
+- No write changes a file an approved command is running (see ``WrittenFiles.running``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import difflib
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from .. import beneath
 from .._wording import byte_size
-from ..approvals import FilePreview
+from ..approvals import Bound, FilePreview, Shown, file_digest, file_key
 from ..autorun import autorun_for
 from ..errors import ToolError
+from ..paths import FileTooLarge, MovedUnderfoot, NotRegularFile, PathRefused
 from ..permissions import Hazard, Permission
-from ..provenance import WrittenFiles
+from ..provenance import WrittenFiles, code_digest
 from ..redacted import Redacted
 from ..redaction import Masker
 from ..sandbox import Sandbox
@@ -38,6 +44,8 @@ from ._sandbox import sandbox_for
 from ._tool import ToolContext, ToolOutput, tool
 
 EDIT_MAX_BYTES = 10_000_000
+DELETE_DIFF_BYTES = 2_000_000
+"""The largest file whose deletion is shown as a diff."""
 DIFF_TEXT_LINES = 300
 """Diff lines shown to the model; the panel gets up to DIFF_MAX_LINES."""
 DIFF_MAX_LINES = 2000
@@ -53,7 +61,7 @@ def _assess_write(ctx: ToolContext, args: Mapping[str, Any]) -> list[Hazard]:
     why = autorun_for(sandbox.root).reason(real)
     if why is None:
         return []
-    return [Hazard("ask", f"{sandbox.relative(real)}: {why}.")]
+    return [Hazard("ask", f"{sandbox.relative(real)}: {why}.", rememberable=False)]
 
 
 def _wrote(ctx: ToolContext, real: Path) -> None:
@@ -62,20 +70,43 @@ def _wrote(ctx: ToolContext, real: Path) -> None:
         written.add(real)
 
 
+@contextlib.contextmanager
+def _writing(ctx: ToolContext, real: Path, given: str) -> Iterator[None]:
+    """Around a write: refused while an approved command runs the file."""
+    written = ctx.resources.get(WrittenFiles)
+    if written is None:
+        yield
+        return
+    with written.writing(real, given):
+        yield
+
+
+def _base_digest(real: Path, text: str | None) -> str:
+    """What an approval binds of a file a write replaces: the text its diff was computed
+    from, or, for what is no text file (or not there), the file itself."""
+    return file_digest(str(real), text) if text is not None else code_digest(real)
+
+
+def _bound(given: str, rel: str, real: Path, text: str | None) -> tuple[Bound, ...]:
+    return (Bound(file_key(given), rel, _base_digest(real, text)),)
+
+
 # A preview reads the file and diffs it (quadratic at worst): in a thread, never on the
 # event loop, which the kernel and the Stop button share.
 
 
-async def _preview_update(ctx: ToolContext, args: Mapping[str, Any]) -> FilePreview:
-    """The diff update_file would make, computed without writing."""
+async def _preview_update(ctx: ToolContext, args: Mapping[str, Any]) -> Shown:
+    """The diff update_file would make, computed without writing; bound to the text it
+    was computed from."""
     sandbox = sandbox_for(ctx)
     real = sandbox.resolve(str(args["path"]), must_exist=True, for_write=True)
     given = str(args["path"])
     secrets = secrets_for(ctx)
 
-    def work() -> FilePreview:
+    def work() -> Shown:
+        content = _read_for_edit(sandbox, real, given)
         masker = secrets.masker()
-        before = masker.view(_read_for_edit(real, given))
+        before = masker.view(content)
         _, after, _ = _replaced(
             masker,
             before,
@@ -86,59 +117,70 @@ async def _preview_update(ctx: ToolContext, args: Mapping[str, Any]) -> FilePrev
         )
         rel = sandbox.relative(real)
         diff = unified_diff(before.text, after.text, rel)
-        return FilePreview(path=rel, action="edit", diff=_cap_lines(diff, DIFF_MAX_LINES))
+        card = FilePreview(path=rel, action="edit", diff=_cap_lines(diff, DIFF_MAX_LINES))
+        return Shown(card, _bound(given, rel, real, content))
 
     return await asyncio.to_thread(work)
 
 
-async def _preview_create(ctx: ToolContext, args: Mapping[str, Any]) -> FilePreview:
-    """The diff create_file would make, computed without writing."""
+async def _preview_create(ctx: ToolContext, args: Mapping[str, Any]) -> Shown:
+    """The diff create_file would make, computed without writing; bound to the file it
+    replaces (to no file, for a new one)."""
     sandbox = sandbox_for(ctx)
-    real = sandbox.resolve(str(args["path"]), for_write=True)
+    given = str(args["path"])
+    real = sandbox.resolve(given, for_write=True)
     rel = sandbox.relative(real)
     content = str(args["content"])
     secrets = secrets_for(ctx)
 
-    def work() -> FilePreview:
+    def work() -> Shown:
         redact = secrets.masker().redact
+        old: str | None = None
         if not os.path.lexists(real):
             diff: str | None = unified_diff("", redact(content), rel, new_file=True)
             action: Literal["create", "overwrite"] = "create"
         else:
             action = "overwrite"
             try:
-                old = redact(_read_for_edit(real, str(args["path"])))
-                diff = unified_diff(old, redact(content), rel)
+                old = _read_for_edit(sandbox, real, given)
+                diff = unified_diff(redact(old), redact(content), rel)
             except ToolError:
                 diff = None  # not a text file: replaced whole
-        return FilePreview(
+        card = FilePreview(
             path=rel, action=action, diff=_cap_lines(diff, DIFF_MAX_LINES) if diff else diff
         )
+        return Shown(card, _bound(given, rel, real, old))
 
     return await asyncio.to_thread(work)
 
 
-async def _preview_delete(ctx: ToolContext, args: Mapping[str, Any]) -> FilePreview:
-    """What delete_file would remove, as a diff, computed without deleting."""
+async def _preview_delete(ctx: ToolContext, args: Mapping[str, Any]) -> Shown:
+    """What delete_file would remove, as a diff, computed without deleting; bound to the
+    file as it is (a link: to where it leads)."""
     sandbox = sandbox_for(ctx)
-    entry = sandbox.resolve(
-        str(args["path"]), must_exist=True, for_write=True, follow_symlinks=False
-    )
+    given = str(args["path"])
+    entry = sandbox.resolve(given, must_exist=True, for_write=True, follow_symlinks=False)
     rel = sandbox.relative(entry)
     secrets = secrets_for(ctx)
 
-    def work() -> FilePreview:
+    def work() -> Shown:
+        old = None if entry.is_symlink() else _deleted_text(sandbox, entry, given)
         diff = None
-        if not entry.is_symlink():
-            try:
-                old = _read_for_edit(entry, str(args["path"]), limit=2_000_000)
-                old = secrets.masker().redact(old)
-                diff = _cap_lines(unified_diff(old, "", rel, deleted=True), DIFF_MAX_LINES)
-            except ToolError:
-                diff = None
-        return FilePreview(path=rel, action="delete", diff=diff)
+        if old is not None:
+            seen = secrets.masker().redact(old)
+            diff = _cap_lines(unified_diff(seen, "", rel, deleted=True), DIFF_MAX_LINES)
+        card = FilePreview(path=rel, action="delete", diff=diff)
+        return Shown(card, _bound(given, rel, entry, old))
 
     return await asyncio.to_thread(work)
+
+
+def _deleted_text(sandbox: Sandbox, entry: Path, given: str) -> str | None:
+    """The text delete_file shows it removes (None: not a text file, or too large)."""
+    try:
+        return _read_for_edit(sandbox, entry, given, limit=DELETE_DIFF_BYTES)
+    except ToolError:
+        return None
 
 
 def _replaced(
@@ -197,14 +239,18 @@ async def update_file(
     rel = sandbox.relative(real)
     secrets = secrets_for(ctx)
 
-    def prepare() -> tuple[str, int, str]:
+    def prepare() -> tuple[str, int, str, str]:
+        content = _read_for_edit(sandbox, real, path)
         masker = secrets.masker()
-        before = masker.view(_read_for_edit(real, path))
+        before = masker.view(content)
         updated, after, count = _replaced(masker, before, old_text, new_text, replace_all, path)
-        return updated, count, unified_diff(before.text, after.text, rel)
+        diff = unified_diff(before.text, after.text, rel)
+        return updated, count, diff, _base_digest(real, content)
 
-    updated, count, diff = await asyncio.to_thread(prepare)
-    _write(sandbox, real, updated, path)  # on the loop: after a Stop, nothing is written
+    updated, count, diff, base = await asyncio.to_thread(prepare)
+    ctx.check_shown(file_key(path), base)
+    with _writing(ctx, real, path):
+        _write(sandbox, real, updated, path)  # on the loop: after a Stop, nothing is written
     _wrote(ctx, real)
     what = f"{count} occurrence{'s' if count != 1 else ''}" if replace_all else "1 occurrence"
     text = f"Updated {rel}: replaced {what}.\n\n{_cap_lines(diff, DIFF_TEXT_LINES)}"
@@ -309,25 +355,29 @@ async def create_file(
         raise ToolError(f"{path!r} is a folder; give a file path inside it.")
     secrets = secrets_for(ctx)
 
-    def prepare() -> tuple[bool, str | None, str | None]:
-        """Whether the file exists, its old text (None: none, or not text) and the diff,
-        as the model reads them."""
+    def prepare() -> tuple[bool, str | None, str | None, str]:
+        """Whether the file exists, its old text (None: none, or not text), the diff as the
+        model reads it, and what binds the write (the file as the diff was made from it)."""
         redact = secrets.masker().redact
         if not os.path.lexists(real):
-            return False, None, unified_diff("", redact(content), rel, new_file=True)
+            new = unified_diff("", redact(content), rel, new_file=True)
+            return False, None, new, _base_digest(real, None)
         if not overwrite:
             raise ToolError(
-                f"{path!r} already exists ({_describe_size(real)}); use update_file to change "
-                "part of it, or set overwrite=true to replace it whole."
+                f"{path!r} already exists ({_describe_size(sandbox, real)}); use update_file "
+                "to change part of it, or set overwrite=true to replace it whole."
             )
         try:
-            old = _read_for_edit(real, path)
+            old = _read_for_edit(sandbox, real, path)
         except ToolError:
-            return True, None, None  # binary or unreadable: replaced whole, no text diff
-        return True, old, unified_diff(redact(old), redact(content), rel)
+            return True, None, None, _base_digest(real, None)  # not text: replaced whole
+        diff = unified_diff(redact(old), redact(content), rel)
+        return True, old, diff, _base_digest(real, old)
 
-    existed, old, diff = await asyncio.to_thread(prepare)
-    _write(sandbox, real, content, path, make_folders=True)  # on the loop (see update_file)
+    existed, old, diff, base = await asyncio.to_thread(prepare)
+    ctx.check_shown(file_key(path), base)
+    with _writing(ctx, real, path):
+        _write(sandbox, real, content, path, make_folders=True)  # on the loop (see update_file)
     _wrote(ctx, real)
     n = _line_count(content)
     size = byte_size(len(content.encode()))
@@ -367,7 +417,9 @@ async def delete_file(ctx: ToolContext, path: str) -> ToolOutput:
     rel = sandbox.relative(entry)
     if entry.is_symlink():
         target = os.readlink(entry)
-        _unlink(sandbox, entry, path)
+        ctx.check_shown(file_key(path), await asyncio.to_thread(_base_digest, entry, None))
+        with _writing(ctx, entry, path):
+            _unlink(sandbox, entry, path)
         return ToolOutput(
             f"Deleted the symbolic link {rel} (it pointed to {target}; the target is untouched).",
             data={"path": rel, "link_target": target},
@@ -377,19 +429,19 @@ async def delete_file(ctx: ToolContext, path: str) -> ToolOutput:
             f"{path!r} is a folder; delete_file removes single files only. Delete the files "
             "inside it one by one, or ask the user to remove the folder."
         )
-    described = _describe_size(entry)
+    described = _describe_size(sandbox, entry)
     secrets = secrets_for(ctx)
 
-    def prepare() -> str | None:
-        """What is removed, as a diff of the text the model reads."""
-        try:
-            old = _read_for_edit(entry, path, limit=2_000_000)
-        except ToolError:
-            return None
-        return unified_diff(secrets.masker().redact(old), "", rel, deleted=True)
+    def prepare() -> tuple[str | None, str]:
+        """What is removed, as a diff of the text the model reads; and what binds it."""
+        old = _deleted_text(sandbox, entry, path)
+        seen = unified_diff(secrets.masker().redact(old), "", rel, deleted=True) if old else None
+        return seen, _base_digest(entry, old)
 
-    diff = await asyncio.to_thread(prepare)
-    _unlink(sandbox, entry, path)  # on the loop (see update_file)
+    diff, base = await asyncio.to_thread(prepare)
+    ctx.check_shown(file_key(path), base)
+    with _writing(ctx, entry, path):
+        _unlink(sandbox, entry, path)  # on the loop (see update_file)
     return ToolOutput(
         f"Deleted {rel} ({described}).",
         diff=_cap_lines(diff, DIFF_MAX_LINES) if diff else None,
@@ -399,8 +451,8 @@ async def delete_file(ctx: ToolContext, path: str) -> ToolOutput:
 
 def _unlink(sandbox: Sandbox, path: Path, given: str) -> None:
     try:
-        beneath.unlink(sandbox.root, _parts(sandbox, path))
-    except beneath.MovedUnderfoot:
+        sandbox.gate.remove(path)
+    except (MovedUnderfoot, PathRefused):
         raise ToolError(_MOVED.format(given=given)) from None
     except OSError as exc:
         raise ToolError(f"Could not delete {given!r}: {exc.strerror or exc}.") from None
@@ -410,11 +462,6 @@ _MOVED = (
     "Refused {given!r}: a folder on its path was changed into a link or a file while it was "
     "being written; nothing was changed."
 )
-
-
-def _parts(sandbox: Sandbox, real: Path) -> list[str]:
-    """``real`` (resolved, inside the workspace) as names beneath the workspace's root."""
-    return list(real.relative_to(sandbox.root).parts)
 
 
 # --- diffs -------------------------------------------------------------------------------
@@ -451,19 +498,20 @@ def _cap_lines(text: str, limit: int) -> str:
 # --- reading and writing -----------------------------------------------------------------
 
 
-def _read_for_edit(real: Path, given: str, *, limit: int = EDIT_MAX_BYTES) -> str:
-    if real.is_dir():
-        raise ToolError(f"{given!r} is a folder, not a file.")
-    if not real.is_file():
-        raise ToolError(f"{given!r} is not a regular file (a device, pipe or socket).")
+def _read_for_edit(sandbox: Sandbox, real: Path, given: str, *, limit: int = EDIT_MAX_BYTES) -> str:
     try:
-        size = real.stat().st_size
-        if size > limit:
-            raise ToolError(
-                f"{given!r} is too large to edit here ({byte_size(size)}; the limit is "
-                f"{byte_size(limit)})."
-            )
-        data = real.read_bytes()
+        data = sandbox.gate.read(real, limit=limit)
+    except IsADirectoryError:
+        raise ToolError(f"{given!r} is a folder, not a file.") from None
+    except FileTooLarge:
+        size = _describe_size(sandbox, real)
+        raise ToolError(
+            f"{given!r} is too large to edit here ({size}; the limit is {byte_size(limit)})."
+        ) from None
+    except NotRegularFile as exc:
+        raise ToolError(f"{given!r} is {exc.what}, not a regular file.") from None
+    except PathRefused as exc:
+        raise ToolError(str(exc)) from None
     except OSError as exc:
         raise ToolError(f"Could not read {given!r}: {exc.strerror or exc}.") from None
     if b"\0" in data:
@@ -482,10 +530,8 @@ def _write(
     """Write ``real`` atomically, through folder descriptors beneath the workspace's root,
     so a folder swapped for a link after the check cannot lead the write elsewhere."""
     try:
-        beneath.write_bytes(
-            sandbox.root, _parts(sandbox, real), text.encode("utf-8"), make_folders=make_folders
-        )
-    except beneath.MovedUnderfoot:
+        sandbox.gate.write(real, text.encode("utf-8"), make_folders=make_folders)
+    except (MovedUnderfoot, PathRefused):
         raise ToolError(_MOVED.format(given=given)) from None
     except (FileExistsError, NotADirectoryError):
         raise ToolError(
@@ -501,9 +547,9 @@ def _line_count(text: str) -> int:
     return text.count("\n") + (0 if text.endswith("\n") else 1)
 
 
-def _describe_size(path: Path) -> str:
+def _describe_size(sandbox: Sandbox, path: Path) -> str:
     try:
-        size = path.stat().st_size
+        size = sandbox.gate.stat(path).st_size
     except OSError:
         return "size unknown"
     return byte_size(size)

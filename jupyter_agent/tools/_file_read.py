@@ -121,7 +121,7 @@ def _read_file(
     held = 0
     wanted, after = _Lines(), _Lines()
     try:
-        with open(real, "rb") as f:
+        with sandbox.open_file(real) as f:
             sample = f.read(SNIFF_BYTES)
             sniff(sample, path, complete=len(sample) < SNIFF_BYTES)
             f.seek(0)
@@ -286,48 +286,48 @@ def _list_directory(
 def _list_entries(sandbox: Sandbox, folder: Path, recursive: bool) -> Iterator[str]:
     asked_for_skipped = any(p in SKIP_DIRS for p in Path(sandbox.relative(folder)).parts)
     try:
-        with os.scandir(folder) as it:
-            items = sorted(it, key=lambda e: (e.name.lower(), e.name))
+        entries = sorted(sandbox.gate.entries(folder), key=lambda e: (e.name.lower(), e.name))
     except OSError as exc:
         yield f"{sandbox.relative(folder)}/  (cannot list: {exc.strerror or exc})"
         return
-    for entry in items:
-        rel = sandbox.relative(entry.path)
-        try:
-            is_link = entry.is_symlink()
-            is_dir = entry.is_dir()
-        except OSError:
-            is_link, is_dir = False, False
+    for entry in entries:
+        full = folder / entry.name
+        rel = sandbox.relative(full)
+        is_link = entry.is_link()
+        is_dir = entry.is_dir() or (is_link and os.path.isdir(full))
         slash = "/" if is_dir else ""
-        if not sandbox.allows(Path(entry.path)):
-            if is_link and not _inside_root(sandbox, entry.path):
-                yield f"{rel}{slash} -> {os.readlink(entry.path)}  (leads outside the workspace)"
+        if not sandbox.allows(full):
+            if is_link and not _inside_root(sandbox, str(full)):
+                yield f"{rel}{slash} -> {_link_target(full)}  (leads outside the workspace)"
             else:
                 yield f"{rel}{slash}  (access refused)"
             continue
         if is_link:
-            yield f"{rel}{slash} -> {os.readlink(entry.path)}"
+            yield f"{rel}{slash} -> {_link_target(full)}"
             continue  # never followed: no loops, no surprises
         if is_dir:
             if not recursive:
-                yield f"{rel}/  ({_count_entries(entry.path)})"
+                yield f"{rel}/  ({_count_entries(sandbox, full)})"
             elif entry.name in SKIP_DIRS and not asked_for_skipped:
                 yield f"{rel}/  (skipped; list it directly to see inside)"
             else:
                 yield f"{rel}/"
-                yield from _list_entries(sandbox, Path(entry.path), recursive)
+                yield from _list_entries(sandbox, full, recursive)
             continue
-        try:
-            size = byte_size(entry.stat().st_size)
-        except OSError:
-            size = "?"
         kind = "" if entry.is_file() else "  (special file)"
-        yield f"{rel}  {size}{kind}"
+        yield f"{rel}  {byte_size(entry.info.st_size)}{kind}"
 
 
-def _count_entries(path: str) -> str:
+def _link_target(path: Path) -> str:
     try:
-        n = len(os.listdir(path))
+        return os.readlink(path)
+    except OSError:
+        return "?"
+
+
+def _count_entries(sandbox: Sandbox, path: Path) -> str:
+    try:
+        n = len(sandbox.gate.entries(path))
     except OSError:
         return "unreadable"
     return f"{n:,} entr{'y' if n == 1 else 'ies'}"
@@ -368,19 +368,19 @@ def _get_file_info(stop: threading.Event, sandbox: Sandbox, path: str) -> ToolOu
         lines.append(f"link: a symbolic link to {target} (resolves to {sandbox.relative(entry)})")
         info["link_target"] = target
     try:
-        st = entry.stat()
+        st = sandbox.gate.stat(entry)
     except OSError as exc:
         raise ToolError(f"Could not inspect {path!r}: {exc.strerror or exc}.") from None
     details: list[str] = []
     if stat.S_ISDIR(st.st_mode):
         kind = "folder"
         try:
-            info["entries"] = count = len(os.listdir(entry))
+            info["entries"] = count = len(sandbox.gate.entries(entry))
             details.append(f"entries: {count:,}")
         except OSError:
             pass
     elif stat.S_ISREG(st.st_mode):
-        text_kind, n_lines = _describe_text(entry, stop)
+        text_kind, n_lines = _describe_text(sandbox, entry, stop)
         kind = f"file ({text_kind})"
         if n_lines is not None:
             info["lines"] = n_lines
@@ -400,9 +400,9 @@ def _get_file_info(stop: threading.Event, sandbox: Sandbox, path: str) -> ToolOu
     return ToolOutput("\n".join(lines), data=info)
 
 
-def _describe_text(path: Path, stop: threading.Event) -> tuple[str, int | None]:
+def _describe_text(sandbox: Sandbox, path: Path, stop: threading.Event) -> tuple[str, int | None]:
     try:
-        with open(path, "rb") as f:
+        with sandbox.open_file(path) as f:
             sample = f.read(SNIFF_BYTES)
             if b"\0" in sample:
                 return "binary", None

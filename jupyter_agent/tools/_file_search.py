@@ -16,7 +16,6 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
-import stat
 import threading
 import time
 from collections.abc import Iterator
@@ -26,6 +25,7 @@ import regex
 
 from ..errors import ToolError
 from ..globs import glob_to_regex
+from ..paths import read_limited
 from ..permissions import Permission
 from ..redaction import Masker, Secrets
 from ..sandbox import SKIP_DIRS, Sandbox
@@ -111,17 +111,21 @@ def _grep(
             break
         if globs is not None and not _glob_matches(globs, file, real, sandbox, masker):
             continue
+        try:  # through the gate: never a FIFO or a device, never a link swapped in
+            fd = sandbox.gate.open_file(file)
+        except OSError:
+            continue
         try:
-            st = file.stat()
-            if not stat.S_ISREG(st.st_mode):
-                continue
+            st = os.fstat(fd)
             if st.st_size > GREP_MAX_FILE_BYTES:
                 skipped_large += 1
                 continue
-            data = file.read_bytes()
-            after = file.stat()
+            data, _cut = read_limited(fd, GREP_MAX_FILE_BYTES)
+            after = os.fstat(fd)
         except OSError:
             continue
+        finally:
+            os.close(fd)
         if b"\0" in data[:SNIFF_BYTES]:
             skipped_binary += 1
             continue
@@ -186,25 +190,31 @@ def _grep(
 
 
 def _walk_files(sandbox: Sandbox, start: Path) -> Iterator[Path]:
-    """The readable files under ``start`` (or ``start`` itself), in a stable order."""
+    """The readable files under ``start`` (or ``start`` itself), in a stable order; walked
+    through the gate, so a folder swapped for a link meanwhile is not followed."""
     if not start.is_dir():
         yield start
         return
     asked_for_skipped = any(p in SKIP_DIRS for p in Path(sandbox.relative(start)).parts)
-    for folder, dirnames, filenames in os.walk(start):
-        keep = []
-        for d in sorted(dirnames):
-            full = Path(folder, d)
-            if d in SKIP_DIRS and not asked_for_skipped:
-                continue
-            if os.path.islink(full) or not sandbox.allows(full):
-                continue  # links to folders are not followed (no loops, no escapes)
-            keep.append(d)
-        dirnames[:] = keep
-        for name in sorted(filenames):
-            full = Path(folder, name)
-            if sandbox.allows(full):
-                yield full
+    try:
+        walk = sandbox.gate.walk(start)
+        for parts, dirnames, filenames, _fd in walk:
+            folder = sandbox.root.joinpath(*parts)
+            keep = []
+            for d in sorted(dirnames):
+                full = folder / d
+                if d in SKIP_DIRS and not asked_for_skipped:
+                    continue
+                if os.path.islink(full) or not sandbox.allows(full):
+                    continue  # links to folders are not followed (no loops, no escapes)
+                keep.append(d)
+            dirnames[:] = keep
+            for name in sorted(filenames):
+                full = folder / name
+                if sandbox.allows(full):
+                    yield full
+    except OSError:
+        return
 
 
 def _expand_braces(pattern: str) -> list[str]:

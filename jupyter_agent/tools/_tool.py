@@ -2,6 +2,11 @@
 
 The first parameter may be a :class:`ToolContext` (annotated as such); it carries the
 hidden state of the call and never appears in the schema the model sees.
+
+A tool that asks shows the call on an approval card through its ``preview=`` hook; what the
+card showed and the call acts on (a cell's source, a file's bytes) is bound to the user's
+Allow, and the tool checks it with :meth:`ToolContext.check_shown` at the moment it acts
+(see :mod:`jupyter_agent.approvals`).
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from typing import Any, TypeVar, get_type_hints, overload
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from .._wording import visible
-from ..approvals import ApprovalPreview
+from ..approvals import ApprovalPreview, Grant, Shown
 from ..errors import ToolError
 from ..messages import ImageBlock
 from ..permissions import Hazard
@@ -65,11 +70,21 @@ class ToolContext:
     metadata: dict[str, Any] = field(default_factory=dict)
     run: RunControl | None = None
     """The run the call belongs to; control tools use it to ask, plan and finish."""
+    approval: Grant | None = None
+    """The user's Allow of this call, with the digests of what its card showed (None: no
+    card was shown, a rule allowed the call)."""
 
     async def progress(self, output: str) -> None:
         """Stream partial output of a long call to the frontends."""
         if self.run is not None:
             self.run.tool_progress(self.tool_use_id, output)
+
+    def check_shown(self, key: str, now: str) -> None:
+        """Right before acting: raise :class:`~jupyter_agent.approvals.ChangedSinceShown`
+        when the approval card showed ``key`` and ``now`` (the digest of what the call is
+        about to act on, :func:`~jupyter_agent.approvals.digest`) is not what it showed."""
+        if self.approval is not None:
+            self.approval.check(key, now)
 
     def require_run(self) -> RunControl:
         if self.run is None:
@@ -96,9 +111,10 @@ class ToolOutput:
 Summary = str | Callable[[Mapping[str, Any]], str] | None
 Assess = Callable[["ToolContext", Mapping[str, Any]], Sequence[Hazard]]
 """Checks of one call that no rule may override (see :class:`Hazard`)."""
-Preview = Callable[["ToolContext", Mapping[str, Any]], Awaitable[ApprovalPreview | None]]
+Preview = Callable[["ToolContext", Mapping[str, Any]], Awaitable[ApprovalPreview | Shown | None]]
 """The call as an approval card shows it (the code, the command, the diff), computed
-without running it."""
+without running it; as a :class:`~jupyter_agent.approvals.Shown` when the card binds
+content the tool checks before acting."""
 
 # Arguments treated as paths (for path rules) when a tool does not say.
 PATH_ARGUMENTS = ("path", "paths", "working_dir", "source", "destination")
@@ -194,9 +210,14 @@ class Tool:
     async def preview(self, ctx: ToolContext, kwargs: Mapping[str, Any]) -> ApprovalPreview | None:
         """The call as its approval card shows it (checked arguments in), or ``None``.
         Runs nothing and writes nothing; it may raise (the caller shows no preview then)."""
+        return (await self.show(ctx, kwargs)).card
+
+    async def show(self, ctx: ToolContext, kwargs: Mapping[str, Any]) -> Shown:
+        """The card of the call and the content it binds (see :meth:`preview`)."""
         if self._preview is None:
-            return None
-        return await self._preview(ctx, kwargs)
+            return Shown()
+        shown = await self._preview(ctx, kwargs)
+        return shown if isinstance(shown, Shown) else Shown(card=shown)
 
     def summary(self, args: Mapping[str, Any]) -> str:
         """One line a human reads in a tool card or an approval prompt. What the model

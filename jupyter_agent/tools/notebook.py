@@ -2,19 +2,23 @@
 
 They work through the :class:`~jupyter_agent.notebook.NotebookBridge` in the agent's
 resources (live in JupyterLab, or the .ipynb file). Every edit records what it changed
-(for the diff shown in its tool card, and so a run's edits can be undone in one call).
+(for the diff shown in its tool card, and so a run's edits can be undone in one call). In
+file mode no edit changes the ``.ipynb`` while a command the user approved runs it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import difflib
+from collections.abc import Iterator
 from typing import Any
 
 from .._wording import plural
 from ..errors import ToolError
 from ..messages import ImageBlock
 from ..notebook import Cell, CellType, Change, ChangeLog, NotebookBridge
+from ..notebook_file import FileBridge
 from ..notebook_view import (
     ExecutionHistory,
     View,
@@ -26,6 +30,7 @@ from ..notebook_view import (
 )
 from ..output_view import ViewLimits, render_output
 from ..permissions import Permission
+from ..provenance import WrittenFiles
 from ..redaction import Secrets
 from ..running_cells import CellRuns
 from ..secrets import mask_secrets
@@ -41,6 +46,17 @@ def _record(ctx: ToolContext, change: Change) -> None:
     log = ctx.resources.get(ChangeLog)
     if log is not None:
         log.record(change)
+
+
+@contextlib.contextmanager
+def _editing(ctx: ToolContext, bridge: NotebookBridge) -> Iterator[None]:
+    """Around an edit: in file mode, refused while an approved command runs the file."""
+    written = ctx.resources.get(WrittenFiles)
+    if written is None or not isinstance(bridge, FileBridge):
+        yield
+        return
+    with written.writing(bridge.file, bridge.path):
+        yield
 
 
 def _run_id(ctx: ToolContext) -> str:
@@ -210,11 +226,12 @@ async def insert_cell(
             that started you (where the user is looking), or else at the end.
     """
     bridge = bridge_of(ctx)
-    if before is None and after is None:
-        cell, where, after = await _insert_in_view(ctx, bridge, source, cell_type)
-    else:
-        cell = await bridge.insert(source, cell_type, before=before, after=after)
-        where = _where(before, after)
+    with _editing(ctx, bridge):
+        if before is None and after is None:
+            cell, where, after = await _insert_in_view(ctx, bridge, source, cell_type)
+        else:
+            cell = await bridge.insert(source, cell_type, before=before, after=after)
+            where = _where(before, after)
     _record(ctx, Change("insert", cell.id, _run_id(ctx)))
     return _edit_output(
         f"Inserted {cell_type} cell {cell.id}{where}.",
@@ -280,14 +297,15 @@ async def update_cell(
         unchanged = await asyncio.to_thread(secrets_for(ctx).redact, old.source)
         shown = unchanged, unchanged
     changed = []
-    if new_source != old.source:
-        await bridge.update(cell_id, new_source)
-        _record(ctx, Change("update", cell_id, _run_id(ctx), before=old))
-        changed.append("source")
-    if cell_type is not None and cell_type != old.cell_type:
-        await bridge.set_type(cell_id, cell_type)
-        _record(ctx, Change("set_type", cell_id, _run_id(ctx), before=old))
-        changed.append(f"type ({old.cell_type} → {cell_type})")
+    with _editing(ctx, bridge):
+        if new_source != old.source:
+            await bridge.update(cell_id, new_source)
+            _record(ctx, Change("update", cell_id, _run_id(ctx), before=old))
+            changed.append("source")
+        if cell_type is not None and cell_type != old.cell_type:
+            await bridge.set_type(cell_id, cell_type)
+            _record(ctx, Change("set_type", cell_id, _run_id(ctx), before=old))
+            changed.append(f"type ({old.cell_type} → {cell_type})")
     if not changed:
         return ToolOutput(f"Cell {cell_id} already had that content; nothing changed.")
     return _edit_output(
@@ -343,7 +361,8 @@ async def delete_cell(ctx: ToolContext, cell_id: str) -> ToolOutput:
     cells = await bridge.read()
     ids = [c.id for c in cells]
     neighbour = ids[ids.index(cell_id) + 1] if cell_id in ids[:-1] else None
-    cell, index = await bridge.delete(cell_id)
+    with _editing(ctx, bridge):
+        cell, index = await bridge.delete(cell_id)
     _record(
         ctx, Change("delete", cell_id, _run_id(ctx), before=cell, index=index, neighbour=neighbour)
     )
@@ -375,7 +394,8 @@ async def move_cell(
         raise ToolError(f"There is no cell with id {cell_id!r}.")
     position = ids.index(cell_id)
     neighbour = ids[position + 1] if position + 1 < len(ids) else None
-    index = await bridge.move(cell_id, before=before, after=after)
+    with _editing(ctx, bridge):
+        index = await bridge.move(cell_id, before=before, after=after)
     _record(ctx, Change("move", cell_id, _run_id(ctx), index=position, neighbour=neighbour))
     # The order after the move, from the order before it: no second read of the notebook.
     moved = [c for c in ids if c != cell_id]

@@ -24,17 +24,24 @@ import re
 import signal
 import time
 from collections import deque
-from collections.abc import Awaitable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
 from .._system import system_program
-from ..approvals import CommandPreview, ProgramPreview
+from ..approvals import ChangedSinceShown, CommandPreview, Grant, ProgramPreview, file_key
 from ..autorun import autorun_for
-from ..commands import OsSandbox, analyze, command_hazards
-from ..errors import ToolError
+from ..commands import (
+    OsSandbox,
+    Protected,
+    SandboxSettings,
+    analyze,
+    command_hazards,
+    with_git_overrides,
+)
+from ..errors import ToolDenied, ToolError
 from ..permissions import Hazard, Permission
-from ..provenance import WrittenFiles
+from ..provenance import WrittenFiles, code_digest
 from ..sandbox import Sandbox
 from ._sandbox import sandbox_for
 from ._tool import ToolContext, ToolOutput, tool
@@ -61,20 +68,23 @@ T = TypeVar("T")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][A-Za-z0-9]|\x1b[=>]")
 
 
-def command_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment a command gets: ``base`` (os.environ) minus secret-looking names."""
+def command_env(
+    base: Mapping[str, str] | None = None, *, read_only: bool = False
+) -> dict[str, str]:
+    """The environment a command gets: ``base`` (os.environ) minus secret-looking names,
+    with git's configuration set so a planted one cannot run code (more of it when the
+    line only reads: :mod:`jupyter_agent.commands._git_overrides`)."""
     env = {
         name: value
         for name, value in (os.environ if base is None else base).items()
         if not any(part in name.upper() for part in SECRET_NAME_PARTS)
     }
     # No pager and no prompt can wait for input that never comes.
-    # No pager and no prompt can wait for input that never comes.
     env.update(PAGER="cat", GIT_PAGER="cat", GIT_TERMINAL_PROMPT="0", PYTHONUNBUFFERED="1")
     # No start file runs, no function comes in from the environment, `cd` means the folder.
     for name in [n for n in env if n.startswith("BASH_FUNC_")] + ["BASH_ENV", "ENV", "CDPATH"]:
         env.pop(name, None)
-    return env
+    return with_git_overrides(env, read_only=read_only)
 
 
 def _summary(a: Mapping[str, Any]) -> str:
@@ -101,20 +111,32 @@ _DEFAULT_SANDBOXES: dict[str, OsSandbox] = {}
 
 
 def workspace_os_sandbox(workspace: Path, **options: Any) -> OsSandbox:
-    """An OS sandbox for ``workspace`` that keeps its autorun places read-only."""
-    return OsSandbox(workspace, protected=lambda: autorun_for(workspace).protected(), **options)
+    """An OS sandbox for ``workspace`` that keeps its autorun places read-only, git's
+    redirects and the home folder's code-running files among them (looked for again at
+    every launch: a walk of the writable folders, so launch from a thread), after making
+    the empty folders that let it mount them (:meth:`Autorun.prepare`)."""
+    settings = options.get("settings") or SandboxSettings()
+
+    def protected() -> Protected:
+        autorun = autorun_for(workspace, settings.writable)
+        autorun.prepare()
+        return Protected(autorun.protected(), autorun.fills())
+
+    return OsSandbox(workspace, protected=protected, **options)
 
 
 def _assess(ctx: ToolContext, args: Mapping[str, Any]) -> list[Hazard]:
     """What no rule may decide about this command (see :mod:`jupyter_agent.commands.hazards`)."""
     sandbox = sandbox_for(ctx)
     cwd = sandbox.resolve(str(args.get("working_dir", ".")), must_exist=True)
+    os_sandbox = os_sandbox_for(ctx)
     return command_hazards(
         analyze(str(args["command"])),
         cwd=cwd,
         sandbox=sandbox,
         written=ctx.resources.get(WrittenFiles),
-        scratch=os_sandbox_for(ctx).scratch(),
+        scratch=os_sandbox.scratch(),
+        writable=os_sandbox.roots()[1:] if os_sandbox.status().active else (),
         path_env=command_env().get("PATH"),
     )
 
@@ -186,19 +208,83 @@ async def execute_command(
     cwd = sandbox.resolve(working_dir, must_exist=True)
     if not cwd.is_dir():
         raise ToolError(f"working_dir {working_dir!r} is a file, not a folder.")
+    async with _as_approved(ctx, command, working_dir):
+        return await _launched(ctx, command, cwd, sandbox, timeout)
+
+
+SHELL_TOOLS = (execute_command,)
+"""The shell tools, in the order the model sees them."""
+
+
+# --- the code a command runs is the code approved ----------------------------------------
+
+
+@contextlib.asynccontextmanager
+async def _as_approved(ctx: ToolContext, command: str, working_dir: str) -> AsyncIterator[None]:
+    """Right before the spawn, the code the command runs is what its approval saw: each file
+    the card bound is as the card was shown for, and no other workspace code changed since
+    the call was decided. Until the command ends, the agent's own writers (a sibling
+    subagent's file tools included) refuse to change the files the card bound."""
+    grant = ctx.approval
+    bound = [b.path for b in grant.files() if b.path is not None] if grant is not None else []
+    written = ctx.resources.get(WrittenFiles)
+    args = {"command": command, "working_dir": working_dir}
+    if written is None or not bound:
+        await asyncio.to_thread(_check_what_runs, ctx, args, grant)
+        yield
+        return
+    async with written.running(bound, command):
+        await asyncio.to_thread(_check_what_runs, ctx, args, grant)
+        yield
+
+
+def _check_what_runs(ctx: ToolContext, args: Mapping[str, Any], grant: Grant | None) -> None:
+    """Raise :class:`ChangedSinceShown` when the code ``args`` runs is not what the call's
+    approval saw (see :func:`_as_approved`)."""
+    for bound in grant.files() if grant is not None else []:
+        if bound.path is not None and code_digest(bound.path) != bound.digest:
+            raise ChangedSinceShown(bound.what, key=bound.key)
+    if ctx.run is None:
+        return  # called from code, not decided by an agent's run: nothing to hold it to
+    sandbox = sandbox_for(ctx)
+    for hazard in _assess(ctx, args):
+        if hazard.action == "refuse":
+            raise ToolDenied(hazard.reason)
+        for path in hazard.paths:
+            key = file_key(os.path.abspath(path))
+            shown = grant.get(key) if grant is not None else None
+            if shown is None or code_digest(path) != shown.digest:
+                raise ChangedSinceShown(sandbox.relative(path), key=key)
+        if not hazard.paths and (grant is None or hazard.reason not in grant.warnings):
+            raise ChangedSinceShown("what the command would touch", key="")
+
+
+async def _launched(
+    ctx: ToolContext, command: str, cwd: Path, sandbox: Sandbox, timeout: float
+) -> ToolOutput:
+    """Run ``command`` in ``cwd``, confined, and return what it did."""
     os_sandbox = os_sandbox_for(ctx)
     confined = os_sandbox.status().active
-    if confined:
-        autorun_for(sandbox.root).prepare()
     argv = (
         [_SHELL, "--noprofile", "--norc", "-c", command] if _SHELL else ["/bin/sh", "-c", command]
     )
-    launch = os_sandbox.launch(argv, cwd)
+    # The launch walks the workspace for git's redirects: off the event loop.
+    try:
+        launch, cancelled = await _shielded(asyncio.to_thread(os_sandbox.launch, argv, cwd))
+    except OSError as exc:
+        raise ToolError(f"Could not set up the sandbox: {exc.strerror or exc}.") from None
+    if cancelled:
+        launch.close()
+        raise asyncio.CancelledError
+    line = analyze(command)
+    read_only = bool(line.invocations) and all(
+        inv.kind in ("reads", "inert") for inv in line.invocations
+    )
 
     output = _Output()
     started = time.monotonic()
     try:
-        proc = await _spawn(launch.argv, cwd, launch.pass_fds)
+        proc = await _spawn(launch.argv, cwd, launch.pass_fds, command_env(read_only=read_only))
     except OSError as exc:
         launch.close()
         raise ToolError(f"Could not start the command: {exc.strerror or exc}.") from None
@@ -255,10 +341,6 @@ async def execute_command(
         is_error=outcome == "timeout",
         error_line=failed,
     )
-
-
-SHELL_TOOLS = (execute_command,)
-"""The shell tools, in the order the model sees them."""
 
 
 # --- running -------------------------------------------------------------------------
@@ -404,7 +486,10 @@ def _record_writes(ctx: ToolContext, command: str, cwd: Path, sandbox: Sandbox) 
 
 
 async def _spawn(
-    argv: list[str], cwd: Path, pass_fds: tuple[int, ...] = ()
+    argv: list[str],
+    cwd: Path,
+    pass_fds: tuple[int, ...] = (),
+    env: Mapping[str, str] | None = None,
 ) -> asyncio.subprocess.Process:
     """Start the command in a process group of its own.
 
@@ -419,7 +504,7 @@ async def _spawn(
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,
             cwd=cwd,
-            env=command_env(),
+            env=dict(env) if env is not None else command_env(),
             start_new_session=True,  # its own process group: killed as one
             pass_fds=pass_fds,
         )

@@ -14,7 +14,7 @@ import pytest
 from helpers import assert_valid, call, until
 
 from jupyter_agent import Agent, ScriptedModel
-from jupyter_agent.agent import _interaction
+from jupyter_agent.agent import _dispatch, _interaction
 from jupyter_agent.approvals import CellPreview, CommandPreview, FilePreview
 from jupyter_agent.events import PermissionRequestEvent, PermissionResponseEvent, ToolEndEvent
 from jupyter_agent.notebook import RunResult
@@ -158,7 +158,10 @@ def _asking_tool(preview):
     return launch
 
 
-async def test_a_failing_preview_still_asks_without_it(workspace, caplog):
+async def test_a_card_whose_preview_fails_asks_but_its_allow_runs_nothing(workspace, caplog):
+    """Nothing runs that a card did not show: a card that could not show the call says so,
+    and each Allow of it asks again, until the call fails with the reason."""
+
     async def broken(ctx, args):
         raise RuntimeError("the preview broke")
 
@@ -166,15 +169,21 @@ async def test_a_failing_preview_still_asks_without_it(workspace, caplog):
     agent = Agent("actor", model, workspace=workspace, tools=[_asking_tool(broken)], persist=False)
     with caplog.at_level(logging.WARNING, logger="jupyter_agent.agent._interaction"):
         handle = agent.start("launch")
-        request = await _asked(handle)
-    assert request.preview is None
-    assert "the approval preview of launch failed" in caplog.text
-    handle.approve(True)
+        for n in range(_dispatch.ASKS_WHEN_CHANGED):
+            await until(lambda n=n: len(_requests(handle)) > n and handle.pending_approval)
+            request = _requests(handle)[-1]
+            assert request.preview is None
+            assert "could not be shown" in request.warnings[0]
+            assert "reading it failed: RuntimeError" in request.warnings[0]
+            handle.approve(True)
     await handle.wait()
-    assert _ends(handle)[0].result == "launched x"
+    assert "the approval preview of launch failed" in caplog.text
+    (end,) = _ends(handle)
+    assert end.is_error and "could not show what it would act on" in end.result
+    assert "launched" not in end.result
 
 
-async def test_a_hanging_preview_still_asks_without_it(workspace, monkeypatch):
+async def test_a_hanging_preview_still_asks_and_says_why(workspace, monkeypatch):
     monkeypatch.setattr(_interaction, "PREVIEW_TIMEOUT", 0.05)
 
     async def hangs(ctx, args):
@@ -184,7 +193,7 @@ async def test_a_hanging_preview_still_asks_without_it(workspace, monkeypatch):
     agent = Agent("actor", model, workspace=workspace, tools=[_asking_tool(hangs)], persist=False)
     handle = agent.start("launch")
     request = await _asked(handle)
-    assert request.preview is None
+    assert request.preview is None and "took over 0.05 s" in request.warnings[0]
     handle.approve(False)
     await handle.wait()
 

@@ -332,7 +332,9 @@ def test_the_window_and_auto_come_from_the_settings_files(workspace: Path, home:
     # A folder not yet trusted may turn automatic room-making off, not shrink the window:
     # a tiny one would have the agent summarise at every step, on the user's bill.
     assert (agent.context.policy.window, agent.context.policy.auto) == (90_000, False)
-    assert any("[context] window = 4,000" in note for note in agent.untrusted_settings)
+    assert agent.trust_prompt is not None
+    (effect,) = agent.trust_prompt.effects
+    assert effect.kind == "context" and "4,000 tokens" in effect.summary
     agent.trust_workspace()
     assert agent.context.policy.window == 4_000
     # Given in code, the policy wins over the files.

@@ -144,10 +144,12 @@ async def test_a_cloned_folders_settings_cannot_widen_anything_until_trusted(wor
     (warning,) = [e for e in handle.events_so_far if e.kind == "warning"]
     assert warning.action == "trust_workspace"
     for said in (
-        "role planner would gain",
-        "1 allow rule(s)",
-        "default_rules = false",
-        "role helper: prompt_file",
+        "Replace the built-in role planner: it would also change files, create files, run "
+        "shell commands",
+        "Add the role helper, which may read files; with a prompt of the folder's, read from "
+        "`/etc/hostname`, outside this folder",
+        "Allow every call, for every role",
+        "Drop the built-in rules (default_rules = false)",
         "not trusted",
     ):
         assert said in warning.message, said
@@ -175,13 +177,13 @@ async def test_trusting_the_folder_applies_its_settings_and_is_remembered(worksp
     (folder / "commander.md").write_text("# Your role: Commander")
     model = ScriptedModel([call("run_tests"), call("task_complete", summary="reviewed")])
     agent = Agent("reviewer", model, workspace=workspace, tools=[run_tests])
-    assert agent.untrusted_settings  # the allow rule waits for trust
+    assert agent.trust_prompt is not None  # the allow rule waits for trust
     applied = agent.trust_workspace()
-    assert any("allow rule" in a for a in applied)
+    assert [e.summary for e in applied.effects] == ["Allow tool run_tests, for the role reviewer"]
     handle = await agent.run("review")
     assert agent.history[2].tool_results[0].text == "12 passed"  # allowed, no question
     assert not [e for e in handle.events_so_far if e.kind == "warning"]
     assert is_trusted(workspace)
     again = Agent("reviewer", ScriptedModel(), workspace=workspace, tools=[run_tests])
-    assert again.trusted and not again.untrusted_settings  # remembered for the user
+    assert again.trusted and again.trust_prompt is None  # remembered for the user
     assert (home / ".jupyter_agent" / "trusted-folders.json").is_file()

@@ -189,10 +189,10 @@ async def test_a_refused_write_is_kept_and_retried_in_order(workspace, monkeypat
     real_open = _session._open_log
     failures = iter([OSError("disk full")])
 
-    def open_log(folder):
+    def open_log(store, sid):
         for exc in failures:
             raise exc
-        return real_open(folder)
+        return real_open(store, sid)
 
     monkeypatch.setattr(_session, "_open_log", open_log)
     session.append(Message.user("one"))
@@ -223,7 +223,7 @@ def test_a_write_refused_half_way_leaves_no_torn_record(workspace, monkeypatch):
         def __getattr__(self, name):
             return getattr(self.log, name)
 
-    monkeypatch.setattr(_session, "_open_log", lambda folder: HalfFull(real_open(folder)))
+    monkeypatch.setattr(_session, "_open_log", lambda *a: HalfFull(real_open(*a)))
     session = Session.create(workspace, session_id="s6")
     with pytest.raises(OSError, match="No space left"):
         session.append(Message.user("one"))  # no loop running: written at once
@@ -246,7 +246,7 @@ async def test_a_run_ends_with_its_session_on_disk_even_when_the_disk_refuses(
     def refuse(*args, **kwargs):
         raise OSError("read-only file system")
 
-    monkeypatch.setattr("jupyter_agent.agent._session.atomic_write_bytes", refuse)
+    monkeypatch.setattr("jupyter_agent.paths.Root.write", refuse)
     agent.model = ScriptedModel([{"text": "again"}])
     with caplog.at_level(logging.WARNING):
         handle = await asyncio.wait_for(agent.run("second"), 5)
@@ -262,7 +262,7 @@ async def test_a_run_ends_even_when_writing_its_session_fails_unexpectedly(
         raise RuntimeError("the writer broke")
 
     agent = Agent("planner", ScriptedModel([{"text": "done"}]), workspace=workspace)
-    monkeypatch.setattr("jupyter_agent.agent._session.atomic_write_bytes", broken)
+    monkeypatch.setattr("jupyter_agent.paths.Root.write", broken)
     with caplog.at_level(logging.ERROR):
         handle = await asyncio.wait_for(agent.run("go"), 5)  # it used to wait forever
     assert handle.state.value == "completed"

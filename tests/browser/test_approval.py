@@ -141,3 +141,48 @@ def test_an_mcp_tool_is_asked_about_by_its_server_and_its_result_shows(
     row.click()  # open the card: the server's own words
     expect(row).to_contain_text("echo: hello from the lab")
     expect(status(panel)).to_contain_text("completed")
+
+
+def test_a_cell_the_user_edits_while_its_card_waits_is_asked_about_again(open_notebook, lab, page):
+    """The card binds the code it shows; the extension compares it with the cell's source
+    in the step that starts the execution, so a cell edited after Allow runs nothing."""
+    notebook = agent_notebook(
+        open_notebook,
+        lab,
+        "approval_bound",
+        [
+            call("run_cell", "Let me run the first cell.", cell_id="cell-0"),
+            call("task_complete", summary="Done."),
+        ],
+        sources=["shown = 'harmless'", ""],
+    )
+    panel = start(notebook, "h = %agent act --model $m Run the first cell")
+    card = panel.get_by_role("region", name=re.compile(r"^Approval: ")).first
+    expect(card.locator("code.ja-code")).to_have_text("shown = 'harmless'")
+
+    # The user edits the cell while the card waits, then clicks Allow on what they saw.
+    notebook.cells.nth(0).locator(".cm-content").click()
+    page.keyboard.press("ControlOrMeta+a")
+    page.keyboard.insert_text("edited = 'by the user'")
+    card.get_by_role("button", name="Allow", exact=True).click()
+
+    # Nothing ran: a fresh card shows the code as it is now, and says why it asks again.
+    again = panel.get_by_role("region", name=re.compile(r"^Approval: ")).nth(1)
+    expect(again.locator("code.ja-code")).to_have_text("edited = 'by the user'")
+    expect(again).to_contain_text("Changed since the last approval: cell cell-0.")
+    again.get_by_role("button", name="Deny", exact=True).click()
+    expect(status(panel)).to_contain_text("completed")
+    assert notebook.run_cell("print('shown' in dir(), 'edited' in dir())") == "False False"
+
+    # At the seam: a run that expects other code than the cell holds is refused by the
+    # extension itself, before anything reaches the kernel.
+    refused = notebook.run_cell(
+        "from jupyter_agent.jupyter.bridge import connect_notebook\n"
+        "bridge = await connect_notebook()\n"
+        "try:\n"
+        "    await bridge.run('cell-0', source=\"shown = 'harmless'\")\n"
+        "except Exception as error:\n"
+        "    print(type(error).__name__)\n"
+        "print('shown' in dir(), 'edited' in dir())"
+    )
+    assert refused == "SourceChanged\nFalse False"

@@ -11,6 +11,9 @@ from importlib.metadata import version
 from pathlib import Path
 
 VERSION = version("jupyter-in-kernel-agent")  # the distribution name (pyproject.toml)
+PROTOCOL = json.loads(
+    (Path(__file__).parents[2] / "jupyter_agent/jupyter/bridge_protocol.json").read_text()
+)["version"]  # what the extension answers a ping with
 
 # What the kernel side does: open the comm with the notebook's path as the kernel knows
 # it, keep the replies and the close message, ping.
@@ -87,7 +90,12 @@ def test_ping_over_the_comm_answers_for_this_notebook(open_notebook, page):
             {
                 "id": "1",
                 "ok": True,
-                "result": {"path": "bridge.ipynb", "frontend": "jupyterlab", "version": VERSION},
+                "result": {
+                    "path": "bridge.ipynb",
+                    "frontend": "jupyterlab",
+                    "version": VERSION,
+                    "protocol": PROTOCOL,
+                },
             }
         ],
         "closed": [],
@@ -119,7 +127,12 @@ def test_ping_over_the_comm_answers_for_this_notebook(open_notebook, page):
         {
             "id": "3",
             "ok": True,
-            "result": {"path": "bridge.ipynb", "frontend": "jupyterlab", "version": VERSION},
+            "result": {
+                "path": "bridge.ipynb",
+                "frontend": "jupyterlab",
+                "version": VERSION,
+                "protocol": PROTOCOL,
+            },
         },
     ]
     assert shown["closed"] == []
@@ -161,7 +174,12 @@ for label, data in {
         {
             "id": "1",
             "ok": True,
-            "result": {"path": "sub dir/other.ipynb", "frontend": "jupyterlab", "version": VERSION},
+            "result": {
+                "path": "sub dir/other.ipynb",
+                "frontend": "jupyterlab",
+                "version": VERSION,
+                "protocol": PROTOCOL,
+            },
         }
     ]
 
@@ -173,7 +191,12 @@ def test_the_comm_target_is_there_again_after_a_restart_and_a_kernel_change(open
             {
                 "id": "1",
                 "ok": True,
-                "result": {"path": "restart.ipynb", "frontend": "jupyterlab", "version": VERSION},
+                "result": {
+                    "path": "restart.ipynb",
+                    "frontend": "jupyterlab",
+                    "version": VERSION,
+                    "protocol": PROTOCOL,
+                },
             }
         ],
         "closed": [],

@@ -38,7 +38,7 @@ from jupyter_agent.jupyter.bridge import (
     LiveBridge,
     connect_notebook,
 )
-from jupyter_agent.notebook import NotebookBridge
+from jupyter_agent.notebook import NotebookBridge, SourceChanged
 from jupyter_agent.notebook_file import FileBridge
 
 pytestmark = pytest.mark.timeout(60)
@@ -348,6 +348,37 @@ async def test_cancelling_a_run_asks_the_frontend_to_interrupt_that_cell():
     assert bridge._pending == {}  # the interrupt's answer is not waited for
 
 
+async def test_a_run_bound_to_a_source_sends_it_and_a_changed_cell_runs_nothing():
+    """The extension compares the source in the step that starts the execution (a browser
+    test checks that half); here: the source goes with the request, and its refusal is
+    the typed signal run_cell turns into a fresh card."""
+    current = {"source": "print('edited by the user')"}
+
+    def run(request: dict[str, Any]) -> Any:
+        expected = request["args"].get("source")
+        if expected is not None and expected != current["source"]:
+            return Failure("source_changed", "changed", cell_id=request["args"]["cell_id"])
+        return {"status": "ok", "execution_count": 1, "outputs": []}
+
+    frontend = FakeFrontend({"ping": lambda _: {**PING, "protocol": PROTOCOL}, "run": run})
+    bridge = await connected(frontend)
+    with pytest.raises(SourceChanged, match="Cell a was not run: its code changed"):
+        await bridge.run("a", timeout=5, source="print(1)")
+    assert frontend.requests[-1]["args"] == {"cell_id": "a", "timeout": 5, "source": "print(1)"}
+    result = await bridge.run("a", source="print('edited by the user')")
+    assert result.status == "ok"
+
+
+async def test_an_extension_that_does_not_check_sources_is_not_asked_to_run_a_bound_cell():
+    frontend = FakeFrontend({"run": lambda _: {"status": "ok", "outputs": []}})  # protocol 1
+    bridge = await connected(frontend)
+    with pytest.raises(BridgeError, match="extension is older than this kernel's") as caught:
+        await bridge.run("a", source="print(1)")
+    assert caught.value.code == "old_extension"
+    assert "run" not in frontend.ops()  # never sent: it would run whatever the cell holds
+    assert (await bridge.run("a")).status == "ok"  # a run no card bound is as before
+
+
 async def test_a_run_without_timeout_waits_past_any_request_limit_and_can_be_looked_at():
     """A long cell has no limit: the run's answer is waited for however long it takes, and
     meanwhile its outputs so far are read and the cell interrupted by its id."""
@@ -552,7 +583,7 @@ async def test_a_cell_can_await_connect_notebook_at_top_level(tmp_path):
         mode, path, seconds = shown.split()
         assert (mode, path) == ("live", "analysis.ipynb")
         assert float(seconds) < 2
-        assert lab.opened == [{"path": "analysis.ipynb", "protocol": 1}]
+        assert lab.opened == [{"path": "analysis.ipynb", "protocol": PROTOCOL}]
 
 
 async def test_the_file_is_used_when_the_frontend_refuses_or_stays_silent(tmp_path):

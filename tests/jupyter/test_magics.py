@@ -390,21 +390,38 @@ def test_model_lists_switches_and_the_panel_follows(kernel: Kernel) -> None:
     assert out.stdout.split() == ["claude-haiku-4-5", "claude-haiku-4-5", "anthropic"]
 
 
-def test_trust_applies_the_folders_settings_and_remembers_it(tmp_path: Path) -> None:
+def test_the_trust_prompt_shows_as_the_panel_opens_and_trust_applies_it(tmp_path: Path) -> None:
+    """Before any message, the panel's first state holds the trust prompt; ``%agent trust``
+    says in text what now applies, and the panel drops the prompt and says the same."""
     folder, home = tmp_path / "project", tmp_path / "home"
     (folder / ".jupyter_agent").mkdir(parents=True)
     home.mkdir()
     (folder / ".jupyter_agent" / "settings.toml").write_text(
-        '[[rules]]\ndecision = "allow"\nscope = "user"\n'
+        '[[rules]]\ndecision = "allow"\nscope = "user"\ndescription = "only reads"\n'
         'matcher = { kind = "command", prefix = "make" }\n'
     )
     k = _start(folder, HOME=str(home))
     try:
         k.ok("%agent\nfrom jupyter_agent.jupyter.kernel_agent import kernel_agent")
-        assert k.ok("print(bool(kernel_agent().agent.untrusted_settings))").stdout.strip() == "True"
+        comm = k.panel_comm()
+        opened = next(
+            m for m in k.seen if m["msg_type"] == "comm_open" and m["content"]["comm_id"] == comm
+        )
+        prompt = opened["content"]["data"]["state"]["trust"]
+        (effect,) = prompt["effects"]
+        assert effect["kind"] == "rule"
+        assert effect["summary"].startswith("Allow commands starting with `make`, for every role")
+        assert "only reads" not in json.dumps(prompt)
+        k.to_panel(comm, {"type": "hello", "view": "v"})
+        k.from_panel(comm, lambda c: c["type"] == "snapshot")
         said = k.ok("%agent trust").stdout.strip()
-        assert said.startswith(f"Trusted {folder}: its settings apply (1 allow rule(s)")
-        assert "allow commands starting with `make`" in said
+        assert said.startswith(f"Trusted {folder}: its settings (")
+        assert "- Allow commands starting with `make`, for every role" in said
+        k.state_of(comm, "trust", None)
+        entries = k.from_panel(
+            comm, lambda c: c["type"] == "events" and c["entries"][-1]["kind"] == "trusted"
+        )["entries"]
+        assert entries[-1]["applied"] == prompt
         decided = k.ok(
             "from jupyter_agent.permissions import ToolCall\n"
             "a = kernel_agent().agent\n"

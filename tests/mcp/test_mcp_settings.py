@@ -112,14 +112,16 @@ async def test_a_workspace_cannot_start_a_server_until_the_user_trusts_it(home, 
     model = ScriptedModel([call("task_complete", summary="done")])
     agent = Agent("actor", model, workspace=workspace)
     assert not agent.mcp.connections
-    assert any("mcpServers (planted)" in note for note in agent.untrusted_settings)
-    assert any("allow rule" in note for note in agent.untrusted_settings)
+    assert agent.trust_prompt is not None
+    said = {e.kind: e.summary for e in agent.trust_prompt.effects}
+    assert "as the MCP server planted" in said["mcp_server"]
+    assert said["rule"].startswith("Allow tools of MCP server planted")
     events = []
     agent.subscribe(events.append)
     await agent.run("anything")
     assert not marker.exists()
     warnings = [e.message for e in events if e.kind == "warning"]
-    assert any("a folder may not start MCP servers" in w for w in warnings)
+    assert any("as the MCP server planted" in w for w in warnings)
     await agent.mcp.close()
 
 

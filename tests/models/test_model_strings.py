@@ -188,8 +188,10 @@ base_url = "{planted.url}"
         agent = Agent(workspace=workspace)
         assert agent.model.name == "claude-sonnet-4-6"
         assert agent.providers == {}
-        left_out = "; ".join(agent.untrusted_settings)
-        assert "[models], [providers.anthropic] (a folder may not choose the model)" in left_out
+        assert agent.trust_prompt is not None
+        assert [e.kind for e in agent.trust_prompt.effects] == ["models", "provider"]
+        said = agent.trust_prompt.text()
+        assert "`anthropic:claude-opus-4-1`" in said and f"`{planted.url}`" in said
         handle = agent.start("hello")
         await handle.wait()
         assert [b.text for b in handle.history[-1].content if isinstance(b, TextBlock)] == ["Done."]

@@ -22,6 +22,7 @@ import { compactionMarker } from './context';
 import { h, MAX_PRE, pretty } from './dom';
 import { renderInline, renderMarkdown } from './markdown';
 import { actionLine, PlanTracker } from './plan';
+import { trustedLine } from './trust';
 import {
   finishText,
   ITextBlock,
@@ -180,6 +181,9 @@ export class Transcript {
         return void this.line('update', `ℹ ${entry.message}`);
       case 'warning':
         return this.onWarning(entry);
+      case 'trusted':
+        this.closeStreams();
+        return void this.add(trustedLine(entry.applied));
       case 'compaction':
         this.closeStreams();
         return void this.add(compactionMarker(entry));
@@ -554,8 +558,21 @@ export class Transcript {
   // Progress and endings
 
   private onWarning(e: EntryOf<'warning'>): void {
-    const line = this.line('warning', `⚠ ${e.message}`);
-    if (e.action !== 'trust_workspace' || !line) return;
+    if (e.action !== 'trust_workspace')
+      return void this.line('warning', `⚠ ${e.message}`);
+    // The trust notice: its first line, what trusting would apply folded under it (the
+    // trust prompt above the transcript lists the same).
+    const [first, ...rest] = e.message.split('\n');
+    const line = this.line('warning', `⚠ ${first}`);
+    if (rest.length)
+      line.append(
+        h(
+          'details',
+          { class: 'ja-trust-more' },
+          h('summary', { text: 'What trusting would apply' }),
+          h('pre', { class: 'ja-pre', text: rest.join('\n') })
+        )
+      );
     const trust = h('button', {
       type: 'button',
       text: 'Trust this folder',

@@ -17,7 +17,10 @@ export type {
   Question,
   QuestionOption,
   Reply,
-  TranscriptEntry
+  TranscriptEntry,
+  TrustDetail,
+  TrustEffect,
+  TrustPrompt
 } from './wire';
 
 export type EntryKind = TranscriptEntry['kind'];

@@ -15,6 +15,7 @@ import { ModelPicker } from './model-picker';
 import { PlanStrip } from './plan-strip';
 import { SessionSearch } from './session-search';
 import { Transcript } from './transcript';
+import { trustCard } from './trust';
 import type {
   CommandArgs,
   CommandName,
@@ -282,6 +283,10 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
     )
   );
 
+  // The trust prompt: what trusting this folder's settings would enable, as the kernel
+  // rendered it, from the moment the panel opens until the folder is trusted.
+  const trustBox = h('div', { class: 'ja-trust-box', hidden: true });
+
   const root = h(
     'div',
     { class: 'ja-panel' },
@@ -299,6 +304,7 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
     modelNotes,
     dockNote,
     setup,
+    trustBox,
     transcriptEl,
     errors,
     inputForm,
@@ -453,6 +459,26 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
     sessionSearch.refresh();
   }
 
+  function refreshTrust() {
+    // An older kernel has no trust trait: no prompt.
+    const prompt = model.get('trust') ?? null;
+    trustBox.hidden = prompt === null;
+    trustBox.replaceChildren(
+      ...(prompt === null ? [] : [trustCard(prompt, trustFolder)])
+    );
+  }
+
+  // Trust: the kernel's answer clears the prompt (the trait), or says the settings changed
+  // since this prompt was made and sends the new one.
+  function trustFolder(button: HTMLButtonElement) {
+    button.disabled = true;
+    focusInput();
+    command('trust').catch((error: Error) => {
+      button.disabled = false;
+      showError(error.message);
+    });
+  }
+
   function refreshContext() {
     gauge.update(model.get('context'), model.get('busy'));
   }
@@ -570,6 +596,7 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
     () => (maxSteps.value = String(model.get('max_steps')))
   );
   on('change:dock', refreshDock);
+  on('change:trust', refreshTrust);
 
   // View → kernel
   inputForm.addEventListener('submit', event => {
@@ -670,6 +697,7 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
   refreshSessions();
   refreshNotebook();
   refreshDock();
+  refreshTrust();
   usage.textContent = usageText(model.get('usage'));
   maxSteps.value = String(model.get('max_steps'));
   refresh();

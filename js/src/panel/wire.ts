@@ -54,7 +54,8 @@ export type TranscriptEntry =
   | UserEntry
   | NoteEntry
   | TextEndEntry
-  | PlanStoppedEntry;
+  | PlanStoppedEntry
+  | TrustedEntry;
 /**
  * This interface was referenced by `PanelProtocol`'s JSON-Schema
  * via the `definition` "Command".
@@ -121,7 +122,8 @@ export interface PanelProtocol {
     | UserEntry
     | NoteEntry
     | TextEndEntry
-    | PlanStoppedEntry;
+    | PlanStoppedEntry
+    | TrustedEntry;
   kernel_message: Reply | Snapshot | Events | StreamedText;
   state: PanelState;
   view_message: Hello | Command;
@@ -874,6 +876,58 @@ export interface PlanStoppedEntry {
   n?: number;
 }
 /**
+ * The user trusted the folder's settings: what now applies (the prompt they saw).
+ *
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "TrustedEntry".
+ */
+export interface TrustedEntry {
+  applied: TrustPrompt;
+  kind: 'trusted';
+  n?: number;
+}
+/**
+ * What trusting a folder's settings would enable, complete.
+ *
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "TrustPrompt".
+ */
+export interface TrustPrompt {
+  effects?: TrustEffect[];
+  folder: string;
+  source: string;
+}
+/**
+ * One thing trusting the folder would enable that is not enabled now.
+ *
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "TrustEffect".
+ */
+export interface TrustEffect {
+  details?: TrustDetail[];
+  kind:
+    | 'rule'
+    | 'role'
+    | 'mcp_server'
+    | 'default_rules'
+    | 'cells'
+    | 'context'
+    | 'models'
+    | 'provider';
+  summary: string;
+}
+/**
+ * One fact of an effect: our label, and the settings' own text as data.
+ *
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "TrustDetail".
+ */
+export interface TrustDetail {
+  label: string;
+  name?: string;
+  value?: string;
+}
+/**
  * The answer to a command: ``error`` says what went wrong, in words for the user.
  *
  * This interface was referenced by `PanelProtocol`'s JSON-Schema
@@ -969,6 +1023,7 @@ export interface PanelState {
   sessions: SavedSession[];
   status: AgentState;
   stop_reason: string;
+  trust: TrustPrompt | null;
   usage: PanelUsage;
   widget_id: string;
 }
@@ -1180,7 +1235,9 @@ export interface SearchSessionsCommand {
   type: 'command';
 }
 /**
- * Trust the workspace's own settings (the button on the warning that they were ignored).
+ * Trust the workspace's own settings (the trust prompt's button, and the one on the
+ * notice that they apply only in part). Refused when they changed since the prompt the
+ * view shows was made: the ``trust`` trait then holds the new prompt.
  *
  * This interface was referenced by `PanelProtocol`'s JSON-Schema
  * via the `definition` "TrustCommand".

@@ -3907,6 +3907,103 @@ var PlanTracker = class {
   }
 };
 
+// src/panel/trust.ts
+var GROUPS = [
+  ["mcp_server", "Programs and servers it would start or reach"],
+  ["provider", "Where conversations would be sent"],
+  ["models", "Models"],
+  ["role", "Roles"],
+  ["rule", "Rules"],
+  ["default_rules", "Built-in rules"],
+  ["cells", "Cells"],
+  ["context", "Context window"]
+];
+function detailItem(d) {
+  return h(
+    "li",
+    { class: "ja-trust-detail" },
+    h("span", { class: "ja-trust-label", text: d.label }),
+    d.name ? [" ", h("code", { text: d.name })] : null,
+    d.value ? [": ", h("code", { text: d.value })] : null
+  );
+}
+function effectItem(e) {
+  const details = e.details || [];
+  return h(
+    "li",
+    { class: "ja-trust-effect", "data-kind": e.kind },
+    h("span", { class: "ja-trust-summary", text: e.summary }),
+    details.length ? h(
+      "details",
+      { class: "ja-trust-more" },
+      h("summary", { text: "As the settings file writes it" }),
+      h("ul", { class: "ja-trust-details" }, details.map(detailItem))
+    ) : null
+  );
+}
+function effectList(effects) {
+  const known = new Set(GROUPS.map(([kind]) => kind));
+  const groups = [
+    ...GROUPS,
+    // A kind a newer kernel sends still shows, under a plain heading.
+    ...[...new Set(effects.map((e) => e.kind))].filter((kind) => !known.has(kind)).map((kind) => [kind, "Other"])
+  ];
+  return h(
+    "div",
+    { class: "ja-trust-effects" },
+    groups.flatMap(([kind, heading]) => {
+      const mine = effects.filter((e) => e.kind === kind);
+      if (!mine.length) return [];
+      return [
+        h("h4", { text: heading }),
+        h("ul", { class: "ja-trust-list" }, mine.map(effectItem))
+      ];
+    })
+  );
+}
+function trustCard(prompt, trust) {
+  const effects = prompt.effects || [];
+  const button = h("button", {
+    type: "button",
+    class: "ja-primary",
+    text: "Trust this folder",
+    title: "Apply everything listed here (remembered in ~/.jupyter_agent/trusted-folders.json)"
+  });
+  button.addEventListener("click", () => trust(button));
+  return h(
+    "section",
+    {
+      class: "ja-card ja-trust",
+      "aria-label": "Trust this folder's settings?"
+    },
+    h(
+      "div",
+      { class: "ja-card-head" },
+      h("h3", { text: "This folder's settings are not trusted" })
+    ),
+    h(
+      "p",
+      { class: "ja-trust-intro" },
+      "Until you trust this folder, its settings (",
+      h("code", { text: prompt.source }),
+      `) apply only where they narrow what the agent may do. Trusting it would enable ${effects.length === 1 ? "this" : `these ${effects.length} things`}:`
+    ),
+    effectList(effects),
+    h("div", { class: "ja-actions" }, button)
+  );
+}
+function trustedLine(applied) {
+  const effects = applied.effects || [];
+  return h(
+    "div",
+    { class: "ja-line ja-trusted" },
+    h("div", {
+      text: effects.length ? "✔ Trusted this folder: its settings apply in full. Now:" : "✔ Trusted this folder: its settings apply (nothing was held back)."
+    }),
+    effects.length ? effectList(effects) : null
+  );
+}
+
 // src/panel/text-block.ts
 function textBlock(phase) {
   const el = h("div", { class: "ja-text", "aria-hidden": "true" });
@@ -4090,6 +4187,9 @@ var Transcript = class _Transcript {
         return void this.line("update", `ℹ ${entry.message}`);
       case "warning":
         return this.onWarning(entry);
+      case "trusted":
+        this.closeStreams();
+        return void this.add(trustedLine(entry.applied));
       case "compaction":
         this.closeStreams();
         return void this.add(compactionMarker(entry));
@@ -4391,8 +4491,19 @@ var Transcript = class _Transcript {
   }
   // Progress and endings
   onWarning(e) {
-    const line = this.line("warning", `⚠ ${e.message}`);
-    if (e.action !== "trust_workspace" || !line) return;
+    if (e.action !== "trust_workspace")
+      return void this.line("warning", `⚠ ${e.message}`);
+    const [first, ...rest] = e.message.split("\n");
+    const line = this.line("warning", `⚠ ${first}`);
+    if (rest.length)
+      line.append(
+        h(
+          "details",
+          { class: "ja-trust-more" },
+          h("summary", { text: "What trusting would apply" }),
+          h("pre", { class: "ja-pre", text: rest.join("\n") })
+        )
+      );
     const trust = h("button", {
       type: "button",
       text: "Trust this folder",
@@ -4667,6 +4778,7 @@ function render({ model, el }) {
       )
     )
   );
+  const trustBox = h("div", { class: "ja-trust-box", hidden: true });
   const root = h(
     "div",
     { class: "ja-panel" },
@@ -4684,6 +4796,7 @@ function render({ model, el }) {
     modelNotes,
     dockNote,
     setup,
+    trustBox,
     transcriptEl,
     errors,
     inputForm,
@@ -4812,6 +4925,21 @@ function render({ model, el }) {
     transcript.refreshControls();
     sessionSearch.refresh();
   }
+  function refreshTrust() {
+    const prompt = model.get("trust") ?? null;
+    trustBox.hidden = prompt === null;
+    trustBox.replaceChildren(
+      ...prompt === null ? [] : [trustCard(prompt, trustFolder)]
+    );
+  }
+  function trustFolder(button) {
+    button.disabled = true;
+    focusInput();
+    command("trust").catch((error) => {
+      button.disabled = false;
+      showError(error.message);
+    });
+  }
   function refreshContext() {
     gauge.update(model.get("context"), model.get("busy"));
   }
@@ -4915,6 +5043,7 @@ function render({ model, el }) {
     () => maxSteps.value = String(model.get("max_steps"))
   );
   on("change:dock", refreshDock);
+  on("change:trust", refreshTrust);
   inputForm.addEventListener("submit", (event) => {
     event.preventDefault();
     const text = message.value.trim();
@@ -5002,6 +5131,7 @@ function render({ model, el }) {
   refreshSessions();
   refreshNotebook();
   refreshDock();
+  refreshTrust();
   usage.textContent = usageText(model.get("usage"));
   maxSteps.value = String(model.get("max_steps"));
   refresh();

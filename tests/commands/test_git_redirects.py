@@ -1,0 +1,682 @@
+"""Git's indirections stay read-only for commands, with real git and real bubblewrap.
+
+Git does not read only ``.git/config`` and ``.git/hooks``: it follows ``.git/commondir``, a
+``.git`` *file* (``gitdir: …``), ``.git/worktrees/*/{gitdir,commondir}``,
+``objects/info/alternates``, ``config.worktree``, ``info/``, ``[include]``/``[includeIf]``
+paths and ``core.hooksPath``, in every repository of the workspace (nested ones and
+submodules too). Each case builds a repository with one of these, then a command in the
+agent's own OS sandbox (:func:`~jupyter_agent.tools.shell.workspace_os_sandbox`) tries to
+point it at a configuration it wrote, with ``core.fsmonitor`` set to a command. Invariants:
+
+- every such write is refused by the OS (EROFS, EPERM, EBUSY: never "ok"); a file tool or a
+  command line that names a configuration git includes asks, with a warning;
+- afterwards, a real ``git status`` (and ``git commit``) *outside* the sandbox, as the user
+  would run it, runs nothing planted, and the victim folder beside the workspace is intact;
+- git still works in the sandbox for the agent's legitimate writes: ``git add``,
+  ``git commit``, ``git checkout -b``, in the top repository, a nested one and a submodule;
+- git run by the agent, "Always allow"ed, sandboxed or not, runs nothing a configuration
+  planted before the session names (``core.fsmonitor``, a ``post-index-change`` hook): the
+  command's environment overrides it, and a line that would take that away asks.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+import threading
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from helpers import assert_valid, call, until
+
+from jupyter_agent import Agent, ScriptedModel
+from jupyter_agent.commands import analyze, command_hazards, with_git_overrides
+from jupyter_agent.commands.os_sandbox import OsSandbox, SandboxSettings
+from jupyter_agent.sandbox import Sandbox
+from jupyter_agent.tools import ToolContext
+from jupyter_agent.tools.files import create_file
+from jupyter_agent.tools.shell import workspace_os_sandbox
+
+pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the bubblewrap sandbox is Linux's")
+
+# Each operation, run inside the sandbox; prints {name: "ok" | errno name}.
+_ATTEMPT = r"""
+import errno, json, os, sys
+out = {}
+for name, (op, path, *rest) in json.loads(sys.argv[1]).items():
+    try:
+        if op == "write":  # create or replace
+            with open(path, "w") as f:
+                f.write(rest[0])
+        elif op == "append":
+            with open(path, "a") as f:
+                f.write(rest[0])
+        elif op == "replace":  # a new file renamed over the old one
+            with open(path + ".new", "w") as f:
+                f.write(rest[0])
+            os.rename(path + ".new", path)
+        elif op == "mkdir":
+            os.mkdir(path)
+        elif op == "rename":
+            os.rename(path, rest[0])
+        elif op == "unlink":
+            os.unlink(path)
+        elif op == "symlink":
+            os.symlink(rest[0], path)
+        out[name] = "ok"
+    except OSError as e:
+        out[name] = errno.errorcode.get(e.errno, str(e.errno))
+    finally:
+        if op == "replace" and os.path.lexists(path + ".new"):
+            try:
+                os.unlink(path + ".new")
+            except OSError:
+                pass
+print(json.dumps(out))
+"""
+
+
+@dataclass
+class Place:
+    ws: Path
+    outside: Path
+    """The victim: a folder beside the workspace, not under /tmp (commands get a private one)."""
+    home: Path
+    """The user's home folder for this test (outside the workspace)."""
+    env: dict[str, str]
+
+    def git(self, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+        """git as the user runs it, outside any sandbox."""
+        return subprocess.run(
+            ["git", *args],
+            cwd=cwd or self.ws,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+
+    def evil(self, name: str) -> str:
+        """A configuration that runs a command at the next `git status`."""
+        return f'[core]\n\tfsmonitor = "touch {self.outside}/ran-{name}; false"\n'
+
+    def ran(self) -> list[str]:
+        return sorted(p.name for p in self.outside.iterdir() if p.name.startswith("ran-"))
+
+    def evil_gitdir(self, folder: Path, name: str) -> Path:
+        """A git folder the agent made (not named .git): what a redirect would point at."""
+        folder.mkdir(parents=True)
+        (folder / "config").write_text(self.evil(name))
+        (folder / "HEAD").write_text("ref: refs/heads/main\n")
+        (folder / "objects").mkdir()
+        (folder / "refs").mkdir()
+        hooks = folder / "hooks"
+        hooks.mkdir()
+        for hook in ("pre-commit", "post-index-change", "post-checkout"):
+            (hooks / hook).write_text(f"#!/bin/sh\ntouch {self.outside}/ran-{name}-{hook}\n")
+            (hooks / hook).chmod(0o755)
+        return folder
+
+
+@pytest.fixture
+def place(monkeypatch: pytest.MonkeyPatch) -> Iterator[Place]:
+    base = Path.home() / ".cache" / "jupyter_agent-tests" / uuid.uuid4().hex[:12]
+    ws, outside, home = base / "work", base / "outside", base / "home"
+    for folder in (ws, outside, home):
+        folder.mkdir(parents=True)
+    (outside / "keep.txt").write_text("the user's file\n")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "u",
+        "GIT_AUTHOR_EMAIL": "u@example.invalid",
+        "GIT_COMMITTER_NAME": "u",
+        "GIT_COMMITTER_EMAIL": "u@example.invalid",
+        "GIT_CONFIG_COUNT": "1",
+        "GIT_CONFIG_KEY_0": "protocol.file.allow",
+        "GIT_CONFIG_VALUE_0": "always",
+    }
+    p = Place(ws, outside, home, env)
+    init(p, ws)
+    try:
+        yield p
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def init(p: Place, folder: Path) -> None:
+    """A repository with one commit."""
+    folder.mkdir(parents=True, exist_ok=True)
+    assert p.git("init", "-q", "-b", "main", str(folder)).returncode == 0
+    (folder / "README.md").write_text("# readme\n")
+    assert p.git("add", "README.md", cwd=folder).returncode == 0
+    done = p.git("commit", "-q", "-m", "first", cwd=folder)
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.fixture
+def sandbox(place: Place) -> Iterator[Callable[..., OsSandbox]]:
+    made: list[OsSandbox] = []
+
+    def make(**settings: object) -> OsSandbox:
+        sb = workspace_os_sandbox(place.ws, settings=SandboxSettings(**settings))  # type: ignore[arg-type]
+        made.append(sb)
+        status = sb.status()
+        assert status.active, f"no OS sandbox on this Linux machine: {status.detail}"
+        return sb
+
+    yield make
+    for sb in made:
+        sb.close()
+
+
+def run_in(sb: OsSandbox, p: Place, argv: list[str], cwd: Path | None = None) -> str:
+    """Run ``argv`` in the sandbox as the shell tool does; its stdout."""
+    cwd = cwd or p.ws
+    launch = sb.launch(argv, cwd)
+    try:
+        done = subprocess.run(
+            launch.argv,
+            cwd=cwd,
+            pass_fds=launch.pass_fds,
+            start_new_session=True,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+            env=p.env,
+        )
+    finally:
+        launch.close()
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def attempt(sb: OsSandbox, p: Place, **ops: tuple[str, ...]) -> dict[str, str]:
+    """Each operation's outcome inside the sandbox; every one must have failed."""
+    return json.loads(run_in(sb, p, [sys.executable, "-c", _ATTEMPT, json.dumps(ops)]))
+
+
+def assert_refused(results: dict[str, str]) -> None:
+    succeeded = {name: r for name, r in results.items() if r == "ok"}
+    assert not succeeded, f"the sandbox let these through: {sorted(succeeded)}"
+    # A missing path is blocked by a read-only file in its place: EEXIST, ENOTDIR below it.
+    assert set(results.values()) <= {"EROFS", "EPERM", "EBUSY", "EACCES", "EEXIST", "ENOTDIR"}, (
+        results
+    )
+
+
+def assert_nothing_ran(p: Place, *folders: Path) -> None:
+    """The user's own git, outside the sandbox, in each folder: nothing planted runs."""
+    for folder in folders or (p.ws,):
+        for name in folder.rglob("*"):
+            if name.is_file() and "/.git/" not in str(name) and name.stat().st_mtime:
+                os.utime(name)  # stat info changes: git refreshes the index (and asks fsmonitor)
+        p.git("status", cwd=folder)
+        p.git("diff", cwd=folder)
+        p.git("commit", "-q", "--allow-empty", "-m", "later", cwd=folder)
+    assert p.ran() == []
+    assert sorted(x.name for x in p.outside.iterdir()) == ["keep.txt"]
+
+
+# --- one case per indirection -----------------------------------------------------------
+
+
+def test_commondir_cannot_be_created(place, sandbox):
+    p = place
+    p.evil_gitdir(p.ws / "evil", "commondir")
+    results = attempt(
+        sandbox(),
+        p,
+        create=("write", ".git/commondir", "../evil\n"),
+        absolute=("write", ".git/commondir", f"{p.ws}/evil\n"),
+    )
+    assert_refused(results)
+    assert not os.path.lexists(p.ws / ".git/commondir")
+    assert_nothing_ran(p)
+
+
+def test_a_gitdir_file_cannot_be_pointed_elsewhere(place, sandbox):
+    # The workspace is a linked worktree: its .git is a file naming the real git folder.
+    p = place
+    main = p.ws.parent / "main-checkout"
+    init(p, main)
+    shutil.rmtree(p.ws)
+    assert p.git("worktree", "add", "-q", str(p.ws), cwd=main).returncode == 0
+    p.evil_gitdir(p.ws / "evil", "gitdir-file")
+    pointer = (p.ws / ".git").read_text()
+    assert pointer.startswith("gitdir:")
+    results = attempt(
+        sandbox(),
+        p,
+        rewrite=("write", ".git", "gitdir: evil\n"),
+        replace=("replace", ".git", "gitdir: evil\n"),
+        remove=("unlink", ".git"),
+        move=("rename", ".git", "git.old"),
+    )
+    assert_refused(results)
+    assert (p.ws / ".git").read_text() == pointer
+    assert_nothing_ran(p)
+
+
+def test_a_linked_worktrees_pointers_cannot_be_changed(place, sandbox):
+    p = place
+    assert p.git("worktree", "add", "-q", "wt").returncode == 0
+    p.evil_gitdir(p.ws / "evil", "worktree")
+    admin = ".git/worktrees/wt"
+    results = attempt(
+        sandbox(),
+        p,
+        commondir=("write", f"{admin}/commondir", "../../../evil\n"),
+        gitdir=("write", f"{admin}/gitdir", f"{p.ws}/evil/.git\n"),
+        worktree_config=("write", f"{admin}/config.worktree", p.evil("wt-config")),
+        worktree_file=("write", "wt/.git", "gitdir: ../evil\n"),
+    )
+    assert_refused(results)
+    assert_nothing_ran(p, p.ws, p.ws / "wt")
+
+
+def test_a_submodules_pointer_and_git_folder_cannot_be_changed(place, sandbox):
+    p = place
+    upstream = p.ws.parent / "upstream"
+    init(p, upstream)
+    done = p.git("submodule", "add", "-q", str(upstream), "lib")
+    assert done.returncode == 0, done.stderr
+    assert p.git("commit", "-q", "-m", "lib").returncode == 0
+    assert (p.ws / "lib/.git").is_file()
+    p.evil_gitdir(p.ws / "evil", "submodule")
+    module = ".git/modules/lib"
+    results = attempt(
+        sandbox(),
+        p,
+        pointer=("write", "lib/.git", "gitdir: ../evil\n"),
+        config=("append", f"{module}/config", p.evil("module-config")),
+        hook=("write", f"{module}/hooks/post-index-change", "#!/bin/sh\ntouch x\n"),
+        commondir=("write", f"{module}/commondir", "../../../evil\n"),
+        info=("write", f"{module}/info/attributes", "* filter=x\n"),
+        alternates=("write", f"{module}/objects/info/alternates", f"{p.ws}/evil/objects\n"),
+    )
+    assert_refused(results)
+    # `git status` at the top recurses into the submodule.
+    assert_nothing_ran(p, p.ws, p.ws / "lib")
+
+
+def test_a_nested_repository_at_any_depth_is_confined_like_the_top_one(place, sandbox):
+    p = place
+    nested = p.ws / "data" / "raw" / "vendor"
+    init(p, nested)
+    p.evil_gitdir(p.ws / "evil", "nested")
+    git = "data/raw/vendor/.git"
+    results = attempt(
+        sandbox(),
+        p,
+        config=("append", f"{git}/config", p.evil("nested-config")),
+        replace_config=("replace", f"{git}/config", p.evil("nested-replace")),
+        hook=("write", f"{git}/hooks/post-index-change", "#!/bin/sh\ntouch x\n"),
+        commondir=("write", f"{git}/commondir", "../../../../evil\n"),
+        alternates=("write", f"{git}/objects/info/alternates", f"{p.ws}/evil/objects\n"),
+        attributes=("write", f"{git}/info/attributes", "* diff=x\n"),
+        move_git=("rename", git, "data/raw/vendor/git.old"),
+        move_repo=("rename", "data/raw/vendor", "data/raw/v2"),
+    )
+    assert_refused(results)
+    assert_nothing_ran(p, nested)
+
+
+def test_alternates_and_info_cannot_be_written(place, sandbox):
+    p = place
+    results = attempt(
+        sandbox(),
+        p,
+        alternates=("write", ".git/objects/info/alternates", f"{p.outside}\n"),
+        exclude=("append", ".git/info/exclude", "*\n"),
+        attributes=("write", ".git/info/attributes", "* filter=evil\n"),
+    )
+    assert_refused(results)
+    assert not (p.ws / ".git/objects/info/alternates").exists()
+
+
+def test_config_worktree_cannot_be_created_when_git_reads_it(place, sandbox):
+    p = place
+    assert p.git("config", "extensions.worktreeConfig", "true").returncode == 0
+    results = attempt(sandbox(), p, create=("write", ".git/config.worktree", p.evil("cw")))
+    assert_refused(results)
+    assert_nothing_ran(p)
+
+
+def test_files_the_repository_config_includes_are_read_only(place, sandbox):
+    p = place
+    (p.ws / "team.gitconfig").write_text("[include]\n\tpath = conf.d/more.gitconfig\n")
+    (p.ws / "conf.d").mkdir()
+    (p.ws / "conf.d/more.gitconfig").write_text("[user]\n\tname = u\n")
+    assert p.git("config", "include.path", "../team.gitconfig").returncode == 0
+    assert p.git("config", "includeIf.gitdir:/.path", "../local.gitconfig").returncode == 0
+    results = attempt(
+        sandbox(),
+        p,
+        included=("append", "team.gitconfig", p.evil("include")),
+        replaced=("replace", "team.gitconfig", p.evil("include-replace")),
+        nested=("append", "conf.d/more.gitconfig", p.evil("include-nested")),
+        missing=("write", "local.gitconfig", p.evil("include-if")),
+    )
+    assert_refused(results)
+    assert not (p.ws / "local.gitconfig").exists()
+    assert_nothing_ran(p)
+
+
+def test_a_workspace_file_the_users_own_git_config_includes_is_read_only(place, sandbox):
+    p = place
+    (p.home / ".gitconfig").write_text(f"[include]\n\tpath = {p.ws}/shared.gitconfig\n")
+    (p.ws / "shared.gitconfig").write_text("[alias]\n\tst = status\n")
+    results = attempt(
+        sandbox(),
+        p,
+        append=("append", "shared.gitconfig", p.evil("user-include")),
+        remove=("unlink", "shared.gitconfig"),
+    )
+    assert_refused(results)
+    assert_nothing_ran(p)
+
+
+def test_the_hooks_folder_core_hooks_path_names_is_read_only(place, sandbox):
+    # Named in the repository's config, and in a file that config includes.
+    p = place
+    (p.ws / "githooks").mkdir()
+    assert p.git("config", "core.hooksPath", "githooks").returncode == 0
+    nested = p.ws / "sub"
+    init(p, nested)
+    (p.ws / "sub/team.gitconfig").write_text("[core]\n\thooksPath = tools/hooks\n")
+    assert p.git("config", "include.path", "../team.gitconfig", cwd=nested).returncode == 0
+    hook = f"#!/bin/sh\ntouch {p.outside}/ran-hook\n"
+    results = attempt(
+        sandbox(),
+        p,
+        top=("write", "githooks/pre-commit", hook),
+        nested_folder=("mkdir", "sub/tools"),
+        nested_hooks=("mkdir", "sub/tools/hooks"),
+        nested=("write", "sub/tools/hooks/pre-commit", hook),
+    )
+    assert_refused(results)
+    assert_nothing_ran(p, p.ws, nested)
+
+
+def test_a_linked_git_folder_is_confined_through_the_link(place, sandbox):
+    p = place
+    store = p.ws / "store" / "proj.git"
+    init(p, p.ws / "proj")
+    (p.ws / "store").mkdir()
+    shutil.move(p.ws / "proj/.git", store)
+    (p.ws / "proj/.git").symlink_to("../store/proj.git")
+    p.evil_gitdir(p.ws / "evil", "link")
+    results = attempt(
+        sandbox(),
+        p,
+        config=("append", "store/proj.git/config", p.evil("linked-config")),
+        retarget=("unlink", "proj/.git"),
+        hook=("write", "store/proj.git/hooks/post-index-change", "#!/bin/sh\ntouch x\n"),
+    )
+    assert_refused(results)
+    assert_nothing_ran(p, p.ws / "proj")
+
+
+# --- the agent's own git still works ------------------------------------------------------
+
+
+def test_git_add_commit_and_checkout_work_in_the_sandbox(place, sandbox):
+    p = place
+    nested = p.ws / "analysis" / "vendor"
+    init(p, nested)
+    upstream = p.ws.parent / "upstream"
+    init(p, upstream)
+    assert p.git("submodule", "add", "-q", str(upstream), "lib").returncode == 0
+    assert p.git("commit", "-q", "-m", "lib").returncode == 0
+    (p.ws / "githooks").mkdir()
+    (p.ws / "githooks/pre-commit").write_text(f"#!/bin/sh\ntouch {p.ws}/hook-ran\n")
+    (p.ws / "githooks/pre-commit").chmod(0o755)
+    assert p.git("config", "core.hooksPath", "githooks").returncode == 0
+    script = textwrap.dedent(
+        """
+        set -e
+        echo change >> README.md && git add README.md && git commit -q -m top
+        git checkout -q -b feature && git status --short && git stash list
+        cd analysis/vendor
+        echo change >> README.md && git add -A && git commit -q -m nested
+        git checkout -q -b topic
+        cd ../../lib
+        echo change >> README.md && git add -A && git commit -q -m sub
+        git checkout -q -b work
+        echo done
+        """
+    )
+    out = run_in(sandbox(), p, ["bash", "-c", script])
+    assert out.strip().endswith("done")
+    assert p.git("log", "-1", "--format=%s").stdout.strip() == "top"
+    assert p.git("branch", "--show-current").stdout.strip() == "feature"
+    assert p.git("log", "-1", "--format=%s", cwd=nested).stdout.strip() == "nested"
+    assert p.git("log", "-1", "--format=%s", cwd=p.ws / "lib").stdout.strip() == "sub"
+    assert (p.ws / "hook-ran").exists()  # the user's own hooks still run on the agent's commit
+    assert not os.path.lexists(p.ws / ".git/commondir")  # what the sandbox placed went
+    assert p.git("rev-parse", "--git-common-dir").stdout.strip() == ".git"
+
+
+# --- git run by the agent: a planted configuration runs nothing --------------------------
+
+
+def planted_repository(p: Place) -> Path:
+    """The workspace's repository as a hostile download ships it: core.fsmonitor and a
+    post-index-change hook that leave a mark in the workspace (writable to commands)."""
+    script = p.ws.parent / "fsmonitor.sh"
+    script.write_text(f"#!/bin/sh\ntouch {p.ws}/ran-fsmonitor\nexit 1\n")
+    script.chmod(0o755)
+    with open(p.ws / ".git/config", "a") as f:
+        f.write(f"[core]\n\tfsmonitor = {script}\n")
+    hook = p.ws / ".git/hooks/post-index-change"
+    hook.write_text(f"#!/bin/sh\ntouch {p.ws}/ran-hook\n")
+    hook.chmod(0o755)
+    return script
+
+
+@pytest.mark.parametrize("sandboxed", [True, False], ids=["sandboxed", "unsandboxed"])
+async def test_an_always_allowed_git_status_runs_nothing_a_planted_config_names(place, sandboxed):
+    p = place
+    planted_repository(p)
+    os.utime(p.ws / "README.md", (1_600_000_000, 1_600_000_000))  # git must refresh the index
+    commands = ["git status", "git status --short", "git diff --stat", "git log -1 --oneline"]
+    script = []
+    for command in commands:
+        script.append(call("execute_command", command=command))
+    script.append(call("task_complete", summary="done"))
+    agent = Agent(
+        "actor",
+        ScriptedModel(script),
+        workspace=p.ws,
+        persist=False,
+        command_sandbox=SandboxSettings(enabled=sandboxed),
+    )
+    handle = agent.start("look around")
+    while await handle.wait_for_user() is not None:
+        handle.approve(True, remember=True)  # "Always allow"
+        await until(lambda: handle.pending_approval is None or handle.done, timeout=5)
+    await handle.wait()
+    outputs = [r.text for m in agent.history for r in m.tool_results]
+    assert any("README.md" in o or "first" in o for o in outputs), outputs
+    assert sorted(x.name for x in p.ws.iterdir() if x.name.startswith("ran-")) == []
+    assert_valid(agent.history)
+
+
+def test_the_overrides_win_over_a_configuration_and_the_kernels_own_environment(place):
+    p = place
+    planted_repository(p)
+    os.utime(p.ws / "README.md", (1_600_000_000, 1_600_000_000))  # git must refresh
+    inherited = {**p.env, "GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "core.fsmonitor"}
+    inherited["GIT_CONFIG_VALUE_0"] = str(p.ws.parent / "fsmonitor.sh")
+    inherited["GIT_CONFIG_PARAMETERS"] = f"'core.fsmonitor'='{p.ws.parent / 'fsmonitor.sh'}'"
+    env = with_git_overrides(inherited, read_only=True)
+    done = subprocess.run(
+        ["git", "status", "--short"], cwd=p.ws, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert env["GIT_CONFIG_KEY_0"] == "core.fsmonitor"  # the kernel's own entry is kept…
+    assert sorted(x.name for x in p.ws.iterdir() if x.name.startswith("ran-")) == []  # …and loses
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "env -u GIT_CONFIG_COUNT git status",
+        "env --unset=GIT_CONFIG_KEY_0 git status",
+        "env -i PATH=/usr/bin git status",
+        "unset GIT_CONFIG_COUNT; git status",
+        "unset $name; git status",
+        "GIT_CONFIG_COUNT=0 git status",
+        "export GIT_CONFIG_COUNT=0; git status",
+    ],
+)
+def test_a_line_that_takes_the_overrides_away_asks(line):
+    assert analyze(line).problems, line
+
+
+def test_writing_a_configuration_git_includes_asks_from_a_file_tool_and_a_command(place):
+    p = place
+    (p.home / ".gitconfig").write_text(f"[include]\n\tpath = {p.ws}/shared.gitconfig\n")
+    assert p.git("config", "include.path", "../team.gitconfig").returncode == 0
+    nested = p.ws / "vendor" / "lib"
+    init(p, nested)
+    assert p.git("config", "include.path", "../lib.gitconfig", cwd=nested).returncode == 0
+    ctx = ToolContext(workspace=p.ws)
+    for rel, whose in (
+        ("shared.gitconfig", "your own git configuration"),
+        ("team.gitconfig", "the git configuration of work"),
+        ("vendor/lib/lib.gitconfig", "the git configuration of lib"),
+    ):
+        hazards = create_file.assess(ctx, {"path": rel, "content": p.evil(rel)})
+        assert [h.action for h in hazards] == ["ask"], (rel, hazards)
+        assert whose in hazards[0].reason and "run commands" in hazards[0].reason
+        line = analyze(f"printf '[core]\\n' >> {rel}")
+        hazards = command_hazards(line, cwd=p.ws, sandbox=Sandbox(p.ws))
+        assert [h.action for h in hazards] == ["ask"], (rel, hazards)
+        assert whose in hazards[0].reason
+    assert create_file.assess(ctx, {"path": "notes.md", "content": "x"}) == []
+
+
+@pytest.mark.parametrize("swapped", [".git", "data"])
+def test_a_folder_swapped_for_a_link_after_planning_never_opens_the_links_target(
+    place, sandbox, swapped
+):
+    # Another command, running meanwhile, swaps a folder the launch keeps in place (one on
+    # the way to a repository's configuration) for a link to a folder outside.
+    p = place
+    init(p, p.ws / "data" / "vendor")
+    sb = sandbox()
+    victim = p.outside / "victim"  # shaped like what is swapped, so every mount finds its place
+    shutil.copytree(p.ws / swapped, victim, symlinks=True)
+    target = victim / "escaped"
+    launch = sb.launch(["sh", "-c", f"echo x > {target}"], p.ws)
+    try:
+        (p.ws / swapped).rename(p.ws / f"{swapped}.moved")
+        (p.ws / swapped).symlink_to(os.path.relpath(victim, p.ws))  # resolves inside bwrap too
+        done = subprocess.run(
+            launch.argv,
+            cwd=p.ws,
+            pass_fds=launch.pass_fds,
+            start_new_session=True,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    finally:
+        launch.close()
+    assert done.returncode != 0
+    assert not target.exists()
+
+
+def test_another_name_of_a_protected_file_is_read_only_too(place, sandbox):
+    # A hostile archive ships the repository's config hard-linked to an ordinary file, and
+    # a hook hard-linked to a script.
+    p = place
+    (p.ws / "notes.md").unlink(missing_ok=True)
+    os.link(p.ws / ".git/config", p.ws / "notes.md")
+    (p.ws / ".git/hooks/pre-commit").write_text("#!/bin/sh\nexit 0\n")
+    (p.ws / ".git/hooks/pre-commit").chmod(0o755)
+    (p.ws / "tools").mkdir()
+    os.link(p.ws / ".git/hooks/pre-commit", p.ws / "tools/check.sh")
+    results = attempt(
+        sandbox(),
+        p,
+        config=("append", "notes.md", p.evil("hard-link")),
+        hook=("append", "tools/check.sh", f"touch {p.outside}/ran-hook\n"),
+    )
+    assert_refused(results)
+    assert_nothing_ran(p)
+
+
+def test_planted_fifos_never_hang_the_launch_or_the_checks(place, sandbox):
+    p = place
+    assert p.git("config", "include.path", "../team.gitconfig").returncode == 0
+    os.mkfifo(p.ws / ".git/commondir")
+    os.mkfifo(p.ws / "team.gitconfig")
+    nested = p.ws / "sub"
+    nested.mkdir()
+    os.mkfifo(nested / ".git")
+    deep = p.ws / "deep"
+    init(p, deep)
+    (deep / ".git/config").unlink()
+    os.mkfifo(deep / ".git/config")
+    (p.home / ".gitconfig").unlink(missing_ok=True)
+    os.mkfifo(p.home / ".gitconfig")
+    sb = sandbox()
+    finished: list[object] = []
+
+    def work() -> None:
+        sb.launch(["true"], p.ws).close()
+        finished.append(
+            create_file.assess(ToolContext(workspace=p.ws), {"path": "x", "content": ""})
+        )
+
+    thread = threading.Thread(target=work, daemon=True)
+    thread.start()
+    thread.join(timeout=30)
+    assert not thread.is_alive(), "a planted FIFO blocked the launch or a check"
+    assert len(finished) == 1
+
+
+def test_the_users_template_folder_and_includes_through_a_linked_gitconfig_are_read_only(
+    place, sandbox
+):
+    # ~/.gitconfig is a link into a dotfiles folder of the workspace; its relative include
+    # is found beside ~/.gitconfig (where git opened it), and init.templateDir is copied,
+    # hooks included, into every repository the user creates or clones.
+    p = place
+    (p.ws / "dotfiles").mkdir()
+    (p.ws / "dotfiles/gitconfig").write_text(
+        f"[include]\n\tpath = local.gitconfig\n[init]\n\ttemplateDir = {p.ws}/templates\n"
+    )
+    (p.home / ".gitconfig").symlink_to(p.ws / "dotfiles/gitconfig")
+    (p.home / "local.gitconfig").write_text("[user]\n\tname = u\n")
+    (p.ws / "templates/hooks").mkdir(parents=True)
+    results = attempt(
+        sandbox(writable=(str(p.home),)),
+        p,
+        linked=("append", "dotfiles/gitconfig", p.evil("linked-gitconfig")),
+        beside=("append", f"{p.home}/local.gitconfig", p.evil("relative-include")),
+        template=("write", "templates/hooks/post-checkout", "#!/bin/sh\ntouch x\n"),
+    )
+    assert_refused(results)
+    hazards = create_file.assess(
+        ToolContext(workspace=p.ws), {"path": "templates/hooks/post-checkout", "content": "x"}
+    )
+    assert [h.action for h in hazards] == ["ask"]
+    assert "init.templateDir" in hazards[0].reason
+    assert_nothing_ran(p)
