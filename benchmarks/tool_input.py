@@ -26,7 +26,6 @@ import argparse
 import asyncio
 import contextlib
 import multiprocessing
-import os
 import statistics
 import sys
 import tempfile
@@ -50,7 +49,6 @@ from jupyter_agent.testing import (  # noqa: E402
     tool_use,
 )
 
-os.environ.setdefault("ANTHROPIC_API_KEY", "benchmark-key")
 CHUNK = 1 << 16
 """Characters of the input in each streamed delta."""
 
@@ -137,7 +135,9 @@ async def main(megabytes: float = 10, rounds: int = 3) -> None:
             try:
                 url = urls.get(timeout=30)
                 if kind == "anthropic":
-                    model: Any = AnthropicModel("claude-test", base_url=url, retry_delay=0.001)
+                    model: Any = AnthropicModel(
+                        "claude-test", api_key="benchmark-key", base_url=url, retry_delay=0.001
+                    )
                 else:
                     model = OpenAIModel("gpt-test", api_key="k", base_url=url, retry_delay=0.001)
                 cases = {
