@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import ToolError
+from .secrets import mask_secrets
 
 _DECODER = json.JSONDecoder()
 _SPACE = re.compile(r"[ \t\n\r]*")
@@ -252,11 +253,14 @@ class Document:
 
 
 def fingerprint(cell: dict[str, Any]) -> str:
-    """What a cell holds, for recognising it across reads: its type and source."""
+    """What a cell holds, for recognising it across reads: its type and source, with what
+    looks like a credential masked (an id derived from it is shown to the model: a hash
+    of a short password would let it be guessed offline)."""
     source = cell.get("source", cell.get("input", ""))
     if isinstance(source, list):
         source = "".join(str(line) for line in source)
-    digest = hashlib.sha256(f"{cell.get('cell_type')}\0{source}".encode(errors="replace"))
+    masked = mask_secrets(str(source))
+    digest = hashlib.sha256(f"{cell.get('cell_type')}\0{masked}".encode(errors="replace"))
     return digest.hexdigest()
 
 

@@ -8,18 +8,24 @@ user registers (``agent.secrets.add(value)``). Each is replaced by ``‹secret:N
 wherever it appears — also split over lines or quoted pieces, and base64-encoded — in
 every tool result, progress line, diff and echoed input, before the model, the events,
 the panel or the session files get them. Then the shape patterns run on what is left.
+
+The same passes, as a :class:`Masker`, give tools the text as the model would see it with
+a map back to the real text (:meth:`Masker.view`): a search or an edit's match runs on
+that, so no answer of a tool depends on what the model cannot read.
 """
 
 from __future__ import annotations
 
 import base64
+import functools
 import os
 import re
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from .secrets import is_secret_name, mask_secrets
+from .redacted import Pass, Redacted, fold
+from .secrets import MASK_PASSES, is_secret_name, pattern_pass
 
 MIN_LENGTH = 8
 """Shorter values are not looked for (they would match ordinary text)."""
@@ -59,8 +65,7 @@ class Secrets:
         self._added: dict[str, str] = {}
         self._lock = threading.Lock()
         self._key: tuple[tuple[str, str], ...] = ()
-        self._pattern: re.Pattern[str] | None = None
-        self._names: dict[str, str] = {}
+        self._passes_now: tuple[Pass, ...] = MASK_PASSES
 
     def add(self, value: str, name: str = "registered") -> None:
         """Hide ``value`` from now on (it shows as ``‹secret:name›``)."""
@@ -88,10 +93,12 @@ class Secrets:
         """``text`` with every known secret, and every credential-shaped value, hidden."""
         if not text:
             return text
-        pattern = self._compiled()
-        if pattern is not None:
-            text = pattern.sub(self._replace, text)
-        return mask_secrets(text)
+        return self.masker().redact(text)
+
+    def masker(self) -> Masker:
+        """This redaction as it stands now, to run over many texts (the values are read
+        once, not for each text)."""
+        return Masker(self._passes())
 
     def redact_data(self, data: Any) -> Any:
         """:meth:`redact` over the strings of a JSON-like value (tool inputs, payloads)."""
@@ -105,24 +112,48 @@ class Secrets:
 
     # --- the pattern --------------------------------------------------------------
 
-    def _compiled(self) -> re.Pattern[str] | None:
+    def _passes(self) -> tuple[Pass, ...]:
+        """The known values' pass (if any are known), then the credential shapes'."""
         known = self.values()
         key = tuple(sorted(known.items()))
         with self._lock:
             if key != self._key:
                 self._key = key
-                self._names = {}
+                names: dict[str, str] = {}
                 alternatives = []
                 for value, name in sorted(known.items(), key=lambda p: -len(p[0])):
                     for form in _forms(value):
-                        self._names.setdefault(_squash(form), name)
+                        names.setdefault(_squash(form), name)
                         alternatives.append(_spread(form))
-                self._pattern = re.compile("|".join(alternatives)) if alternatives else None
-            return self._pattern
+                pattern = re.compile("|".join(alternatives)) if alternatives else None
+                known_pass = (
+                    (pattern_pass(pattern, functools.partial(_replace, names)),)
+                    if pattern is not None
+                    else ()
+                )
+                self._passes_now = (*known_pass, *MASK_PASSES)
+            return self._passes_now  # the same tuple while the values stay the same
 
-    def _replace(self, match: re.Match[str]) -> str:
-        name = self._names.get(_squash(match.group(0)), "secret")
-        return f"‹secret:{name}›"
+
+class Masker:
+    """One agent's redaction as it stood at one moment: the same passes for every text a
+    tool call reads (a search over many files, an edit and its diff)."""
+
+    def __init__(self, passes: Sequence[Pass]) -> None:
+        self.passes = passes if isinstance(passes, tuple) else tuple(passes)
+        """The passes, in order; the same tuple for as long as the secrets are the same."""
+
+    def redact(self, text: str) -> str:
+        """``text`` as the model sees it."""
+        return fold(text, self.passes, keep_map=False).text if text else text
+
+    def view(self, text: str) -> Redacted:
+        """``text`` as the model sees it, with where each hidden span lies in ``text``."""
+        return fold(text, self.passes)
+
+
+def _replace(names: Mapping[str, str], match: re.Match[str]) -> str:
+    return f"‹secret:{names.get(_squash(match.group(0)), 'secret')}›"
 
 
 def _forms(value: str) -> Iterable[str]:

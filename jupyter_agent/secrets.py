@@ -13,6 +13,9 @@ secrets, while ``db_pass``, ``apiKey`` and ``GITHUB_TOKEN`` are.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable, Iterator
+
+from .redacted import Edit, Pass, fold
 
 MASK = "•••"
 
@@ -189,16 +192,19 @@ def mask_secrets(text: str) -> str:
     """``text`` with anything that looks like a credential masked."""
     if not text:
         return text
-    text = _mask_private_keys(text)
-    for pattern in _VALUE_PATTERNS:
-        text = pattern.sub(lambda m: mask_value(m.group(0)), text)
-    text = _URL_PASSWORD.sub(
-        lambda m: m.group(0) if MASK in m.group("value") else m.group("head") + MASK, text
-    )
-    text = _PAIR.sub(_mask_pair, text)
-    text = _SPACED.sub(_mask_spaced, text)
-    text = _PGPASS.sub(lambda m: m.group("head") + mask_value(m.group("value")), text)
-    return _ASSIGNMENT.sub(_mask_assignment, text)
+    return fold(text, MASK_PASSES, keep_map=False).text
+
+
+def pattern_pass(pattern: re.Pattern[str], replace: Callable[[re.Match[str]], str]) -> Pass:
+    """A pass replacing each match of ``pattern`` as ``pattern.sub(replace, …)`` would."""
+
+    def edits(text: str) -> Iterator[Edit]:
+        for m in pattern.finditer(text):
+            new = replace(m)
+            if new != m.group(0):
+                yield m.start(), m.end(), new
+
+    return edits
 
 
 def _mask_spaced(m: re.Match[str]) -> str:
@@ -208,23 +214,18 @@ def _mask_spaced(m: re.Match[str]) -> str:
     return m.group("head") + m.group("sep") + mask_value(value)
 
 
-def _mask_private_keys(text: str) -> str:
+def _private_keys(text: str) -> Iterator[Edit]:
     """Each BEGIN … END PRIVATE KEY block masked; one pass over the markers (a regex
     searching for each BEGIN's END would rescan the text once per BEGIN)."""
     if "PRIVATE KEY-----" not in text:
-        return text
-    out: list[str] = []
-    done = 0
+        return
     begin: re.Match[str] | None = None
     for mark in _PEM_MARK.finditer(text):
         if mark.group("end") == "BEGIN":
             begin = mark
         elif begin is not None and mark.start() - begin.end() <= _PEM_LIMIT:
-            out.append(text[done : begin.start()])
-            out.append(mask_value(text[begin.start() : mark.end()]))
-            done, begin = mark.end(), None
-    out.append(text[done:])
-    return "".join(out)
+            yield begin.start(), mark.end(), mask_value(text[begin.start() : mark.end()])
+            begin = None
 
 
 def _mask_pair(m: re.Match[str]) -> str:
@@ -239,5 +240,190 @@ def looks_secret(value: str) -> bool:
     return (
         any(p.search(value) for p in _VALUE_PATTERNS)
         or bool(_URL_PASSWORD.search(value))
-        or _mask_private_keys(value) != value
+        or any(True for _ in _private_keys(value))
     )
+
+
+# --- finding fast ------------------------------------------------------------------------
+#
+# A pattern that begins with a lookbehind or a class is tried by the regex engine at every
+# position of the text: about a second per megabyte for the assignment pattern, and a
+# search over a workspace reads many megabytes. So the slow passes try their pattern only
+# where a match can begin, found with a literal the match must hold (``://``, a port
+# between colons, a secret-sounding word), and give exactly the edits ``finditer`` would:
+# every place a match can begin is tried, in order, from where the last match ended.
+
+
+class Anchored:
+    """A pass like :func:`pattern_pass`, trying ``pattern`` only at ``starts(text)``
+    (ascending; None: at every position, as ``finditer`` does)."""
+
+    def __init__(
+        self,
+        pattern: re.Pattern[str],
+        replace: Callable[[re.Match[str]], str],
+        starts: Callable[[str], Iterable[int] | None],
+    ) -> None:
+        self.pattern = pattern
+        self.replace = replace
+        self.starts = starts
+        self.everywhere = pattern_pass(pattern, replace)
+        """The same pass trying every position (what it must equal; benchmarks, tests)."""
+
+    def __call__(self, text: str) -> Iterator[Edit]:
+        places = self.starts(text)
+        if places is None:
+            yield from self.everywhere(text)
+            return
+        done = 0
+        tried = -1
+        for start in places:
+            if start < done or start == tried:
+                continue
+            tried = start
+            m = self.pattern.match(text, start)  # a lookbehind still sees the text before
+            if m is None:
+                continue
+            new = self.replace(m)
+            if new != m.group(0):
+                yield m.start(), m.end(), new
+            done = m.end()
+
+
+_KEY_WORD = re.compile(  # a word of _ASSIGNMENT's key, with the separator after it
+    r"""(?:pass|pwd|secret|token|key|credential|creds|auth|bearer|cookie|jwt)"""
+    r"""(?=[\w.\-]{0,40}["']?\s*[:=])"""
+)
+_KEY_CHAR = re.compile(r"[\w.\-]")
+_FOLDS_TO_ASCII = "\u0130\u0131\u017f\u212a"
+"""The only characters a case-insensitive pattern matches with an ASCII letter (İ ı ſ K)."""
+_SCHEME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-")
+_PORT = re.compile(r":(?=(?:\d{1,5}|\*):)")
+
+
+def _run_start(
+    text: str, end: int, chars: frozenset[str] | re.Pattern[str], longest: int
+) -> int | None:
+    """Where the run of ``chars`` ending at ``end`` begins, if at most ``longest`` before."""
+    start = end
+    while start > 0 and (
+        text[start - 1] in chars
+        if isinstance(chars, frozenset)
+        else chars.match(text, start - 1) is not None
+    ):
+        start -= 1
+        if end - start > longest:
+            return None
+    return start
+
+
+_last_lowered: tuple[str, str | None] = ("", "")
+_LOWERED_KEPT = 2_000_000
+"""Longest text kept with its lower case between passes (memory a kernel holds on to)."""
+
+
+def _lowered(text: str) -> str | None:
+    """``text`` in lower case, position for position, where a search of it finds what a
+    case-insensitive pattern finds in ``text`` (None when a character folds otherwise).
+    The passes after one that changed nothing get the same text: it is lowered once."""
+    global _last_lowered
+    last, low = _last_lowered
+    if last is text:
+        return low
+    low = None if any(ch in text for ch in _FOLDS_TO_ASCII) else text.lower()
+    if len(text) <= _LOWERED_KEPT:
+        _last_lowered = (text, low)
+    return low
+
+
+def _assignment_starts(text: str) -> Iterator[int] | None:
+    """A key = value match begins where a run of key characters begins, at most 40 before
+    a secret-sounding word that has the separator at most 40 key characters after it."""
+    low = _lowered(text)
+    if low is None:
+        return None  # the engine's own way
+    return (
+        start
+        for m in _KEY_WORD.finditer(low)
+        if (start := _run_start(low, m.start(), _KEY_CHAR, 40)) is not None
+    )
+
+
+def _spaced_starts(text: str) -> Iterator[int] | None:
+    low = _lowered(text)
+    return None if low is None else (m.start() for m in re.finditer("pass|pwd", low))
+
+
+def _url_password_starts(text: str) -> Iterator[int]:
+    """A scheme (1 to 41 characters, all of it: the lookbehind) right before ``://``."""
+    at = text.find("://")
+    while at >= 0:
+        start = _run_start(text, at, _SCHEME_CHARS, 41)
+        if start is not None and start < at:
+            yield start
+        at = text.find("://", at + 1)
+
+
+def _pgpass_starts(text: str) -> Iterator[int]:
+    """A line (or a gutter's tab) whose first colon opens the port field."""
+    for port in _PORT.finditer(text):
+        start = port.start()
+        while start > 0 and start > port.start() - 200:
+            ch = text[start - 1]
+            if ch == ":" or ch.isspace():
+                break
+            start -= 1
+        if start < port.start() and (start == 0 or text[start - 1] in "\n\t"):
+            yield start
+
+
+def _literal_starts(literal: str, shift: int) -> Callable[[str], Iterator[int]]:
+    def starts(text: str) -> Iterator[int]:
+        at = text.find(literal)
+        while at >= 0:
+            if at + shift >= 0:
+                yield at + shift
+            at = text.find(literal, at + 1)
+
+    return starts
+
+
+def _stripe_starts(text: str) -> Iterator[int]:
+    return (m.start() - 2 for m in re.finditer("_(?:live|test)_", text) if m.start() >= 2)
+
+
+def _bearer_starts(text: str) -> Iterator[int] | None:
+    low = _lowered(text)
+    return None if low is None else _literal_starts("bearer ", 7)(low)
+
+
+def _masked_whole(m: re.Match[str]) -> str:
+    return mask_value(m.group(0))
+
+
+_VALUE_STARTS: dict[int, Callable[[str], Iterable[int] | None]] = {
+    2: _stripe_starts,
+    10: _literal_starts("eyJ", 0),
+    11: _bearer_starts,
+}
+"""The value patterns (by their place in the list) that begin with no literal of their own."""
+
+MASK_PASSES: tuple[Pass, ...] = (
+    _private_keys,
+    *(
+        Anchored(p, _masked_whole, _VALUE_STARTS[i])
+        if i in _VALUE_STARTS
+        else pattern_pass(p, _masked_whole)
+        for i, p in enumerate(_VALUE_PATTERNS)
+    ),
+    Anchored(
+        _URL_PASSWORD,
+        lambda m: m.group(0) if MASK in m.group("value") else m.group("head") + MASK,
+        _url_password_starts,
+    ),
+    pattern_pass(_PAIR, _mask_pair),
+    Anchored(_SPACED, _mask_spaced, _spaced_starts),
+    Anchored(_PGPASS, lambda m: m.group("head") + mask_value(m.group("value")), _pgpass_starts),
+    Anchored(_ASSIGNMENT, _mask_assignment, _assignment_starts),
+)
+"""What :func:`mask_secrets` does, pass by pass (see :mod:`jupyter_agent.redacted`)."""

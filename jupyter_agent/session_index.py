@@ -47,7 +47,7 @@ import sqlite3
 import stat
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, ClassVar
@@ -570,8 +570,13 @@ class SessionIndex:
         limit: int = 10,
         exclude: Iterable[str] = (),
         budget: float = SEARCH_BUDGET,
+        visible: Callable[[str], str] | None = None,
     ) -> list[SessionHit]:
         """Past sessions matching ``query``, best first, each with its best passage.
+
+        ``visible``: the passages as the reader may see them (a model: secrets hidden);
+        then a passage matches, ranks and is quoted only by what it shows, so no answer
+        tells of what it hides (:func:`_as_seen`).
 
         Blocking (SQLite, and a catch-up read of new history): call it from a thread when
         on an event loop. Raises :class:`SearchError` with a message for the user when the
@@ -605,12 +610,14 @@ class SessionIndex:
                 rows = db.execute(
                     "SELECT e.session_id, e.role, e.label, e.created_at, "
                     f"snippet(entries_fts, 0, '{MARK_START}', '{MARK_END}', '…', 16), "
-                    "s.title, s.updated_at "
+                    "s.title, s.updated_at, e.text "
                     "FROM entries_fts JOIN entries e ON e.id = entries_fts.rowid "
                     "JOIN sessions s ON s.session_id = e.session_id "
                     "WHERE entries_fts MATCH ? ORDER BY bm25(entries_fts) LIMIT ?",
                     (expression, (limit + len(left_out)) * 20),
                 ).fetchall()
+                if visible is not None:
+                    rows = _as_seen(rows, expression, visible, deadline)
                 if rows:
                     break
         except sqlite3.OperationalError as exc:
@@ -636,7 +643,7 @@ class SessionIndex:
     ) -> list[SessionHit]:
         hits: dict[str, SessionHit] = {}
         counts: dict[str, int] = {}
-        for sid, role, label, said_at, snippet, title, updated_at in rows:
+        for sid, role, label, said_at, snippet, title, updated_at, *_ in rows:
             if sid in left_out:
                 continue
             counts[sid] = counts.get(sid, 0) + 1
@@ -658,6 +665,35 @@ class SessionIndex:
             return self.catch_up(db, folder)
         finally:
             db.close()
+
+
+def _as_seen(
+    rows: Sequence[tuple[Any, ...]],
+    expression: str,
+    visible: Callable[[str], str],
+    deadline: float,
+) -> list[tuple[Any, ...]]:
+    """The found ``rows`` (their text last) matched again as the reader sees their text:
+    the ones that still match, best first by what they show, each quoted from it."""
+    seen = sqlite3.connect(":memory:")
+    try:
+        seen.set_progress_handler(lambda: int(time.monotonic() > deadline), PROGRESS_STEPS)
+        seen.execute(
+            "CREATE VIRTUAL TABLE passages USING fts5(text, "
+            "tokenize='porter unicode61 remove_diacritics 2')"
+        )
+        seen.executemany(
+            "INSERT INTO passages (rowid, text) VALUES (?, ?)",
+            ((i, visible(row[-1])) for i, row in enumerate(rows)),
+        )
+        found = seen.execute(
+            f"SELECT rowid, snippet(passages, 0, '{MARK_START}', '{MARK_END}', '…', 16) "
+            "FROM passages WHERE passages MATCH ? ORDER BY bm25(passages)",
+            (expression,),
+        ).fetchall()
+    finally:
+        seen.close()
+    return [(*rows[i][:4], snippet, *rows[i][5:]) for i, snippet in found]
 
 
 def sessions_folder(path: Path, *, create: bool) -> Root:

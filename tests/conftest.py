@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import os
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,6 +26,38 @@ def _loopback_only(self: socket.socket, address: object) -> None:
         if not allowed:
             raise ConnectionRefusedError(f"tests may only connect to loopback, not {host!r}")
     _real_connect(self, address)  # type: ignore[arg-type]
+
+
+_WATCHED = (
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_AUTH_TOKEN",
+    "ANTHROPIC_BASE_URL",
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "OLLAMA_HOST",
+    "JUPYTER_AGENT_MODEL",
+    "HOME",
+)
+"""Variables a test must leave as it found them: the tutorials' kernels, started later in
+the same process, choose their model by them (a key left behind takes them online)."""
+_AT_START = {name: os.environ.get(name) for name in _WATCHED}
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item) -> Iterator[None]:
+    result = yield
+    left = {n: os.environ.get(n) for n in _WATCHED if os.environ.get(n) != _AT_START[n]}
+    if left:
+        for name in left:  # put back, so one leak does not spread to every later test
+            if _AT_START[name] is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = _AT_START[name]  # type: ignore[assignment]
+        raise AssertionError(
+            f"{item.nodeid} left {', '.join(sorted(left))} changed in os.environ: set them "
+            "with monkeypatch.setenv, or pass the value to the client"
+        )
+    return result
 
 
 @pytest.fixture(autouse=True)

@@ -90,6 +90,36 @@ def test_the_session_search_benchmark_reports_each_measurement(capsys):
     assert len(re.findall(r"ms +\(\d+ found\)", out)) == 5, out
 
 
+def _benchmark(name: str):
+    spec = importlib.util.spec_from_file_location(f"{name}_benchmark", BENCHMARK.with_name(name))
+    assert spec is not None and spec.loader is not None
+    benchmark = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(benchmark)
+    return benchmark
+
+
+async def test_the_masked_search_benchmark_reports_each_measurement(capsys):
+    await _benchmark("masked_search.py").main(files=20, lines=50, rounds=1)
+
+    out = capsys.readouterr().out
+    found = re.findall(
+        r"real text +[\d.]+ ms +masked, first time +[\d.]+ ms \([\d.]+×\) +again +[\d.]+ ms",
+        out,
+    )
+    assert len(found) == 2, out
+    assert re.search(r"anchored +[\d.]+ MB/s +tried everywhere +[\d.]+ MB/s +speed-up", out), out
+
+
+async def test_the_tool_input_benchmark_reports_each_measurement(capsys):
+    await _benchmark("tool_input.py").main(megabytes=0.5, rounds=1)
+
+    out = capsys.readouterr().out
+    for client in ("anthropic", "openai"):
+        assert f"{client} client, a 0.5 MB command:" in out, out
+    assert len(re.findall(r"loop held at most +[\d.]+ ms", out)) == 6, out
+    assert len(re.findall(r"limit lifted / limit: held [\d.]+×, turn [\d.]+×", out)) == 2, out
+
+
 def test_the_path_gate_benchmark_reports_each_ratio(capsys):
     spec = importlib.util.spec_from_file_location(
         "path_gate_benchmark", BENCHMARK.with_name("path_gate.py")

@@ -178,7 +178,12 @@ async def test_edit_errors_tell_the_model_what_to_do(workspace, notebook):
             call("update_cell", cell_id="nope", source="x"),
             call("update_cell", cell_id="load", find="missing text", replace="y"),
             call("update_cell", cell_id="describe", find="d", replace="D"),
-            call("update_cell", cell_id="secret", source="API_KEY = 'sk-a•••'\nprint(API_KEY)"),
+            # A changed line cannot hold the masked value: it would be written as •••.
+            call("update_cell", cell_id="secret", source="KEY = 'sk-a•••'\nprint(KEY)"),
+            # A line kept as it was read keeps its real value.
+            call(
+                "update_cell", cell_id="secret", source="API_KEY = 'sk-a•••'\nprint(len(API_KEY))"
+            ),
             call("run_cell", cell_id="load"),
             {"text": "done"},
         ]
@@ -197,9 +202,11 @@ async def test_edit_errors_tell_the_model_what_to_do(workspace, notebook):
     assert texts[0].startswith("There is no cell with id 'nope'. The cell ids are: intro, load,")
     assert texts[1].startswith("The text to find does not occur in cell load.")
     assert texts[2].startswith("The text to find occurs 2 times in cell describe;")
-    assert texts[3].startswith("This cell holds a secret that is masked")
-    assert texts[4].startswith("Cells of ") and "cannot be run here" in texts[4]
-    assert "sk-ant-abcdefghijklmnop1234" in nbformat.read(notebook, 4).cells[5].source  # intact
+    assert texts[3].startswith("new_text holds masked text (•••, ‹secret:…›) that is not on")
+    assert texts[4].startswith("Updated the source of cell secret.")
+    assert texts[5].startswith("Cells of ") and "cannot be run here" in texts[5]
+    source = nbformat.read(notebook, 4).cells[5].source
+    assert source == "API_KEY = 'sk-ant-abcdefghijklmnop1234'\nprint(len(API_KEY))"  # intact
 
 
 async def test_run_cell_in_file_mode_uses_the_executor_and_stores_outputs(workspace, notebook):

@@ -191,6 +191,7 @@ ALLOWED: dict[tuple[str, str, str], tuple[int, str]] = {
         "an index in memory (':memory:'): no file",
     ),
     ("jupyter_agent/session_index.py", "fts5_missing", "connect"): (1, "':memory:': no file"),
+    ("jupyter_agent/session_index.py", "_as_seen", "connect"): (1, "':memory:': no file"),
     ("jupyter_agent/session_index.py", "_our_schema", "connect"): (1, "':memory:': no file"),
     ("jupyter_agent/session_index.py", "_older_index_of_ours", "connect"): (
         1,

@@ -135,8 +135,9 @@ def test_an_index_file_not_of_ours_is_never_written(
     elif kind == "foreign database":  # planted whole, as a clone brings it
         shutil.copy(victim / "precious.sqlite", workspace / "tmp.sqlite")
         os.replace(workspace / "tmp.sqlite", index_path)
-    else:
-        index_path.write_bytes(b"PK\x03\x04 an archive, not a database")
+    else:  # planted whole (a file written bit by bit is empty for a moment: that is ours)
+        (workspace / "tmp.zip").write_bytes(b"PK\x03\x04 an archive, not a database")
+        os.replace(workspace / "tmp.zip", index_path)
     before, planted = snapshot(victim), index_path.read_bytes()
     index = SessionIndex.of(workspace / SESSIONS_DIR)
     assert [h.session_id for h in index.search("boosting")] == ["mine"]

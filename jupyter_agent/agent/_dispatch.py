@@ -1,6 +1,6 @@
 """The tool calls of one assistant turn, each carried through the same steps.
 
-A call is checked (cut off? a tool we offer?), then its role (may this role call it?),
+A call is checked (too large? cut off? a tool we offer?), then its role (may this role call it?),
 then its input; then the policy and any hazard decide whether it runs, asks the user
 or is refused; then it runs; then its result is redacted, shown and recorded. Each
 step is a small function below. A step that refuses raises :class:`ToolError` (or
@@ -30,6 +30,7 @@ from .._wording import visible
 from ..approvals import Bound, ChangedSinceShown, Grant, NotShown, Shown, file_key
 from ..errors import ToolDenied, ToolError, ToolInterrupted
 from ..events import ToolEndEvent, ToolStartEvent
+from ..input_limit import oversized, refusal
 from ..messages import INTERRUPTED_RESULT, Message, ToolResultBlock, ToolUseBlock, encodable
 from ..messages import tool_result as result_block
 from ..permissions import Allow, Ask, Deny, Hazard, ToolCall
@@ -168,6 +169,11 @@ def _record(
 
 async def dispatch(run: Run, block: ToolUseBlock, truncated: bool) -> ToolResultBlock:
     """One call through offer → role → input → policy → approval → execution → result."""
+    size = oversized(block.input)
+    if size is not None:  # before anything echoes, summarises, validates or parses it
+        shown = visible(f"{block.name[:64]} (input too large: not run)")
+        run.emit(ToolStartEvent(tool_use_id=block.id, name=block.name, input={}, summary=shown))
+        return _result(run, block, ToolOutput(refusal(size), is_error=True), 0.0)
     tool = run.agent.tools.get(block.name)
     summary = tool.summary(block.input) if tool else visible(f"{block.name}(…)")
     run.emit(

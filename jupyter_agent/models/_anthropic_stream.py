@@ -5,6 +5,10 @@ A client of our own reads the events as the JSON they are (:func:`server_sent_ev
 a client of the caller's hands over the SDK's typed events, dumped into the same dicts
 (:func:`sdk_events`). Either way :class:`Reply` takes them one at a time. What goes
 wrong after the stream began is a :class:`StreamFault`, which the model may retry.
+
+A tool call's input is kept only up to :data:`~jupyter_agent.input_limit.TOOL_INPUT_LIMIT`
+characters of JSON: past it the rest is counted, not kept nor shown, and the call's input
+becomes the small stand-in the dispatcher refuses (:mod:`jupyter_agent.input_limit`).
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import json
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from typing import Any
 
+from ..input_limit import TOOL_INPUT_LIMIT, left_out
 from ..messages import BlocksAdapter, ContentBlock, TextBlock, ToolUseBlock
 from ._base import (
     ModelResponse,
@@ -90,6 +95,8 @@ class Reply:
     def __init__(self) -> None:
         self.blocks: dict[int, dict[str, Any]] = {}
         self.json: dict[int, list[str]] = {}
+        self.json_size: dict[int, int] = {}
+        """Characters of each tool call's input JSON streamed so far (kept or not)."""
         self.stop_reason = "end_turn"
         self.model = ""
         self.usage: dict[str, int] = {}
@@ -107,8 +114,13 @@ class Reply:
                 block["text"] += delta["text"]
                 return StreamText(delta["text"])
             if delta_kind == "input_json_delta":
-                self.json[index].append(delta["partial_json"])
-                return StreamToolInput(block["id"], delta["partial_json"])
+                partial = delta["partial_json"]
+                size = self.json_size[index] = self.json_size[index] + len(partial)
+                if size > TOOL_INPUT_LIMIT:  # counted from here on, never kept nor shown
+                    self.json[index].clear()
+                    return None
+                self.json[index].append(partial)
+                return StreamToolInput(block["id"], partial)
             if delta_kind == "thinking_delta":
                 block["thinking"] += delta["thinking"]
                 return StreamThinking(delta["thinking"])
@@ -119,6 +131,7 @@ class Reply:
             block = self.blocks[event["index"]] = dict(event["content_block"])
             if block["type"] in ("tool_use", "server_tool_use"):
                 self.json[event["index"]] = []
+                self.json_size[event["index"]] = 0
                 return StreamToolStart(block["id"], block["name"])
             return None
         if kind == "message_start":
@@ -154,7 +167,9 @@ class Reply:
         content: list[ContentBlock] = []
         for index in sorted(self.blocks):
             block = self.blocks[index]
-            if index in self.json:
+            if index in self.json and self.json_size[index] > TOOL_INPUT_LIMIT:
+                block["input"] = left_out(self.json_size[index])
+            elif index in self.json:
                 raw = "".join(self.json[index])
                 try:
                     block["input"] = json.loads(raw) if raw else {}

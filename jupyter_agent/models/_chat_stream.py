@@ -8,6 +8,11 @@ in every one, or a whole call in one delta, or no id at all: one is made); reaso
 usage in a last chunk without choices, or never. An ``error`` object in place of a chunk,
 or a stream that ends before a ``finish_reason``, is a :class:`StreamFault`, which the
 model may retry.
+
+A tool call's arguments are kept only up to
+:data:`~jupyter_agent.input_limit.TOOL_INPUT_LIMIT` characters of JSON: past it the rest is
+counted, not kept nor shown, and the call's input becomes the small stand-in the
+dispatcher refuses (:mod:`jupyter_agent.input_limit`).
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..input_limit import TOOL_INPUT_LIMIT, left_out
 from ..messages import ContentBlock, TextBlock, ThinkingBlock, ToolUseBlock
 from ._anthropic_stream import StreamFault
 from ._base import (
@@ -48,6 +54,8 @@ class _Call:
     id: str
     name: str = ""
     arguments: list[str] = field(default_factory=list)
+    size: int = 0
+    """Characters of the arguments streamed so far (kept or not)."""
     started: bool = False
 
 
@@ -116,6 +124,10 @@ class ChatReply:
         if isinstance(arguments, dict):  # sent as an object, not as JSON text
             arguments = json.dumps(arguments)
         if isinstance(arguments, str) and arguments:
+            call.size += len(arguments)
+            if call.size > TOOL_INPUT_LIMIT:  # counted from here on, never kept nor shown
+                call.arguments.clear()
+                return parts
             call.arguments.append(arguments)
             if call.started:
                 parts.append(StreamToolInput(call.id, arguments))
@@ -136,11 +148,7 @@ class ChatReply:
         truncated: list[str] = []
         for index in sorted(self.calls):
             call = self.calls[index]
-            raw = "".join(call.arguments)
-            try:
-                arguments = json.loads(raw) if raw.strip() else {}
-            except json.JSONDecodeError:
-                arguments = None
+            arguments = _arguments(call)
             if not isinstance(arguments, dict):
                 arguments = {}
                 truncated.append(call.id)
@@ -167,6 +175,18 @@ class ChatReply:
         else:
             usage.cost_usd = pricing.cost(usage)
         return usage
+
+
+def _arguments(call: _Call) -> Any:
+    """A call's arguments decoded (None: not JSON), or the stand-in of arguments over the
+    limit."""
+    if call.size > TOOL_INPUT_LIMIT:
+        return left_out(call.size)
+    raw = "".join(call.arguments)
+    try:
+        return json.loads(raw) if raw.strip() else {}
+    except json.JSONDecodeError:
+        return None
 
 
 def _count(value: Any) -> int:

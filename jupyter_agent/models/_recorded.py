@@ -1,12 +1,18 @@
 """The model string a session records, and which model a saved session goes on with.
 
 A session file lives in the workspace, and a cloned repository can plant one. So the model
-it names is taken as a name only: it may pick a provider the user already has (a built-in
-one, or one named in their own settings), and an ``openai-compatible:NAME@URL`` only at an
-address the user's own configuration names (a ``[providers]`` entry, a ``[models]``
-string, ``JUPYTER_AGENT_MODEL``, ``OPENAI_BASE_URL``). Any other address would send the
-conversation, and the user's key, wherever the file says; "on this machine" is no
-exception, since on a shared host another user's program may listen there.
+it names is taken as a name only: it goes on only where the user's own configuration would
+send a model anyway. Every model string resolves to an *endpoint* (:func:`endpoint`): the
+address its conversation and key go to (an ``openai-compatible`` URL, Ollama's address,
+``OPENAI_BASE_URL``, ``ANTHROPIC_BASE_URL``…) or a cloud provider's own API (Anthropic's,
+OpenAI's, Bedrock or Vertex AI in the user's own region). A recorded model resumes only on
+an endpoint the user's configuration names (:func:`vouched_addresses`): a provider of their
+settings, a model string of theirs (``[models]``, ``JUPYTER_AGENT_MODEL``), a base-URL
+variable of their environment (``OLLAMA_HOST`` included), or the credentials they hold for
+a provider. Any other endpoint would send the conversation, and perhaps the user's key,
+wherever the file says, and take its replies (tool calls) from whatever answers there; "on
+this machine" is no exception (Ollama's default ``localhost:11434`` included), since on a
+shared host another user's program may listen there.
 """
 
 from __future__ import annotations
@@ -16,11 +22,52 @@ from collections.abc import Iterable, Mapping
 from urllib.parse import urlsplit
 
 from ._base import Model
-from ._catalog import _ALIAS, PROVIDER_TYPES, ModelStringError, ProviderConfig, parse_model
+from ._catalog import (
+    _ALIAS,
+    PROVIDER_TYPES,
+    ModelStringError,
+    ProviderConfig,
+    ProviderType,
+    parse_model,
+)
 from ._catalog import model_string as _model_string
+from ._local import ollama_url
+from .anthropic import has_anthropic_key
 
 _LONGEST = 1000
 """A recorded string longer than any real one is not read (a file may say anything)."""
+
+PUBLIC_ENDPOINTS: Mapping[ProviderType, str] = {
+    "anthropic": "https://api.anthropic.com",
+    "openai": "https://api.openai.com/v1",
+    "bedrock": "Amazon Bedrock",
+    "vertex": "Google Vertex AI",
+    "scripted": "scripted",
+}
+"""Where a provider's models go when nothing names an address: its own API (Bedrock and
+Vertex AI in the region the user's environment names; a session file names no region)."""
+BASE_URL_VARIABLES: Mapping[ProviderType, str] = {
+    "anthropic": "ANTHROPIC_BASE_URL",
+    "openai": "OPENAI_BASE_URL",
+    "ollama": "OLLAMA_HOST",
+    "bedrock": "ANTHROPIC_BEDROCK_BASE_URL",
+    "vertex": "ANTHROPIC_VERTEX_BASE_URL",
+}
+"""The environment variable that moves each provider's models to another address."""
+CREDENTIAL_VARIABLES: Mapping[ProviderType, tuple[str, ...]] = {
+    "openai": ("OPENAI_API_KEY",),
+    "bedrock": (
+        "AWS_BEARER_TOKEN_BEDROCK",
+        "AWS_PROFILE",
+        "AWS_ACCESS_KEY_ID",
+        "AWS_REGION",
+        "AWS_DEFAULT_REGION",
+    ),
+    "vertex": ("CLOUD_ML_REGION", "ANTHROPIC_VERTEX_PROJECT_ID"),
+}
+"""Variables that say the user has an account with a cloud provider (Anthropic's: a key at
+hand, see :func:`~jupyter_agent.models.anthropic.has_anthropic_key`). They vouch for the
+provider's own API only, never for an address."""
 
 
 def recorded_string(
@@ -42,22 +89,46 @@ def recorded_string(
     return written
 
 
+def endpoint(config: ProviderConfig) -> str:
+    """Where a model of this provider sends the conversation (and its key) as the
+    environment stands now: its ``base_url``, else its provider's variable
+    (:data:`BASE_URL_VARIABLES`; Ollama's default address when ``OLLAMA_HOST`` is unset),
+    else the provider's own API (:data:`PUBLIC_ENDPOINTS`)."""
+    kind = config.type
+    if config.base_url:
+        return _same(config.base_url)
+    if kind == "ollama":
+        return _same(f"{ollama_url()}/v1")
+    variable = BASE_URL_VARIABLES.get(kind)
+    if variable and os.environ.get(variable):
+        return _same(os.environ[variable])
+    return PUBLIC_ENDPOINTS.get(kind, kind)
+
+
 def vouched_addresses(
     providers: Mapping[str, ProviderConfig], strings: Iterable[str | None]
 ) -> set[str]:
-    """The server addresses the user's own configuration names: its providers', those in
-    its model ``strings`` (``[models]``), ``JUPYTER_AGENT_MODEL``'s and ``OPENAI_BASE_URL``."""
-    found = {c.base_url for c in providers.values() if c.base_url}
+    """The endpoints the user's own configuration names: its providers', those of its
+    model ``strings`` (``[models]``) and of ``JUPYTER_AGENT_MODEL``; each provider's whose
+    base-URL variable is set (``OPENAI_BASE_URL``, ``ANTHROPIC_BASE_URL``, ``OLLAMA_HOST``…);
+    and the own API of each cloud provider the user holds credentials for."""
+    found = {endpoint(c) for c in providers.values()}
     for text in (*strings, os.environ.get("JUPYTER_AGENT_MODEL")):
+        if not text:
+            continue
         try:
-            url = parse_model(text, providers).config.base_url if text else None
+            found.add(endpoint(parse_model(text, providers).config))
         except ModelStringError:
             continue
-        if url:
-            found.add(url)
-    if os.environ.get("OPENAI_BASE_URL"):
-        found.add(os.environ["OPENAI_BASE_URL"])
-    return {u.rstrip("/") for u in found}
+    for kind, variable in BASE_URL_VARIABLES.items():
+        if os.environ.get(variable):
+            found.add(endpoint(ProviderConfig(kind)))
+    for kind, variables in CREDENTIAL_VARIABLES.items():
+        if any(os.environ.get(v) for v in variables):
+            found.add(endpoint(ProviderConfig(kind)))
+    if has_anthropic_key():
+        found.add(endpoint(ProviderConfig("anthropic")))
+    return found
 
 
 def resumed_model(
@@ -73,7 +144,7 @@ def resumed_model(
     ``recorded``: the session's model string (``""``: none could be written; None in
     sessions saved before it was kept); ``provider`` and ``name``: the model it last ran
     on; ``providers``: the ``[providers]`` of the user's settings; ``vouched``: the
-    addresses it names (:func:`vouched_addresses`)."""
+    endpoints the user's configuration names (:func:`vouched_addresses`)."""
     ran_on = recorded if recorded is not None else _model_string(provider, name) or ""
     if not ran_on:
         if provider in ("", "scripted"):
@@ -90,14 +161,20 @@ def resumed_model(
         spec = parse_model(ran_on, providers)
     except ModelStringError:
         return None, f"This session names a model that is not one now ({ran_on[:80]})."
-    url = spec.config.base_url
-    if spec.provider not in providers and url and url.rstrip("/") not in vouched:
+    where = endpoint(spec.config)
+    if spec.provider not in providers and where != "scripted" and where not in vouched:
         return None, (
-            f"This session ran on {ran_on}: a session file cannot choose the server your "
-            "conversation and key go to. Name the server in your settings ([providers] or "
-            "[models] choices) to go on there by itself, or pass it as the model."
+            f"This session ran on {ran_on[:120]} ({where[:120]}), which nothing of your own "
+            "configuration names: a session file cannot choose the server your conversation "
+            "and key go to. Name it in your settings ([providers] or [models] choices) to go "
+            "on there by itself, or pass it as the model."
         )
     return ran_on, ""
+
+
+def _same(url: str) -> str:
+    """An address as compared: without the slash a user may or may not write at its end."""
+    return url.strip().rstrip("/")
 
 
 def _carries_credentials(url: str) -> bool:

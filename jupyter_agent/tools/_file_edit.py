@@ -9,6 +9,9 @@ Invariants kept here:
 - A write to a path that makes code run later (a git hook, .bashrc…) always asks.
 - Only UTF-8 text files are edited; every change is returned as a unified diff, and each
   file written is recorded for the session (:class:`~jupyter_agent.provenance.WrittenFiles`).
+- The model's ``old_text`` is matched against the file as the model reads it (secrets
+  masked), and every diff is of that view: no answer of these tools depends on what the
+  redaction hides, and no edit cuts, copies or reveals a hidden value (:mod:`._masked`).
 - A write the user approved writes the diff its card showed: the card binds the file as the
   diff was computed from it, and the tool checks it right before writing (a file changed
   meanwhile is shown on a fresh card with the new diff).
@@ -33,7 +36,10 @@ from ..errors import ToolError
 from ..paths import FileTooLarge, MovedUnderfoot, NotRegularFile, PathRefused
 from ..permissions import Hazard, Permission
 from ..provenance import WrittenFiles, code_digest
+from ..redacted import Redacted
+from ..redaction import Masker
 from ..sandbox import Sandbox
+from ._masked import Found, edited, find_in_view, raw_line, secrets_for
 from ._sandbox import sandbox_for
 from ._tool import ToolContext, ToolOutput, tool
 
@@ -95,18 +101,22 @@ async def _preview_update(ctx: ToolContext, args: Mapping[str, Any]) -> Shown:
     sandbox = sandbox_for(ctx)
     real = sandbox.resolve(str(args["path"]), must_exist=True, for_write=True)
     given = str(args["path"])
+    secrets = secrets_for(ctx)
 
     def work() -> Shown:
         content = _read_for_edit(sandbox, real, given)
-        updated, _ = _replaced(
-            content,
+        masker = secrets.masker()
+        before = masker.view(content)
+        _, after, _ = _replaced(
+            masker,
+            before,
             str(args["old_text"]),
             str(args["new_text"]),
             bool(args.get("replace_all")),
             given,
         )
         rel = sandbox.relative(real)
-        diff = unified_diff(content, updated, rel)
+        diff = unified_diff(before.text, after.text, rel)
         card = FilePreview(path=rel, action="edit", diff=_cap_lines(diff, DIFF_MAX_LINES))
         return Shown(card, _bound(given, rel, real, content))
 
@@ -121,17 +131,19 @@ async def _preview_create(ctx: ToolContext, args: Mapping[str, Any]) -> Shown:
     real = sandbox.resolve(given, for_write=True)
     rel = sandbox.relative(real)
     content = str(args["content"])
+    secrets = secrets_for(ctx)
 
     def work() -> Shown:
+        redact = secrets.masker().redact
         old: str | None = None
         if not os.path.lexists(real):
-            diff: str | None = unified_diff("", content, rel, new_file=True)
+            diff: str | None = unified_diff("", redact(content), rel, new_file=True)
             action: Literal["create", "overwrite"] = "create"
         else:
             action = "overwrite"
             try:
                 old = _read_for_edit(sandbox, real, given)
-                diff = unified_diff(old, content, rel)
+                diff = unified_diff(redact(old), redact(content), rel)
             except ToolError:
                 diff = None  # not a text file: replaced whole
         card = FilePreview(
@@ -149,12 +161,14 @@ async def _preview_delete(ctx: ToolContext, args: Mapping[str, Any]) -> Shown:
     given = str(args["path"])
     entry = sandbox.resolve(given, must_exist=True, for_write=True, follow_symlinks=False)
     rel = sandbox.relative(entry)
+    secrets = secrets_for(ctx)
 
     def work() -> Shown:
         old = None if entry.is_symlink() else _deleted_text(sandbox, entry, given)
         diff = None
         if old is not None:
-            diff = _cap_lines(unified_diff(old, "", rel, deleted=True), DIFF_MAX_LINES)
+            seen = secrets.masker().redact(old)
+            diff = _cap_lines(unified_diff(seen, "", rel, deleted=True), DIFF_MAX_LINES)
         card = FilePreview(path=rel, action="delete", diff=diff)
         return Shown(card, _bound(given, rel, entry, old))
 
@@ -170,27 +184,26 @@ def _deleted_text(sandbox: Sandbox, entry: Path, given: str) -> str | None:
 
 
 def _replaced(
-    content: str, old_text: str, new_text: str, replace_all: bool, path: str
-) -> tuple[str, int]:
-    """``content`` with the replacement made (CRLF files matched with ``\\n`` text), and
-    how many times old_text occurs; raises :class:`ToolError` saying what is wrong."""
-    count = content.count(old_text)
-    if count == 0 and "\r\n" in content and "\r\n" not in old_text:
-        # The model writes "\n"; a Windows file has "\r\n". Match and write CRLF.
-        crlf_old = old_text.replace("\n", "\r\n")
-        if crlf_old != old_text and content.count(crlf_old):
-            old_text, new_text = crlf_old, new_text.replace("\r\n", "\n").replace("\n", "\r\n")
-            count = content.count(old_text)
+    masker: Masker, view: Redacted, old_text: str, new_text: str, replace_all: bool, path: str
+) -> tuple[str, Redacted, int]:
+    """The file's text with the replacement made, matched against and made through the
+    file as the model reads it (``view``); the edited text's view; and how many times
+    old_text occurs there. Raises :class:`ToolError` saying what is wrong."""
+    found = find_in_view(view, old_text, new_text)
+    count = len(found.starts)
     if count == 0:
-        raise ToolError(_not_found_message(path, content, old_text))
+        raise ToolError(_not_found_message(path, view, old_text))
     if count > 1 and not replace_all:
-        where = _occurrence_lines(content, old_text)
+        where = _occurrence_lines(view, found.starts)
         raise ToolError(
             f"old_text occurs {count} times in {path!r} (at lines {where}); add surrounding "
             "lines to old_text to make it unique, or set replace_all=true to replace every "
             "occurrence."
         )
-    return content.replace(old_text, new_text, -1 if replace_all else 1), count
+    if not replace_all:
+        found = Found(found.old, found.new, found.starts[:1])
+    updated, after = edited(masker, view, found, repr(path))
+    return updated, after, count
 
 
 @tool(
@@ -200,7 +213,7 @@ def _replaced(
     assess=_assess_write,
     preview=_preview_update,
 )
-def update_file(
+async def update_file(
     ctx: ToolContext, path: str, old_text: str, new_text: str, replace_all: bool = False
 ) -> ToolOutput:
     """Edit a text file by exact replacement: find old_text (it must occur exactly once,
@@ -223,14 +236,22 @@ def update_file(
         raise ToolError("old_text and new_text are the same: there is nothing to change.")
     sandbox = sandbox_for(ctx)
     real = sandbox.resolve(path, must_exist=True, for_write=True)
-    content = _read_for_edit(sandbox, real, path)
     rel = sandbox.relative(real)
-    ctx.check_shown(file_key(path), _base_digest(real, content))
-    updated, count = _replaced(content, old_text, new_text, replace_all, path)
+    secrets = secrets_for(ctx)
+
+    def prepare() -> tuple[str, int, str, str]:
+        content = _read_for_edit(sandbox, real, path)
+        masker = secrets.masker()
+        before = masker.view(content)
+        updated, after, count = _replaced(masker, before, old_text, new_text, replace_all, path)
+        diff = unified_diff(before.text, after.text, rel)
+        return updated, count, diff, _base_digest(real, content)
+
+    updated, count, diff, base = await asyncio.to_thread(prepare)
+    ctx.check_shown(file_key(path), base)
     with _writing(ctx, real, path):
-        _write(sandbox, real, updated, path)
+        _write(sandbox, real, updated, path)  # on the loop: after a Stop, nothing is written
     _wrote(ctx, real)
-    diff = unified_diff(content, updated, rel)
     what = f"{count} occurrence{'s' if count != 1 else ''}" if replace_all else "1 occurrence"
     text = f"Updated {rel}: replaced {what}.\n\n{_cap_lines(diff, DIFF_TEXT_LINES)}"
     return ToolOutput(
@@ -240,15 +261,17 @@ def update_file(
     )
 
 
-def _not_found_message(path: str, content: str, old_text: str) -> str:
+def _not_found_message(path: str, view: Redacted, old_text: str) -> str:
+    """Why old_text is not in the file, and where the file looks most like it; all of it
+    from the file as the model reads it (a likeness to hidden text would tell of it)."""
     text = f"old_text was not found in {path!r}."
     old_lines = old_text.split("\n")
     if all(re.match(r"\s*\d+\t", ln) for ln in old_lines if ln.strip()):
         text += " It seems to include read_file's line numbers: leave them out."
     squash = re.compile(r"\s+")
-    if squash.sub(" ", old_text).strip() in squash.sub(" ", content):
+    if squash.sub(" ", old_text).strip() in squash.sub(" ", view.text):
         text += " The text is there with different whitespace or indentation."
-    lines = content.split("\n")
+    lines = view.lines()
     best = _closest_window(lines, old_lines)
     if best is not None:
         start, length, ratio = best
@@ -298,14 +321,9 @@ def _closest_window(lines: list[str], old_lines: list[str]) -> tuple[int, int, f
     return best[1], len(old_lines), best[0]
 
 
-def _occurrence_lines(content: str, needle: str, limit: int = 10) -> str:
-    found: list[int] = []
-    at = content.find(needle)
-    while at != -1 and len(found) < limit + 1:
-        found.append(content.count("\n", 0, at) + 1)
-        at = content.find(needle, at + len(needle))
-    shown = ", ".join(str(n) for n in found[:limit])
-    return shown + (", …" if len(found) > limit else "")
+def _occurrence_lines(view: Redacted, starts: list[int], limit: int = 10) -> str:
+    shown = ", ".join(str(raw_line(view, at)) for at in starts[:limit])
+    return shown + (", …" if len(starts) > limit else "")
 
 
 # --- create_file -------------------------------------------------------------------------
@@ -318,7 +336,9 @@ def _occurrence_lines(content: str, needle: str, limit: int = 10) -> str:
     permissions={Permission.WRITE_FILES, Permission.CREATE_FILES},
     summary=lambda a: f"{'Overwrite' if a.get('overwrite') else 'Create'} {a.get('path', '?')}",
 )
-def create_file(ctx: ToolContext, path: str, content: str, overwrite: bool = False) -> ToolOutput:
+async def create_file(
+    ctx: ToolContext, path: str, content: str, overwrite: bool = False
+) -> ToolOutput:
     """Create a text file (UTF-8) with the given content, creating missing parent folders.
     Refuses to replace an existing file unless overwrite is true; to change part of a file,
     use update_file instead.
@@ -333,9 +353,15 @@ def create_file(ctx: ToolContext, path: str, content: str, overwrite: bool = Fal
     rel = sandbox.relative(real)
     if real.is_dir():
         raise ToolError(f"{path!r} is a folder; give a file path inside it.")
-    existed = os.path.lexists(real)
-    old: str | None = None
-    if existed:
+    secrets = secrets_for(ctx)
+
+    def prepare() -> tuple[bool, str | None, str | None, str]:
+        """Whether the file exists, its old text (None: none, or not text), the diff as the
+        model reads it, and what binds the write (the file as the diff was made from it)."""
+        redact = secrets.masker().redact
+        if not os.path.lexists(real):
+            new = unified_diff("", redact(content), rel, new_file=True)
+            return False, None, new, _base_digest(real, None)
         if not overwrite:
             raise ToolError(
                 f"{path!r} already exists ({_describe_size(sandbox, real)}); use update_file "
@@ -344,22 +370,22 @@ def create_file(ctx: ToolContext, path: str, content: str, overwrite: bool = Fal
         try:
             old = _read_for_edit(sandbox, real, path)
         except ToolError:
-            old = None  # binary or unreadable: replaced whole, with no text diff
-    ctx.check_shown(file_key(path), _base_digest(real, old))
+            return True, None, None, _base_digest(real, None)  # not text: replaced whole
+        diff = unified_diff(redact(old), redact(content), rel)
+        return True, old, diff, _base_digest(real, old)
+
+    existed, old, diff, base = await asyncio.to_thread(prepare)
+    ctx.check_shown(file_key(path), base)
     with _writing(ctx, real, path):
-        _write(sandbox, real, content, path, make_folders=True)
+        _write(sandbox, real, content, path, make_folders=True)  # on the loop (see update_file)
     _wrote(ctx, real)
     n = _line_count(content)
     size = byte_size(len(content.encode()))
-    diff: str | None
     if not existed:
-        diff = unified_diff("", content, rel, new_file=True)
         text = f"Created {rel} ({n:,} line{'s' if n != 1 else ''}, {size})."
     elif old is None:
-        diff = None
         text = f"Replaced {rel}, which was not a UTF-8 text file, with {n:,} lines ({size})."
     else:
-        diff = unified_diff(old, content, rel)
         text = f"Replaced {rel} ({_line_count(old):,} → {n:,} lines, {size})."
         text += f"\n\n{_cap_lines(diff, DIFF_TEXT_LINES)}" if diff else " The content is unchanged."
     return ToolOutput(
@@ -379,7 +405,7 @@ def create_file(ctx: ToolContext, path: str, content: str, overwrite: bool = Fal
     permissions={Permission.READ_FILES, Permission.DELETE_FILES},
     summary="Delete {path}",
 )
-def delete_file(ctx: ToolContext, path: str) -> ToolOutput:
+async def delete_file(ctx: ToolContext, path: str) -> ToolOutput:
     """Delete one file of the workspace (a symbolic link is removed, not its target).
     Folders are refused. Ask the user before deleting anything they did not ask you to.
 
@@ -391,7 +417,7 @@ def delete_file(ctx: ToolContext, path: str) -> ToolOutput:
     rel = sandbox.relative(entry)
     if entry.is_symlink():
         target = os.readlink(entry)
-        ctx.check_shown(file_key(path), _base_digest(entry, None))
+        ctx.check_shown(file_key(path), await asyncio.to_thread(_base_digest, entry, None))
         with _writing(ctx, entry, path):
             _unlink(sandbox, entry, path)
         return ToolOutput(
@@ -404,11 +430,18 @@ def delete_file(ctx: ToolContext, path: str) -> ToolOutput:
             "inside it one by one, or ask the user to remove the folder."
         )
     described = _describe_size(sandbox, entry)
-    old = _deleted_text(sandbox, entry, path)
-    ctx.check_shown(file_key(path), _base_digest(entry, old))
+    secrets = secrets_for(ctx)
+
+    def prepare() -> tuple[str | None, str]:
+        """What is removed, as a diff of the text the model reads; and what binds it."""
+        old = _deleted_text(sandbox, entry, path)
+        seen = unified_diff(secrets.masker().redact(old), "", rel, deleted=True) if old else None
+        return seen, _base_digest(entry, old)
+
+    diff, base = await asyncio.to_thread(prepare)
+    ctx.check_shown(file_key(path), base)
     with _writing(ctx, entry, path):
-        _unlink(sandbox, entry, path)
-    diff = unified_diff(old, "", rel, deleted=True) if old is not None else None
+        _unlink(sandbox, entry, path)  # on the loop (see update_file)
     return ToolOutput(
         f"Deleted {rel} ({described}).",
         diff=_cap_lines(diff, DIFF_MAX_LINES) if diff else None,

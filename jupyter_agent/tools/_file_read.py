@@ -4,6 +4,11 @@ Every path goes through the workspace :class:`~jupyter_agent.sandbox.Sandbox`; b
 off the event loop and stop when asked. Listing never follows a symbolic link nor enters
 the skipped folders (.git, node_modules…) unless asked for one directly; reading caps the
 lines and bytes it returns and says how to read on.
+
+A read shows the file as the model may see it, secrets masked, and masks a range of lines
+together with what surrounds it (:data:`CONTEXT_CHARS`), so a range that starts inside a
+private key or a value split over lines shows none of it; its caps and cuts are counted
+on what it shows (:mod:`._masked`).
 """
 
 from __future__ import annotations
@@ -11,7 +16,9 @@ from __future__ import annotations
 import os
 import stat
 import threading
+from collections import deque
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -19,6 +26,7 @@ from typing import Any
 from .._wording import byte_size
 from ..errors import ToolError
 from ..permissions import Permission
+from ..redaction import Masker, Secrets
 from ..sandbox import SKIP_DIRS, Sandbox
 from ._file_text import (
     SNIFF_BYTES,
@@ -30,13 +38,24 @@ from ._file_text import (
     require_regular_file,
     sniff,
 )
+from ._masked import secrets_for
 from ._sandbox import sandbox_for
 from ._tool import ToolContext, ToolOutput, tool
 
 READ_MAX_LINES = 2000
 READ_MAX_BYTES = 100_000
+RAW_BUDGET = 2 * READ_MAX_BYTES
+"""Bytes of the wanted lines read at most (their masked form is what the caps count)."""
 LINE_MAX_CHARS = 2000
 """Longer lines are cut in read_file's output (minified files, data dumps)."""
+CONTEXT_CHARS = 65_536
+"""Characters read before and after the lines shown, masked with them: a secret is masked
+as in a read of the whole file when it spans less than this (a private key, a value split
+over lines), wherever a range starts or ends."""
+UNREAD_GUARD = 12_000
+"""Characters not shown at the end of what is read of a line too long to read whole
+(LINE_READ_BYTES: 16,384 characters at least): a value the mask would know whole may
+start there and go on unread."""
 COUNT_MORE_LIMIT = 10_000
 """Most entries list_directory counts beyond those it shows."""
 
@@ -69,44 +88,61 @@ async def read_file(
         raise ToolError(f"start_line must be 1 or more, got {start_line}.")
     if end_line is not None and end_line < start_line:
         raise ToolError(f"end_line ({end_line}) is before start_line ({start_line}).")
-    return await off_loop(_read_file, sandbox_for(ctx), path, start_line, end_line)
+    return await off_loop(
+        _read_file, sandbox_for(ctx), secrets_for(ctx), path, start_line, end_line
+    )
+
+
+@dataclass
+class _Lines:
+    """Lines of a file as read: each one's first bytes (at most LINE_READ_BYTES) and how
+    many bytes of it were left unread."""
+
+    lines: list[tuple[bytes, int]] = field(default_factory=list)
+    size: int = 0
+
+    def add(self, raw: bytes, beyond: int) -> None:
+        self.lines.append((raw, beyond))
+        self.size += len(raw) + 1
 
 
 def _read_file(
-    stop: threading.Event, sandbox: Sandbox, path: str, start_line: int, end_line: int | None
+    stop: threading.Event,
+    sandbox: Sandbox,
+    secrets: Secrets,
+    path: str,
+    start_line: int,
+    end_line: int | None,
 ) -> ToolOutput:
     real = sandbox.resolve(path, must_exist=True)
     require_regular_file(real, path)
     rel = sandbox.relative(real)
-    lossy = False
-    shown: list[str] = []
-    stopped_at: int | None = None  # the first line left out because of a cap
+    before: deque[tuple[bytes, int]] = deque()  # lines just before the first shown
+    held = 0
+    wanted, after = _Lines(), _Lines()
     try:
         with sandbox.open_file(real) as f:
             sample = f.read(SNIFF_BYTES)
             sniff(sample, path, complete=len(sample) < SNIFF_BYTES)
             f.seek(0)
-            size = n = 0
+            n = 0
             for raw, beyond in bounded_lines(f, stop):
                 n += 1
                 if n < start_line:
+                    before.append((raw, beyond))
+                    held += len(raw) + 1
+                    while held - len(before[0][0]) - 1 >= CONTEXT_CHARS:
+                        held -= len(before.popleft()[0]) + 1
                     continue
-                if end_line is not None and n > end_line:
+                within = end_line is None or n <= end_line
+                if within and len(wanted.lines) < READ_MAX_LINES and wanted.size < RAW_BUDGET:
+                    if b"\0" in raw:
+                        raise ToolError(binary_message(path))
+                    wanted.add(raw, beyond)
+                    continue
+                after.add(raw, beyond)
+                if after.size >= CONTEXT_CHARS:
                     break
-                if b"\0" in raw:
-                    raise ToolError(binary_message(path))
-                line, bad = decode_line(raw, cut=beyond > 0)
-                lossy = lossy or bad
-                if len(line) > LINE_MAX_CHARS or beyond:
-                    cut = len(line) - LINE_MAX_CHARS + beyond
-                    line = f"{line[:LINE_MAX_CHARS]}… [{cut:,} more characters on this line]"
-                entry = f"{n:>6}\t{line}"
-                full = len(shown) >= READ_MAX_LINES or size + len(entry) + 1 > READ_MAX_BYTES
-                if full and shown:
-                    stopped_at = n
-                    break
-                shown.append(entry)
-                size += len(entry) + 1
             total = n + count_rest(f, stop)  # the lines read, then the unread rest
     except OSError as exc:
         raise ToolError(f"Could not read {path!r}: {exc.strerror or exc}.") from None
@@ -118,7 +154,21 @@ def _read_file(
             f"start_line={start_line} is past the end of {path!r}, which has {total:,} "
             f"line{'s' if total != 1 else ''}."
         )
-    last = start_line + len(shown) - 1
+    shown, lossy = _shown_lines(secrets.masker(), list(before), wanted.lines, after.lines)
+    entries: list[str] = []
+    size = 0
+    stopped_at: int | None = None  # the first line left out because of a cap
+    for number, line in enumerate(shown, start_line):
+        entry = f"{number:>6}\t{line}"
+        if entries and size + len(entry) + 1 > READ_MAX_BYTES:
+            stopped_at = number
+            break
+        entries.append(entry)
+        size += len(entry) + 1
+    last = start_line + len(entries) - 1
+    capped = len(wanted.lines) >= READ_MAX_LINES or wanted.size >= RAW_BUDGET
+    if stopped_at is None and capped and last < total and (end_line is None or last < end_line):
+        stopped_at = last + 1
     notes = []
     if lossy:
         notes.append("[the file is not valid UTF-8: undecodable bytes are shown as �]")
@@ -131,9 +181,49 @@ def _read_file(
     elif start_line > 1 or last < total:
         notes.append(f"[showing lines {start_line:,}–{last:,} of {total:,}]")
     return ToolOutput(
-        "\n".join(shown + notes),
+        "\n".join(entries + notes),
         data={"path": rel, "start_line": start_line, "end_line": last, "total_lines": total},
     )
+
+
+def _shown_lines(
+    masker: Masker,
+    before: list[tuple[bytes, int]],
+    wanted: list[tuple[bytes, int]],
+    after: list[tuple[bytes, int]],
+) -> tuple[list[str], bool]:
+    """The wanted lines as the model reads them: masked together with the lines around
+    them (so a private key, or a value over several lines, is masked as in the whole
+    file), each cut to LINE_MAX_CHARS; and whether any was not valid UTF-8."""
+    texts: list[str] = []
+    lossy = False
+    for i, (raw, beyond) in enumerate([*before, *wanted, *after]):
+        text, bad = decode_line(raw, cut=beyond > 0)
+        texts.append(text)
+        if len(before) <= i < len(before) + len(wanted):
+            lossy = lossy or bad
+    view = masker.view("\n".join(texts))
+    shown: list[str] = []
+    at = sum(len(t) + 1 for t in texts[: len(before)])  # where a wanted line begins (raw)
+    for i, (_, beyond) in enumerate(wanted):
+        text = texts[len(before) + i]
+        start = view.view_position(at)
+        end = view.view_position(at + len(text))
+        line = view.text[start:end]
+        if beyond:
+            # The line goes on unread: its last characters may hold the start of a value
+            # the mask would know whole. They are not shown.
+            safe = view.view_position(at + max(0, len(text) - UNREAD_GUARD))
+            cut = len(line) - (safe - start) + beyond
+            line = line[: safe - start]
+        else:
+            cut = 0
+        if len(line) > LINE_MAX_CHARS or cut:
+            cut += max(0, len(line) - LINE_MAX_CHARS)
+            line = f"{line[:LINE_MAX_CHARS]}… [{cut:,} more characters on this line]"
+        shown.append(line)
+        at += len(text) + 1
+    return shown, lossy
 
 
 # --- list_directory --------------------------------------------------------------------

@@ -4,6 +4,11 @@ Invariants kept here: the sandbox decides which files are searched (links to fol
 not followed); binary and very large files are skipped; a pattern is matched under a time
 limit without holding the interpreter, so a pattern that backtracks without end is stopped
 and the event loop (and Stop) keeps running; model-given text is echoed back cut.
+
+What is searched is each file as the model would read it, secrets masked (and a glob is
+matched against names as the model reads them): a match, its line, a count or a time-out
+can only be one a read would show, never an answer about a hidden value, however many
+searches ask (:mod:`._masked`).
 """
 
 from __future__ import annotations
@@ -20,10 +25,12 @@ import regex
 
 from ..errors import ToolError
 from ..globs import glob_to_regex
-from ..paths import FileTooLarge
+from ..paths import read_limited
 from ..permissions import Permission
+from ..redaction import Masker, Secrets
 from ..sandbox import SKIP_DIRS, Sandbox
 from ._file_text import SNIFF_BYTES, off_loop
+from ._masked import secrets_for, seen_lines
 from ._sandbox import sandbox_for
 from ._tool import ToolContext, ToolOutput, tool
 
@@ -78,12 +85,15 @@ async def grep(
         why = "it is nested too deeply" if isinstance(exc, RecursionError) else str(exc)
         raise ToolError(f"Invalid regular expression {_clip(pattern)!r}: {why}.") from None
     globs = _expand_braces(glob) if glob else None
-    return await off_loop(_grep, sandbox_for(ctx), compiled, path, glob, globs, max_results)
+    return await off_loop(
+        _grep, sandbox_for(ctx), secrets_for(ctx), compiled, path, glob, globs, max_results
+    )
 
 
 def _grep(
     stop: threading.Event,
     sandbox: Sandbox,
+    secrets: Secrets,
     pattern: regex.Pattern[str],
     path: str,
     glob: str | None,
@@ -91,6 +101,7 @@ def _grep(
     max_results: int,
 ) -> ToolOutput:
     real = sandbox.resolve(path, must_exist=True)
+    masker = secrets.masker()
     results: list[str] = []
     searched = skipped_binary = skipped_large = files_with_matches = 0
     capped = slow = False
@@ -98,22 +109,31 @@ def _grep(
     for file in _walk_files(sandbox, real):
         if stop.is_set():
             break
-        if globs is not None and not _glob_matches(globs, file, real, sandbox):
+        if globs is not None and not _glob_matches(globs, file, real, sandbox, masker):
             continue
         try:  # through the gate: never a FIFO or a device, never a link swapped in
-            data = sandbox.gate.read(file, limit=GREP_MAX_FILE_BYTES)
-        except FileTooLarge:
-            skipped_large += 1
-            continue
+            fd = sandbox.gate.open_file(file)
         except OSError:
             continue
+        try:
+            st = os.fstat(fd)
+            if st.st_size > GREP_MAX_FILE_BYTES:
+                skipped_large += 1
+                continue
+            data, _cut = read_limited(fd, GREP_MAX_FILE_BYTES)
+            after = os.fstat(fd)
+        except OSError:
+            continue
+        finally:
+            os.close(fd)
         if b"\0" in data[:SNIFF_BYTES]:
             skipped_binary += 1
             continue
         searched += 1
         rel = sandbox.relative(file)
         found = False
-        for lineno, line in enumerate(data.decode("utf-8", errors="replace").split("\n"), 1):
+        lines = seen_lines(masker, data.decode("utf-8", errors="replace"), st, after)
+        for lineno, line in enumerate(lines, 1):
             left = deadline - time.monotonic()
             try:
                 if left <= 0 or stop.is_set():
@@ -207,16 +227,19 @@ def _expand_braces(pattern: str) -> list[str]:
     return out
 
 
-def _glob_matches(globs: list[str], file: Path, start: Path, sandbox: Sandbox) -> bool:
+def _glob_matches(
+    globs: list[str], file: Path, start: Path, sandbox: Sandbox, masker: Masker
+) -> bool:
+    """Whether a glob matches ``file``'s name or path, as the model reads them."""
     for g in globs:
         if "/" not in g:
-            if fnmatch.fnmatchcase(file.name, g):
+            if fnmatch.fnmatchcase(masker.redact(file.name), g):
                 return True
             continue
         compiled = glob_to_regex(g.lstrip("/"), ignore_case=False)
-        candidates = [sandbox.relative(file)]
+        candidates = [masker.redact(sandbox.relative(file))]
         if start.is_dir():
-            candidates.append(file.relative_to(start).as_posix())
+            candidates.append(masker.redact(file.relative_to(start).as_posix()))
         if any(compiled.match(c) for c in candidates):
             return True
     return False

@@ -31,9 +31,11 @@ from ..notebook_view import (
 from ..output_view import ViewLimits, render_output
 from ..permissions import Permission
 from ..provenance import WrittenFiles
+from ..redaction import Secrets
 from ..running_cells import CellRuns
-from ..secrets import MASK, mask_secrets
+from ..secrets import mask_secrets
 from ._cell_run import interrupt_cell, run_cell, wait_for_cell
+from ._masked import Found, edited, find_in_view, secrets_for
 from ._notebook_access import bridge_of, positions
 from ._tool import ToolContext, ToolOutput, tool
 
@@ -287,27 +289,13 @@ async def update_cell(
     bridge = bridge_of(ctx)
     old = await bridge.read_cell(cell_id)
     new_source = old.source
-    if source is not None:
-        if MASK in source and mask_secrets(old.source) != old.source:
-            raise ToolError(
-                "This cell holds a secret that is masked (•••) in what you see; writing the "
-                "masked text back would destroy it. Change the cell with find and replace on "
-                "parts that do not include the secret."
-            )
-        new_source = source
-    elif find is not None and replace is not None:
-        count = old.source.count(find)
-        if count == 0:
-            raise ToolError(
-                f"The text to find does not occur in cell {cell_id}. Read the cell again "
-                "(read_cell) and copy the exact text, including spaces."
-            )
-        if count > 1:
-            raise ToolError(
-                f"The text to find occurs {count} times in cell {cell_id}; include more of "
-                "the surrounding text so it occurs once."
-            )
-        new_source = old.source.replace(find, replace)
+    if source is not None or find is not None:
+        new_source, shown = await asyncio.to_thread(
+            _through_view, secrets_for(ctx), old.source, cell_id, source, find, replace
+        )
+    else:
+        unchanged = await asyncio.to_thread(secrets_for(ctx).redact, old.source)
+        shown = unchanged, unchanged
     changed = []
     with _editing(ctx, bridge):
         if new_source != old.source:
@@ -324,10 +312,42 @@ async def update_cell(
         f"Updated the {' and '.join(changed)} of cell {cell_id}.",
         cell_id,
         "update",
-        old.source,
-        new_source,
+        *shown,
         await positions(bridge, cell_id),
     )
+
+
+def _through_view(
+    secrets: Secrets,
+    old: str,
+    cell_id: str,
+    source: str | None,
+    find: str | None,
+    replace: str | None,
+) -> tuple[str, tuple[str, str]]:
+    """The cell's new source, matched and made through the cell as the model reads it
+    (see ``tools/_masked.py``), and the old and new sources as the model reads them."""
+    masker = secrets.masker()
+    view = masker.view(old)
+    where = f"cell {cell_id}"
+    if source is not None:
+        new, after = edited(masker, view, Found(view.text, source, [0]), where)
+        return new, (view.text, after.text)
+    assert find is not None
+    assert replace is not None
+    found = find_in_view(view, find, replace)
+    if not found.starts:
+        raise ToolError(
+            f"The text to find does not occur in cell {cell_id}. Read the cell again "
+            "(read_cell) and copy the exact text, including spaces."
+        )
+    if len(found.starts) > 1:
+        raise ToolError(
+            f"The text to find occurs {len(found.starts)} times in cell {cell_id}; include "
+            "more of the surrounding text so it occurs once."
+        )
+    new, after = edited(masker, view, found, where)
+    return new, (view.text, after.text)
 
 
 @tool(category="notebook", permissions={P.EDIT_NOTEBOOK}, summary="Delete cell {cell_id}")

@@ -4,7 +4,8 @@ It reads the workspace's session index (:mod:`jupyter_agent.session_index`) and 
 else; it writes nothing but the index itself, which is derived from the histories, so a
 Planner has it. The query is the model's text: it is searched for as words, never parsed
 as search syntax, in a worker thread under a time budget, so the event loop (and Stop)
-keeps running.
+keeps running. Passages match, rank and are quoted by what the model may read of them
+(secrets hidden as in any tool result), so a search tells nothing of what is hidden.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import time
 from ..errors import ToolError
 from ..permissions import Permission
 from ..session_index import SESSIONS_DIR, SearchError, SessionHit, SessionIndex
+from ._masked import secrets_for
 from ._tool import ToolContext, ToolOutput, tool
 
 SEARCH_LIMIT = 20
@@ -47,8 +49,15 @@ async def search_sessions(
         raise ToolError(f"limit must be between 1 and {SEARCH_LIMIT}, got {limit}.")
     index = SessionIndex.of(ctx.workspace / SESSIONS_DIR)
     exclude = () if include_current or not ctx.session_id else (ctx.session_id,)
+    secrets = secrets_for(ctx)
+
+    def search() -> list[SessionHit]:
+        # Passages match, rank and are quoted as the model would read them.
+        visible = secrets.masker().redact
+        return index.search(query, limit=limit, exclude=exclude, visible=visible)
+
     try:
-        hits = await asyncio.to_thread(index.search, query, limit=limit, exclude=exclude)
+        hits = await asyncio.to_thread(search)
     except SearchError as exc:
         raise ToolError(str(exc)) from None
     return ToolOutput(

@@ -214,3 +214,117 @@ def test_a_model_made_in_code_is_recorded_when_a_string_can_make_it_again(worksp
             assert (again.model.provider, again.model.name) == (model.provider, model.name)
         else:
             assert again.model.provider == "scripted"
+
+
+# --- every provider: the endpoint a resumed model goes to is one the user named ----------
+
+
+def _resumed(workspace: Path, model_string: str, provider: str) -> Agent:
+    name = model_string.partition(":")[2] or model_string
+    sid = _plant(workspace, model=name, provider=provider, model_string=model_string)
+    return Agent.resume(sid, workspace=workspace)
+
+
+@pytest.fixture
+def bare_environment(monkeypatch):
+    """A user whose environment names no server and holds no provider's credentials."""
+    for variable in (
+        "OLLAMA_HOST",
+        "OPENAI_BASE_URL",
+        "ANTHROPIC_BASE_URL",
+        "ANTHROPIC_BEDROCK_BASE_URL",
+        "ANTHROPIC_VERTEX_BASE_URL",
+        "AWS_BEARER_TOKEN_BEDROCK",
+        "AWS_PROFILE",
+        "AWS_ACCESS_KEY_ID",
+        "AWS_REGION",
+        "AWS_DEFAULT_REGION",
+        "CLOUD_ML_REGION",
+        "ANTHROPIC_VERTEX_PROJECT_ID",
+    ):
+        monkeypatch.delenv(variable, raising=False)
+
+
+async def test_a_planted_ollama_session_does_not_go_to_ollamas_default_address(
+    workspace, home, bare_environment
+):
+    """The attack: a session file naming ``ollama:qwen3`` resumed on localhost:11434,
+    where on a shared host anyone's program may listen, though nothing of the user's
+    named that server."""
+    _settings(home, '[models]\ndefault = "scripted"\n')
+    again = _resumed(workspace, "ollama:qwen3", "ollama")
+    assert again.model.provider == "scripted"
+    handle = await again.run("go on")
+    said = _warnings(handle)
+    assert any(
+        "ollama:qwen3" in w and "localhost:11434" in w and "cannot choose the server" in w
+        for w in said
+    ), said
+
+
+@pytest.mark.parametrize(
+    ("model_string", "provider"),
+    [
+        ("openai:gpt-5", "openai"),
+        ("claude-haiku-4-5", "anthropic"),
+        ("bedrock:us.anthropic.claude-haiku-4-5-20251001-v1:0", "bedrock"),
+        ("vertex:claude-haiku-4-5@20251001", "vertex"),
+    ],
+)
+async def test_a_planted_session_does_not_move_to_a_provider_the_user_has_not_set_up(
+    workspace, home, bare_environment, model_string, provider
+):
+    _settings(home, '[models]\ndefault = "scripted"\n')
+    again = _resumed(workspace, model_string, provider)
+    assert again.model.provider == "scripted"
+    handle = await again.run("go on")
+    assert any("cannot choose the server" in w for w in _warnings(handle)), _warnings(handle)
+
+
+async def test_ollama_named_by_the_users_environment_is_gone_back_to(
+    workspace, home, bare_environment, monkeypatch
+):
+    server = ChatCompletionsServer()
+    try:
+        monkeypatch.setenv("OLLAMA_HOST", server.url)
+        _settings(home, '[models]\ndefault = "scripted"\n')
+        again = _resumed(workspace, "ollama:qwen3", "ollama")
+        server.push(Reply([text("Back on Ollama.")]))
+        handle = await again.run("go on")
+        assert _warnings(handle) == []
+        asked = [r.body["model"] for r in server.requests if r.path.endswith("/completions")]
+        assert asked == ["qwen3"]
+    finally:
+        server.close()
+
+
+@pytest.mark.parametrize(
+    ("settings", "environment", "model_string", "provider"),
+    [
+        # The user's settings name Ollama (at its default address): a session may go back.
+        ('choices = ["ollama:llama3"]', {}, "ollama:qwen3", "ollama"),
+        ("", {"OPENAI_API_KEY": "sk-the-users-own-key-0123456789"}, "openai:gpt-5", "openai"),
+        ('choices = ["openai:gpt-4o"]', {}, "openai:gpt-5", "openai"),
+        ("", {"AWS_REGION": "eu-west-1"}, "bedrock:us.anthropic.claude-x-v1:0", "bedrock"),
+        ("", {"CLOUD_ML_REGION": "us-east5"}, "vertex:claude-haiku-4-5@20251001", "vertex"),
+    ],
+)
+def test_a_provider_the_users_configuration_names_is_gone_back_to(
+    workspace, home, bare_environment, monkeypatch, settings, environment, model_string, provider
+):
+    for variable, value in environment.items():
+        monkeypatch.setenv(variable, value)
+    _settings(home, f'[models]\ndefault = "scripted"\n{settings}\n')
+    again = _resumed(workspace, model_string, provider)
+    assert again.model.provider == provider
+    assert again.model.name == model_string.partition(":")[2]
+
+
+def test_a_planted_bedrock_session_runs_in_the_users_region(
+    workspace, home, bare_environment, monkeypatch
+):
+    """A session file names a model, never a region: the region stays the user's."""
+    monkeypatch.setenv("AWS_REGION", "eu-west-1")
+    _settings(home, '[models]\ndefault = "scripted"\n')
+    again = _resumed(workspace, "bedrock:us.anthropic.claude-x-v1:0", "bedrock")
+    assert again.model.region == "eu-west-1"
