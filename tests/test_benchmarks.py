@@ -121,15 +121,16 @@ async def test_the_tool_input_benchmark_reports_each_measurement(capsys):
 
 
 def test_the_path_gate_benchmark_reports_each_ratio(capsys):
-    spec = importlib.util.spec_from_file_location(
-        "path_gate_benchmark", BENCHMARK.with_name("path_gate.py")
-    )
-    assert spec is not None and spec.loader is not None
-    benchmark = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(benchmark)
-
-    benchmark.main(files=5, depth=2, rounds=2)
+    _benchmark("path_gate.py").main(files=5, depth=2, rounds=2)
 
     out = capsys.readouterr().out
     assert len(re.findall(r"median +[\d.]+ µs per file", out)) == 5, out
     assert len(re.findall(r"gate ÷ this: [\d.]+× \(rounds [\d.]+–[\d.]+×\)", out)) == 3, out
+
+
+def test_the_settings_patterns_benchmark_reports_each_rule_set(capsys):
+    _benchmark("settings_patterns.py").main(rounds=1)
+
+    out = capsys.readouterr().out
+    found = re.findall(r"median +[\d.]+ ms +longest +[\d.]+ ms +[\d.]+× the built-in rules", out)
+    assert len(found) == 4, out
