@@ -24,7 +24,7 @@ import re
 import signal
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -390,26 +390,60 @@ async def _pump(stream: asyncio.StreamReader, output: _Output) -> None:
 
 
 async def _kill_group(proc: asyncio.subprocess.Process) -> None:
-    """End the command's process group: SIGTERM, SIGKILL after a grace, then reap."""
+    """End the command's process group and every process it started (in the OS sandbox they
+    live in a session of their own, ended with it by the kernel a moment after the sandbox
+    dies): SIGTERM, SIGKILL after a grace, then wait until none of them runs."""
     pgid = proc.pid
-    if _group_alive(pgid):
+    tree = _descendants(pgid)
+    loop = asyncio.get_running_loop()
+    if _group_alive(pgid) or _any_alive(tree):
         _signal_group(pgid, signal.SIGTERM)
-        loop = asyncio.get_running_loop()
         deadline = loop.time() + KILL_GRACE
         # Nothing signals the end of a group's orphans: poll.
-        while _group_alive(pgid) and loop.time() < deadline:  # noqa: ASYNC110
+        while (_group_alive(pgid) or _any_alive(tree)) and loop.time() < deadline:  # noqa: ASYNC110
             await asyncio.sleep(0.02)
         if _group_alive(pgid):
             _signal_group(pgid, signal.SIGKILL)
+        for pid in tree:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
     if proc.returncode is None:
         with contextlib.suppress(ProcessLookupError):
             proc.kill()  # outside a group (no killpg on this platform)
     # Not proc.wait(): called before the exit it also waits for the output to close,
     # which a process that left the group (setsid) may hold open for ever.
-    loop = asyncio.get_running_loop()
     deadline = loop.time() + 1.0
-    while proc.returncode is None and loop.time() < deadline:  # noqa: ASYNC110
+    while (proc.returncode is None or _any_alive(tree)) and loop.time() < deadline:  # noqa: ASYNC110
         await asyncio.sleep(0.01)
+
+
+def _descendants(pid: int) -> set[int]:
+    """The processes ``pid`` started, at any depth (read from /proc; empty elsewhere)."""
+    parents: dict[int, int] = {}
+    for name, fields in _proc_stats():
+        with contextlib.suppress(ValueError, IndexError):
+            parents[int(name)] = int(fields[1])
+    found: set[int] = set()
+    todo = [pid]
+    while todo:
+        parent = todo.pop()
+        children = [child for child, ppid in parents.items() if ppid == parent]
+        todo.extend(c for c in children if c not in found)
+        found.update(children)
+    return found
+
+
+def _any_alive(pids: set[int]) -> bool:
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if fields and fields[0] not in (b"Z", b"X"):
+            return True
+    return False
 
 
 def _close_pipes(proc: asyncio.subprocess.Process) -> None:
@@ -426,11 +460,7 @@ def _signal_group(pgid: int, sig: int) -> None:
 
 def _group_alive(pgid: int) -> bool:
     """Whether a process of the group still runs (zombies, waiting to be reaped, do not)."""
-    try:
-        names = os.listdir("/proc")
-    except OSError:
-        names = None
-    if names is None or not os.path.exists("/proc/self/stat"):
+    if not os.path.exists("/proc/self/stat"):
         try:
             os.killpg(pgid, 0)
         except ProcessLookupError:
@@ -438,6 +468,19 @@ def _group_alive(pgid: int) -> bool:
         except PermissionError:
             return True
         return True
+    return any(
+        len(fields) > 2 and fields[2] == str(pgid).encode() and fields[0] not in (b"Z", b"X")
+        for _name, fields in _proc_stats()
+    )
+
+
+def _proc_stats() -> Iterator[tuple[str, list[bytes]]]:
+    """Each process's pid and the fields of ``/proc/<pid>/stat`` after its name (state,
+    parent, group…); nothing where there is no /proc."""
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return
     for name in names:
         if not name.isdigit():
             continue
@@ -446,10 +489,7 @@ def _group_alive(pgid: int) -> bool:
                 stat = f.read()
         except OSError:
             continue
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
-            return True
-    return False
+        yield name, stat[stat.rfind(b")") + 2 :].split()
 
 
 async def _shielded(aw: Awaitable[T]) -> tuple[T, bool]:

@@ -914,19 +914,18 @@ def test_commands_answer_approve_and_report_errors(kernel: Kernel) -> None:
     assert out.stdout.split() == ["planner", "4"]
 
 
-def _stopped_within(kernel: Kernel, comm: str, since: int, limit: float) -> float:
-    started = time.monotonic()
+def _stopped(kernel: Kernel, comm: str, since: int) -> None:
+    """Stop from the panel, and see the run stopped long before what it was doing would have
+    ended by itself (a 30-s command, a question nobody answers, a long stream). How fast a
+    Stop is belongs to benchmarks/framework.py, not to an assert on a shared machine."""
     reply = command(kernel, comm, "stop")
     assert reply["ok"] is True
     kernel.from_panel(
         comm,
         lambda c: c["type"] == "events" and any(e["kind"] == "stopped" for e in c["entries"]),
-        timeout=limit,
+        timeout=10.0,
         since=since,
     )
-    took = time.monotonic() - started
-    assert took < limit, took
-    return took
 
 
 def test_stop_over_the_comm_while_streaming_running_a_command_and_waiting(kernel: Kernel) -> None:
@@ -954,7 +953,7 @@ def test_stop_over_the_comm_while_streaming_running_a_command_and_waiting(kernel
     since = len(kernel.seen)
     kernel.ok("h = %agent act --model $m Write a lot")
     kernel.from_panel(comm, lambda c: c["type"] == "text", since=since)
-    _stopped_within(kernel, comm, since, 1.0)
+    _stopped(kernel, comm, since)
     out = kernel.ok("await h.wait(); print(h.stop_reason, h.history[-1].interrupted)")
     assert out.stdout.split() == ["manual_stop", "True"]
 
@@ -972,7 +971,7 @@ def test_stop_over_the_comm_while_streaming_running_a_command_and_waiting(kernel
     command(kernel, comm, "approve", request_id=rid, allow=True)
     kernel.state_of(comm, "detail", "execute_command")
     kernel.ok("import time; time.sleep(0.3)")  # the command is surely running
-    _stopped_within(kernel, comm, since, 1.0)
+    _stopped(kernel, comm, since)
     assert subprocess.run(["pgrep", "-f", "ja-marker-done"], capture_output=True).returncode == 1
 
     # 3. while waiting for an answer
@@ -984,7 +983,7 @@ def test_stop_over_the_comm_while_streaming_running_a_command_and_waiting(kernel
         since=since,
     )
     kernel.state_of(comm, "status", "waiting_user")
-    _stopped_within(kernel, comm, since, 1.0)
+    _stopped(kernel, comm, since)
 
     # The next message continues the session, and the history is a valid conversation.
     since = len(kernel.seen)
