@@ -424,22 +424,45 @@ def user_settings() -> Settings | None:
 
 
 def is_trusted(folder: Path) -> bool:
-    """Whether the user trusts ``folder``'s settings (its roles and allow rules apply)."""
-    return os.path.realpath(folder) in _trusted()
+    """Whether the user ever trusted ``folder``'s settings. They apply only while they grant
+    what the trust prompt showed then (:func:`trusted_as`; an agent checks it as it starts)."""
+    return trusted_as(folder) is not None
 
 
-def trust(folder: Path) -> None:
-    """Remember, in the user's own settings folder, that ``folder``'s settings are trusted."""
-    folders = sorted({*_trusted(), os.path.realpath(folder)})
-    data = json.dumps({"trusted_folders": folders}, indent=1) + "\n"
-    Root(Path.home()).write(TRUSTED_FOLDERS, data.encode(), make_folders=True)
+def trusted_as(folder: Path) -> str | None:
+    """The digest of what the user trusted ``folder``'s settings to grant
+    (:meth:`~jupyter_agent.trust.TrustPrompt.digest`), ``""`` for a trust given before trust
+    was bound to it, or None when the folder was never trusted."""
+    real = os.path.realpath(folder)
+    granted, legacy = _trusted()
+    return granted.get(real, "" if real in legacy else None)
 
 
-def _trusted() -> list[str]:
+def trust(folder: Path, granted: str) -> None:
+    """Remember, in the user's own settings folder, that ``folder``'s settings are trusted
+    to grant what the prompt with digest ``granted`` showed (no more: a change to them that
+    grants more waits for trust again)."""
+    real = os.path.realpath(folder)
+    known, legacy = _trusted()
+    known[real] = granted
+    data = {"trusted": dict(sorted(known.items()))}
+    if legacy - {real}:
+        data["trusted_folders"] = sorted(legacy - {real})  # type: ignore[assignment]
+    text = json.dumps(data, indent=1) + "\n"
+    Root(Path.home()).write(TRUSTED_FOLDERS, text.encode(), make_folders=True)
+
+
+def _trusted() -> tuple[dict[str, str], set[str]]:
+    """The folders trusted, with the digest each was trusted as; and folders trusted before
+    trust was bound to what it grants (they must be trusted again)."""
     try:
         raw = Root(Path.home()).read(TRUSTED_FOLDERS, limit=MAX_BYTES)
         data = json.loads(raw)
-        folders = data.get("trusted_folders", [])
+        granted = data.get("trusted", {})
+        legacy = data.get("trusted_folders", [])
     except (OSError, ValueError, AttributeError):
-        return []
-    return [f for f in folders if isinstance(f, str)]
+        return {}, set()
+    if not isinstance(granted, dict):
+        granted = {}
+    kept = {f: d for f, d in granted.items() if isinstance(f, str) and isinstance(d, str)}
+    return kept, {f for f in legacy if isinstance(f, str)} if isinstance(legacy, list) else set()

@@ -29,6 +29,8 @@ name replaces the user's. The ``[sandbox]`` table is never read from a folder.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import unicodedata
 from collections.abc import Callable
@@ -119,6 +121,13 @@ class TrustPrompt(BaseModel):
             + "\nTo apply them, trust the folder: the button here, `%agent trust`, or "
             "agent.trust_workspace()."
         )
+
+    def digest(self) -> str:
+        """What trusting this prompt grants, as a digest: remembered with the trust, so the
+        folder's settings apply only while they grant exactly this (its effects, not where
+        the file is)."""
+        said = json.dumps([e.model_dump(mode="json") for e in self.effects], sort_keys=True)
+        return hashlib.sha256(said.encode()).hexdigest()
 
     def applied_text(self) -> str:
         """What applies now that the folder is trusted, in text (``%agent trust``)."""

@@ -25,7 +25,7 @@ from jupyter_agent import Agent, Permission, ScriptedModel
 from jupyter_agent.jupyter.panel import AgentPanel
 from jupyter_agent.messages import INTERRUPTED_RESULT
 from jupyter_agent.permissions import ToolCall
-from jupyter_agent.settings import SettingsError, is_trusted, load_settings, trust
+from jupyter_agent.settings import SettingsError, is_trusted, load_settings
 
 P = Permission
 LIE = "read-only: verified safe by the sandbox"
@@ -388,7 +388,7 @@ def test_a_folder_rules_description_never_reaches_the_approval_card(
     )
     (workspace / "a.txt").write_text("x")
     if trusted:
-        trust(workspace)
+        Agent("actor", ScriptedModel(), workspace=workspace).trust_workspace()
 
     async def scenario() -> list[dict[str, Any]]:
         turns = [turn, {"text": "ok"}]
@@ -619,6 +619,69 @@ def test_settings_changed_since_the_prompt_was_made_are_not_trusted(workspace, h
         "Allow commands starting with `ls`, for every role",
         "Allow every call, for every role",
     ]
+
+
+LS_RULE = (
+    '[[rules]]\ndecision = "allow"\nscope = "user"\nmatcher = { kind = "command", prefix = "ls" }\n'
+)
+
+
+def test_a_trusted_folder_that_later_grants_more_waits_for_trust_again(workspace, home):
+    """Trust is bound to what its prompt showed: a pull or a command that adds an
+    allow-everything rule to a trusted folder's file gets nothing until the user sees the
+    new prompt, which lists everything the file would enable."""
+    path = folder_settings(workspace, LS_RULE)
+    Agent("actor", ScriptedModel(), workspace=workspace).trust_workspace()
+    assert Agent("actor", ScriptedModel(), workspace=workspace).trusted  # as it was trusted
+
+    path.write_text(
+        path.read_text()
+        + '[[rules]]\ndecision = "allow"\nscope = "user"\nmatcher = { kind = "all" }\n'
+    )
+    later = Agent("actor", ScriptedModel(), workspace=workspace)
+    assert not later.trusted
+    assert later.policy.decide(shell("rm -rf data")).decision == "ask"
+    assert later.policy.decide(shell("ls")).decision == "ask"  # none of it, until trusted
+    assert later.trust_prompt is not None
+    ranked = ", ranked with your own rules above all others (user scope)"
+    assert [e.summary for e in later.trust_prompt.effects] == [
+        "Allow commands starting with `ls`, for every role" + ranked,
+        "Allow every call, for every role" + ranked,
+    ]
+    said = [message for message, _action in later.notices_for(later.roles["actor"])]
+    assert any("granted less" in m for m in said), said
+    later.trust_workspace()
+    assert (
+        Agent("actor", ScriptedModel(), workspace=workspace)
+        .policy.decide(shell("rm -rf data"))
+        .decision
+        == "allow"
+    )
+
+
+def test_a_change_that_only_narrows_keeps_the_trust(workspace, home):
+    path = folder_settings(workspace, LS_RULE)
+    Agent("actor", ScriptedModel(), workspace=workspace).trust_workspace()
+    path.write_text(
+        path.read_text()
+        + '[[rules]]\ndecision = "deny"\nscope = "user"\nmatcher = { kind = "command", prefix = "rm" }\n'
+    )
+    agent = Agent("actor", ScriptedModel(), workspace=workspace)
+    assert agent.trusted and agent.trust_prompt is None
+    assert agent.policy.decide(shell("ls")).decision == "allow"
+    assert agent.policy.decide(shell("rm x")).decision == "deny"
+
+
+def test_a_trust_given_before_it_was_bound_to_its_prompt_is_asked_again(workspace, home):
+    folder_settings(workspace, LS_RULE)
+    record = home / ".jupyter_agent" / "trusted-folders.json"
+    record.parent.mkdir(exist_ok=True)
+    record.write_text(json.dumps({"trusted_folders": [str(workspace.resolve())]}))
+    agent = Agent("actor", ScriptedModel(), workspace=workspace)
+    assert is_trusted(workspace) and not agent.trusted and agent.trust_prompt is not None
+    agent.trust_workspace()
+    assert list(json.loads(record.read_text())) == ["trusted"]
+    assert Agent("actor", ScriptedModel(), workspace=workspace).trusted
 
 
 @pytest.mark.parametrize("look_alike", ["Planner", "planner\u200b", "ｐｌａｎｎｅｒ", " reviewer"])

@@ -45,9 +45,9 @@ from ..settings import (
     Settings,
     SettingsError,
     find_settings,
-    is_trusted,
     load_settings,
     trust,
+    trusted_as,
     user_settings,
 )
 from ..states import AgentState
@@ -353,8 +353,18 @@ class Agent:
             # One file, read once: the user's own (its rules explained as the user's).
             found, user = (given if given is not None else user), None
         # Settings a program passes in are its own choice; a folder's file is trusted only
-        # once the user said so.
-        trusted = given is not None or home or is_trusted(self.workspace)
+        # once the user said so, and only while it grants what the trust prompt showed then.
+        trusted = given is not None or home
+        if not trusted and found is not None:
+            granted = trusted_as(self.workspace)
+            wants = untrusted_part(found, user, self.workspace)[1].digest()
+            trusted = granted == wants
+            if granted is not None and not trusted:
+                self._notice(
+                    "You trusted this folder's settings when they granted less (or before "
+                    "trust was bound to what it grants): what they would enable now waits "
+                    "for your trust again, and the trust prompt lists all of it."
+                )
         self._use_settings(found, user, trusted=trusted)
         return user, home
 
@@ -477,8 +487,10 @@ class Agent:
             )
         ).hiding(self.secrets.redact)
         self._notices = [n for n in self._notices if n[1] != "trust_workspace"]
-        if shown is None:
-            trust(self.workspace)
+        if shown is None:  # nothing waits: trusted as granting nothing more than now
+            found, user = find_settings(self.workspace), user_settings()
+            granted = untrusted_part(found, user, self.workspace)[1] if found else None
+            trust(self.workspace, (granted or TrustPrompt(folder="", source="")).digest())
             user, _ = self._read_settings(None)
         else:
             # What is applied is what was just compared with the prompt: read once.
@@ -490,7 +502,7 @@ class Agent:
                     f"This folder's settings ({shown.source}) changed since the trust prompt "
                     "was made: nothing was trusted. Read the prompt again, then trust."
                 )
-            trust(self.workspace)
+            trust(self.workspace, shown.digest())
             self._use_settings(found, user, trusted=True)
         if self._cells_from_settings:
             self.cells.policy = self._cell_policy(user)

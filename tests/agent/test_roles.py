@@ -7,7 +7,7 @@ from helpers import call
 
 from jupyter_agent import Agent, Permission, Role, ScriptedModel, tool
 from jupyter_agent.permissions import ACTOR, PLANNER
-from jupyter_agent.settings import SettingsError, is_trusted, load_settings, trust
+from jupyter_agent.settings import SettingsError, is_trusted, load_settings
 
 P = Permission
 
@@ -59,7 +59,7 @@ async def test_roles_and_rules_from_a_trusted_settings_file(workspace, home):
     folder.mkdir()
     (folder / "settings.toml").write_text(SETTINGS_TOML)
     (folder / "commander.md").write_text("# Your role: Commander\nDelegate.")
-    trust(workspace)
+    Agent("planner", ScriptedModel(), workspace=workspace).trust_workspace()  # the user trusts
     model = ScriptedModel([call("run_tests"), call("task_complete", summary="reviewed")])
     agent = Agent("reviewer", model, workspace=workspace, tools=[run_tests])
     handle = await agent.run("review the change")

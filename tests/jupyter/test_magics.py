@@ -431,7 +431,8 @@ def test_the_trust_prompt_shows_as_the_panel_opens_and_trust_applies_it(tmp_path
         ).stdout.strip()
         assert decided == "allow"
         trusted = json.loads((home / ".jupyter_agent" / "trusted-folders.json").read_text())
-        assert trusted == {"trusted_folders": [str(folder.resolve())]}
+        assert list(trusted) == ["trusted"]  # each folder with what it was trusted to grant
+        assert list(trusted["trusted"]) == [str(folder.resolve())]
     finally:
         _stop(k)
 
