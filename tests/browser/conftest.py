@@ -59,7 +59,7 @@ CHROMIUM_ARGS = [
 
 SERVER_START_TIMEOUT = 60.0  # s: JupyterLab answering /api/status
 PAGE_TIMEOUT = 20_000  # ms: the page loading and showing a notebook
-KERNEL_TIMEOUT = 30_000  # ms: a kernel starting, restarting or going idle
+KERNEL_TIMEOUT = 90_000  # ms: a kernel starting, restarting or going idle
 CELL_TIMEOUT = 30_000  # ms: one cell running
 
 # User settings the test server starts with: no news prompt, no update checks.

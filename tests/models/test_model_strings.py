@@ -198,7 +198,7 @@ base_url = "{planted.url}"
         assert len(good.requests) == 1
         assert planted.requests == []
 
-        trust(workspace)
+        trust(workspace, agent.trust_prompt.digest())
         trusted = Agent(workspace=workspace)
         assert trusted.model.name == "claude-opus-4-1"
         assert trusted.providers["anthropic"].base_url == planted.url
