@@ -145,19 +145,19 @@ async def test_a_key_from_the_panel_reaches_the_api_and_nothing_else(
     )
     panel = AgentPanel(agent)
     sent: list[dict[str, Any]] = []
-    panel._post = sent.append  # type: ignore[method-assign]
+    panel.outbox = sent.append
     traits: list[Any] = []
     panel.observe(lambda change: traits.append(change["new"]))
 
     assert panel.model_ready is False
     assert "No Anthropic API key" in panel.model_setup
-    panel._handle({"type": "command", "id": "k", "name": "set_key", "key": KEY, "save": True})
+    panel.receive({"type": "command", "id": "k", "name": "set_key", "key": KEY, "save": True})
     assert panel.model_ready is True and panel.model_setup == ""
-    panel._handle({"type": "command", "id": "s", "name": "send", "text": "show me your env"})
+    panel.receive({"type": "command", "id": "s", "name": "send", "text": "show me your env"})
     handle = agent.handle
     assert handle is not None
     await handle.wait()
-    panel._handle({"type": "hello", "view": "v"})
+    panel.receive({"type": "hello", "view": "v"})
     panel.close()
 
     assert handle.state is AgentState.completed, handle.stop_message
@@ -200,9 +200,9 @@ def test_a_key_is_refused_when_it_cannot_be_one_without_echoing_it(workspace: Pa
         agent = Agent("planner", AnthropicModel(), workspace=workspace)
         panel = AgentPanel(agent)
         sent: list[dict[str, Any]] = []
-        panel._post = sent.append  # type: ignore[method-assign]
-        panel._handle({"type": "command", "id": "k", "name": "set_key", "key": "two words-secret"})
-        panel._handle({"type": "command", "id": "e", "name": "set_key", "key": "   "})
+        panel.outbox = sent.append
+        panel.receive({"type": "command", "id": "k", "name": "set_key", "key": "two words-secret"})
+        panel.receive({"type": "command", "id": "e", "name": "set_key", "key": "   "})
         panel.close()
         return sent
 
@@ -235,7 +235,7 @@ async def test_a_rejected_key_says_so_and_the_panel_asks_for_another(
     messages_server.push(Fault.status(401))
     agent = Agent("actor", AnthropicModel(base_url=messages_server.url), workspace=workspace)
     panel = AgentPanel(agent)
-    panel._post = lambda _: None  # type: ignore[method-assign]
+    panel.outbox = lambda _: None
     assert panel.model_ready
     handle = await agent.run("go")
     assert handle.stop_message == (
@@ -246,7 +246,7 @@ async def test_a_rejected_key_says_so_and_the_panel_asks_for_another(
     assert error.message == handle.stop_message
     assert panel.model_ready is False
     assert "rejected the API key" in panel.model_setup
-    panel._handle({"type": "command", "id": "k", "name": "set_key", "key": "right-key-0123456789"})
+    panel.receive({"type": "command", "id": "k", "name": "set_key", "key": "right-key-0123456789"})
     assert panel.model_ready is True
     panel.close()
 
@@ -304,10 +304,10 @@ async def test_retry_sends_the_last_message_again(workspace: Path, messages_serv
     agent = Agent("actor", AnthropicModel(base_url=messages_server.url), workspace=workspace)
     panel = AgentPanel(agent)
     sent: list[dict[str, Any]] = []
-    panel._post = sent.append  # type: ignore[method-assign]
+    panel.outbox = sent.append
     first = await agent.run("Sum the column")
     assert first.state is AgentState.error
-    panel._handle({"type": "command", "id": "r", "name": "retry"})
+    panel.receive({"type": "command", "id": "r", "name": "retry"})
     assert agent.handle is not None
     again = await agent.handle.wait()
     panel.close()
@@ -321,8 +321,8 @@ def test_retry_with_nothing_sent_yet_says_so(workspace: Path) -> None:
     async def scenario() -> list[dict[str, Any]]:
         panel = AgentPanel(Agent("planner", ScriptedModel([]), workspace=workspace))
         sent: list[dict[str, Any]] = []
-        panel._post = sent.append  # type: ignore[method-assign]
-        panel._handle({"type": "command", "id": "r", "name": "retry"})
+        panel.outbox = sent.append
+        panel.receive({"type": "command", "id": "r", "name": "retry"})
         panel.close()
         return sent
 

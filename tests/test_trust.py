@@ -395,7 +395,7 @@ def test_a_folder_rules_description_never_reaches_the_approval_card(
         agent = Agent("actor", ScriptedModel(turns), workspace=workspace)
         panel = AgentPanel(agent)
         sent: list[dict[str, Any]] = []
-        panel._post = sent.append  # type: ignore[method-assign]  # the comm, not opened here
+        panel.outbox = sent.append  # the comm, not opened here
 
         def requests() -> list[dict[str, Any]]:
             return [
@@ -406,13 +406,13 @@ def test_a_folder_rules_description_never_reaches_the_approval_card(
                 if e["kind"] == "permission_request"
             ]
 
-        panel._handle({"type": "command", "id": "go", "name": "send", "text": "clean"})
+        panel.receive({"type": "command", "id": "go", "name": "send", "text": "clean"})
         deadline = time.monotonic() + 10
         while not requests():
             assert time.monotonic() < deadline, "no approval card reached the view"
             await asyncio.sleep(0.01)
         (request,) = requests()
-        panel._handle(
+        panel.receive(
             {
                 "type": "command",
                 "id": "no",
@@ -564,7 +564,7 @@ async def test_a_hostile_pattern_never_holds_the_loop_and_stop_still_works(
 def _panel(agent: Agent) -> tuple[AgentPanel, list[dict[str, Any]]]:
     panel = AgentPanel(agent)
     sent: list[dict[str, Any]] = []
-    panel._post = sent.append  # type: ignore[method-assign]  # the comm, not opened here
+    panel.outbox = sent.append  # the comm, not opened here
     return panel, sent
 
 
@@ -575,9 +575,9 @@ def test_trust_from_the_panel_drops_the_prompt_and_says_what_now_applies(workspa
         agent = Agent("planner", ScriptedModel(), workspace=workspace)
         panel, sent = _panel(agent)
         shown = panel.trust
-        panel._handle({"type": "command", "id": "t", "name": "trust"})
+        panel.receive({"type": "command", "id": "t", "name": "trust"})
         await asyncio.sleep(0.05)
-        panel._flush(force=True)
+        panel.flush()
         after = panel.trust
         panel.close()
         return shown, after, sent
@@ -604,7 +604,7 @@ def test_settings_changed_since_the_prompt_was_made_are_not_trusted(workspace, h
         path.write_text(
             path.read_text() + '[[rules]]\ndecision = "allow"\nmatcher = { kind = "all" }\n'
         )
-        panel._handle({"type": "command", "id": "t", "name": "trust"})
+        panel.receive({"type": "command", "id": "t", "name": "trust"})
         now = panel.trust
         assert agent.policy.decide(shell("rm -rf data")).decision == "ask"
         panel.close()

@@ -15,10 +15,14 @@ split by purpose:
   batch that is only streamed text goes as ``text``, and streamed text shorter than 32
   characters waits up to 0.1 s for more. State, usage and context events only set traits.
   A ``snapshot`` for no view (after a session was resumed) replaces every view's
-  transcript.
-- **Commands** from a view are validated, then carried out; each gets a ``reply``. A
-  search of past sessions (the session picker's search box) runs in a worker thread and
-  is answered when it is done, the matches in its reply.
+  transcript. What an event changes in the traits is worked out by
+  :func:`~jupyter_agent.jupyter.panel_state.apply`, a pure function; the panel assigns it.
+- **Commands** from a view are validated, then carried out by their handler
+  (:mod:`~jupyter_agent.jupyter.panel_commands`); each gets a ``reply``. A search of past
+  sessions (the session picker's search box) runs in a worker thread and is answered when
+  it is done, the matches in its reply. :meth:`AgentPanel.receive` is that path, public:
+  a test drives the panel through it and reads what views would get from
+  :attr:`AgentPanel.outbox`.
 
 Comm messages arrive on the kernel's shell thread, or on a subshell thread when JupyterLab
 runs comms over subshells; every one is handed to the agent's event loop with
@@ -43,10 +47,9 @@ from typing import Any
 import anywidget
 import traitlets as t
 from pydantic import ValidationError
-from typing_extensions import assert_never
 
 from .. import events as ev
-from ..agent import Agent, RunHandle
+from ..agent import Agent
 from ..errors import AgentError
 from ..models import context_window
 from ..models._local import LOCAL_MODELS
@@ -54,39 +57,23 @@ from ..permissions import Permission
 from ..session_index import SearchError
 from ..trust import TrustPrompt
 from ._displays import PanelDisplays
-from ._setup import model_notes, model_setup, offered_models, use_api_key
+from ._setup import model_notes, model_setup, offered_models
+from .panel_commands import carry_out
 from .panel_protocol import (
-    AnswerCommand,
-    ApproveCommand,
-    Command,
-    CompactCommand,
     Events,
-    ExecutePlanCommand,
     FoundSession,
     Hello,
     KernelMessage,
     PanelContext,
-    PanelUsage,
     Reply,
-    ResumeCommand,
-    RetryCommand,
-    SearchSessionsCommand,
-    SendCommand,
-    SessionsCommand,
-    SetKeyCommand,
-    SetMaxStepsCommand,
-    SetModelCommand,
-    SetRoleCommand,
     Snapshot,
-    StopCommand,
     StreamedText,
-    TrustCommand,
     ViewMessageAdapter,
     in_transcript,
-    innermost,
     to_entry,
     why_invalid,
 )
+from .panel_state import PanelFacts, PanelUpdate, Recheck, TraitChanges, apply, context_of, short
 from .transcript import Transcript, history_entries
 
 log = logging.getLogger(__name__)
@@ -199,6 +186,9 @@ class AgentPanel(anywidget.AnyWidget):
         self._model_strings: dict[str, str] = {}
         """The picker's choices (shown masked) by what they show: their model strings."""
         """Commands answered once their work is done (kept, so none is collected early)."""
+        self.outbox: Callable[[KernelMessage], None] | None = None
+        """Where messages to the views go instead of the comm: a test sets a list's
+        ``append`` here to read what a view would receive."""
         self.on_msg(self._on_msg)
         self.bind(agent)
 
@@ -228,7 +218,7 @@ class AgentPanel(anywidget.AnyWidget):
         self.refresh()
         self.busy = agent.running
         self.status = agent.state.value
-        self.detail = _short(run.stop_message) if run is not None and run.done else ""
+        self.detail = short(run.stop_message) if run is not None and run.done else ""
         self.stop_reason = (run.stop_reason or "") if run is not None else ""
         self.plan_ready = run is not None and run.done and _ended_with_plan(run.events_so_far)
         self.pending_question = self.pending_approval = ""
@@ -307,7 +297,7 @@ class AgentPanel(anywidget.AnyWidget):
         run = agent.handle
         counted = [e for e in run.events_so_far if isinstance(e, ev.ContextEvent)] if run else []
         if counted:
-            self._show_context(counted[-1])
+            self.context = dict(context_of(counted[-1]))
             return
         self.context = dict(
             PanelContext(
@@ -315,16 +305,6 @@ class AgentPanel(anywidget.AnyWidget):
                 window=context_window(agent.model, agent.context.policy.window),
                 cached_tokens=0,
                 estimated=True,
-            )
-        )
-
-    def _show_context(self, event: ev.ContextEvent) -> None:
-        self.context = dict(
-            PanelContext(
-                used_tokens=event.used_tokens,
-                window=event.window,
-                cached_tokens=event.cached_tokens,
-                estimated=event.estimated,
             )
         )
 
@@ -358,114 +338,45 @@ class AgentPanel(anywidget.AnyWidget):
 
     def _on_event(self, event: ev.Event) -> None:
         self.displays.add(event)
-        self._set_traits(event)
+        self._show(apply(self._facts(), event))
         if not in_transcript(event):
             return
         if isinstance(event, ev.RetryEvent):
             self.transcript.drop_partial_turn()
         self.transcript.add(to_entry(event))
         if isinstance(event, URGENT):
-            self._flush(force=True)
+            self.flush()
         else:
             self._schedule_flush()
         if isinstance(event, TEXT_REFRESH):
             self.displays.refresh_text()
 
-    def _set_traits(self, event: ev.Event) -> None:
-        """What an event changes in the synced state (every kind named: mypy checks)."""
-        match event:
-            case ev.StateEvent():
-                self.status = event.state.value
-                detail = event.detail
-                if not detail and event.state.value == "tool_executing":
-                    detail = self._tool  # back from an approval: the state event names no tool
-                elif event.state.value == "completed":
-                    detail = ""  # the summary, maybe the whole answer: the transcript shows it
-                self.detail = _short(detail)
-                self.busy = not event.state.terminal and event.state.value != "idle"
-            case ev.UsageEvent():
-                session = self.agent.session.usage
-                usage = PanelUsage(
-                    run_input_tokens=event.run_input_tokens,
-                    run_output_tokens=event.run_output_tokens,
-                    run_cache_read_input_tokens=event.run_cache_read_input_tokens,
-                    session_input_tokens=session.total_input_tokens,
-                    session_output_tokens=session.output_tokens,
-                    session_cache_read_input_tokens=session.cache_read_input_tokens,
-                )
-                if not self.agent.model.label:  # a replay costs nothing: no dollars shown
-                    usage["run_cost_usd"] = event.run_cost_usd
-                    usage["session_cost_usd"] = event.session_cost_usd
-                    usage["run_unpriced_calls"] = event.run_unpriced_calls
-                    usage["session_unpriced_calls"] = event.session_unpriced_calls
-                self.usage = dict(usage)
-            case ev.ContextEvent():
-                self._show_context(event)
-            case ev.AgentStartEvent():
-                self.busy = True
-                self.stop_reason = ""
-                self.plan_ready = False
-                self.role = event.role
-                self.model_name = event.model
-                self.model_label = event.model_label or ""
-            case ev.ToolStartEvent():
-                self._tool = event.name
-                self.running_code = self._stop_interrupts_kernel()
-            case ev.ToolEndEvent():
-                self._tool = ""
-                self.running_code = self._stop_interrupts_kernel()
-            case ev.QuestionEvent():
-                self.pending_question = event.question_id
-            case ev.AnswerEvent() | ev.RequestInputTimeoutEvent():
-                self.pending_question = ""
-            case ev.PermissionRequestEvent():
-                self.pending_approval = event.request_id
-            case ev.PermissionResponseEvent():
-                self.pending_approval = ""
-            case ev.StoppedEvent() | ev.CompletedEvent() | ev.ErrorEvent():
-                self.busy = False
-                self.running_code = False
-                self.pending_question = self.pending_approval = ""
-                self.stop_reason = (
-                    event.reason if isinstance(event, ev.StoppedEvent) else event.kind
-                )
-                self.plan_ready = isinstance(event, ev.CompletedEvent) and event.plan_ready
-                self.refresh_sessions()
-                if self.context.get("estimated", True):  # no count since: estimate again
-                    self.refresh_context()
-                if isinstance(event, ev.ErrorEvent):
-                    self.refresh_model()  # a rejected key: the set-up box again
-            case (
-                ev.TurnStartEvent()
-                | ev.TextDeltaEvent()
-                | ev.TextEvent()
-                | ev.ThinkingDeltaEvent()
-                | ev.ReasonEvent()
-                | ev.ObserveEvent()
-                | ev.ToolProgressEvent()
-                | ev.PlanEvent()
-                | ev.PlanStepEvent()
-                | ev.UpdateEvent()
-                | ev.RetryEvent()
-                | ev.WarningEvent()
-                | ev.CompactionEvent()
-                | ev.SubagentSpawnedEvent()
-                | ev.SubagentCompleteEvent()
-            ):
-                pass  # the transcript shows them; no trait changes
-            case ev.SubagentOutputEvent():
-                # The status line says when a subagent (its card nested in the transcript)
-                # waits for the user, while the agent itself waits on its delegate call.
-                inner = innermost(event)
-                if isinstance(inner, (ev.QuestionEvent, ev.PermissionRequestEvent)):
-                    self.detail = "a subagent is waiting for you"
-                elif isinstance(
-                    inner,
-                    (ev.AnswerEvent, ev.PermissionResponseEvent, ev.RequestInputTimeoutEvent),
-                ):
-                    self.detail = _short(self._tool)
-            case _:
-                assert_never(event)
+    def _facts(self) -> PanelFacts:
+        return PanelFacts(
+            tool=self._tool,
+            priced=not self.agent.model.label,  # a labelled model is a replay
+            session_usage=self.agent.session.usage,
+            context_estimated=self.context.get("estimated", True),
+        )
+
+    def _show(self, update: PanelUpdate) -> None:
+        """Assign what an event changed, then look up again what it asks for."""
+        self.assign(update.traits)
+        if update.tool is not None:
+            self._tool = update.tool
+        if Recheck.RUNNING_CODE in update.recheck:
+            self.running_code = self._stop_interrupts_kernel()
+        if Recheck.SESSIONS in update.recheck:
+            self.refresh_sessions()
+        if Recheck.CONTEXT in update.recheck:
+            self.refresh_context()
+        if Recheck.MODEL in update.recheck:
+            self.refresh_model()
+
+    def assign(self, traits: TraitChanges) -> None:
+        """Set synced traits (what every view shows), all at once."""
+        for name, value in traits.items():
+            setattr(self, name, value)
 
     def _schedule_flush(self, delay: float | None = None) -> None:
         if self._flush_handle is not None:
@@ -477,8 +388,13 @@ class AgentPanel(anywidget.AnyWidget):
         else:
             self._flush_handle = self._loop.call_later(delay, self._flush)
 
+    def flush(self) -> None:
+        """Send the transcript entries gathered so far to every view now."""
+        self._flush(force=True)
+
     def _flush(self, *, force: bool = False) -> None:
-        """Send the entries gathered since the last batch (to every view)."""
+        """Send the entries gathered since the last batch (to every view); unless
+        ``force``, a trickle of text waits a little for more."""
         if self._flush_handle is not None:
             self._flush_handle.cancel()
             self._flush_handle = None
@@ -500,20 +416,28 @@ class AgentPanel(anywidget.AnyWidget):
             self._post(Events(type="events", entries=batch))
 
     def _post(self, content: KernelMessage) -> None:
-        if self.comm is None:
-            return  # closed
-        self.send(content)
+        if self.outbox is not None:
+            self.outbox(content)
+        elif self.comm is not None:  # else closed
+            self.send(content)
 
-    # --- messages from the browser (any thread) --------------------------------------
+    # --- messages from the browser -------------------------------------------------------
 
     def _on_msg(self, _widget: Any, content: Any, _buffers: Any) -> None:
+        """From the comm (any thread): carried out on the agent's loop."""
         if not isinstance(content, dict):
             return
         if self._loop.is_closed():
             return
-        self._loop.call_soon_threadsafe(self._handle, content)
+        self._loop.call_soon_threadsafe(self.receive, content)
 
-    def _handle(self, content: dict[str, Any]) -> None:
+    def receive(self, content: dict[str, Any]) -> None:
+        """Carry out a message from a view, as the comm delivers it (on the loop's thread).
+
+        This is the path every view's message takes: validated against the protocol, then
+        a ``hello`` is answered with a snapshot and a command with a ``reply`` (at once, or
+        when its work is done). A test drives the panel through it, reading what the views
+        would get from :attr:`outbox`."""
         try:
             message = ViewMessageAdapter.validate_python(content)
         except ValidationError as exc:
@@ -525,15 +449,11 @@ class AgentPanel(anywidget.AnyWidget):
             )
             return
         if isinstance(message, Hello):
-            self.views_seen += 1
-            self._flush(force=True)
-            self.refresh_sessions()
-            entries = self.transcript.snapshot()
-            self._post(Snapshot(type="snapshot", view=message.view, entries=entries))
+            self._hello(message)
             return
         ok, failure = True, None  # type: tuple[bool, str | None]
         try:
-            later = self.command(message)
+            later = carry_out(self, message)
         except (AgentError, ValueError, KeyError, TypeError) as exc:
             text = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
             ok, failure = False, str(text) or type(exc).__name__
@@ -548,6 +468,14 @@ class AgentPanel(anywidget.AnyWidget):
                 return
         self._post(Reply(type="reply", id=message.id, ok=ok, error=failure))
 
+    def _hello(self, message: Hello) -> None:
+        """A view rendered (again after a page reload): it gets the transcript so far."""
+        self.views_seen += 1
+        self.flush()
+        self.refresh_sessions()
+        entries = self.transcript.snapshot()
+        self._post(Snapshot(type="snapshot", view=message.view, entries=entries))
+
     async def _reply_later(self, cid: str, work: Coroutine[Any, Any, list[FoundSession]]) -> None:
         try:
             found = await work
@@ -559,110 +487,29 @@ class AgentPanel(anywidget.AnyWidget):
         else:
             self._post(Reply(type="reply", id=cid, ok=True, error=None, found=found))
 
-    async def _search_sessions(self, query: str, limit: int) -> list[FoundSession]:
-        """The search box: past sessions matching ``query``, searched in a worker thread."""
-        hits = await asyncio.to_thread(self.agent.search_sessions, query, limit=limit)
-        return [
-            FoundSession(
-                id=h.session_id,
-                title=h.title or "(untitled)",
-                updated=h.updated_at,
-                said=h.said_at,
-                role=h.role,
-                label=h.label,
-                parts=h.parts(),
-                matches=h.matches,
-            )
-            for h in hits
-        ]
+    # --- what commands use (panel_commands.CommandTarget) -----------------------------
 
-    def command(self, command: Command) -> Coroutine[Any, Any, list[FoundSession]] | None:
-        """Carry out a command from a view (on the loop's thread). A command whose work
-        must not hold the loop (a search) returns it to be awaited; its reply waits for it."""
-        agent = self.agent
-        match command:
-            case SendCommand():
-                text = command.text.strip()
-                if not text:
-                    raise ValueError("Type a message first.")
-                agent.start(text, role=command.role or None)
-            case StopCommand():
-                agent.stop()
-            case AnswerCommand():
-                handle = self._waiting(command.question_id, self.pending_question, "question")
-                handle.answer(command.value)
-            case ApproveCommand():
-                handle = self._waiting(command.request_id, self.pending_approval, "approval")
-                handle.approve(command.allow, remember=command.remember, scope=command.scope)
-            case ExecutePlanCommand():
-                agent.execute_plan()
-            case SetRoleCommand():
-                agent.set_role(command.role)
-                self.role = agent.role
-            case SetModelCommand():
-                if agent.running:
-                    raise ValueError("The agent is working: wait for it, or Stop it, then switch.")
-                # A choice shows its string masked; the string itself stayed here.
-                agent.set_model(self._model_strings.get(command.model, command.model))
-                self.refresh_model()
-            case SetMaxStepsCommand():
-                if command.value < 1:
-                    raise ValueError("Max iterations must be at least 1.")
-                agent.limits.max_steps = command.value
-                self.max_steps = command.value
-            case ResumeCommand():
-                if self._resume is None:
-                    raise ValueError("This panel cannot resume sessions.")
-                if agent.running:
-                    raise ValueError("Stop the running agent before resuming another session.")
-                self.bind(self._resume(command.session_id))
-            case SessionsCommand():
-                self.refresh_sessions()
-            case SearchSessionsCommand():
-                if not 1 <= command.limit <= 30:
-                    raise ValueError("A search returns 1 to 30 sessions.")
-                return self._search_sessions(command.query, command.limit)
-            case SetKeyCommand():
-                use_api_key(agent, command.key, save=command.save)
-                self.refresh_model()
-            case RetryCommand():
-                agent.retry()
-            case CompactCommand():
-                if agent.running:
-                    raise ValueError("The agent is working: wait for it, or Stop it, then compact.")
-                agent.compact()
-            case TrustCommand():
-                try:
-                    applied = agent.trust_workspace()
-                finally:
-                    self.refresh()  # a prompt that changed shows again as it is now
-                self.trusted(applied)
-            case _:
-                assert_never(command)
-        return None
+    def pending(self) -> tuple[str, str]:
+        """The ids of the agent's own question and approval that wait (empty: none)."""
+        return self.pending_question, self.pending_approval
+
+    def resume_session(self, session_id: str) -> None:
+        """Show and continue the saved session ``session_id`` in this panel."""
+        if self._resume is None:
+            raise ValueError("This panel cannot resume sessions.")
+        if self.agent.running:
+            raise ValueError("Stop the running agent before resuming another session.")
+        self.bind(self._resume(session_id))
+
+    def model_string(self, choice: str) -> str:
+        """A picker's choice shows its model string masked; the string itself stayed here."""
+        return self._model_strings.get(choice, choice)
 
     def trusted(self, applied: TrustPrompt) -> None:
         """Say in the transcript what applies now that the user trusted the folder."""
         # A TrustedEntry, as the wire carries it.
         self.transcript.add({"kind": "trusted", "applied": applied.model_dump(mode="json")})
         self._schedule_flush(0)
-
-    def _waiting(self, given: str, current: str, what: str) -> RunHandle:
-        """The run that waits on the question or approval ``given``: the agent's own
-        (``current``, its pending id), or a subagent's (whose card shows in the parent's
-        tool card)."""
-        handle = self.agent.handle
-        found = handle.waiting_on(given) if handle is not None and given else None
-        if found is not None:
-            return found
-        self._check_pending(current, given, what)
-        assert handle is not None
-        return handle
-
-    @staticmethod
-    def _check_pending(current: str, given: str, what: str) -> None:
-        if not current or (given and given != current):
-            raise ValueError(f"That {what} is no longer pending.")
 
     # --- showing it --------------------------------------------------------------------
 
@@ -716,7 +563,3 @@ def _ended_with_plan(events: list[ev.Event]) -> bool:
     ends = (ev.CompletedEvent, ev.StoppedEvent, ev.ErrorEvent)
     last = next((e for e in reversed(events) if isinstance(e, ends)), None)
     return isinstance(last, ev.CompletedEvent) and last.plan_ready
-
-
-def _short(text: str, limit: int = 300) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -39,7 +39,7 @@ def test_stop_interrupts_the_kernel_while_a_cell_runs_only_if_the_policy_says(
             cells=CellPolicy(on_stop=on_stop),  # type: ignore[arg-type]
         )
         panel = AgentPanel(agent)
-        panel._post = lambda _: None  # type: ignore[method-assign]  # the comm, not opened here
+        panel.outbox = lambda _: None  # the comm, not opened here
         seen = []
         handle = agent.start("train")
         await until(lambda: handle.pending_question is not None)

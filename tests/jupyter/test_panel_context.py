@@ -35,7 +35,7 @@ def _reads(workspace: Path) -> list[dict[str, Any]]:
 def _panel(agent: Agent) -> tuple[AgentPanel, list[dict[str, Any]]]:
     panel = AgentPanel(agent)
     sent: list[dict[str, Any]] = []
-    panel._post = sent.append  # type: ignore[method-assign]  # the comm, not opened here
+    panel.outbox = sent.append  # the comm, not opened here
     return panel, sent
 
 
@@ -49,7 +49,7 @@ def _resumed(agent: Agent) -> tuple[Agent, AgentPanel]:
 
 
 def _command(panel: AgentPanel, sent: list[dict[str, Any]], cid: str, **fields: Any) -> Any:
-    panel._handle({"type": "command", "id": cid, **fields})
+    panel.receive({"type": "command", "id": cid, **fields})
     return next(m for m in reversed(sent) if m["type"] == "reply" and m["id"] == cid)
 
 
@@ -71,7 +71,7 @@ async def test_the_gauge_shows_the_window_as_the_api_counted_the_last_request(
         "estimated": False,
     }
     # A trait, not a transcript entry.
-    panel._handle({"type": "hello", "view": "v"})
+    panel.receive({"type": "hello", "view": "v"})
     snapshot = next(m for m in sent if m["type"] == "snapshot")
     assert "context" not in [e["kind"] for e in snapshot["entries"]]
     panel.close()
@@ -110,7 +110,7 @@ async def test_compact_now_compacts_marks_the_transcript_and_the_resumed_session
     assert panel.context["used_tokens"] < counted["used_tokens"]
 
     # The live transcript has a marker per change, as the view renders it.
-    panel._handle({"type": "hello", "view": "v"})
+    panel.receive({"type": "hello", "view": "v"})
     snapshot = next(m for m in sent if m["type"] == "snapshot")
     live = [e for e in snapshot["entries"] if e["kind"] == "compaction"]
     assert [{k: v for k, v in e.items() if k not in ("n", "run_id")} for e in live] == [

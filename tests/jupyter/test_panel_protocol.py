@@ -102,8 +102,8 @@ def test_a_malformed_message_from_a_view_is_refused_with_a_reply_that_says_why(
         agent = Agent("planner", ScriptedModel([{"text": "hi"}]), workspace=workspace)
         panel = AgentPanel(agent)
         sent: list[dict[str, Any]] = []
-        panel._post = sent.append  # type: ignore[method-assign]  # the comm, not opened here
-        panel._handle(message)
+        panel.outbox = sent.append  # the comm, not opened here
+        panel.receive(message)
         panel.close()
         return sent
 
@@ -118,12 +118,12 @@ def test_commands_arrive_typed_and_hello_gets_a_snapshot(workspace: Path) -> Non
         agent = Agent("planner", ScriptedModel([{"text": "hello there"}]), workspace=workspace)
         panel = AgentPanel(agent)
         sent: list[dict[str, Any]] = []
-        panel._post = sent.append  # type: ignore[method-assign]  # the comm, not opened here
-        panel._handle({"type": "command", "id": "a", "name": "set_max_steps", "value": 7})
-        panel._handle({"type": "command", "id": "b", "name": "send", "text": "go"})
+        panel.outbox = sent.append  # the comm, not opened here
+        panel.receive({"type": "command", "id": "a", "name": "set_max_steps", "value": 7})
+        panel.receive({"type": "command", "id": "b", "name": "send", "text": "go"})
         assert agent.handle is not None
         await agent.handle.wait()
-        panel._handle({"type": "hello", "view": "v"})
+        panel.receive({"type": "hello", "view": "v"})
         panel.close()
         return sent, agent
 
@@ -187,7 +187,7 @@ def test_a_subagents_approval_shows_in_the_panel_and_the_answer_reaches_the_suba
         )
         panel = AgentPanel(agent)
         sent: list[dict[str, Any]] = []
-        panel._post = sent.append  # type: ignore[method-assign]  # the comm, not opened here
+        panel.outbox = sent.append  # the comm, not opened here
 
         def entries() -> list[dict[str, Any]]:
             return [e for m in sent if m["type"] == "events" for e in m["entries"]]
@@ -199,7 +199,7 @@ def test_a_subagents_approval_shows_in_the_panel_and_the_answer_reaches_the_suba
                 if e["kind"] == "subagent_output" and e["event"]["kind"] == "permission_request"
             ]
 
-        panel._handle({"type": "command", "id": "go", "name": "send", "text": "go"})
+        panel.receive({"type": "command", "id": "go", "name": "send", "text": "go"})
         deadline = asyncio.get_running_loop().time() + 5
         while not asked():
             assert asyncio.get_running_loop().time() < deadline, "no approval card reached the view"
@@ -207,10 +207,10 @@ def test_a_subagents_approval_shows_in_the_panel_and_the_answer_reaches_the_suba
         (request,) = asked()
         assert panel.pending_approval == ""  # the parent waits on no approval of its own
         assert panel.detail == "a subagent is waiting for you"
-        panel._handle(
+        panel.receive(
             {"type": "command", "id": "x", "name": "approve", "request_id": "nope", "allow": True}
         )
-        panel._handle(
+        panel.receive(
             {
                 "type": "command",
                 "id": "ok",
@@ -221,7 +221,7 @@ def test_a_subagents_approval_shows_in_the_panel_and_the_answer_reaches_the_suba
         )
         assert agent.handle is not None
         await asyncio.wait_for(agent.handle.wait(), 5)
-        panel._flush(force=True)
+        panel.flush()
         panel.close()
         return sent, agent
 
@@ -252,13 +252,13 @@ def test_a_session_search_replies_with_matches_and_one_can_be_resumed(workspace:
             resume=lambda sid: Agent.resume(sid, workspace=workspace, model=ScriptedModel()),
         )
         sent: list[dict[str, Any]] = []
-        panel._post = sent.append  # type: ignore[method-assign]  # the comm, not opened here
-        panel._handle({"type": "command", "id": "s", "name": "search_sessions", "query": "medi"})
-        panel._handle({"type": "command", "id": "e", "name": "search_sessions", "query": "(*)"})
-        panel._handle({"type": "command", "id": "n", "name": "search_sessions", "query": "zebra"})
+        panel.outbox = sent.append  # the comm, not opened here
+        panel.receive({"type": "command", "id": "s", "name": "search_sessions", "query": "medi"})
+        panel.receive({"type": "command", "id": "e", "name": "search_sessions", "query": "(*)"})
+        panel.receive({"type": "command", "id": "n", "name": "search_sessions", "query": "zebra"})
         assert not sent  # answered off the loop, once the thread has searched
         await until(lambda: len(sent) == 3)
-        panel._handle(
+        panel.receive(
             {"type": "command", "id": "r", "name": "resume", "session_id": past.session.id}
         )
         panel.close()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -254,23 +255,22 @@ async def test_a_credential_in_a_model_string_never_reaches_the_picker(workspace
     """A compatible server's URL with a password in it: the picker shows it masked (the
     panel's state is saved with the notebook), and choosing it still switches to it."""
     from jupyter_agent.jupyter.panel import AgentPanel
-    from jupyter_agent.jupyter.panel_protocol import SetModelCommand
 
     secret = "hunter2-very-secret"
     model = f"openai-compatible:llama3@http://bob:{secret}@gpu-box:8000/v1"
     _settings(home, f'[models]\nchoices = ["{model}"]\n')
     agent = Agent(workspace=workspace, model="scripted")
     panel = AgentPanel(agent)
-    panel._post = lambda _: None  # type: ignore[method-assign]  # no comm opened here
     try:
         shown = [c for c in panel.models if c["provider"] == "openai-compatible"]
         assert [c["id"] for c in shown] == [
             "openai-compatible:llama3@http://bob:•••@gpu-box:8000/v1"
         ]
         assert secret not in json.dumps(panel.models)
-        panel.command(
-            SetModelCommand(type="command", id="c1", name="set_model", model=shown[0]["id"])
-        )
+        sent: list[dict[str, Any]] = []
+        panel.outbox = sent.append
+        panel.receive({"type": "command", "id": "c1", "name": "set_model", "model": shown[0]["id"]})
+        assert sent == [{"type": "reply", "id": "c1", "ok": True, "error": None}]
         assert agent.model.name == "llama3"
         assert agent.model.base_url == f"http://bob:{secret}@gpu-box:8000/v1"
         assert secret not in json.dumps(panel.models)
