@@ -44,6 +44,31 @@ from .events import (
 from .models._usage import cost_text
 from .plans import Plan
 
+_RunEvent = (
+    AgentStartEvent
+    | TurnStartEvent
+    | StateEvent
+    | UsageEvent
+    | ContextEvent
+    | CompactionEvent
+    | RetryEvent
+    | WarningEvent
+    | StoppedEvent
+    | CompletedEvent
+    | ErrorEvent
+)
+_ModelEvent = TextDeltaEvent | TextEvent | ThinkingDeltaEvent | ReasonEvent | ObserveEvent
+_UserEvent = (
+    PlanEvent
+    | PlanStepEvent
+    | QuestionEvent
+    | AnswerEvent
+    | RequestInputTimeoutEvent
+    | PermissionRequestEvent
+    | PermissionResponseEvent
+    | UpdateEvent
+)
+
 
 class TextSink(Protocol):
     """Where a renderer writes: a file, ``sys.stdout``, a subagent's indented lines."""
@@ -108,42 +133,53 @@ class TextRenderer:
 
     def __call__(self, event: Event) -> None:
         match event:
+            case (
+                AgentStartEvent()
+                | TurnStartEvent()
+                | StateEvent()
+                | UsageEvent()
+                | ContextEvent()
+                | CompactionEvent()
+                | RetryEvent()
+                | WarningEvent()
+                | StoppedEvent()
+                | CompletedEvent()
+                | ErrorEvent()
+            ):
+                self._on_run(event)
+            case (
+                TextDeltaEvent()
+                | TextEvent()
+                | ThinkingDeltaEvent()
+                | ReasonEvent()
+                | ObserveEvent()
+            ):
+                self._on_model(event)
+            case ToolStartEvent() | ToolProgressEvent() | ToolEndEvent():
+                self._on_tool(event)
+            case (
+                PlanEvent()
+                | PlanStepEvent()
+                | QuestionEvent()
+                | AnswerEvent()
+                | RequestInputTimeoutEvent()
+                | PermissionRequestEvent()
+                | PermissionResponseEvent()
+                | UpdateEvent()
+            ):
+                self._on_user(event)
+            case SubagentSpawnedEvent() | SubagentOutputEvent() | SubagentCompleteEvent():
+                self._on_subagent(event)
+            case _:
+                assert_never(event)
+
+    def _on_run(self, event: _RunEvent) -> None:
+        """The run's own course: its start, turns, state, usage, and how it ended."""
+        match event:
             case AgentStartEvent():
                 self._on_agent_start(event)
             case TurnStartEvent():
                 self._on_turn_start(event)
-            case TextDeltaEvent():
-                self._on_text_delta(event)
-            case TextEvent():
-                self._on_text(event)
-            case ThinkingDeltaEvent():
-                self._on_thinking_delta(event)
-            case ReasonEvent():
-                self._on_reason(event)
-            case ObserveEvent():
-                self._on_observe(event)
-            case ToolStartEvent():
-                self._on_tool_start(event)
-            case ToolProgressEvent():
-                self._on_tool_progress(event)
-            case ToolEndEvent():
-                self._on_tool_end(event)
-            case PlanEvent():
-                self._on_plan(event)
-            case PlanStepEvent():
-                self._on_plan_step(event)
-            case QuestionEvent():
-                self._on_question(event)
-            case AnswerEvent():
-                self._on_answer(event)
-            case RequestInputTimeoutEvent():
-                self._on_request_input_timeout(event)
-            case PermissionRequestEvent():
-                self._on_permission_request(event)
-            case PermissionResponseEvent():
-                self._on_permission_response(event)
-            case UpdateEvent():
-                self._on_update(event)
             case StateEvent():
                 self._on_state(event)
             case UsageEvent():
@@ -162,6 +198,62 @@ class TextRenderer:
                 self._on_completed(event)
             case ErrorEvent():
                 self._on_error(event)
+            case _:
+                assert_never(event)
+
+    def _on_model(self, event: _ModelEvent) -> None:
+        """What the model wrote: text, thinking, the strict loop's reason and observe."""
+        match event:
+            case TextDeltaEvent():
+                self._on_text_delta(event)
+            case TextEvent():
+                self._on_text(event)
+            case ThinkingDeltaEvent():
+                self._on_thinking_delta(event)
+            case ReasonEvent():
+                self._on_reason(event)
+            case ObserveEvent():
+                self._on_observe(event)
+            case _:
+                assert_never(event)
+
+    def _on_tool(self, event: ToolStartEvent | ToolProgressEvent | ToolEndEvent) -> None:
+        match event:
+            case ToolStartEvent():
+                self._on_tool_start(event)
+            case ToolProgressEvent():
+                self._on_tool_progress(event)
+            case ToolEndEvent():
+                self._on_tool_end(event)
+            case _:
+                assert_never(event)
+
+    def _on_user(self, event: _UserEvent) -> None:
+        """What the user is shown or asked: plans, questions, approvals, updates."""
+        match event:
+            case PlanEvent():
+                self._on_plan(event)
+            case PlanStepEvent():
+                self._on_plan_step(event)
+            case QuestionEvent():
+                self._on_question(event)
+            case AnswerEvent():
+                self._on_answer(event)
+            case RequestInputTimeoutEvent():
+                self._on_request_input_timeout(event)
+            case PermissionRequestEvent():
+                self._on_permission_request(event)
+            case PermissionResponseEvent():
+                self._on_permission_response(event)
+            case UpdateEvent():
+                self._on_update(event)
+            case _:
+                assert_never(event)
+
+    def _on_subagent(
+        self, event: SubagentSpawnedEvent | SubagentOutputEvent | SubagentCompleteEvent
+    ) -> None:
+        match event:
             case SubagentSpawnedEvent():
                 self._on_subagent_spawned(event)
             case SubagentOutputEvent():

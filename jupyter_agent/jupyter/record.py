@@ -70,150 +70,219 @@ class Recorder:
 def record_html(events: list[ev.Event], *, header: str, note: str = "") -> str:
     """The record as HTML: each run's task, text, tool rows, the plan as a table once,
     questions and answers, approvals, and how the run ended. Everything is escaped."""
-    out: list[str] = [f'<div class="{RECORD_CLASS}">']
-    out.append(f"<p><small>{escape(header)}</small></p>")
+    record = _HtmlRecord(header)
     if not events:
-        out.append("<p><em>No run was started while this was the live panel.</em></p>")
-    tools: list[list[str]] = []
-    """The rows of the list being written: [tool_use_id or "", row]."""
-    text = ""
-    replay = False
-
-    def flush() -> None:
-        nonlocal text
-        if tools:
-            out.append("<ul>" + "".join(f"<li>{row}</li>" for _, row in tools) + "</ul>")
-            tools.clear()
-        if text:
-            out.append(_paragraphs(text))
-            text = ""
-
+        record.out.append("<p><em>No run was started while this was the live panel.</em></p>")
     for event in events:
+        record.add(event)
+    record.flush()
+    if note:
+        record.out.append(f"<p><em>{escape(note)}</em></p>")
+    record.out.append("</div>")
+    return "\n".join(record.out)
+
+
+_Row = (
+    ev.PermissionRequestEvent
+    | ev.PermissionResponseEvent
+    | ev.SubagentSpawnedEvent
+    | ev.SubagentCompleteEvent
+)
+"""Events shown as a row of the tool list being written."""
+_Block = (
+    ev.PlanEvent
+    | ev.QuestionEvent
+    | ev.AnswerEvent
+    | ev.RequestInputTimeoutEvent
+    | ev.UpdateEvent
+    | ev.WarningEvent
+    | ev.RetryEvent
+    | ev.StoppedEvent
+    | ev.CompletedEvent
+    | ev.ErrorEvent
+    | ev.CompactionEvent
+)
+"""Events shown as a block of their own (after the text and tool rows before them)."""
+_Unshown = (
+    ev.TurnStartEvent
+    | ev.ThinkingDeltaEvent
+    | ev.ReasonEvent
+    | ev.ObserveEvent
+    | ev.ToolProgressEvent
+    | ev.StateEvent
+    | ev.ContextEvent
+    | ev.SubagentOutputEvent
+    | ev.PlanStepEvent
+)
+"""Events the record shows what came of, not themselves (a step's tool row says it)."""
+
+
+class _HtmlRecord:
+    """The HTML being written: blocks in ``out``, and the text or tool list still open."""
+
+    def __init__(self, header: str) -> None:
+        self.out = [f'<div class="{RECORD_CLASS}">', f"<p><small>{escape(header)}</small></p>"]
+        self.tools: list[list[str]] = []
+        """The rows of the list being written: [tool_use_id or "", row]."""
+        self.text = ""
+        self.replay = False
+        """The run's model is labelled (a scripted replay): no cost is shown."""
+
+    def flush(self) -> None:
+        """Close the open tool list, then the open text."""
+        if self.tools:
+            self.out.append("<ul>" + "".join(f"<li>{row}</li>" for _, row in self.tools) + "</ul>")
+            self.tools.clear()
+        if self.text:
+            self.out.append(_paragraphs(self.text))
+            self.text = ""
+
+    def block(self, html: str) -> None:
+        self.flush()
+        self.out.append(html)
+
+    def add(self, event: ev.Event) -> None:
         match event:
             case ev.AgentStartEvent():
-                flush()
-                replay = bool(event.model_label)
-                caption = f" — {event.model_label}" if event.model_label else ""
-                out.append(
-                    f"<p><strong>▶ {_e(event.role)}</strong> on {_e(event.model)}{_e(caption)}</p>"
-                )
-                if event.action == "execute_plan":
-                    out.append("<p><em>Executing the plan</em></p>")
-                elif event.action == "compact":
-                    out.append("<p><em>Compacting the conversation</em></p>")
-                elif event.action is None:
-                    out.append(f"<p>Task: {_e(event.task)}</p>")
-                else:
-                    assert_never(event.action)
-            case ev.TextDeltaEvent():
-                if tools:
-                    flush()
-                text += event.text
-            case ev.TextEvent():
-                if tools:
-                    flush()
-                text = event.text + (" [interrupted]" if event.interrupted else "")
-                flush()
+                self.replay = bool(event.model_label)
+                self.block(_start_html(event))
+            case ev.TextDeltaEvent() | ev.TextEvent():
+                self._text(event)
             case ev.ToolStartEvent():
-                if text:
-                    flush()
-                tools.append([event.tool_use_id, f"⚙ {_e(event.summary)}"])
+                if self.text:
+                    self.flush()
+                self.tools.append([event.tool_use_id, f"⚙ {_e(event.summary)}"])
             case ev.ToolEndEvent():
-                lines = visible(event.result).splitlines() or [""]
-                more = f" (+{plural(len(lines) - 1, 'line')})" if len(lines) > 1 else ""
-                mark = "✗" if event.is_error else "✓"
-                row = f"{mark} {_e(lines[0][:200])}{more}"
-                started = next((r for r in tools if r[0] == event.tool_use_id), None)
-                if started is not None:
-                    started[1] += f" — {row}"
-                elif event.is_error:
-                    tools.append(["", row])
-                # else its row was closed by what the tool showed (a plan, a question)
-            case ev.PlanEvent():
-                flush()
-                out.append(plan_html(event.plan))
-            case ev.PlanStepEvent():
-                pass  # the update_plan_step tool's row says it
-            case ev.QuestionEvent():
-                flush()
-                q = event.question
-                out.append(f"<p><strong>? {_e(q.question)}</strong></p>")
-                if q.context:
-                    out.append(_paragraphs(q.context))
-                if q.options:
-                    items = "".join(
-                        f"<li>{_e(o.label)}"
-                        + (" (default)" if o.value == q.default else "")
-                        + (f" — {_e(o.description)}" if o.description else "")
-                        + "</li>"
-                        for o in q.options
-                    )
-                    out.append(f"<ul>{items}</ul>")
-            case ev.AnswerEvent():
-                flush()
-                out.append(f"<p>→ {_e(event.label or event.value)}</p>")
-            case ev.RequestInputTimeoutEvent():
-                flush()
-                out.append(f"<p>No answer within {event.timeout:g} s.</p>")
-            case ev.PermissionRequestEvent():
-                reason = f" ({event.reason})" if event.reason else ""
-                tools.append(["", f"⚠ Approval needed: {_e(event.summary + reason)}"])
-            case ev.PermissionResponseEvent():
-                verdict = "allowed" if event.allowed else "denied"
-                rule = f"; remembered: {event.rule}" if event.rule else ""
-                tools.append(["", f"→ {_e(verdict + rule)}"])
-            case ev.UpdateEvent():
-                flush()
-                out.append(f"<p>ℹ {_e(event.message)}</p>")
-            case ev.WarningEvent():
-                flush()
-                out.append(f"<p>⚠ {_e(event.message)}</p>")
-            case ev.RetryEvent():
-                flush()
-                out.append(f"<p>↻ The reply broke off ({_e(event.reason)}); retrying.</p>")
+                self._tool_end(event)
             case ev.UsageEvent():
-                flush()
-                out.append(f"<p><small>{_e(usage_line(event, replay=replay))}</small></p>")
-            case ev.StoppedEvent():
-                flush()
-                out.append(
-                    f"<p><strong>■ Stopped</strong> ({_e(event.reason)}): {_e(event.message)}</p>"
-                )
-            case ev.CompletedEvent():
-                flush()
-                summary = f": {_e(event.summary)}" if event.summary else ""
-                out.append(f"<p><strong>✔ Completed</strong>{summary}</p>")
-            case ev.ErrorEvent():
-                flush()
-                out.append(f"<p><strong>✗ Error:</strong> {_e(event.message)}</p>")
-            case ev.CompactionEvent():
-                flush()
-                out.append(f"<p><em>⇣ {_e(event.describe())}</em></p>")
-            case ev.SubagentSpawnedEvent():
-                tools.append(["", _e(f"↳ subagent {event.child_session_id}: {event.task}")])
-            case ev.SubagentCompleteEvent():
-                ended = f"↳ subagent {event.child_session_id} ended {event.state.value}"
-                if event.result:  # what it reported: the record keeps what the parent got
-                    ended += f": {visible(event.result.strip().splitlines()[0])}"
-                tools.append(["", _e(ended)])
+                self.block(f"<p><small>{_e(usage_line(event, replay=self.replay))}</small></p>")
             case (
-                ev.TurnStartEvent()
-                | ev.ThinkingDeltaEvent()
-                | ev.ReasonEvent()
-                | ev.ObserveEvent()
-                | ev.ToolProgressEvent()
-                | ev.StateEvent()
-                | ev.ContextEvent()
-                | ev.SubagentOutputEvent()
+                ev.PermissionRequestEvent()
+                | ev.PermissionResponseEvent()
+                | ev.SubagentSpawnedEvent()
+                | ev.SubagentCompleteEvent()
             ):
-                pass  # the record shows what came of them
+                self.tools.append(["", _row_html(event)])
             case _:
-                assert_never(event)
-    flush()
-    if note:
-        out.append(f"<p><em>{escape(note)}</em></p>")
-    out.append("</div>")
-    return "\n".join(out)
+                html = _block_html(event)
+                if html is not None:
+                    self.block(html)
+
+    def _text(self, event: ev.TextDeltaEvent | ev.TextEvent) -> None:
+        if self.tools:
+            self.flush()
+        if isinstance(event, ev.TextDeltaEvent):
+            self.text += event.text
+            return
+        self.text = event.text + (" [interrupted]" if event.interrupted else "")
+        self.flush()
+
+    def _tool_end(self, event: ev.ToolEndEvent) -> None:
+        lines = visible(event.result).splitlines() or [""]
+        more = f" (+{plural(len(lines) - 1, 'line')})" if len(lines) > 1 else ""
+        mark = "✗" if event.is_error else "✓"
+        row = f"{mark} {_e(lines[0][:200])}{more}"
+        started = next((r for r in self.tools if r[0] == event.tool_use_id), None)
+        if started is not None:
+            started[1] += f" — {row}"
+        elif event.is_error:
+            self.tools.append(["", row])
+        # else its row was closed by what the tool showed (a plan, a question)
+
+
+def _start_html(event: ev.AgentStartEvent) -> str:
+    caption = f" — {event.model_label}" if event.model_label else ""
+    started = f"<p><strong>▶ {_e(event.role)}</strong> on {_e(event.model)}{_e(caption)}</p>"
+    if event.action == "execute_plan":
+        return started + "\n<p><em>Executing the plan</em></p>"
+    if event.action == "compact":
+        return started + "\n<p><em>Compacting the conversation</em></p>"
+    if event.action is None:
+        return started + f"\n<p>Task: {_e(event.task)}</p>"
+    assert_never(event.action)
+
+
+def _row_html(event: _Row) -> str:
+    match event:
+        case ev.PermissionRequestEvent():
+            reason = f" ({event.reason})" if event.reason else ""
+            return f"⚠ Approval needed: {_e(event.summary + reason)}"
+        case ev.PermissionResponseEvent():
+            verdict = "allowed" if event.allowed else "denied"
+            rule = f"; remembered: {event.rule}" if event.rule else ""
+            return f"→ {_e(verdict + rule)}"
+        case ev.SubagentSpawnedEvent():
+            return _e(f"↳ subagent {event.child_session_id}: {event.task}")
+        case ev.SubagentCompleteEvent():
+            ended = f"↳ subagent {event.child_session_id} ended {event.state.value}"
+            if event.result:  # what it reported: the record keeps what the parent got
+                ended += f": {visible(event.result.strip().splitlines()[0])}"
+            return _e(ended)
+        case _:
+            assert_never(event)
+
+
+def _block_html(event: _Block | _Unshown) -> str | None:
+    """An event's own block, or ``None`` for one the record does not show."""
+    match event:
+        case ev.PlanEvent():
+            return plan_html(event.plan)
+        case ev.QuestionEvent():
+            return _question_html(event)
+        case ev.AnswerEvent():
+            return f"<p>→ {_e(event.label or event.value)}</p>"
+        case ev.RequestInputTimeoutEvent():
+            return f"<p>No answer within {event.timeout:g} s.</p>"
+        case ev.UpdateEvent():
+            return f"<p>ℹ {_e(event.message)}</p>"
+        case ev.WarningEvent():
+            return f"<p>⚠ {_e(event.message)}</p>"
+        case ev.RetryEvent():
+            return f"<p>↻ The reply broke off ({_e(event.reason)}); retrying.</p>"
+        case ev.StoppedEvent() | ev.CompletedEvent() | ev.ErrorEvent():
+            return _end_html(event)
+        case ev.CompactionEvent():
+            return f"<p><em>⇣ {_e(event.describe())}</em></p>"
+        case (
+            ev.TurnStartEvent()
+            | ev.ThinkingDeltaEvent()
+            | ev.ReasonEvent()
+            | ev.ObserveEvent()
+            | ev.ToolProgressEvent()
+            | ev.StateEvent()
+            | ev.ContextEvent()
+            | ev.SubagentOutputEvent()
+            | ev.PlanStepEvent()
+        ):
+            return None
+        case _:
+            assert_never(event)
+
+
+def _question_html(event: ev.QuestionEvent) -> str:
+    q = event.question
+    parts = [f"<p><strong>? {_e(q.question)}</strong></p>"]
+    if q.context:
+        parts.append(_paragraphs(q.context))
+    if q.options:
+        items = "".join(
+            f"<li>{_e(o.label)}"
+            + (" (default)" if o.value == q.default else "")
+            + (f" — {_e(o.description)}" if o.description else "")
+            + "</li>"
+            for o in q.options
+        )
+        parts.append(f"<ul>{items}</ul>")
+    return "\n".join(parts)
+
+
+def _end_html(event: ev.StoppedEvent | ev.CompletedEvent | ev.ErrorEvent) -> str:
+    if isinstance(event, ev.StoppedEvent):
+        return f"<p><strong>■ Stopped</strong> ({_e(event.reason)}): {_e(event.message)}</p>"
+    if isinstance(event, ev.CompletedEvent):
+        summary = f": {_e(event.summary)}" if event.summary else ""
+        return f"<p><strong>✔ Completed</strong>{summary}</p>"
+    return f"<p><strong>✗ Error:</strong> {_e(event.message)}</p>"
 
 
 def plan_html(plan: Plan) -> str:
