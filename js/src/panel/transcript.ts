@@ -5,14 +5,10 @@
  * question or an approval is updated in place when its end or answer arrives.
  */
 import {
-  approvalCard,
   endSubagent,
   endTool,
-  IPendingCard,
-  IQuestionCard,
   ISubagentBox,
   IToolCard,
-  questionCard,
   showLastLine,
   subagentBox,
   toolCard,
@@ -21,6 +17,7 @@ import {
 import { compactionMarker } from './context';
 import { h, MAX_PRE, pretty } from './dom';
 import { renderInline, renderMarkdown } from './markdown';
+import { PendingCards } from './pending-cards';
 import { actionLine, PlanTracker } from './plan';
 import { trustedLine } from './trust';
 import {
@@ -46,10 +43,8 @@ export class Transcript {
   private text: ITextBlock | null = null;
   private thinking: { pre: HTMLElement } | null = null;
   private tools = new Map<string, IToolCard>();
-  private questions = new Map<string, IQuestionCard>();
-  private approvals = new Map<string, IPendingCard>();
-  /** An approval's request id → the tool call that waits for it. */
-  private waiting = new Map<string, string>();
+  /** The questions and approvals, until they are answered. */
+  private pending: PendingCards;
   /** Subagents by session id: each a transcript of its own inside its tool card. */
   private subagents = new Map<
     string,
@@ -73,6 +68,7 @@ export class Transcript {
     readonly nested = false
   ) {
     this.plan = new PlanTracker(actions);
+    this.pending = new PendingCards(actions, () => this.focusNext());
     if (nested) {
       this.reset();
       return;
@@ -111,9 +107,7 @@ export class Transcript {
     this.text = null; // the text block being streamed
     this.thinking = null;
     this.tools = new Map();
-    this.questions = new Map();
-    this.approvals = new Map();
-    this.waiting = new Map();
+    this.pending = new PendingCards(this.actions, () => this.focusNext());
     this.subagents = new Map();
     this.plan.reset();
     this.dirty = new Set();
@@ -163,15 +157,9 @@ export class Transcript {
       case 'question':
         return this.onQuestion(entry);
       case 'answer':
-        return this.onAnswer(entry);
-      case 'request_input_timeout': {
-        const pending =
-          this.questions.get(entry.question_id) ||
-          this.approvals.get(entry.question_id);
-        if (pending)
-          this.closeCard(pending, `No answer within ${entry.timeout} s.`);
-        return;
-      }
+        return this.pending.answer(entry);
+      case 'request_input_timeout':
+        return this.pending.timeout(entry);
       case 'permission_request':
         return this.onPermissionRequest(entry);
       case 'permission_response':
@@ -459,100 +447,31 @@ export class Transcript {
 
   private onQuestion(e: EntryOf<'question'>): void {
     this.closeStreams();
-    const question = questionCard(e, ({ buttons }, value, button) => {
-      buttons.forEach(b => (b.disabled = true));
-      if (button) button.classList.add('ja-chosen');
-      this.focusNext();
-      this.actions
-        .command('answer', { question_id: e.question_id, value })
-        .catch((error: Error) => {
-          buttons.forEach(b => (b.disabled = false));
-          if (button) button.classList.remove('ja-chosen');
-          this.actions.error(error.message);
-        });
-    });
-    this.questions.set(e.question_id, question);
-    const card = question.card;
-    this.add(card);
+    const card = this.add(this.pending.question(e));
     card.scrollIntoView?.({ block: 'nearest' });
     card
       .querySelector<HTMLElement>('button, input')
       ?.focus?.({ preventScroll: true });
   }
 
-  private onAnswer(e: EntryOf<'answer'>): void {
-    const q = this.questions.get(e.question_id);
-    if (!q) return;
-    q.buttons.forEach(b => (b.disabled = true));
-    for (const b of q.options.querySelectorAll<HTMLElement>('button'))
-      b.classList.toggle('ja-chosen', b.dataset.value === e.value);
-    q.card.classList.remove('ja-flash');
-    q.card.dataset.state = 'answered';
-    q.answered.hidden = false;
-    q.answered.textContent = `Answered: ${e.label ?? e.value}`;
-  }
-
   private onPermissionRequest(e: EntryOf<'permission_request'>): void {
     this.closeStreams();
-    const approval = approvalCard(e, ({ buttons }, allow, remember, scope) => {
-      buttons.forEach(b => (b.disabled = true));
-      this.focusNext();
-      this.actions
-        .command('approve', {
-          request_id: e.request_id,
-          allow,
-          remember,
-          ...(scope !== null ? { scope } : {})
-        })
-        .catch((error: Error) => {
-          buttons.forEach(b => (b.disabled = false));
-          this.actions.error(error.message);
-        });
-    });
-    this.approvals.set(e.request_id, approval);
-    this.add(approval.card);
-    approval.card.scrollIntoView?.({ block: 'nearest' });
+    const card = this.add(this.pending.approval(e));
+    card.scrollIntoView?.({ block: 'nearest' });
     const tool = this.tools.get(e.tool_use_id);
     if (tool) waitForUser(tool, true);
-    this.waiting.set(e.request_id, e.tool_use_id);
   }
 
   private onPermissionResponse(e: EntryOf<'permission_response'>): void {
-    const waiting = this.waiting.get(e.request_id);
+    const waiting = this.pending.decided(e);
     const tool = waiting !== undefined ? this.tools.get(waiting) : undefined;
     if (tool && tool.card.dataset.state === 'waiting') waitForUser(tool, false);
-    this.waiting.delete(e.request_id);
-    const a = this.approvals.get(e.request_id);
-    if (!a) return;
-    const verdict = e.allowed
-      ? e.remember
-        ? `Always allowed${e.rule ? ` (${e.rule})` : ''}`
-        : 'Allowed'
-      : 'Denied';
-    this.closeCard(a, verdict);
-    a.card.dataset.state = e.allowed ? 'allowed' : 'denied';
   }
 
   /** After an action disabled the control that had focus: focus goes on (types.ts). */
   private focusNext(): void {
     if (this.actions.focusInput) this.actions.focusInput();
     else this.root.focus?.({ preventScroll: true });
-  }
-
-  private closeCard(pending: IPendingCard, text: string): void {
-    pending.buttons.forEach(b => (b.disabled = true));
-    pending.card.classList.remove('ja-flash');
-    if (!pending.card.dataset.state) pending.card.dataset.state = 'closed';
-    pending.answered.hidden = false;
-    pending.answered.textContent = text;
-  }
-
-  private closeOpenCards(text: string): void {
-    for (const cards of [this.questions, this.approvals]) {
-      for (const card of cards.values()) {
-        if (!card.card.dataset.state) this.closeCard(card, text);
-      }
-    }
   }
 
   // Progress and endings
@@ -594,7 +513,7 @@ export class Transcript {
 
   private onStopped(e: EntryOf<'stopped'>): void {
     this.closeStreams();
-    this.closeOpenCards('Not answered: the run stopped.');
+    this.pending.closeOpen('Not answered: the run stopped.');
     for (const tool of this.tools.values())
       if (tool.card.dataset.state === 'running')
         tool.card.dataset.state = 'error';
@@ -609,7 +528,7 @@ export class Transcript {
 
   private onCompleted(e: EntryOf<'completed'>): void {
     this.closeStreams();
-    this.closeOpenCards('Not answered: the run ended.');
+    this.pending.closeOpen('Not answered: the run ended.');
     // A planning run did nothing yet: its plan awaits review (the strip has its button).
     const goal = e.plan_ready ? this.plan.progress()?.goal : undefined;
     const line = e.plan_ready
@@ -630,7 +549,7 @@ export class Transcript {
 
   private onError(e: EntryOf<'error'>): void {
     this.closeStreams();
-    this.closeOpenCards('Not answered: the run failed.');
+    this.pending.closeOpen('Not answered: the run failed.');
     // The sentence says what happened and what to do; the error's type stays data.
     const line = this.line('error', `✗ ${e.message}`);
     line.dataset.errorType = e.error_type || '';

@@ -13,7 +13,10 @@ import { h } from './dom';
 import { interruptKernel } from './interrupt';
 import { ModelPicker } from './model-picker';
 import { PlanStrip } from './plan-strip';
+import { Replies } from './replies';
 import { SessionSearch } from './session-search';
+import { SetupBox } from './setup-box';
+import { statusText, usageText } from './status-text';
 import { Transcript } from './transcript';
 import { trustCard } from './trust';
 import type {
@@ -22,18 +25,11 @@ import type {
   FoundSession,
   KernelMessage,
   PanelState,
-  PanelUsage,
   Reply
 } from './types';
 
 export { renderInline, renderMarkdown } from './markdown';
 export { interruptKernel };
-
-/**
- * A click reaches the kernel only between cells: a command still unanswered after this
- * long is waiting for the running cell, and the panel says so (it is not lost).
- */
-const SLOW_REPLY = 1500; // ms
 
 /** The part of anywidget's model the panel uses. */
 export interface IModel {
@@ -41,69 +37,6 @@ export interface IModel {
   on(name: string, callback: (...args: any[]) => void): void;
   off(name: string, callback: (...args: any[]) => void): void;
   send(message: Record<string, unknown>): void;
-}
-
-interface IPendingReply {
-  resolve(reply: unknown): void;
-  reject(error: Error): void;
-  slow: boolean;
-  timer?: ReturnType<typeof setTimeout>;
-}
-
-function statusText(model: Pick<IModel, 'get'>): string {
-  const status = model.get('status');
-  const detail = model.get('detail');
-  switch (status) {
-    case 'idle':
-      return 'ready';
-    case 'running':
-      return 'working…';
-    case 'thinking':
-      return 'thinking…';
-    case 'tool_executing':
-      return `running tool ${detail || '…'}`;
-    case 'waiting_user':
-      return `waiting for you${detail ? ` (${detail.replace(/^waiting for /, '')})` : ''}`;
-    case 'paused':
-      return 'paused';
-    case 'completed':
-      // A planning run ends with its plan: nothing is done yet, the plan awaits the user.
-      return model.get('plan_ready') ? 'plan ready for review' : 'completed';
-    case 'cancelled':
-      return `stopped: ${detail || (model.get('stop_reason') || '').replace(/_/g, ' ')}`;
-    case 'error':
-      return `error: ${detail}`;
-    default: {
-      // Every state is named above (the compiler checks); a newer kernel's shows as is.
-      const unknown: never = status;
-      return String(unknown);
-    }
-  }
-}
-
-function number(n: number | undefined): string {
-  return Number(n || 0).toLocaleString('en-US');
-}
-
-function usageText(usage: PanelUsage | null | undefined): string {
-  if (!usage || usage.run_input_tokens === undefined) return '';
-  const cached = (input?: number, read?: number) =>
-    input ? ` (${Math.round((100 * (read as number)) / input)}% cached)` : '';
-  // No cost for a scripted replay: the kernel leaves it out. A model no price table
-  // knows (a local one) is "cost unknown", never $0.
-  const cost = (usd?: number, unpriced?: number) => {
-    if (usd === undefined) return '';
-    const dollars = `$${Number(usd).toFixed(4)}`;
-    if (!unpriced) return ` · ${dollars}`;
-    if (!usd) return ' · cost unknown';
-    return ` · ${dollars} + unknown (${unpriced} ${unpriced === 1 ? 'call' : 'calls'} unpriced)`;
-  };
-  return (
-    `Run: ${number(usage.run_input_tokens)} in${cached(usage.run_input_tokens, usage.run_cache_read_input_tokens)}, ` +
-    `${number(usage.run_output_tokens)} out${cost(usage.run_cost_usd, usage.run_unpriced_calls)}` +
-    ` — Session: ${number(usage.session_input_tokens)} in${cached(usage.session_input_tokens, usage.session_cache_read_input_tokens)}, ` +
-    `${number(usage.session_output_tokens)} out${cost(usage.session_cost_usd, usage.session_unpriced_calls)}`
-  );
 }
 
 function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
@@ -213,74 +146,10 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
   });
 
   // No model to call yet (no key, or a key the API rejected): the set-up box says why
-  // and takes a key. The key goes to the kernel in one command and is never shown again.
-  const keyInput = h('input', {
-    type: 'password',
-    autocomplete: 'off',
-    spellcheck: 'false',
-    class: 'ja-key',
-    'aria-label': 'API key',
-    placeholder: 'sk-ant-…'
-  });
-  const useKeyButton = h('button', {
-    type: 'submit',
-    class: 'ja-primary',
-    text: 'Use for this session',
-    title:
-      "Kept in the kernel's memory until it restarts; never in the notebook"
-  });
-  const saveKeyButton = h('button', {
-    type: 'button',
-    text: 'Save for my user',
-    title: 'Saved in ~/.jupyter_agent/credentials.json, readable only by you'
-  });
-  const setupWhy = h('div', { class: 'ja-setup-why' });
-  const setup = h(
-    'form',
-    { class: 'ja-setup', hidden: true, 'aria-label': 'Set up the model' },
-    h('div', { class: 'ja-setup-title', text: 'Set up the model' }),
-    setupWhy,
-    h('label', { class: 'ja-key-label' }, 'API key ', keyInput),
-    h('div', { class: 'ja-buttons' }, useKeyButton, saveKeyButton),
-    h('div', {
-      class: 'ja-note',
-      text:
-        'The key never goes into the notebook: it stays in the kernel for this session, ' +
-        'or in a file only you can read when you save it. %agent login in a cell does the same.'
-    }),
-    h(
-      'details',
-      { class: 'ja-setup-more' },
-      h('summary', { text: 'Other ways to get going' }),
-      h(
-        'ul',
-        {},
-        h('li', {
-          text:
-            'Try it offline with a scripted replay: model = ScriptedModel("replay.json"), ' +
-            'then %agent --model $model (the tutorials in notebooks/ run this way).'
-        }),
-        h('li', {
-          text: 'Set ANTHROPIC_API_KEY in the environment Jupyter starts in.'
-        }),
-        h('li', {
-          text:
-            'OpenAI: set OPENAI_API_KEY, then choose openai:gpt-5 in Model ' +
-            '(or %agent model openai:gpt-5).'
-        }),
-        h('li', {
-          text:
-            'A model on this machine: with Ollama running, %agent model ollama:qwen3; ' +
-            'any OpenAI-compatible server (vLLM, LM Studio, LiteLLM): ' +
-            '%agent model openai-compatible:NAME@URL.'
-        }),
-        h('li', {
-          text:
-            'Claude on Amazon Bedrock or Google Vertex AI: %agent model bedrock:MODEL_ID ' +
-            'or vertex:MODEL_ID, with your cloud credentials.'
-        })
-      )
-    )
+  // and takes a key.
+  const setup = new SetupBox(
+    (key, save) => command('set_key', { key, save }),
+    text => showError(text)
   );
 
   // The trust prompt: what trusting this folder's settings would enable, as the kernel
@@ -303,7 +172,7 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
     notebook,
     modelNotes,
     dockNote,
-    setup,
+    setup.el,
     trustBox,
     transcriptEl,
     errors,
@@ -322,30 +191,10 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
   });
 
   // Commands and replies
-  let nextId = 1;
-  const waitingReplies = new Map<string, IPendingReply>();
-  const waitNote = h('div', {
-    class: 'ja-line ja-note ja-wait',
-    hidden: true,
-    text: 'Sent. The kernel is running a cell; it reads this when the cell ends.'
-  });
-  errors.before(waitNote);
-  const showWaitNote = () => {
-    waitNote.hidden = ![...waitingReplies.values()].some(
-      pending => pending.slow
-    );
-  };
+  const replies = new Replies(viewId, message => model.send(message));
+  errors.before(replies.waitNote);
   const command = <K extends CommandName>(name: K, args?: CommandArgs<K>) =>
-    new Promise<unknown>((resolve, reject) => {
-      const id = `${viewId}:${nextId++}`;
-      const pending: IPendingReply = { resolve, reject, slow: false };
-      pending.timer = setTimeout(() => {
-        pending.slow = true;
-        showWaitNote();
-      }, SLOW_REPLY);
-      waitingReplies.set(id, pending);
-      model.send({ type: 'command', id, name, ...args });
-    });
+    replies.command(name, args);
   const showError = (text: string) => {
     const line = h('div', { class: 'ja-line ja-error', text });
     errors.replaceChildren(line);
@@ -372,21 +221,11 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
   on('msg:custom', (msg: KernelMessage | null) => {
     if (!msg || typeof msg !== 'object') return;
     switch (msg.type) {
-      case 'reply': {
-        if (msg.id === null) {
-          // The kernel could not read a message this view sent: say so.
-          if (!msg.ok) showError(msg.error || 'The kernel refused a message.');
-          return;
-        }
-        const pending = waitingReplies.get(msg.id);
-        if (!pending) return;
-        waitingReplies.delete(msg.id);
-        clearTimeout(pending.timer);
-        showWaitNote();
-        if (msg.ok) pending.resolve(msg);
-        else pending.reject(new Error(msg.error || 'The command failed.'));
+      case 'reply':
+        // A message this view sent that the kernel could not read: say so.
+        if (!replies.settle(msg) && msg.id === null && !msg.ok)
+          showError(msg.error || 'The kernel refused a message.');
         return;
-      }
       case 'snapshot':
         if (msg.view !== null && msg.view !== viewId) return;
         // The whole history is not news: the log is quiet while it is rebuilt.
@@ -449,8 +288,7 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
     refreshContext();
     // An older kernel has no model_ready: the box stays hidden.
     const needsSetup = model.get('model_ready') === false;
-    setup.hidden = !needsSetup;
-    setupWhy.textContent = needsSetup ? model.get('model_setup') || '' : '';
+    setup.show(needsSetup ? model.get('model_setup') || '' : null);
     if (needsSetup && !busy) {
       status.textContent = 'set-up needed';
       status.dataset.state = 'setup';
@@ -620,26 +458,6 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
       }
     );
   });
-  const sendKey = (save: boolean) => {
-    const key = keyInput.value.trim();
-    keyInput.value = ''; // out of the page at once, whatever the kernel answers
-    if (!key) {
-      showError('Enter an API key first.');
-      keyInput.focus();
-      return;
-    }
-    useKeyButton.disabled = saveKeyButton.disabled = true;
-    command('set_key', { key, save })
-      .catch((error: Error) => showError(error.message))
-      .finally(() => {
-        useKeyButton.disabled = saveKeyButton.disabled = false;
-      });
-  };
-  setup.addEventListener('submit', event => {
-    event.preventDefault();
-    sendKey(false);
-  });
-  saveKeyButton.addEventListener('click', () => sendKey(true));
   message.addEventListener('keydown', event => {
     if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
       event.preventDefault();
@@ -707,8 +525,7 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
     disposed = true;
     sessionSearch.dispose();
     for (const [name, fn] of listeners) model.off(name, fn);
-    for (const pending of waitingReplies.values()) clearTimeout(pending.timer);
-    waitingReplies.clear();
+    replies.dispose();
   };
 }
 

@@ -31,9 +31,9 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
   mod
 ));
 
-// node_modules/highlight.js/lib/core.js
+// ../../main/js/node_modules/highlight.js/lib/core.js
 var require_core = __commonJS({
-  "node_modules/highlight.js/lib/core.js"(exports, module) {
+  "../../main/js/node_modules/highlight.js/lib/core.js"(exports, module) {
     function deepFreeze(obj) {
       if (obj instanceof Map) {
         obj.clear = obj.delete = obj.set = function() {
@@ -1619,11 +1619,71 @@ function pretty(value) {
   }
 }
 
-// node_modules/highlight.js/es/core.js
+// src/panel/cell-links.ts
+var REVEAL_CELL_EVENT = "jupyter-agent:reveal-cell";
+function cellName(cellId, position) {
+  return position ? `cell ${position}` : `cell ${cellId.slice(0, 8)}`;
+}
+function cellLink(cellId, text) {
+  const link2 = h("a", {
+    href: "#",
+    class: "ja-reveal-cell",
+    title: `Show cell ${cellId} in the notebook`,
+    "data-cell-id": cellId,
+    text
+  });
+  link2.addEventListener("click", (event) => {
+    event.preventDefault();
+    link2.dispatchEvent(
+      new CustomEvent(REVEAL_CELL_EVENT, {
+        detail: { cellId },
+        bubbles: true,
+        cancelable: true
+      })
+    );
+  });
+  return link2;
+}
+function escapeRegExp(text) {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+function withCellLinks(text, cells) {
+  const ids = [...cells.keys()].filter(Boolean);
+  if (!ids.length || !text) return [document.createTextNode(text)];
+  ids.sort((a, b) => b.length - a.length);
+  const pattern = new RegExp(
+    `(\\b[Cc]ell )?(?<![\\w-])(${ids.map(escapeRegExp).join("|")})(?![\\w-])`,
+    "g"
+  );
+  const nodes = [];
+  let at = 0;
+  for (const match of text.matchAll(pattern)) {
+    const start = match.index ?? 0;
+    if (start > at) nodes.push(document.createTextNode(text.slice(at, start)));
+    const id = match[2];
+    let name = cellName(id, cells.get(id));
+    if (match[1]?.startsWith("C")) name = `C${name.slice(1)}`;
+    nodes.push(cellLink(id, name));
+    at = start + match[0].length;
+  }
+  if (at < text.length) nodes.push(document.createTextNode(text.slice(at)));
+  return nodes;
+}
+function inputCells(input) {
+  const cells = /* @__PURE__ */ new Map();
+  if (input && typeof input === "object")
+    for (const key of ["cell_id", "after", "before"]) {
+      const value = input[key];
+      if (typeof value === "string" && value) cells.set(value, void 0);
+    }
+  return cells;
+}
+
+// ../../main/js/node_modules/highlight.js/es/core.js
 var import_core = __toESM(require_core(), 1);
 var core_default = import_core.default;
 
-// node_modules/highlight.js/es/languages/bash.js
+// ../../main/js/node_modules/highlight.js/es/languages/bash.js
 function bash(hljs) {
   const regex = hljs.regex;
   const VAR = {};
@@ -2017,7 +2077,7 @@ function bash(hljs) {
   };
 }
 
-// node_modules/highlight.js/es/languages/python.js
+// ../../main/js/node_modules/highlight.js/es/languages/python.js
 function python(hljs) {
   const regex = hljs.regex;
   const IDENT_RE = /[\p{XID_Start}_]\p{XID_Continue}*/u;
@@ -2499,7 +2559,7 @@ var CONTROL_TOOLS = [
   "update_plan_step"
 ];
 
-// src/panel/cards.ts
+// src/panel/labels.ts
 var CONTROL_TOOLS2 = new Set(CONTROL_TOOLS);
 var STEP_LABELS = {
   pending: "pending",
@@ -2507,7 +2567,6 @@ var STEP_LABELS = {
   done: "done",
   skipped: "skipped"
 };
-var REVEAL_CELL_EVENT = "jupyter-agent:reveal-cell";
 var NAME_CHARS = 80;
 function nameOf(text) {
   const line = text.replace(/\s+/g, " ").trim();
@@ -2517,67 +2576,12 @@ function toolLabel(name) {
   const mcp = /^mcp__(.+?)__(.+)$/.exec(name);
   return mcp ? `${mcp[1]} · ${mcp[2]}` : name;
 }
-function cellName(cellId, position) {
-  return position ? `cell ${position}` : `cell ${cellId.slice(0, 8)}`;
-}
-function cellLink(cellId, text) {
-  const link2 = h("a", {
-    href: "#",
-    class: "ja-reveal-cell",
-    title: `Show cell ${cellId} in the notebook`,
-    "data-cell-id": cellId,
-    text
-  });
-  link2.addEventListener("click", (event) => {
-    event.preventDefault();
-    link2.dispatchEvent(
-      new CustomEvent(REVEAL_CELL_EVENT, {
-        detail: { cellId },
-        bubbles: true,
-        cancelable: true
-      })
-    );
-  });
-  return link2;
-}
-function escapeRegExp(text) {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
-function withCellLinks(text, cells) {
-  const ids = [...cells.keys()].filter(Boolean);
-  if (!ids.length || !text) return [document.createTextNode(text)];
-  ids.sort((a, b) => b.length - a.length);
-  const pattern = new RegExp(
-    `(\\b[Cc]ell )?(?<![\\w-])(${ids.map(escapeRegExp).join("|")})(?![\\w-])`,
-    "g"
-  );
-  const nodes = [];
-  let at = 0;
-  for (const match of text.matchAll(pattern)) {
-    const start = match.index ?? 0;
-    if (start > at) nodes.push(document.createTextNode(text.slice(at, start)));
-    const id = match[2];
-    let name = cellName(id, cells.get(id));
-    if (match[1]?.startsWith("C")) name = `C${name.slice(1)}`;
-    nodes.push(cellLink(id, name));
-    at = start + match[0].length;
-  }
-  if (at < text.length) nodes.push(document.createTextNode(text.slice(at)));
-  return nodes;
-}
-function inputCells(input) {
-  const cells = /* @__PURE__ */ new Map();
-  if (input && typeof input === "object")
-    for (const key of ["cell_id", "after", "before"]) {
-      const value = input[key];
-      if (typeof value === "string" && value) cells.set(value, void 0);
-    }
-  return cells;
-}
 var CELL_TOOLS = /* @__PURE__ */ new Set([
   "run_cell",
   "wait_for_cell"
 ]);
+
+// src/panel/tool-card.ts
 function elapsed(ms) {
   const seconds = Math.max(0, Math.floor(ms / 1e3));
   if (seconds < 60) return `${seconds} s`;
@@ -2760,153 +2764,8 @@ function renderDiff(diff) {
   }
   return pre;
 }
-function listSection(title, items, cls) {
-  if (!items || !items.length) return null;
-  return h(
-    "div",
-    { class: `ja-list ${cls}` },
-    h("strong", { text: `${title}:` }),
-    h(
-      "ul",
-      {},
-      items.map((item) => h("li", { text: item }))
-    )
-  );
-}
-function planCard(plan) {
-  const rows = plan.steps.map((step) => {
-    const status = h("td", {
-      class: "ja-step-status",
-      "data-status": "pending",
-      text: "pending"
-    });
-    const row = h(
-      "tr",
-      { "data-step": step.step_number },
-      h("td", { class: "ja-step-number", text: String(step.step_number) }),
-      h("td", { text: step.action }),
-      h("td", { text: step.reason || "" }),
-      h("td", { text: (step.tools_needed || []).join(", ") }),
-      h("td", { text: step.estimated_time || "" }),
-      status
-    );
-    return [step.step_number, { row, status }];
-  });
-  const table = h(
-    "table",
-    { class: "ja-plan-table" },
-    h(
-      "thead",
-      {},
-      h(
-        "tr",
-        {},
-        ["#", "Action", "Reason", "Tools", "Time", "Status"].map(
-          (t) => h("th", { scope: "col", text: t })
-        )
-      )
-    ),
-    h(
-      "tbody",
-      {},
-      rows.map(([, r]) => r.row)
-    )
-  );
-  const button = h("button", {
-    type: "button",
-    class: "ja-primary ja-execute",
-    text: "Execute plan"
-  });
-  const card = h(
-    "section",
-    { class: "ja-card ja-plan", "aria-label": `Plan: ${nameOf(plan.goal)}` },
-    h("h3", { text: "Plan" }),
-    h("p", { class: "ja-goal" }, h("strong", { text: "Goal: " }), plan.goal),
-    table,
-    plan.estimated_total_time ? h(
-      "p",
-      { class: "ja-meta" },
-      h("strong", { text: "Estimated total: " }),
-      plan.estimated_total_time
-    ) : null,
-    listSection("Risks", plan.risks, "ja-risks"),
-    listSection("Prerequisites", plan.prerequisites, "ja-prerequisites"),
-    h("div", { class: "ja-actions" }, button)
-  );
-  return { card, button, steps: new Map(rows) };
-}
-var optionDescriptions = 0;
-function questionCard(e, send) {
-  const q = e.question;
-  const card = h("section", {
-    class: "ja-card ja-question ja-flash",
-    "data-severity": q.severity,
-    "aria-label": `Question: ${nameOf(q.question)}`
-  });
-  const buttons = [];
-  const answered = h("p", { class: "ja-answered", hidden: true });
-  const options = h("div", {
-    class: "ja-options",
-    role: "group",
-    "aria-label": "Answer options"
-  });
-  const parts = { card, buttons, answered, options };
-  for (const option of q.options || []) {
-    const isDefault = q.default !== null && q.default !== void 0 && option.value === q.default;
-    const descriptionId = option.description ? `ja-option-description-${++optionDescriptions}` : void 0;
-    const button = h(
-      "button",
-      {
-        type: "button",
-        class: `ja-option${isDefault ? " ja-default" : ""}`,
-        "data-value": option.value,
-        "aria-describedby": descriptionId
-      },
-      h("span", { class: "ja-option-label", text: option.label }),
-      option.description ? h("span", {
-        class: "ja-option-description",
-        id: descriptionId,
-        "aria-hidden": "true",
-        text: option.description
-      }) : null
-    );
-    button.addEventListener("click", () => send(parts, option.value, button));
-    buttons.push(button);
-    options.append(button);
-  }
-  let free = null;
-  if (q.allow_custom || !(q.options || []).length) {
-    const input = h("input", {
-      type: "text",
-      class: "ja-free-input",
-      "aria-label": "Your answer",
-      placeholder: "Type your answer…"
-    });
-    const submit = h("button", { type: "submit", text: "Answer" });
-    free = h("form", { class: "ja-free" }, input, submit);
-    free.addEventListener("submit", (event) => {
-      event.preventDefault();
-      if (!input.value.trim()) return;
-      send(parts, input.value, null);
-    });
-    buttons.push(input, submit);
-  }
-  const children = [
-    h(
-      "div",
-      { class: "ja-card-head" },
-      h("h3", { text: "Question" }),
-      h("span", { class: "ja-badge", text: q.severity })
-    ),
-    h("p", { class: "ja-question-text", text: q.question }),
-    q.context ? h("p", { class: "ja-context", text: q.context }) : null,
-    (q.options || []).length ? options : null,
-    free,
-    answered
-  ];
-  card.append(...children.filter((c) => Boolean(c)));
-  return parts;
-}
+
+// src/panel/approval-card.ts
 function previewSection(preview) {
   if (preview.kind === "cell") return cellPreview(preview);
   if (preview.kind === "command") return commandPreview(preview);
@@ -3128,6 +2987,157 @@ function approvalCard(e, decide) {
     })
   );
   deny.addEventListener("click", () => decide(parts, false, false, null));
+  return parts;
+}
+
+// src/panel/plan-card.ts
+function listSection(title, items, cls) {
+  if (!items || !items.length) return null;
+  return h(
+    "div",
+    { class: `ja-list ${cls}` },
+    h("strong", { text: `${title}:` }),
+    h(
+      "ul",
+      {},
+      items.map((item) => h("li", { text: item }))
+    )
+  );
+}
+function planCard(plan) {
+  const rows = plan.steps.map((step) => {
+    const status = h("td", {
+      class: "ja-step-status",
+      "data-status": "pending",
+      text: "pending"
+    });
+    const row = h(
+      "tr",
+      { "data-step": step.step_number },
+      h("td", { class: "ja-step-number", text: String(step.step_number) }),
+      h("td", { text: step.action }),
+      h("td", { text: step.reason || "" }),
+      h("td", { text: (step.tools_needed || []).join(", ") }),
+      h("td", { text: step.estimated_time || "" }),
+      status
+    );
+    return [step.step_number, { row, status }];
+  });
+  const table = h(
+    "table",
+    { class: "ja-plan-table" },
+    h(
+      "thead",
+      {},
+      h(
+        "tr",
+        {},
+        ["#", "Action", "Reason", "Tools", "Time", "Status"].map(
+          (t) => h("th", { scope: "col", text: t })
+        )
+      )
+    ),
+    h(
+      "tbody",
+      {},
+      rows.map(([, r]) => r.row)
+    )
+  );
+  const button = h("button", {
+    type: "button",
+    class: "ja-primary ja-execute",
+    text: "Execute plan"
+  });
+  const card = h(
+    "section",
+    { class: "ja-card ja-plan", "aria-label": `Plan: ${nameOf(plan.goal)}` },
+    h("h3", { text: "Plan" }),
+    h("p", { class: "ja-goal" }, h("strong", { text: "Goal: " }), plan.goal),
+    table,
+    plan.estimated_total_time ? h(
+      "p",
+      { class: "ja-meta" },
+      h("strong", { text: "Estimated total: " }),
+      plan.estimated_total_time
+    ) : null,
+    listSection("Risks", plan.risks, "ja-risks"),
+    listSection("Prerequisites", plan.prerequisites, "ja-prerequisites"),
+    h("div", { class: "ja-actions" }, button)
+  );
+  return { card, button, steps: new Map(rows) };
+}
+
+// src/panel/question-card.ts
+var optionDescriptions = 0;
+function questionCard(e, send) {
+  const q = e.question;
+  const card = h("section", {
+    class: "ja-card ja-question ja-flash",
+    "data-severity": q.severity,
+    "aria-label": `Question: ${nameOf(q.question)}`
+  });
+  const buttons = [];
+  const answered = h("p", { class: "ja-answered", hidden: true });
+  const options = h("div", {
+    class: "ja-options",
+    role: "group",
+    "aria-label": "Answer options"
+  });
+  const parts = { card, buttons, answered, options };
+  for (const option of q.options || []) {
+    const isDefault = q.default !== null && q.default !== void 0 && option.value === q.default;
+    const descriptionId = option.description ? `ja-option-description-${++optionDescriptions}` : void 0;
+    const button = h(
+      "button",
+      {
+        type: "button",
+        class: `ja-option${isDefault ? " ja-default" : ""}`,
+        "data-value": option.value,
+        "aria-describedby": descriptionId
+      },
+      h("span", { class: "ja-option-label", text: option.label }),
+      option.description ? h("span", {
+        class: "ja-option-description",
+        id: descriptionId,
+        "aria-hidden": "true",
+        text: option.description
+      }) : null
+    );
+    button.addEventListener("click", () => send(parts, option.value, button));
+    buttons.push(button);
+    options.append(button);
+  }
+  let free = null;
+  if (q.allow_custom || !(q.options || []).length) {
+    const input = h("input", {
+      type: "text",
+      class: "ja-free-input",
+      "aria-label": "Your answer",
+      placeholder: "Type your answer…"
+    });
+    const submit = h("button", { type: "submit", text: "Answer" });
+    free = h("form", { class: "ja-free" }, input, submit);
+    free.addEventListener("submit", (event) => {
+      event.preventDefault();
+      if (!input.value.trim()) return;
+      send(parts, input.value, null);
+    });
+    buttons.push(input, submit);
+  }
+  const children = [
+    h(
+      "div",
+      { class: "ja-card-head" },
+      h("h3", { text: "Question" }),
+      h("span", { class: "ja-badge", text: q.severity })
+    ),
+    h("p", { class: "ja-question-text", text: q.question }),
+    q.context ? h("p", { class: "ja-context", text: q.context }) : null,
+    (q.options || []).length ? options : null,
+    free,
+    answered
+  ];
+  card.append(...children.filter((c) => Boolean(c)));
   return parts;
 }
 
@@ -3393,6 +3403,56 @@ var PlanStrip = class {
   }
 };
 
+// src/panel/replies.ts
+var SLOW_REPLY = 1500;
+var Replies = class {
+  /** `send`: the anywidget model's `send`, to the kernel. */
+  constructor(viewId, send) {
+    this.viewId = viewId;
+    this.send = send;
+    this.nextId = 1;
+    this.waiting = /* @__PURE__ */ new Map();
+    /** Shown while a command waits longer than SLOW_REPLY (the caller places it). */
+    this.waitNote = h("div", {
+      class: "ja-line ja-note ja-wait",
+      hidden: true,
+      text: "Sent. The kernel is running a cell; it reads this when the cell ends."
+    });
+  }
+  /** Send a command; the promise settles with its reply. */
+  command(name, args) {
+    return new Promise((resolve, reject) => {
+      const id = `${this.viewId}:${this.nextId++}`;
+      const pending = { resolve, reject, slow: false };
+      pending.timer = setTimeout(() => {
+        pending.slow = true;
+        this.showWaitNote();
+      }, SLOW_REPLY);
+      this.waiting.set(id, pending);
+      this.send({ type: "command", id, name, ...args });
+    });
+  }
+  /** A reply: settles the command it answers. False when it answers none of this view's. */
+  settle(reply) {
+    const pending = reply.id === null ? void 0 : this.waiting.get(reply.id);
+    if (!pending || reply.id === null) return false;
+    this.waiting.delete(reply.id);
+    clearTimeout(pending.timer);
+    this.showWaitNote();
+    if (reply.ok) pending.resolve(reply);
+    else pending.reject(new Error(reply.error || "The command failed."));
+    return true;
+  }
+  /** The view is gone: no timer is left behind (its promises never settle). */
+  dispose() {
+    for (const pending of this.waiting.values()) clearTimeout(pending.timer);
+    this.waiting.clear();
+  }
+  showWaitNote() {
+    this.waitNote.hidden = ![...this.waiting.values()].some((p) => p.slow);
+  }
+};
+
 // src/panel/session-search.ts
 var SEARCH_DELAY = 250;
 var SessionSearch = class {
@@ -3497,6 +3557,142 @@ var SessionSearch = class {
     );
   }
 };
+
+// src/panel/setup-box.ts
+var SetupBox = class {
+  /** `sendKey`: the set_key command; `error`: shows a sentence to the user. */
+  constructor(sendKey, error) {
+    this.sendKey = sendKey;
+    this.error = error;
+    const keyInput = h("input", {
+      type: "password",
+      autocomplete: "off",
+      spellcheck: "false",
+      class: "ja-key",
+      "aria-label": "API key",
+      placeholder: "sk-ant-…"
+    });
+    const useKeyButton = h("button", {
+      type: "submit",
+      class: "ja-primary",
+      text: "Use for this session",
+      title: "Kept in the kernel's memory until it restarts; never in the notebook"
+    });
+    const saveKeyButton = h("button", {
+      type: "button",
+      text: "Save for my user",
+      title: "Saved in ~/.jupyter_agent/credentials.json, readable only by you"
+    });
+    const setupWhy = h("div", { class: "ja-setup-why" });
+    const setup = h(
+      "form",
+      { class: "ja-setup", hidden: true, "aria-label": "Set up the model" },
+      h("div", { class: "ja-setup-title", text: "Set up the model" }),
+      setupWhy,
+      h("label", { class: "ja-key-label" }, "API key ", keyInput),
+      h("div", { class: "ja-buttons" }, useKeyButton, saveKeyButton),
+      h("div", {
+        class: "ja-note",
+        text: "The key never goes into the notebook: it stays in the kernel for this session, or in a file only you can read when you save it. %agent login in a cell does the same."
+      }),
+      h(
+        "details",
+        { class: "ja-setup-more" },
+        h("summary", { text: "Other ways to get going" }),
+        h(
+          "ul",
+          {},
+          h("li", {
+            text: 'Try it offline with a scripted replay: model = ScriptedModel("replay.json"), then %agent --model $model (the tutorials in notebooks/ run this way).'
+          }),
+          h("li", {
+            text: "Set ANTHROPIC_API_KEY in the environment Jupyter starts in."
+          }),
+          h("li", {
+            text: "OpenAI: set OPENAI_API_KEY, then choose openai:gpt-5 in Model (or %agent model openai:gpt-5)."
+          }),
+          h("li", {
+            text: "A model on this machine: with Ollama running, %agent model ollama:qwen3; any OpenAI-compatible server (vLLM, LM Studio, LiteLLM): %agent model openai-compatible:NAME@URL."
+          }),
+          h("li", {
+            text: "Claude on Amazon Bedrock or Google Vertex AI: %agent model bedrock:MODEL_ID or vertex:MODEL_ID, with your cloud credentials."
+          })
+        )
+      )
+    );
+    this.el = setup;
+    this.why = setupWhy;
+    setup.addEventListener("submit", (event) => {
+      event.preventDefault();
+      this.use(false, keyInput, [useKeyButton, saveKeyButton]);
+    });
+    saveKeyButton.addEventListener(
+      "click",
+      () => this.use(true, keyInput, [useKeyButton, saveKeyButton])
+    );
+  }
+  /** Show the box with why the model cannot be called, or hide it (`null`). */
+  show(why) {
+    this.el.hidden = why === null;
+    this.why.textContent = why ?? "";
+  }
+  use(save, input, buttons) {
+    const key = input.value.trim();
+    input.value = "";
+    if (!key) {
+      this.error("Enter an API key first.");
+      input.focus();
+      return;
+    }
+    buttons.forEach((b) => b.disabled = true);
+    this.sendKey(key, save).catch((error) => this.error(error.message)).finally(() => buttons.forEach((b) => b.disabled = false));
+  }
+};
+
+// src/panel/status-text.ts
+function statusText(model) {
+  const status = model.get("status");
+  const detail = model.get("detail");
+  switch (status) {
+    case "idle":
+      return "ready";
+    case "running":
+      return "working…";
+    case "thinking":
+      return "thinking…";
+    case "tool_executing":
+      return `running tool ${detail || "…"}`;
+    case "waiting_user":
+      return `waiting for you${detail ? ` (${detail.replace(/^waiting for /, "")})` : ""}`;
+    case "paused":
+      return "paused";
+    case "completed":
+      return model.get("plan_ready") ? "plan ready for review" : "completed";
+    case "cancelled":
+      return `stopped: ${detail || (model.get("stop_reason") || "").replace(/_/g, " ")}`;
+    case "error":
+      return `error: ${detail}`;
+    default: {
+      const unknown = status;
+      return String(unknown);
+    }
+  }
+}
+function number(n) {
+  return Number(n || 0).toLocaleString("en-US");
+}
+function usageText(usage) {
+  if (!usage || usage.run_input_tokens === void 0) return "";
+  const cached = (input, read) => input ? ` (${Math.round(100 * read / input)}% cached)` : "";
+  const cost = (usd, unpriced) => {
+    if (usd === void 0) return "";
+    const dollars = `$${Number(usd).toFixed(4)}`;
+    if (!unpriced) return ` · ${dollars}`;
+    if (!usd) return " · cost unknown";
+    return ` · ${dollars} + unknown (${unpriced} ${unpriced === 1 ? "call" : "calls"} unpriced)`;
+  };
+  return `Run: ${number(usage.run_input_tokens)} in${cached(usage.run_input_tokens, usage.run_cache_read_input_tokens)}, ${number(usage.run_output_tokens)} out${cost(usage.run_cost_usd, usage.run_unpriced_calls)} — Session: ${number(usage.session_input_tokens)} in${cached(usage.session_input_tokens, usage.session_cache_read_input_tokens)}, ${number(usage.session_output_tokens)} out${cost(usage.session_cost_usd, usage.session_unpriced_calls)}`;
+}
 
 // src/panel/markdown.ts
 var FENCE = /^ {0,3}(`{3,}|~{3,})(.*)$/;
@@ -3761,6 +3957,97 @@ function renderSpans(text, parent, inLink) {
     parent.append(best.rule.make(best.m, inLink));
     rest = rest.slice(best.m.index + best.m[0].length);
   }
+}
+
+// src/panel/pending-cards.ts
+var PendingCards = class {
+  /** `focusNext`: where focus goes once a click disabled the control that had it. */
+  constructor(actions, focusNext) {
+    this.actions = actions;
+    this.focusNext = focusNext;
+    this.questions = /* @__PURE__ */ new Map();
+    this.approvals = /* @__PURE__ */ new Map();
+    /** An approval's request id → the tool call that waits for it. */
+    this.waiting = /* @__PURE__ */ new Map();
+  }
+  /** A question's card, its buttons sending the answer. */
+  question(e) {
+    const question = questionCard(e, ({ buttons }, value, button) => {
+      buttons.forEach((b) => b.disabled = true);
+      if (button) button.classList.add("ja-chosen");
+      this.focusNext();
+      this.actions.command("answer", { question_id: e.question_id, value }).catch((error) => {
+        buttons.forEach((b) => b.disabled = false);
+        if (button) button.classList.remove("ja-chosen");
+        this.actions.error(error.message);
+      });
+    });
+    this.questions.set(e.question_id, question);
+    return question.card;
+  }
+  /** A question answered (here or in another view): the chosen option marked. */
+  answer(e) {
+    const q = this.questions.get(e.question_id);
+    if (!q) return;
+    q.buttons.forEach((b) => b.disabled = true);
+    for (const b of q.options.querySelectorAll("button"))
+      b.classList.toggle("ja-chosen", b.dataset.value === e.value);
+    q.card.classList.remove("ja-flash");
+    q.card.dataset.state = "answered";
+    q.answered.hidden = false;
+    q.answered.textContent = `Answered: ${e.label ?? e.value}`;
+  }
+  /** No answer came in time. */
+  timeout(e) {
+    const pending = this.questions.get(e.question_id) || this.approvals.get(e.question_id);
+    if (pending) close(pending, `No answer within ${e.timeout} s.`);
+  }
+  /** An approval's card, its buttons sending the decision; the call it holds is kept. */
+  approval(e) {
+    const approval = approvalCard(e, ({ buttons }, allow, remember, scope) => {
+      buttons.forEach((b) => b.disabled = true);
+      this.focusNext();
+      this.actions.command("approve", {
+        request_id: e.request_id,
+        allow,
+        remember,
+        ...scope !== null ? { scope } : {}
+      }).catch((error) => {
+        buttons.forEach((b) => b.disabled = false);
+        this.actions.error(error.message);
+      });
+    });
+    this.approvals.set(e.request_id, approval);
+    this.waiting.set(e.request_id, e.tool_use_id);
+    return approval.card;
+  }
+  /** A decision on an approval: its card closed with the verdict. Returns the tool call
+   * that waited for it, if any. */
+  decided(e) {
+    const waiting = this.waiting.get(e.request_id);
+    this.waiting.delete(e.request_id);
+    const a = this.approvals.get(e.request_id);
+    if (!a) return waiting;
+    const verdict = e.allowed ? e.remember ? `Always allowed${e.rule ? ` (${e.rule})` : ""}` : "Allowed" : "Denied";
+    close(a, verdict);
+    a.card.dataset.state = e.allowed ? "allowed" : "denied";
+    return waiting;
+  }
+  /** The run ended: every card still open is closed, saying why. */
+  closeOpen(text) {
+    for (const cards of [this.questions, this.approvals]) {
+      for (const card of cards.values()) {
+        if (!card.card.dataset.state) close(card, text);
+      }
+    }
+  }
+};
+function close(pending, text) {
+  pending.buttons.forEach((b) => b.disabled = true);
+  pending.card.classList.remove("ja-flash");
+  if (!pending.card.dataset.state) pending.card.dataset.state = "closed";
+  pending.answered.hidden = false;
+  pending.answered.textContent = text;
 }
 
 // src/panel/plan.ts
@@ -4080,15 +4367,12 @@ var Transcript = class _Transcript {
     this.text = null;
     this.thinking = null;
     this.tools = /* @__PURE__ */ new Map();
-    this.questions = /* @__PURE__ */ new Map();
-    this.approvals = /* @__PURE__ */ new Map();
-    /** An approval's request id → the tool call that waits for it. */
-    this.waiting = /* @__PURE__ */ new Map();
     /** Subagents by session id: each a transcript of its own inside its tool card. */
     this.subagents = /* @__PURE__ */ new Map();
     this.dirty = /* @__PURE__ */ new Set();
     this.frame = 0;
     this.plan = new PlanTracker(actions);
+    this.pending = new PendingCards(actions, () => this.focusNext());
     if (nested) {
       this.reset();
       return;
@@ -4120,9 +4404,7 @@ var Transcript = class _Transcript {
     this.text = null;
     this.thinking = null;
     this.tools = /* @__PURE__ */ new Map();
-    this.questions = /* @__PURE__ */ new Map();
-    this.approvals = /* @__PURE__ */ new Map();
-    this.waiting = /* @__PURE__ */ new Map();
+    this.pending = new PendingCards(this.actions, () => this.focusNext());
     this.subagents = /* @__PURE__ */ new Map();
     this.plan.reset();
     this.dirty = /* @__PURE__ */ new Set();
@@ -4171,13 +4453,9 @@ var Transcript = class _Transcript {
       case "question":
         return this.onQuestion(entry);
       case "answer":
-        return this.onAnswer(entry);
-      case "request_input_timeout": {
-        const pending = this.questions.get(entry.question_id) || this.approvals.get(entry.question_id);
-        if (pending)
-          this.closeCard(pending, `No answer within ${entry.timeout} s.`);
-        return;
-      }
+        return this.pending.answer(entry);
+      case "request_input_timeout":
+        return this.pending.timeout(entry);
       case "permission_request":
         return this.onPermissionRequest(entry);
       case "permission_response":
@@ -4410,84 +4688,26 @@ var Transcript = class _Transcript {
   // Questions and approvals
   onQuestion(e) {
     this.closeStreams();
-    const question = questionCard(e, ({ buttons }, value, button) => {
-      buttons.forEach((b) => b.disabled = true);
-      if (button) button.classList.add("ja-chosen");
-      this.focusNext();
-      this.actions.command("answer", { question_id: e.question_id, value }).catch((error) => {
-        buttons.forEach((b) => b.disabled = false);
-        if (button) button.classList.remove("ja-chosen");
-        this.actions.error(error.message);
-      });
-    });
-    this.questions.set(e.question_id, question);
-    const card = question.card;
-    this.add(card);
+    const card = this.add(this.pending.question(e));
     card.scrollIntoView?.({ block: "nearest" });
     card.querySelector("button, input")?.focus?.({ preventScroll: true });
   }
-  onAnswer(e) {
-    const q = this.questions.get(e.question_id);
-    if (!q) return;
-    q.buttons.forEach((b) => b.disabled = true);
-    for (const b of q.options.querySelectorAll("button"))
-      b.classList.toggle("ja-chosen", b.dataset.value === e.value);
-    q.card.classList.remove("ja-flash");
-    q.card.dataset.state = "answered";
-    q.answered.hidden = false;
-    q.answered.textContent = `Answered: ${e.label ?? e.value}`;
-  }
   onPermissionRequest(e) {
     this.closeStreams();
-    const approval = approvalCard(e, ({ buttons }, allow, remember, scope) => {
-      buttons.forEach((b) => b.disabled = true);
-      this.focusNext();
-      this.actions.command("approve", {
-        request_id: e.request_id,
-        allow,
-        remember,
-        ...scope !== null ? { scope } : {}
-      }).catch((error) => {
-        buttons.forEach((b) => b.disabled = false);
-        this.actions.error(error.message);
-      });
-    });
-    this.approvals.set(e.request_id, approval);
-    this.add(approval.card);
-    approval.card.scrollIntoView?.({ block: "nearest" });
+    const card = this.add(this.pending.approval(e));
+    card.scrollIntoView?.({ block: "nearest" });
     const tool = this.tools.get(e.tool_use_id);
     if (tool) waitForUser(tool, true);
-    this.waiting.set(e.request_id, e.tool_use_id);
   }
   onPermissionResponse(e) {
-    const waiting = this.waiting.get(e.request_id);
+    const waiting = this.pending.decided(e);
     const tool = waiting !== void 0 ? this.tools.get(waiting) : void 0;
     if (tool && tool.card.dataset.state === "waiting") waitForUser(tool, false);
-    this.waiting.delete(e.request_id);
-    const a = this.approvals.get(e.request_id);
-    if (!a) return;
-    const verdict = e.allowed ? e.remember ? `Always allowed${e.rule ? ` (${e.rule})` : ""}` : "Allowed" : "Denied";
-    this.closeCard(a, verdict);
-    a.card.dataset.state = e.allowed ? "allowed" : "denied";
   }
   /** After an action disabled the control that had focus: focus goes on (types.ts). */
   focusNext() {
     if (this.actions.focusInput) this.actions.focusInput();
     else this.root.focus?.({ preventScroll: true });
-  }
-  closeCard(pending, text) {
-    pending.buttons.forEach((b) => b.disabled = true);
-    pending.card.classList.remove("ja-flash");
-    if (!pending.card.dataset.state) pending.card.dataset.state = "closed";
-    pending.answered.hidden = false;
-    pending.answered.textContent = text;
-  }
-  closeOpenCards(text) {
-    for (const cards of [this.questions, this.approvals]) {
-      for (const card of cards.values()) {
-        if (!card.card.dataset.state) this.closeCard(card, text);
-      }
-    }
   }
   // Progress and endings
   onWarning(e) {
@@ -4524,7 +4744,7 @@ var Transcript = class _Transcript {
   }
   onStopped(e) {
     this.closeStreams();
-    this.closeOpenCards("Not answered: the run stopped.");
+    this.pending.closeOpen("Not answered: the run stopped.");
     for (const tool of this.tools.values())
       if (tool.card.dataset.state === "running")
         tool.card.dataset.state = "error";
@@ -4538,7 +4758,7 @@ var Transcript = class _Transcript {
   }
   onCompleted(e) {
     this.closeStreams();
-    this.closeOpenCards("Not answered: the run ended.");
+    this.pending.closeOpen("Not answered: the run ended.");
     const goal = e.plan_ready ? this.plan.progress()?.goal : void 0;
     const line = e.plan_ready ? h(
       "div",
@@ -4555,7 +4775,7 @@ var Transcript = class _Transcript {
   }
   onError(e) {
     this.closeStreams();
-    this.closeOpenCards("Not answered: the run failed.");
+    this.pending.closeOpen("Not answered: the run failed.");
     const line = this.line("error", `✗ ${e.message}`);
     line.dataset.errorType = e.error_type || "";
     if (!this.nested) line.append(" ", this.retryButton());
@@ -4582,50 +4802,6 @@ var Transcript = class _Transcript {
 };
 
 // src/panel/widget.ts
-var SLOW_REPLY = 1500;
-function statusText(model) {
-  const status = model.get("status");
-  const detail = model.get("detail");
-  switch (status) {
-    case "idle":
-      return "ready";
-    case "running":
-      return "working…";
-    case "thinking":
-      return "thinking…";
-    case "tool_executing":
-      return `running tool ${detail || "…"}`;
-    case "waiting_user":
-      return `waiting for you${detail ? ` (${detail.replace(/^waiting for /, "")})` : ""}`;
-    case "paused":
-      return "paused";
-    case "completed":
-      return model.get("plan_ready") ? "plan ready for review" : "completed";
-    case "cancelled":
-      return `stopped: ${detail || (model.get("stop_reason") || "").replace(/_/g, " ")}`;
-    case "error":
-      return `error: ${detail}`;
-    default: {
-      const unknown = status;
-      return String(unknown);
-    }
-  }
-}
-function number(n) {
-  return Number(n || 0).toLocaleString("en-US");
-}
-function usageText(usage) {
-  if (!usage || usage.run_input_tokens === void 0) return "";
-  const cached = (input, read) => input ? ` (${Math.round(100 * read / input)}% cached)` : "";
-  const cost = (usd, unpriced) => {
-    if (usd === void 0) return "";
-    const dollars = `$${Number(usd).toFixed(4)}`;
-    if (!unpriced) return ` · ${dollars}`;
-    if (!usd) return " · cost unknown";
-    return ` · ${dollars} + unknown (${unpriced} ${unpriced === 1 ? "call" : "calls"} unpriced)`;
-  };
-  return `Run: ${number(usage.run_input_tokens)} in${cached(usage.run_input_tokens, usage.run_cache_read_input_tokens)}, ${number(usage.run_output_tokens)} out${cost(usage.run_cost_usd, usage.run_unpriced_calls)} — Session: ${number(usage.session_input_tokens)} in${cached(usage.session_input_tokens, usage.session_cache_read_input_tokens)}, ${number(usage.session_output_tokens)} out${cost(usage.session_cost_usd, usage.session_unpriced_calls)}`;
-}
 function render({ model, el }) {
   const viewId = Math.random().toString(36).slice(2, 10);
   const listeners = [];
@@ -4722,61 +4898,9 @@ function render({ model, el }) {
       refreshContext();
     });
   });
-  const keyInput = h("input", {
-    type: "password",
-    autocomplete: "off",
-    spellcheck: "false",
-    class: "ja-key",
-    "aria-label": "API key",
-    placeholder: "sk-ant-…"
-  });
-  const useKeyButton = h("button", {
-    type: "submit",
-    class: "ja-primary",
-    text: "Use for this session",
-    title: "Kept in the kernel's memory until it restarts; never in the notebook"
-  });
-  const saveKeyButton = h("button", {
-    type: "button",
-    text: "Save for my user",
-    title: "Saved in ~/.jupyter_agent/credentials.json, readable only by you"
-  });
-  const setupWhy = h("div", { class: "ja-setup-why" });
-  const setup = h(
-    "form",
-    { class: "ja-setup", hidden: true, "aria-label": "Set up the model" },
-    h("div", { class: "ja-setup-title", text: "Set up the model" }),
-    setupWhy,
-    h("label", { class: "ja-key-label" }, "API key ", keyInput),
-    h("div", { class: "ja-buttons" }, useKeyButton, saveKeyButton),
-    h("div", {
-      class: "ja-note",
-      text: "The key never goes into the notebook: it stays in the kernel for this session, or in a file only you can read when you save it. %agent login in a cell does the same."
-    }),
-    h(
-      "details",
-      { class: "ja-setup-more" },
-      h("summary", { text: "Other ways to get going" }),
-      h(
-        "ul",
-        {},
-        h("li", {
-          text: 'Try it offline with a scripted replay: model = ScriptedModel("replay.json"), then %agent --model $model (the tutorials in notebooks/ run this way).'
-        }),
-        h("li", {
-          text: "Set ANTHROPIC_API_KEY in the environment Jupyter starts in."
-        }),
-        h("li", {
-          text: "OpenAI: set OPENAI_API_KEY, then choose openai:gpt-5 in Model (or %agent model openai:gpt-5)."
-        }),
-        h("li", {
-          text: "A model on this machine: with Ollama running, %agent model ollama:qwen3; any OpenAI-compatible server (vLLM, LM Studio, LiteLLM): %agent model openai-compatible:NAME@URL."
-        }),
-        h("li", {
-          text: "Claude on Amazon Bedrock or Google Vertex AI: %agent model bedrock:MODEL_ID or vertex:MODEL_ID, with your cloud credentials."
-        })
-      )
-    )
+  const setup = new SetupBox(
+    (key, save) => command("set_key", { key, save }),
+    (text) => showError(text)
   );
   const trustBox = h("div", { class: "ja-trust-box", hidden: true });
   const root = h(
@@ -4795,7 +4919,7 @@ function render({ model, el }) {
     notebook,
     modelNotes,
     dockNote,
-    setup,
+    setup.el,
     trustBox,
     transcriptEl,
     errors,
@@ -4810,29 +4934,9 @@ function render({ model, el }) {
     const detail = event.detail;
     if (detail && !detail.kernelId) detail.kernelId = model.get("kernel_id");
   });
-  let nextId = 1;
-  const waitingReplies = /* @__PURE__ */ new Map();
-  const waitNote = h("div", {
-    class: "ja-line ja-note ja-wait",
-    hidden: true,
-    text: "Sent. The kernel is running a cell; it reads this when the cell ends."
-  });
-  errors.before(waitNote);
-  const showWaitNote = () => {
-    waitNote.hidden = ![...waitingReplies.values()].some(
-      (pending) => pending.slow
-    );
-  };
-  const command = (name, args) => new Promise((resolve, reject) => {
-    const id = `${viewId}:${nextId++}`;
-    const pending = { resolve, reject, slow: false };
-    pending.timer = setTimeout(() => {
-      pending.slow = true;
-      showWaitNote();
-    }, SLOW_REPLY);
-    waitingReplies.set(id, pending);
-    model.send({ type: "command", id, name, ...args });
-  });
+  const replies = new Replies(viewId, (message2) => model.send(message2));
+  errors.before(replies.waitNote);
+  const command = (name, args) => replies.command(name, args);
   const showError = (text) => {
     const line = h("div", { class: "ja-line ja-error", text });
     errors.replaceChildren(line);
@@ -4852,20 +4956,10 @@ function render({ model, el }) {
   on("msg:custom", (msg) => {
     if (!msg || typeof msg !== "object") return;
     switch (msg.type) {
-      case "reply": {
-        if (msg.id === null) {
-          if (!msg.ok) showError(msg.error || "The kernel refused a message.");
-          return;
-        }
-        const pending = waitingReplies.get(msg.id);
-        if (!pending) return;
-        waitingReplies.delete(msg.id);
-        clearTimeout(pending.timer);
-        showWaitNote();
-        if (msg.ok) pending.resolve(msg);
-        else pending.reject(new Error(msg.error || "The command failed."));
+      case "reply":
+        if (!replies.settle(msg) && msg.id === null && !msg.ok)
+          showError(msg.error || "The kernel refused a message.");
         return;
-      }
       case "snapshot":
         if (msg.view !== null && msg.view !== viewId) return;
         transcriptEl.setAttribute("aria-live", "off");
@@ -4916,8 +5010,7 @@ function render({ model, el }) {
     root.dataset.busy = busy ? "true" : "false";
     refreshContext();
     const needsSetup = model.get("model_ready") === false;
-    setup.hidden = !needsSetup;
-    setupWhy.textContent = needsSetup ? model.get("model_setup") || "" : "";
+    setup.show(needsSetup ? model.get("model_setup") || "" : null);
     if (needsSetup && !busy) {
       status.textContent = "set-up needed";
       status.dataset.state = "setup";
@@ -5065,24 +5158,6 @@ function render({ model, el }) {
       }
     );
   });
-  const sendKey = (save) => {
-    const key = keyInput.value.trim();
-    keyInput.value = "";
-    if (!key) {
-      showError("Enter an API key first.");
-      keyInput.focus();
-      return;
-    }
-    useKeyButton.disabled = saveKeyButton.disabled = true;
-    command("set_key", { key, save }).catch((error) => showError(error.message)).finally(() => {
-      useKeyButton.disabled = saveKeyButton.disabled = false;
-    });
-  };
-  setup.addEventListener("submit", (event) => {
-    event.preventDefault();
-    sendKey(false);
-  });
-  saveKeyButton.addEventListener("click", () => sendKey(true));
   message.addEventListener("keydown", (event) => {
     if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
       event.preventDefault();
@@ -5140,8 +5215,7 @@ function render({ model, el }) {
     disposed = true;
     sessionSearch.dispose();
     for (const [name, fn] of listeners) model.off(name, fn);
-    for (const pending of waitingReplies.values()) clearTimeout(pending.timer);
-    waitingReplies.clear();
+    replies.dispose();
   };
 }
 var widget_default = { render };

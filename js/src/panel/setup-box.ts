@@ -1,0 +1,119 @@
+/**
+ * The set-up box: shown while the model cannot be called (no key, or a key the API
+ * rejected), it says why and takes a key. The key goes to the kernel in one command and
+ * is never shown again: it leaves the page as soon as it is sent, whatever the answer.
+ */
+import { h } from './dom';
+
+export class SetupBox {
+  readonly el: HTMLFormElement;
+  private readonly why: HTMLElement;
+
+  /** `sendKey`: the set_key command; `error`: shows a sentence to the user. */
+  constructor(
+    private readonly sendKey: (key: string, save: boolean) => Promise<unknown>,
+    private readonly error: (text: string) => void
+  ) {
+    const keyInput = h('input', {
+      type: 'password',
+      autocomplete: 'off',
+      spellcheck: 'false',
+      class: 'ja-key',
+      'aria-label': 'API key',
+      placeholder: 'sk-ant-…'
+    });
+    const useKeyButton = h('button', {
+      type: 'submit',
+      class: 'ja-primary',
+      text: 'Use for this session',
+      title:
+        "Kept in the kernel's memory until it restarts; never in the notebook"
+    });
+    const saveKeyButton = h('button', {
+      type: 'button',
+      text: 'Save for my user',
+      title: 'Saved in ~/.jupyter_agent/credentials.json, readable only by you'
+    });
+    const setupWhy = h('div', { class: 'ja-setup-why' });
+    const setup = h(
+      'form',
+      { class: 'ja-setup', hidden: true, 'aria-label': 'Set up the model' },
+      h('div', { class: 'ja-setup-title', text: 'Set up the model' }),
+      setupWhy,
+      h('label', { class: 'ja-key-label' }, 'API key ', keyInput),
+      h('div', { class: 'ja-buttons' }, useKeyButton, saveKeyButton),
+      h('div', {
+        class: 'ja-note',
+        text:
+          'The key never goes into the notebook: it stays in the kernel for this session, ' +
+          'or in a file only you can read when you save it. %agent login in a cell does the same.'
+      }),
+      h(
+        'details',
+        { class: 'ja-setup-more' },
+        h('summary', { text: 'Other ways to get going' }),
+        h(
+          'ul',
+          {},
+          h('li', {
+            text:
+              'Try it offline with a scripted replay: model = ScriptedModel("replay.json"), ' +
+              'then %agent --model $model (the tutorials in notebooks/ run this way).'
+          }),
+          h('li', {
+            text: 'Set ANTHROPIC_API_KEY in the environment Jupyter starts in.'
+          }),
+          h('li', {
+            text:
+              'OpenAI: set OPENAI_API_KEY, then choose openai:gpt-5 in Model ' +
+              '(or %agent model openai:gpt-5).'
+          }),
+          h('li', {
+            text:
+              'A model on this machine: with Ollama running, %agent model ollama:qwen3; ' +
+              'any OpenAI-compatible server (vLLM, LM Studio, LiteLLM): ' +
+              '%agent model openai-compatible:NAME@URL.'
+          }),
+          h('li', {
+            text:
+              'Claude on Amazon Bedrock or Google Vertex AI: %agent model bedrock:MODEL_ID ' +
+              'or vertex:MODEL_ID, with your cloud credentials.'
+          })
+        )
+      )
+    );
+    this.el = setup;
+    this.why = setupWhy;
+    setup.addEventListener('submit', event => {
+      event.preventDefault();
+      this.use(false, keyInput, [useKeyButton, saveKeyButton]);
+    });
+    saveKeyButton.addEventListener('click', () =>
+      this.use(true, keyInput, [useKeyButton, saveKeyButton])
+    );
+  }
+
+  /** Show the box with why the model cannot be called, or hide it (`null`). */
+  show(why: string | null): void {
+    this.el.hidden = why === null;
+    this.why.textContent = why ?? '';
+  }
+
+  private use(
+    save: boolean,
+    input: HTMLInputElement,
+    buttons: HTMLButtonElement[]
+  ): void {
+    const key = input.value.trim();
+    input.value = ''; // out of the page at once, whatever the kernel answers
+    if (!key) {
+      this.error('Enter an API key first.');
+      input.focus();
+      return;
+    }
+    buttons.forEach(b => (b.disabled = true));
+    this.sendKey(key, save)
+      .catch((error: Error) => this.error(error.message))
+      .finally(() => buttons.forEach(b => (b.disabled = false)));
+  }
+}
