@@ -1,9 +1,9 @@
 /**
- * The approval moment (src/panel/cards.ts, transcript.ts) on a fake DOM: the card shows the
- * call itself — a cell's code highlighted, a command's programs, a file's diff — and stays
- * inert whatever the code holds; "Always allow" says its scope in its label and offers the
- * others in a menu; the tool row says it waits for the user, and a failure is red with its
- * line on the row.
+ * The approval moment (src/panel/approval-card.ts, pending-cards.ts) on a fake DOM: the
+ * card shows the call itself — a cell's code highlighted, a command's programs, a file's
+ * diff — and stays inert whatever the code holds; "Always allow" says its scope in its
+ * label and offers the others in a menu; the tool row says it waits for the user, and a
+ * failure is red with its line on the row.
  */
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';

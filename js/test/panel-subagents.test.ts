@@ -1,5 +1,5 @@
 /**
- * Subagents in the transcript (src/panel/transcript.ts, cards.ts) on a fake DOM: a
+ * Subagents in the transcript (src/panel/transcript.ts, tool-card.ts) on a fake DOM: a
  * subagent's events nest under the card of the delegate call that started it, as a
  * transcript of its own with its role, task, tool calls, text and end; several stay
  * apart and in order; its approval card works like the agent's own and sends the
