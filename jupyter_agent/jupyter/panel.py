@@ -183,9 +183,9 @@ class AgentPanel(anywidget.AnyWidget):
         )
         self._tool = ""
         self._later: set[asyncio.Task[None]] = set()
+        """Commands answered once their work is done (kept, so none is collected early)."""
         self._model_strings: dict[str, str] = {}
         """The picker's choices (shown masked) by what they show: their model strings."""
-        """Commands answered once their work is done (kept, so none is collected early)."""
         self.outbox: Callable[[KernelMessage], None] | None = None
         """Where messages to the views go instead of the comm: a test sets a list's
         ``append`` here to read what a view would receive."""
@@ -374,7 +374,7 @@ class AgentPanel(anywidget.AnyWidget):
             self.refresh_model()
 
     def assign(self, traits: TraitChanges) -> None:
-        """Set synced traits (what every view shows), all at once."""
+        """Set synced traits (what every view shows)."""
         for name, value in traits.items():
             setattr(self, name, value)
 
