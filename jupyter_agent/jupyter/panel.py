@@ -73,7 +73,16 @@ from .panel_protocol import (
     to_entry,
     why_invalid,
 )
-from .panel_state import PanelFacts, PanelUpdate, Recheck, TraitChanges, apply, context_of, short
+from .panel_state import (
+    NOTHING,
+    PanelFacts,
+    PanelUpdate,
+    Recheck,
+    TraitChanges,
+    apply,
+    context_of,
+    short,
+)
 from .transcript import Transcript, history_entries
 
 log = logging.getLogger(__name__)
@@ -338,7 +347,9 @@ class AgentPanel(anywidget.AnyWidget):
 
     def _on_event(self, event: ev.Event) -> None:
         self.displays.add(event)
-        self._show(apply(self._facts(), event))
+        update = apply(self._facts(), event)
+        if update is not NOTHING:  # most events (streamed text) change no trait
+            self._show(update)
         if not in_transcript(event):
             return
         if isinstance(event, ev.RetryEvent):
@@ -352,11 +363,13 @@ class AgentPanel(anywidget.AnyWidget):
             self.displays.refresh_text()
 
     def _facts(self) -> PanelFacts:
+        """What :func:`apply` reads beside the event (made for every event: kept cheap)."""
+        agent = self.agent
         return PanelFacts(
-            tool=self._tool,
-            priced=not self.agent.model.label,  # a labelled model is a replay
-            session_usage=self.agent.session.usage,
-            context_estimated=self.context.get("estimated", True),
+            self._tool,
+            not agent.model.label,  # a labelled model is a replay: no dollars shown
+            agent.session.usage,
+            self.context.get("estimated", True),
         )
 
     def _show(self, update: PanelUpdate) -> None:
@@ -364,6 +377,8 @@ class AgentPanel(anywidget.AnyWidget):
         self.assign(update.traits)
         if update.tool is not None:
             self._tool = update.tool
+        if not update.recheck:
+            return
         if Recheck.RUNNING_CODE in update.recheck:
             self.running_code = self._stop_interrupts_kernel()
         if Recheck.SESSIONS in update.recheck:

@@ -12,9 +12,8 @@ it), so a new kind cannot be dropped silently.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from enum import Enum
-from typing import TypedDict
+from typing import NamedTuple, TypedDict
 
 from typing_extensions import assert_never
 
@@ -62,25 +61,30 @@ class Recheck(Enum):
     """Whether the model can be called (an error may be a rejected key)."""
 
 
-@dataclass(frozen=True, slots=True)
-class PanelFacts:
-    """What the panel knows beside its traits, that an event's effect depends on."""
+_NO_USAGE = Usage()
+_NO_TRAITS: TraitChanges = {}
+
+
+class PanelFacts(NamedTuple):
+    """What the panel knows beside its traits, that an event's effect depends on.
+
+    (Tuples: one is made for every event, streamed text included, so it must be cheap.)"""
 
     tool: str = ""
     """The tool the agent runs now (empty between tools)."""
     priced: bool = True
     """The model's calls cost money (a scripted replay costs nothing: no dollars shown)."""
-    session_usage: Usage = field(default_factory=Usage)
-    """The session's tokens so far, shown beside the run's."""
+    session_usage: Usage = _NO_USAGE
+    """The session's tokens so far, shown beside the run's (read, never changed)."""
     context_estimated: bool = True
     """The gauge shows an estimate (or nothing), not a count from the API."""
 
 
-@dataclass(frozen=True, slots=True)
-class PanelUpdate:
+class PanelUpdate(NamedTuple):
     """What one event changes: assign ``traits``, set the running tool, then recheck."""
 
-    traits: TraitChanges = field(default_factory=lambda: TraitChanges())
+    traits: TraitChanges = _NO_TRAITS
+    """The traits to assign (read, never changed)."""
     tool: str | None = None
     """The tool running now, when the event changed it (``""``: none); ``None``: unchanged."""
     recheck: frozenset[Recheck] = frozenset()
@@ -97,6 +101,24 @@ _End = ev.StoppedEvent | ev.CompletedEvent | ev.ErrorEvent
 def apply(facts: PanelFacts, event: ev.Event) -> PanelUpdate:
     """What ``event`` changes in the panel's state, given ``facts``."""
     match event:
+        case (
+            ev.TextDeltaEvent()  # streamed text first: by far the most frequent
+            | ev.ThinkingDeltaEvent()
+            | ev.TurnStartEvent()
+            | ev.TextEvent()
+            | ev.ReasonEvent()
+            | ev.ObserveEvent()
+            | ev.ToolProgressEvent()
+            | ev.PlanEvent()
+            | ev.PlanStepEvent()
+            | ev.UpdateEvent()
+            | ev.RetryEvent()
+            | ev.WarningEvent()
+            | ev.CompactionEvent()
+            | ev.SubagentSpawnedEvent()
+            | ev.SubagentCompleteEvent()
+        ):
+            return NOTHING  # the transcript shows them
         case ev.StateEvent():
             return PanelUpdate(_state_traits(facts, event))
         case ev.UsageEvent():
@@ -116,24 +138,6 @@ def apply(facts: PanelFacts, event: ev.Event) -> PanelUpdate:
             return _ended(facts, event)
         case ev.SubagentOutputEvent():
             return _subagent(facts, event)
-        case (
-            ev.TurnStartEvent()
-            | ev.TextDeltaEvent()
-            | ev.TextEvent()
-            | ev.ThinkingDeltaEvent()
-            | ev.ReasonEvent()
-            | ev.ObserveEvent()
-            | ev.ToolProgressEvent()
-            | ev.PlanEvent()
-            | ev.PlanStepEvent()
-            | ev.UpdateEvent()
-            | ev.RetryEvent()
-            | ev.WarningEvent()
-            | ev.CompactionEvent()
-            | ev.SubagentSpawnedEvent()
-            | ev.SubagentCompleteEvent()
-        ):
-            return NOTHING  # the transcript shows them
         case _:
             assert_never(event)
 
