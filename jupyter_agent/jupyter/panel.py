@@ -52,6 +52,7 @@ from ..models import context_window
 from ..models._local import LOCAL_MODELS
 from ..permissions import Permission
 from ..session_index import SearchError
+from ..states import AgentState
 from ..trust import TrustPrompt
 from ._displays import PanelDisplays
 from ._setup import model_notes, model_setup, offered_models, use_api_key
@@ -377,12 +378,12 @@ class AgentPanel(anywidget.AnyWidget):
             case ev.StateEvent():
                 self.status = event.state.value
                 detail = event.detail
-                if not detail and event.state.value == "tool_executing":
+                if not detail and event.state == AgentState.tool_executing:
                     detail = self._tool  # back from an approval: the state event names no tool
-                elif event.state.value == "completed":
+                elif event.state == AgentState.completed:
                     detail = ""  # the summary, maybe the whole answer: the transcript shows it
                 self.detail = _short(detail)
-                self.busy = not event.state.terminal and event.state.value != "idle"
+                self.busy = not event.state.terminal and event.state != AgentState.idle
             case ev.UsageEvent():
                 session = self.agent.session.usage
                 usage = PanelUsage(
@@ -393,7 +394,7 @@ class AgentPanel(anywidget.AnyWidget):
                     session_output_tokens=session.output_tokens,
                     session_cache_read_input_tokens=session.cache_read_input_tokens,
                 )
-                if not self.agent.model.label:  # a replay costs nothing: no dollars shown
+                if not self.agent.model.is_replay:  # a replay costs nothing: no dollars shown
                     usage["run_cost_usd"] = event.run_cost_usd
                     usage["session_cost_usd"] = event.session_cost_usd
                     usage["run_unpriced_calls"] = event.run_unpriced_calls

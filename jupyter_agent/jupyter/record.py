@@ -92,7 +92,7 @@ def record_html(events: list[ev.Event], *, header: str, note: str = "") -> str:
         match event:
             case ev.AgentStartEvent():
                 flush()
-                replay = bool(event.model_label)
+                replay = event.replay
                 caption = f" — {event.model_label}" if event.model_label else ""
                 out.append(
                     f"<p><strong>▶ {_e(event.role)}</strong> on {_e(event.model)}{_e(caption)}</p>"

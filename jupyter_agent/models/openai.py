@@ -82,6 +82,7 @@ class OpenAIModel:
     work as in the SDK (for ``provider="ollama"``: ``OLLAMA_HOST``, and no key)."""
 
     label: str | None = None
+    is_replay = False
 
     def __init__(
         self,
