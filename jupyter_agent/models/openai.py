@@ -524,7 +524,7 @@ def _mid_stream_reason(exc: Exception) -> str | None:
     import openai
 
     if isinstance(exc, StreamFault):
-        if exc.error_type is None and "ended before" in str(exc):
+        if exc.ended_early:
             return str(exc)
         return exc.error_type if exc.error_type in _RETRYABLE else None
     if isinstance(exc, openai.APIStatusError):
