@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import Discriminator, TypeAdapter
@@ -30,6 +31,23 @@ RunAction = Literal["execute_plan", "compact"]
 """A run the user started with a button rather than a typed task (see
 :attr:`AgentStartEvent.action`; an ``execute_plan`` task's message in the history has the
 same ``message_type``; a ``compact`` run adds no message, only its context records)."""
+
+
+class ToolOutcome(str, Enum):
+    """How a tool call ended, for code that branches on it (the result's text is for
+    the model and people)."""
+
+    ok = "ok"
+    """The tool did what was asked."""
+    error = "error"
+    """The tool, or what it ran, failed; or the call was malformed."""
+    denied = "denied"
+    """A role permission, a rule or the user refused the call: nothing ran."""
+    interrupted = "interrupted"
+    """The run was stopped (Stop, a cancellation) while the call was under way."""
+    stopped = "stopped"
+    """The run ended for another reason (a limit, an unanswered question) while the call
+    was under way."""
 
 
 @dataclass_transform(kw_only_default=True)
@@ -58,6 +76,8 @@ class AgentStartEvent(_Event):
     max_steps: int
     model_label: str | None = None
     """A caption to show with the output, e.g. that the model is a scripted replay."""
+    replay: bool = False
+    """The model replays recorded turns (see ``Model.is_replay``): its cost means nothing."""
     action: RunAction | None = None
     """What the user did when that was not typing the task (a button such as Execute
     plan): a frontend shows the action, and ``task``, the prompt it became, only on demand."""
@@ -141,6 +161,8 @@ class ToolEndEvent(_Event):
     error_line: str | None = None
     """Set when the call failed, was refused, or what it ran failed (a cell that raised, a
     command's non-zero exit): one line a tool row shows, in red, without expanding."""
+    outcome: ToolOutcome = ToolOutcome.ok
+    """How the call ended; anything but ``ok`` comes with ``is_error``."""
 
 
 @_event

@@ -43,6 +43,7 @@ from .events import (
 )
 from .models._usage import cost_text
 from .plans import Plan
+from .states import AgentState
 
 _RunEvent = (
     AgentStartEvent
@@ -103,7 +104,7 @@ class TextRenderer:
         self._phase: str | None = None
         self._usage: Any = None
         self._replay = False
-        """The run's model is labelled (a scripted replay): its cost means nothing."""
+        """The run's model is a replay (``Model.is_replay``): its cost means nothing."""
         self._last_text = ""
 
     # --- output helpers ---------------------------------------------------------------
@@ -266,7 +267,7 @@ class TextRenderer:
     def _on_agent_start(self, e: AgentStartEvent) -> None:
         label = self.label or e.model_label
         caption = f" — {label}" if label else ""
-        self._replay = bool(label)
+        self._replay = e.replay
         self._line(self._style(f"▶ {e.role} on {e.model} ({e.loop} loop){caption}", "1"))
         if e.action == "execute_plan":
             # The task is the plan again, which was printed when it was proposed.
@@ -382,7 +383,7 @@ class TextRenderer:
         self._line(self._style(f"ℹ {e.message}", "36"))
 
     def _on_state(self, e: StateEvent) -> None:
-        if e.state.value == "paused":
+        if e.state == AgentState.paused:
             self._line(self._style("‖ paused", "33"))
 
     def _on_usage(self, e: UsageEvent) -> None:

@@ -190,11 +190,17 @@ def test_what_a_model_writes_cannot_hide_itself_in_an_approval_or_a_tool_title(c
 
 
 def test_a_replay_run_shows_its_tokens_but_no_cost():
-    for label, cost in ((None, " · $0.0120"), ("Scripted replay", "")):
+    for label, replay, cost in ((None, False, " · $0.0120"), ("Scripted replay", True, "")):
         out = io.StringIO()
         r = TextRenderer(out, color=False)
         start = ev.AgentStartEvent(
-            task="t", role="actor", model="m", loop="tool_use", max_steps=3, model_label=label
+            task="t",
+            role="actor",
+            model="m",
+            loop="tool_use",
+            max_steps=3,
+            model_label=label,
+            replay=replay,
         )
         usage = ev.UsageEvent(run_input_tokens=100, run_output_tokens=5, run_cost_usd=0.012)
         for e in (start, usage, ev.CompletedEvent(summary="done")):

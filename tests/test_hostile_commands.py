@@ -36,6 +36,7 @@ import pytest
 from helpers import assert_valid, call, live_processes, until
 
 from jupyter_agent import Agent, ScriptedModel
+from jupyter_agent.events import ToolOutcome
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the OS sandbox is Linux's")
 
@@ -593,7 +594,7 @@ async def test_a_hostile_call_is_refused_or_asked_and_the_sandbox_holds(case, pl
     target = starts[-1].tool_use_id
     asked = any(e.kind == "permission_request" and e.tool_use_id == target for e in events)
     (ended,) = [e for e in events if e.kind == "tool_end" and e.tool_use_id == target]
-    refused = ended.is_error and "Refused" in ended.result
+    refused = ended.outcome == ToolOutcome.denied
     if not case.runs:
         assert asked or refused, f"ran unasked: {ended.result}"
     if case.warns:
@@ -604,7 +605,7 @@ async def test_a_hostile_call_is_refused_or_asked_and_the_sandbox_holds(case, pl
     if case.first is not None:
         first_id = starts[0].tool_use_id
         assert not any(  # the innocent one was allowed, and remembered
-            e.kind == "tool_end" and e.tool_use_id == first_id and "Refused" in e.result
+            e.kind == "tool_end" and e.tool_use_id == first_id and e.outcome == ToolOutcome.denied
             for e in events
         )
     assert snapshot(outside) == before_outside

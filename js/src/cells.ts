@@ -169,8 +169,12 @@ function isLowSurrogate(code: number): boolean {
   return code >= 0xdc00 && code <= 0xdfff;
 }
 
-/** The arguments of a request, checked one by one. */
-export class Args {
+/**
+ * The arguments of a request of type `A` (src/protocol.ts), checked one by one as
+ * they are read: a name `A` does not have is a compile error, a value of the
+ * wrong type a `bad_argument` reply.
+ */
+export class Args<A extends object = Record<string, unknown>> {
   constructor(args: PartialJSONValue | undefined) {
     this._args =
       typeof args === 'object' && args !== null && !Array.isArray(args)
@@ -179,7 +183,7 @@ export class Args {
   }
 
   /** A required non-empty string. */
-  string(name: string): string {
+  string(name: keyof A & string): string {
     const value = this._args[name];
     if (typeof value !== 'string' || value === '') {
       throw BridgeErrors.bad_argument(name, 'a non-empty string');
@@ -188,7 +192,7 @@ export class Args {
   }
 
   /** An optional string (absent or null: undefined). */
-  optionalString(name: string): string | undefined {
+  optionalString(name: keyof A & string): string | undefined {
     const value = this._args[name];
     if (value === undefined || value === null) {
       return undefined;
@@ -200,7 +204,7 @@ export class Args {
   }
 
   /** A string that may be empty (a cell's source). */
-  text(name: string, fallback?: string): string {
+  text(name: keyof A & string, fallback?: string): string {
     const value = this._args[name];
     if (value === undefined && fallback !== undefined) {
       return fallback;
@@ -211,7 +215,7 @@ export class Args {
     return value;
   }
 
-  cellType(name: string, fallback?: CellType): CellType {
+  cellType(name: keyof A & string, fallback?: CellType): CellType {
     const value = this._args[name] ?? fallback;
     if (!(CELL_TYPES as readonly unknown[]).includes(value)) {
       throw BridgeErrors.bad_cell_type(value);
@@ -220,7 +224,7 @@ export class Args {
   }
 
   /** An optional positive number of seconds (absent, null or ≤ 0: none). */
-  seconds(name: string): number | null {
+  seconds(name: keyof A & string): number | null {
     const value = this._args[name];
     if (value === undefined || value === null) {
       return null;

@@ -2,11 +2,11 @@
  * The bridge's state and rules, without DOM or kernel: which path matches
  * which notebook, and the table that turns a request into a reply.
  */
-import type { PartialJSONObject, PartialJSONValue } from '@lumino/coreutils';
+import type { PartialJSONValue } from '@lumino/coreutils';
 import { DisposableDelegate, type IDisposable } from '@lumino/disposable';
 
 import { type BridgeError, BridgeErrors, asBridgeError } from './errors';
-import { PROTOCOL_VERSION } from './protocol';
+import { PROTOCOL_VERSION, type ResultOf } from './protocol';
 import {
   FRONTEND,
   type BridgeReply,
@@ -59,8 +59,8 @@ export function pathsMatch(kernelPath: string, frontendPath: string): boolean {
 export function pingResult(
   target: IBridgeTarget,
   version: string
-): PartialJSONObject {
-  const result: PartialJSONObject = {
+): ResultOf<'ping'> {
+  const result: ResultOf<'ping'> = {
     path: target.path,
     frontend: FRONTEND,
     version,

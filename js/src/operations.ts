@@ -32,11 +32,17 @@ import {
 } from './cells';
 import { BridgeErrors } from './errors';
 import { type OperationTable, pingResult } from './model';
-import type { Operation } from './protocol';
 import {
+  type ArgsOf,
+  INSERT_CELL_ID,
+  type LegacyInsertArgs,
+  type Operation,
+  type ResultOf
+} from './protocol';
+import {
+  type IBridgeRequest,
   type IBridgeTarget,
-  type INotebookTarget,
-  type OperationHandler
+  type INotebookTarget
 } from './tokens';
 
 /** `ping`: which notebook this comm is bound to, and who answers. */
@@ -45,8 +51,10 @@ export function registerCoreOperations<T extends IBridgeTarget>(
   version: string
 ): IDisposable[] {
   return [
-    table.register('ping' satisfies Operation, async (_request, target) =>
-      pingResult(target, version)
+    table.register(
+      'ping' satisfies Operation,
+      async (_request, target) =>
+        pingResult(target, version) as unknown as JSONResult
     )
   ];
 }
@@ -77,6 +85,22 @@ export interface ISaveRoute {
 /** The operations on a notebook: every operation of the protocol but `ping`. */
 export type NotebookOperation = Exclude<Operation, 'ping'>;
 
+/**
+ * The handler of operation `Op`: its arguments read as `ArgsOf<Op>` (a name the
+ * operation does not take is a compile error), its result a `ResultOf<Op>`.
+ */
+type NotebookHandler<Op extends NotebookOperation> = (
+  args: Args<ArgsOf<Op>>,
+  target: INotebookTarget,
+  request: IBridgeRequest
+) => Promise<ResultOf<Op>>;
+
+/**
+ * A result as the dispatch table sends it. The generated result types are
+ * interfaces without an index signature, which tsc does not count as JSON.
+ */
+type JSONResult = PartialJSONValue;
+
 /** The notebook operations. */
 export function registerNotebookOperations(
   table: OperationTable<INotebookTarget>,
@@ -84,8 +108,8 @@ export function registerNotebookOperations(
 ): IDisposable[] {
   const running = new Running();
   // One handler per operation of the protocol but ping, checked by the compiler.
-  const handlers: { [op in NotebookOperation]: OperationHandler } = {
-    read: async (_request, target) => {
+  const handlers: { [Op in NotebookOperation]: NotebookHandler<Op> } = {
+    read: async (_args, target) => {
       const model = modelOf(target);
       return {
         path: target.path,
@@ -94,19 +118,21 @@ export function registerNotebookOperations(
       };
     },
 
-    read_cell: async (request, target) => {
-      const args = new Args(request.args);
+    read_cell: async (args, target) => {
       const shared = modelOf(target).sharedModel;
       return cellJSON(shared.cells[find(shared, args.string('cell_id'))]);
     },
 
-    insert: async (request, target) => {
-      const args = new Args(request.args);
+    insert: async (args, target, request) => {
       const source = args.text('source', '');
       const cellType = args.cellType('cell_type', 'code');
       const before = args.optionalString('before');
       const after = args.optionalString('after');
-      const id = args.optionalString('id');
+      // Kernels of protocol 2 and older name the id to reuse `id`.
+      const id =
+        (target.protocol ?? 0) >= INSERT_CELL_ID
+          ? args.optionalString('cell_id')
+          : new Args<LegacyInsertArgs>(request.args).optionalString('id');
       const shared = modelOf(target).sharedModel;
       const ids = idsOf(shared);
       if (id !== undefined && ids.includes(id)) {
@@ -126,8 +152,7 @@ export function registerNotebookOperations(
       return cell;
     },
 
-    update: async (request, target) => {
-      const args = new Args(request.args);
+    update: async (args, target) => {
       const cellId = args.string('cell_id');
       const source = args.text('source');
       const shared = modelOf(target).sharedModel;
@@ -142,8 +167,7 @@ export function registerNotebookOperations(
       return cellJSON(cell);
     },
 
-    delete: async (request, target) => {
-      const args = new Args(request.args);
+    delete: async (args, target) => {
       const shared = modelOf(target).sharedModel;
       const index = find(shared, args.string('cell_id'));
       const cell = cellJSON(shared.cells[index]);
@@ -151,8 +175,7 @@ export function registerNotebookOperations(
       return { ...cell, index };
     },
 
-    move: async (request, target) => {
-      const args = new Args(request.args);
+    move: async (args, target) => {
       const cellId = args.string('cell_id');
       const shared = modelOf(target).sharedModel;
       const { from, to } = moveIndices(
@@ -167,8 +190,7 @@ export function registerNotebookOperations(
       return { index: to };
     },
 
-    set_type: async (request, target) => {
-      const args = new Args(request.args);
+    set_type: async (args, target) => {
       const cellId = args.string('cell_id');
       const cellType = args.cellType('cell_type');
       const shared = modelOf(target).sharedModel;
@@ -197,8 +219,7 @@ export function registerNotebookOperations(
       return cellJSON(shared.cells[index]);
     },
 
-    run: async (request, target) => {
-      const args = new Args(request.args);
+    run: async (args, target) => {
       return run(
         target,
         args.string('cell_id'),
@@ -208,8 +229,7 @@ export function registerNotebookOperations(
       );
     },
 
-    interrupt: async (request, target) => {
-      const args = new Args(request.args);
+    interrupt: async (args, target) => {
       const cellId = args.optionalString('cell_id');
       // With a cell id: only if the bridge is still running that cell, so a
       // late interrupt never hits whatever the user ran next.
@@ -224,7 +244,7 @@ export function registerNotebookOperations(
       return { interrupted: false };
     },
 
-    save: async (_request, target) => {
+    save: async (_args, target) => {
       const model = modelOf(target);
       const providerId = model.collaborative
         ? saveRoute?.contentProviderId()
@@ -243,14 +263,19 @@ export function registerNotebookOperations(
     }
   };
   // Every operation waits for the notebook's content to be loaded first.
-  return Object.entries(handlers).map(([op, handler]) =>
-    table.register(op, async (request, target) => {
+  return (Object.keys(handlers) as NotebookOperation[]).map(op => {
+    // Each handler reads its own operation's arguments (checked above, per key).
+    const handler = handlers[
+      op
+    ] as unknown as NotebookHandler<NotebookOperation>;
+    return table.register(op, async (request, target) => {
       if (!target.context.isReady && !target.context.isDisposed) {
         await target.context.ready;
       }
-      return handler(request, target);
-    })
-  );
+      const args = new Args<ArgsOf<NotebookOperation>>(request.args);
+      return (await handler(args, target, request)) as unknown as JSONResult;
+    });
+  });
 }
 
 /** The notebook's model, or an error when the notebook was closed. */
@@ -364,7 +389,7 @@ async function run(
   timeout: number | null,
   running: Running,
   expected?: string
-): Promise<PartialJSONValue> {
+): Promise<ResultOf<'run'>> {
   modelOf(target);
   const panel: NotebookPanel | null = target.panel;
   if (panel === null || panel.isDisposed) {

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from .._wording import visible
 from ..approvals import Bound, ChangedSinceShown, Grant, NotShown, Shown, file_key
 from ..errors import ToolDenied, ToolError, ToolInterrupted
-from ..events import ToolEndEvent, ToolStartEvent
+from ..events import ToolEndEvent, ToolOutcome, ToolStartEvent
 from ..input_limit import oversized, refusal
 from ..messages import INTERRUPTED_RESULT, Message, ToolResultBlock, ToolUseBlock, encodable
 from ..messages import tool_result as result_block
@@ -83,7 +83,9 @@ async def execute(
             else:
                 await _together(run, group, truncated, results, running)
     except BaseException as exc:
-        note = INTERRUPTED_RESULT if isinstance(exc, asyncio.CancelledError) else f"Not run: {exc}"
+        stopped = isinstance(exc, asyncio.CancelledError)
+        note = INTERRUPTED_RESULT if stopped else f"Not run: {exc}"
+        outcome = ToolOutcome.interrupted if stopped else ToolOutcome.stopped
         for current in running.values():
             if isinstance(exc, ToolInterrupted) and len(running) == 1:
                 # What stopping did to the call's work, on its card and for the model.
@@ -96,6 +98,7 @@ async def execute(
                     result=shown,
                     is_error=True,
                     error_line=_first_line(shown),
+                    outcome=outcome,
                 )
             )
         for block in tool_uses:
@@ -187,6 +190,7 @@ async def dispatch(run: Run, block: ToolUseBlock, truncated: bool) -> ToolResult
     run.set_state(AgentState.tool_executing, detail=block.name)
     started = time.monotonic()
     run.user.waited = 0.0  # for the user's approvals: not the tool's time
+    outcome: ToolOutcome | None = None  # by is_error, unless refused
     try:
         tool = _offered(run, block, tool, truncated)
         _check_role(run, tool)
@@ -198,11 +202,13 @@ async def dispatch(run: Run, block: ToolUseBlock, truncated: bool) -> ToolResult
         raise
     except ToolError as exc:
         output = ToolOutput(str(exc), is_error=True)
+        if isinstance(exc, ToolDenied):
+            outcome = ToolOutcome.denied
     except Exception as exc:
         log.debug("tool %s raised", block.name, exc_info=True)
         output = ToolOutput(f"{block.name} failed: {type(exc).__name__}: {exc}", is_error=True)
     waited = run.user.waited
-    return _result(run, block, output, max(0.0, time.monotonic() - started - waited))
+    return _result(run, block, output, max(0.0, time.monotonic() - started - waited), outcome)
 
 
 async def _permitted(
@@ -399,10 +405,18 @@ def _decide(run: Run, call: ToolCall) -> Allow | Deny | Ask:
     return next((d for kind in (Deny, Ask) for d in decisions if isinstance(d, kind)), decisions[0])
 
 
-def _result(run: Run, block: ToolUseBlock, output: ToolOutput, duration: float) -> ToolResultBlock:
+def _result(
+    run: Run,
+    block: ToolUseBlock,
+    output: ToolOutput,
+    duration: float,
+    outcome: ToolOutcome | None = None,
+) -> ToolResultBlock:
     """Show and return the call's result. Secrets are hidden here, once, before the model,
     the events, the panel or the session files see it (text not valid Unicode is cleaned
-    first)."""
+    first). ``outcome``: how the call ended, when not plain ok or error by ``is_error``."""
+    if outcome is None:
+        outcome = ToolOutcome.error if output.is_error else ToolOutcome.ok
     secrets = run.agent.secrets
     text = secrets.redact(encodable(output.text))
     run.emit(
@@ -415,6 +429,7 @@ def _result(run: Run, block: ToolUseBlock, output: ToolOutput, duration: float) 
             diff=output.diff and secrets.redact(encodable(output.diff)),
             data=secrets.redact_data(output.data),
             error_line=_error_line(output, secrets.redact),
+            outcome=outcome,
         )
     )
     if not run.state.terminal:

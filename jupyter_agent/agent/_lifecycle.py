@@ -89,6 +89,7 @@ class Lifecycle:
                     loop=loop_name,
                     max_steps=run.limits.max_steps,
                     model_label=run.model.label,
+                    replay=run.model.is_replay,
                     action=run.action,
                 )
             )

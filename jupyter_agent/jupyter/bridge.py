@@ -34,9 +34,11 @@ import logging
 import math
 import os
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
+
+from typing_extensions import TypedDict
 
 from ..notebook import (
     BridgeMode,
@@ -48,6 +50,7 @@ from ..notebook import (
     SourceChanged,
 )
 from ..notebook_file import FileBridge
+from . import bridge_messages as ops
 from ._bridge_protocol import (
     ERROR_CODES,
     KERNEL_ERROR_CODES,
@@ -85,6 +88,8 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
+R = TypeVar("R")
 
 
 CONNECT_TIMEOUT = 2.0
@@ -206,10 +211,12 @@ class LiveBridge:
         ``connect_timeout``) seconds of the kernel being free to read the answer.
         """
         self._open()
-        answer = await self._request("ping", timeout=timeout or self.connect_timeout, reopen=False)
+        answer: object = await self._request(
+            ops.PING({}), timeout=timeout or self.connect_timeout, reopen=False
+        )
         if not isinstance(answer, dict):
             raise BridgeError(f"The notebook frontend answered the ping with {answer!r}.")
-        self.frontend = answer
+        self.frontend = dict(answer)
         if isinstance(answer.get("path"), str) and answer["path"]:
             self.path = answer["path"]
         return answer
@@ -322,36 +329,37 @@ class LiveBridge:
 
     # --- requests -----------------------------------------------------------------------
 
-    def _send(self, op: str, args: dict[str, Any] | None) -> str:
+    def _send(self, op: str, args: Mapping[str, object]) -> str:
         request_id = f"{self._prefix}-{next(self._ids)}"
-        message: dict[str, Any] = {"id": request_id, "op": op, "args": args or {}}
+        message: dict[str, Any] = {"id": request_id, "op": op, "args": dict(args)}
         instance = self.frontend.get("instance")
         if isinstance(instance, str) and instance:
             message["to"] = instance
         self._comm.send(message)
         return request_id
 
-    def _fire(self, op: str, args: dict[str, Any] | None = None) -> None:
+    def _fire(self, request: ops.Request[Any]) -> None:
         """Send a request and forget it (its answer is dropped as unknown)."""
         if self._comm is None or self._closed is not None:
             return
         try:
-            self._send(op, args)
+            self._send(request.op, request.args)
         except Exception:
-            log.debug("could not send %s", op, exc_info=True)
+            log.debug("could not send %s", request.op, exc_info=True)
 
     async def _request(
         self,
-        op: str,
-        args: dict[str, Any] | None = None,
+        request: ops.Request[R],
         *,
         timeout: float | None = None,
         reopen: bool = True,
         abandoned: Callable[[], None] | None = None,
-    ) -> Any:
-        """Send ``op`` and return the reply's result; raise :class:`BridgeError` if the
-        frontend failed it, closed the comm, or did not answer within ``timeout`` s.
+    ) -> R:
+        """Send ``request`` (made by an operation of ``bridge_messages`` from arguments of
+        its type) and return the reply's result (of its type); raise :class:`BridgeError`
+        if the frontend failed it, closed the comm, or did not answer within ``timeout`` s.
         ``abandoned`` runs when the caller gives up waiting (cancelled or timed out)."""
+        op, args = request.op, request.args
         if self._closed is not None or self._comm is None:
             if not reopen:
                 raise self._closed_error(op)
@@ -379,8 +387,9 @@ class LiveBridge:
         finally:
             self._pending.pop(request_id, None)
         if reply.get("ok"):
-            return reply.get("result")
-        raise failure(op, args or {}, reply, self.path)
+            # Trusted to be an R; turned into validated models where it is used.
+            return cast(R, reply.get("result"))
+        raise failure(op, args, reply, self.path)
 
     async def _reconnect(self, op: str) -> None:
         code, why = self._closed or "not_connected", self._closed_why()
@@ -417,11 +426,11 @@ class LiveBridge:
     # --- NotebookBridge -----------------------------------------------------------------
 
     async def read(self) -> list[Cell]:
-        result = await self._request("read")
+        result = await self._request(ops.READ({}))
         return [Cell.model_validate(cell) for cell in result["cells"]]
 
     async def read_cell(self, cell_id: str) -> Cell:
-        return Cell.model_validate(await self._request("read_cell", {"cell_id": cell_id}))
+        return Cell.model_validate(await self._request(ops.READ_CELL({"cell_id": cell_id})))
 
     async def insert(
         self,
@@ -432,39 +441,40 @@ class LiveBridge:
         after: str | None = None,
         cell_id: str | None = None,
     ) -> Cell:
-        args: dict[str, Any] = {"source": source, "cell_type": cell_type}
-        if before is not None:
-            args["before"] = before
-        if after is not None:
-            args["after"] = after
+        if _protocol_of(self.frontend) < ops.INSERT_CELL_ID:
+            # An older extension takes the id to reuse as `id`.
+            legacy: ops.LegacyInsertArgs = {"source": source, "cell_type": cell_type}
+            legacy.update(_anchors(before, after))
+            if cell_id is not None:
+                legacy["id"] = cell_id
+            return Cell.model_validate(await self._request(ops.LEGACY_INSERT(legacy)))
+        args: ops.InsertArgs = {"source": source, "cell_type": cell_type}
+        args.update(_anchors(before, after))
         if cell_id is not None:
-            args["id"] = cell_id
-        return Cell.model_validate(await self._request("insert", args))
+            args["cell_id"] = cell_id
+        return Cell.model_validate(await self._request(ops.INSERT(args)))
 
     async def update(self, cell_id: str, source: str) -> Cell:
         return Cell.model_validate(
-            await self._request("update", {"cell_id": cell_id, "source": source})
+            await self._request(ops.UPDATE({"cell_id": cell_id, "source": source}))
         )
 
     async def delete(self, cell_id: str) -> tuple[Cell, int]:
-        result = dict(await self._request("delete", {"cell_id": cell_id}))
+        result: dict[str, Any] = dict(await self._request(ops.DELETE({"cell_id": cell_id})))
         index = int(result.pop("index"))
         return Cell.model_validate(result), index
 
     async def move(
         self, cell_id: str, *, before: str | None = None, after: str | None = None
     ) -> int:
-        args: dict[str, Any] = {"cell_id": cell_id}
-        if before is not None:
-            args["before"] = before
-        if after is not None:
-            args["after"] = after
-        result = await self._request("move", args)
+        args: ops.MoveArgs = {"cell_id": cell_id}
+        args.update(_anchors(before, after))
+        result = await self._request(ops.MOVE(args))
         return int(result["index"])
 
     async def set_type(self, cell_id: str, cell_type: CellType) -> Cell:
         return Cell.model_validate(
-            await self._request("set_type", {"cell_id": cell_id, "cell_type": cell_type})
+            await self._request(ops.SET_TYPE({"cell_id": cell_id, "cell_type": cell_type}))
         )
 
     async def run(
@@ -480,7 +490,7 @@ class LiveBridge:
         was free. If the task is cancelled, the frontend is asked to interrupt the cell,
         without waiting for its answer, and the cancellation goes on.
         """
-        args: dict[str, Any] = {"cell_id": cell_id, "timeout": timeout}
+        args: ops.RunArgs = {"cell_id": cell_id, "timeout": timeout}
         if source is not None:
             if _protocol_of(self.frontend) < SOURCE_CHECK:
                 # An older extension would ignore the source and run whatever is there.
@@ -494,12 +504,11 @@ class LiveBridge:
             args["source"] = source
 
         def interrupt() -> None:
-            self._fire("interrupt", {"cell_id": cell_id})
+            self._fire(ops.INTERRUPT({"cell_id": cell_id}))
 
         try:
             result = await self._request(
-                "run",
-                args,
+                ops.RUN(args),
                 timeout=math.inf if timeout is None else timeout + RUN_MARGIN,
                 abandoned=interrupt,
             )
@@ -514,10 +523,26 @@ class LiveBridge:
         return (await self.read_cell(cell_id)).outputs
 
     async def interrupt(self, cell_id: str | None = None) -> None:
-        await self._request("interrupt", {"cell_id": cell_id} if cell_id else None)
+        await self._request(ops.INTERRUPT({"cell_id": cell_id} if cell_id else {}))
 
     async def save(self) -> None:
-        await self._request("save")
+        await self._request(ops.SAVE({}))
+
+
+class _Anchors(TypedDict, total=False):
+    before: str
+    after: str
+
+
+def _anchors(before: str | None, after: str | None) -> _Anchors:
+    """Where a cell goes, as the arguments of an insert or a move carry it (the frontend
+    says so when both or neither is given)."""
+    anchors: _Anchors = {}
+    if before is not None:
+        anchors["before"] = before
+    if after is not None:
+        anchors["after"] = after
+    return anchors
 
 
 def _protocol_of(frontend: dict[str, Any]) -> int:

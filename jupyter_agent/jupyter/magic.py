@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from IPython.core.error import UsageError
@@ -16,226 +14,35 @@ from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_exp
 from .. import credentials
 from ..agent import Agent, RunHandle
 from ..errors import AgentError
-from ..models import Model, ScriptedModel
 from ..render import TextRenderer
 from ..settings import SettingsError
 from ._mcp_status import show_mcp
 from ._setup import keyless, model_choices, model_setup, use_api_key
 from .kernel_agent import KernelAgent, in_kernel, kernel_agent, running_cell_id
-
-SUBCOMMANDS = (
-    "plan",
-    "act",
-    "remember",
-    "compact",
-    "stop",
-    "role",
-    "model",
-    "trust",
-    "login",
-    "logout",
-    "mcp",
-    "help",
+from .magic_line import (
+    LOOPS,
+    OPTIONS,
+    SUBCOMMANDS,
+    Command,
+    Subcommand,
+    keep_question_marks,
+    model_from_spec,
+    parse,
+    quiet_bare_runs,
 )
-LOOPS = ("tool_use", "roa")
-_SESSION_ID = re.compile(r"[0-9a-f]{12}")
-# A line magic whose text ends with "?" (an assignment before it allowed), e.g.
-# `h = %agent plan Why is February low?`
-_QUESTION_LINE = re.compile(r"^(?P<lead>\s*(?:[\w.]+\s*=\s*)?)%agent\b(?P<text>.*\?)\s*$")
-_TOKEN = re.compile(r"\s*(\S+)")
-# A bare ``%agent …`` line or ``%%agent`` cell, as IPython rewrote it (not assigned).
-_BARE_CALL = re.compile(r"^get_ipython\(\)\.run_(?:line|cell)_magic\('agent', .*\)[ \t]*$")
 
-# name → takes a value: True (required), False (a flag), None (optional: --resume [ID])
-OPTIONS: dict[str, bool | None] = {
-    "--model": True,
-    "--max-steps": True,
-    "--loop": True,
-    "--resume": None,
-    "--side": False,
-    "--role": True,
-}
-
-
-@dataclass
-class Command:
-    """What one ``%agent`` line (or ``%%agent`` cell) asks for."""
-
-    name: str = ""
-    """plan, act, remember, compact, stop, role, trust, help, or "" (show the panel)."""
-    task: str = ""
-    model: str | None = None
-    max_steps: int | None = None
-    loop: str | None = None
-    resume: str | None = None
-    """None: no --resume; "": the newest session; else a session id."""
-    side: bool = False
-    role: str | None = None
-
-
-def parse(line: str, cell: str | None = None) -> Command:
-    """Parse a magic line: options, then a subcommand, then options, then the task.
-
-    Options are only read before the task, so a task may mention ``--force`` freely.
-    Raises UsageError with one line saying what is wrong.
-    """
-    command = Command()
-    pos = 0
-    seen_name = False
-    while True:
-        match = _TOKEN.match(line, pos)
-        if match is None:
-            break
-        token = match.group(1)
-        if token.startswith("--"):
-            pos = _option(command, line, match)
-            continue
-        if cell is not None:
-            raise UsageError(
-                f"%%agent takes only options on its first line, not {token!r}: "
-                "the cell below it is the task"
-            )
-        if seen_name:
-            break
-        if token not in SUBCOMMANDS:
-            raise UsageError(
-                f"unknown subcommand {token!r}: use %agent plan TASK, %agent act TASK, "
-                "%agent stop, %agent role NAME (see %agent?)"
-            )
-        command.name, seen_name, pos = token, True, match.end()
-    rest = line[pos:].strip()
-    if cell is not None:
-        command.name = {"planner": "plan", "actor": "act"}.get(command.role or "", "cell")
-        command.task = cell.strip()
-        if not command.task:
-            raise UsageError("the %%agent cell is empty: write the task below %%agent")
-        return command
-    if command.role is not None:
-        raise UsageError("--role is for %%agent; on a line use %agent plan, act or role NAME")
-    if command.name in ("plan", "act"):
-        if not rest:
-            raise UsageError(f"say what to do: %agent {command.name} TASK")
-        command.task = rest
-    elif command.name == "remember":
-        if not rest:
-            raise UsageError("say what to remember: %agent remember TEXT")
-        command.task = rest
-    elif command.name == "role":
-        words = rest.split()
-        if len(words) != 1:
-            raise UsageError("say which role: %agent role NAME (e.g. planner or actor)")
-        command.role = words[0]
-    elif command.name == "model":
-        words = rest.split()
-        if len(words) > 1:
-            raise UsageError("say which model: %agent model MODEL (or %agent model to list them)")
-        command.model = words[0] if words else None
-    elif rest and command.name in ("login", "logout"):
-        # Never echoed: it may be a key someone typed into the cell.
-        raise UsageError(
-            f"%agent {command.name} takes no text: it asks for the key where it is not "
-            "shown or saved (never put a key in a cell)"
-        )
-    elif rest:
-        raise UsageError(f"%agent {command.name} takes no text, got {rest!r}")
-    return command
-
-
-def _option(command: Command, line: str, match: re.Match[str]) -> int:
-    token = match.group(1)
-    name, eq, value = token.partition("=")
-    if name not in OPTIONS:
-        known = ", ".join(OPTIONS)
-        raise UsageError(f"unknown option {name}; the options are {known} (see %agent?)")
-    takes = OPTIONS[name]
-    end = match.end()
-    if takes is False:
-        if eq:
-            raise UsageError(f"{name} takes no value")
-        command.side = True
-        return end
-    if not eq:
-        following = _TOKEN.match(line, end)
-        candidate = following.group(1) if following else None
-        if takes is None:  # --resume [ID]
-            if following is not None and candidate and _SESSION_ID.fullmatch(candidate):
-                value, end = candidate, following.end()
-        elif following is None or candidate is None or candidate.startswith("--"):
-            raise UsageError(f"{name} needs a value")
-        else:
-            value, end = candidate, following.end()
-    if name == "--model":
-        command.model = value
-    elif name == "--max-steps":
-        try:
-            command.max_steps = int(value)
-        except ValueError:
-            raise UsageError(f"--max-steps needs a whole number, got {value!r}") from None
-        if command.max_steps < 1:
-            raise UsageError("--max-steps must be at least 1")
-    elif name == "--loop":
-        if value not in LOOPS:
-            raise UsageError(f"--loop is one of {', '.join(LOOPS)}, got {value!r}")
-        command.loop = value
-    elif name == "--resume":
-        command.resume = value
-    elif name == "--role":
-        command.role = value
-    return end
-
-
-def model_from_spec(spec: str, namespace: dict[str, Any]) -> str | Model:
-    """A --model value: ``$name`` (a Model in the namespace), ``scripted:PATH.json`` (a
-    scripted replay from a file) or a Claude model id."""
-    if spec.startswith("$"):
-        name = spec[1:]
-        if name not in namespace:
-            raise UsageError(f"--model {spec}: there is no variable {name!r} in this kernel")
-        value = namespace[name]
-        if not isinstance(value, Model):
-            kind = type(value).__name__
-            raise UsageError(f"--model {spec}: {name} is a {kind}, not a model")
-        return value
-    if spec.startswith("scripted:"):
-        path = Path(spec.removeprefix("scripted:")).expanduser()
-        try:
-            return ScriptedModel(path)
-        except FileNotFoundError:
-            raise UsageError(f"--model {spec}: no such file {str(path)!r}") from None
-        except (OSError, ValueError) as exc:
-            raise UsageError(f"--model {spec}: not a script of turns ({exc})") from None
-    return spec
-
-
-def keep_question_marks(lines: list[str]) -> list[str]:
-    """An input transformer: ``%agent plan Why is February low?`` is a task, not a help
-    request. IPython reads a line ending in ``?`` as "show help for the last word", so
-    such a line is turned into the magic's call before IPython looks (``%agent?`` alone
-    still shows the help)."""
-    out = []
-    for line in lines:
-        match = _QUESTION_LINE.match(line)
-        text = match.group("text").strip() if match else ""
-        if match and text not in ("?", "??"):
-            end = "\n" if line.endswith("\n") else ""
-            line = f"{match.group('lead')}get_ipython().run_line_magic('agent', {text!r}){end}"
-        out.append(line)
-    return out
-
-
-def quiet_bare_runs(lines: list[str]) -> list[str]:
-    """An input transformer (after IPython's own): a bare ``%agent plan …`` (or
-    ``%%agent`` cell) echoes nothing. The magic returns the run's handle so that
-    ``h = %agent plan …`` keeps it, but echoed as a cell's result it would show the state
-    the run had when it began (``idle``) forever after, under a panel showing the run.
-    A trailing ``;`` is IPython's own way to keep a result quiet."""
-    out = []
-    for line in lines:
-        body = line.rstrip("\n")
-        if _BARE_CALL.match(body):
-            line = body.rstrip() + ";" + line[len(body) :]
-        out.append(line)
-    return out
+__all__ = [
+    "LOOPS",
+    "OPTIONS",
+    "SUBCOMMANDS",
+    "AgentMagics",
+    "Command",
+    "Subcommand",
+    "keep_question_marks",
+    "model_from_spec",
+    "parse",
+    "quiet_bare_runs",
+]
 
 
 @magics_class
@@ -322,8 +129,8 @@ class AgentMagics(Magics):
         panel says which).
         """
         command = parse(line, cell)
-        if command.name == "help":
-            print(AgentMagics.agent.__doc__)
+        if command.name == Subcommand.help:  # without making the agent
+            self._help(None)
             return None
         kernel = kernel_agent(self.shell)
         agent = self._configure(kernel, command)
@@ -331,86 +138,103 @@ class AgentMagics(Magics):
         if anchor is not None:
             agent.changes.anchor = anchor  # new cells go below this one
         name = command.name
-        if name == "cell":
-            name = "plan" if agent.role == "planner" else "act"
-            role: str | None = agent.role
+        if name == Subcommand.cell:
+            name = Subcommand.plan if agent.role == "planner" else Subcommand.act
+        return _HANDLERS[name](self, _Call(kernel, agent, command, name))
+
+    # --- each subcommand, once the agent is configured ------------------------------------
+
+    def _stop(self, call: _Call) -> None:
+        if not call.agent.running:
+            print("The agent is not running.")
+        call.agent.stop()
+
+    def _login(self, call: _Call) -> None:
+        _login(call.kernel, call.agent)
+
+    def _logout(self, call: _Call) -> None:
+        removed = credentials.remove_saved_key()
+        print(
+            f"Removed the saved key ({removed})."
+            if removed
+            else f"There is no saved key ({credentials.credentials_file()})."
+        )
+        if call.kernel.panel is not None:
+            call.kernel.panel.refresh_model()
+
+    def _mcp(self, call: _Call) -> None:
+        show_mcp(call.agent, live=in_kernel(self.shell))
+
+    def _trust(self, call: _Call) -> None:
+        panel = call.kernel.panel
+        try:
+            applied = call.agent.trust_workspace()
+        except SettingsError as exc:
+            raise UsageError(str(exc)) from None
+        finally:
+            if panel is not None:
+                panel.refresh()
+        if panel is not None:
+            panel.trusted(applied)
+        print(applied.applied_text())
+
+    def _role(self, call: _Call) -> None:
+        assert call.command.role is not None
+        try:
+            call.agent.set_role(call.command.role)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        if call.kernel.panel is not None:
+            call.kernel.panel.refresh()
+        print(f"Role: {call.agent.role}")
+
+    def _model(self, call: _Call) -> None:
+        agent = call.agent
+        if call.command.model is None:
+            _show_models(agent)
+            return
+        problem = model_setup(agent.model)
+        print(f"Model: {agent.model.name} ({agent.model.provider})")
+        if problem:
+            print(problem)
+
+    def _remember_or_compact(self, call: _Call) -> RunHandle:
+        agent, kernel, command = call.agent, call.kernel, call.command
+        start: Callable[[], RunHandle] = (
+            (lambda: agent.remember(command.task))
+            if call.name == Subcommand.remember
+            else agent.compact
+        )
+        if not in_kernel(self.shell):
+            return _run_in_terminal(agent, start)
+        panel = kernel.ensure_panel()
+        try:
+            handle = start()
+        except (AgentError, ValueError, RuntimeError) as exc:
+            raise UsageError(str(exc)) from None
+        # A remember edit runs as the Actor; the panel shows the agent's own role once
+        # it ends.
+        handle.add_done_callback(lambda _: panel.refresh())
+        self._show(kernel, command)
+        self._keep_as_underscore(handle)
+        return handle
+
+    def _show_panel(self, call: _Call) -> None:
+        if in_kernel(self.shell):
+            self._show(call.kernel, call.command)
         else:
-            role = {"plan": "planner", "act": "actor"}.get(name)
-        if name == "stop":
-            if not agent.running:
-                print("The agent is not running.")
-            agent.stop()
-            return None
-        if name == "login":
-            _login(kernel, agent)
-            return None
-        if name == "logout":
-            removed = credentials.remove_saved_key()
-            print(
-                f"Removed the saved key ({removed})."
-                if removed
-                else f"There is no saved key ({credentials.credentials_file()})."
-            )
-            if kernel.panel is not None:
-                kernel.panel.refresh_model()
-            return None
-        if name == "mcp":
-            show_mcp(agent, live=in_kernel(self.shell))
-            return None
-        if name == "trust":
-            try:
-                applied = agent.trust_workspace()
-            except SettingsError as exc:
-                raise UsageError(str(exc)) from None
-            finally:
-                if kernel.panel is not None:
-                    kernel.panel.refresh()
-            if kernel.panel is not None:
-                kernel.panel.trusted(applied)
-            print(applied.applied_text())
-            return None
-        if name == "role":
-            assert command.role is not None
-            try:
-                agent.set_role(command.role)
-            except ValueError as exc:
-                raise UsageError(str(exc)) from None
-            if kernel.panel is not None:
-                kernel.panel.refresh()
-            print(f"Role: {agent.role}")
-            return None
-        if name == "model":
-            if command.model is None:
-                _show_models(agent)
-            else:
-                problem = model_setup(agent.model)
-                print(f"Model: {agent.model.name} ({agent.model.provider})")
-                if problem:
-                    print(problem)
-            return None
-        if name in ("remember", "compact"):
-            start: Callable[[], RunHandle] = (
-                (lambda: agent.remember(command.task)) if name == "remember" else agent.compact
-            )
-            if not in_kernel(self.shell):
-                return _run_in_terminal(agent, start)
-            panel = kernel.ensure_panel()
-            try:
-                handle = start()
-            except (AgentError, ValueError, RuntimeError) as exc:
-                raise UsageError(str(exc)) from None
-            # A remember edit runs as the Actor; the panel shows the agent's own role once
-            # it ends.
-            handle.add_done_callback(lambda _: panel.refresh())
-            self._show(kernel, command)
-            self._keep_as_underscore(handle)
-            return handle
-        if name not in ("plan", "act"):
-            if in_kernel(self.shell):
-                self._show(kernel, command)
-            else:
-                print(f"{agent!r}")
-            return None
+            print(f"{call.agent!r}")
+
+    def _help(self, call: _Call | None) -> None:
+        print(AgentMagics.agent.__doc__)
+
+    def _run(self, call: _Call) -> RunHandle:
+        """``plan`` or ``act``, or a ``%%agent`` cell: start a run of the task."""
+        agent, kernel, command = call.agent, call.kernel, call.command
+        if call.command.name == Subcommand.cell:
+            role = agent.role  # a %%agent cell without --role: the agent's own role
+        else:
+            role = "planner" if call.name == Subcommand.plan else "actor"
         if not in_kernel(self.shell):
             return _run_in_terminal(agent, lambda: agent.start(command.task, role=role))
         kernel.ensure_panel()  # before the run starts, so it sees the run's first event
@@ -455,6 +279,39 @@ class AgentMagics(Magics):
         if command.side:
             panel.dock = "side"
         panel.show()
+
+
+@dataclass
+class _Call:
+    """One ``%agent`` call, its agent configured: what a subcommand's handler works with."""
+
+    kernel: KernelAgent
+    agent: Agent
+    command: Command
+    name: Subcommand
+    """The subcommand, a ``%%agent`` cell's resolved to plan or act."""
+
+
+_HANDLERS: dict[Subcommand, Callable[[AgentMagics, _Call], RunHandle | None]] = {
+    Subcommand.plan: AgentMagics._run,
+    Subcommand.act: AgentMagics._run,
+    Subcommand.remember: AgentMagics._remember_or_compact,
+    Subcommand.compact: AgentMagics._remember_or_compact,
+    Subcommand.stop: AgentMagics._stop,
+    Subcommand.role: AgentMagics._role,
+    Subcommand.model: AgentMagics._model,
+    Subcommand.trust: AgentMagics._trust,
+    Subcommand.login: AgentMagics._login,
+    Subcommand.logout: AgentMagics._logout,
+    Subcommand.mcp: AgentMagics._mcp,
+    Subcommand.help: AgentMagics._help,  # answered before the agent is made, as here
+    Subcommand.show: AgentMagics._show_panel,
+    Subcommand.cell: AgentMagics._run,  # resolved to plan or act by the agent's role first
+}
+"""What each subcommand does (every subcommand: checked below)."""
+
+if set(_HANDLERS) != set(Subcommand):  # pragma: no cover - a developer's slip
+    raise ImportError("every %agent subcommand needs its handler")
 
 
 def _show_models(agent: Agent) -> None:

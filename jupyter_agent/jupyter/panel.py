@@ -367,7 +367,7 @@ class AgentPanel(anywidget.AnyWidget):
         agent = self.agent
         return PanelFacts(
             self._tool,
-            not agent.model.label,  # a labelled model is a replay: no dollars shown
+            not agent.model.is_replay,  # a replay costs nothing: no dollars shown
             agent.session.usage,
             self.context.get("estimated", True),
         )

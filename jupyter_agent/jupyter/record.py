@@ -126,7 +126,7 @@ class _HtmlRecord:
         """The rows of the list being written: [tool_use_id or "", row]."""
         self.text = ""
         self.replay = False
-        """The run's model is labelled (a scripted replay): no cost is shown."""
+        """The run's model is a replay (``Model.is_replay``): no cost is shown."""
 
     def flush(self) -> None:
         """Close the open tool list, then the open text."""
@@ -144,7 +144,7 @@ class _HtmlRecord:
     def add(self, event: ev.Event) -> None:
         match event:
             case ev.AgentStartEvent():
-                self.replay = bool(event.model_label)
+                self.replay = event.replay
                 self.block(_start_html(event))
             case ev.TextDeltaEvent() | ev.TextEvent():
                 self._text(event)

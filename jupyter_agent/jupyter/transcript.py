@@ -26,6 +26,7 @@ from ..events import (
     SubagentSpawnedEvent,
     TextEvent,
     ToolEndEvent,
+    ToolOutcome,
     ToolStartEvent,
 )
 from ..messages import STOPPED_NOTE, Message, TextBlock, ToolResultBlock, ToolUseBlock
@@ -339,6 +340,7 @@ def _replayed(history: list[Message], agent: Agent, children: list[str]) -> Iter
                     name=names.get(block.tool_use_id, ""),
                     result=block.text,
                     is_error=block.is_error,
+                    outcome=ToolOutcome.error if block.is_error else ToolOutcome.ok,
                 )
 
 

@@ -33,9 +33,14 @@ from ._usage import Pricing, Usage
 class StreamFault(Exception):
     """The reply's stream went wrong after it began: an ``error`` event, or an early end."""
 
-    def __init__(self, message: str, error_type: str | None = None) -> None:
+    def __init__(
+        self, message: str, error_type: str | None = None, *, ended_early: bool = False
+    ) -> None:
         super().__init__(message)
         self.error_type = error_type
+        """The ``error`` event's type (None: it had none, or there was no such event)."""
+        self.ended_early = ended_early
+        """The stream ended before the reply did (no error event): worth another try."""
 
 
 class Events:
@@ -162,7 +167,7 @@ class Reply:
 
     def response(self, pricing: Pricing) -> ModelResponse:
         if not self.complete:
-            raise StreamFault("the stream ended before the reply did")
+            raise StreamFault("the stream ended before the reply did", ended_early=True)
         truncated: list[str] = []
         content: list[ContentBlock] = []
         for index in sorted(self.blocks):

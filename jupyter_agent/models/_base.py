@@ -98,6 +98,9 @@ class Model(Protocol):
     provider: str
     label: str | None
     """A caption frontends must show with the output (e.g. that it is a scripted replay)."""
+    is_replay: bool
+    """The model replays recorded or scripted turns rather than calling a real one: what a
+    run costs means nothing, so no cost is shown."""
 
     def stream(self, request: ModelRequest) -> AsyncGenerator[StreamPart, None]:
         """The reply, part by part: an async generator (``async def`` with ``yield``),

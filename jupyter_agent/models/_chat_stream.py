@@ -136,7 +136,7 @@ class ChatReply:
     def response(self, pricing: Pricing | None) -> ModelResponse:
         """The reply as a whole; ``pricing`` None: its cost is unknown."""
         if self.finish_reason is None:
-            raise StreamFault("the stream ended before the reply did")
+            raise StreamFault("the stream ended before the reply did", ended_early=True)
         content: list[ContentBlock] = []
         if self.reasoning:
             content.append(

@@ -105,6 +105,7 @@ class AnthropicModel:
 
     provider = "anthropic"
     label: str | None = None
+    is_replay = False
     service = "the Anthropic API"
     """What the model's errors call the service it talks to."""
     base_url_variable = "ANTHROPIC_BASE_URL"

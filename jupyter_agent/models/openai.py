@@ -82,6 +82,7 @@ class OpenAIModel:
     work as in the SDK (for ``provider="ollama"``: ``OLLAMA_HOST``, and no key)."""
 
     label: str | None = None
+    is_replay = False
 
     def __init__(
         self,
@@ -523,7 +524,7 @@ def _mid_stream_reason(exc: Exception) -> str | None:
     import openai
 
     if isinstance(exc, StreamFault):
-        if exc.error_type is None and "ended before" in str(exc):
+        if exc.ended_early:
             return str(exc)
         return exc.error_type if exc.error_type in _RETRYABLE else None
     if isinstance(exc, openai.APIStatusError):

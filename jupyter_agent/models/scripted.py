@@ -46,6 +46,7 @@ class ScriptedModel:
     """Replays ``turns`` in order, streaming their text in small pieces."""
 
     provider = "scripted"
+    is_replay = True
 
     def __init__(
         self,

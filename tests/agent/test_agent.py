@@ -11,7 +11,7 @@ from helpers import PLAN, assert_valid, call, calls, until
 from jupyter_agent import Agent, ScriptedModel, tool
 from jupyter_agent.agent import Session
 from jupyter_agent.errors import AgentBusy, IllegalTransition
-from jupyter_agent.events import EventAdapter
+from jupyter_agent.events import EventAdapter, ToolOutcome
 from jupyter_agent.models import Pricing
 from jupyter_agent.permissions import Allow, Ask, Deny, Role, ToolCall
 from jupyter_agent.states import AgentState
@@ -275,6 +275,8 @@ async def test_question_timeout_emits_the_event_and_stops_without_deciding(works
     assert agent.model.remaining == 1  # it did not go on for the user
     text, is_error = tool_results(agent)[0]
     assert is_error and "No answer within 0.05 s" in text
+    (ended,) = [e for e in handle.events_so_far if e.kind == "tool_end"]
+    assert ended.outcome == ToolOutcome.stopped
     assert_valid(agent.history)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from helpers import assert_valid, call, calls, until
 
 from jupyter_agent import Agent, ScriptedModel, tool
+from jupyter_agent.events import ToolOutcome
 from jupyter_agent.messages import INTERRUPTED_RESULT
 from jupyter_agent.permissions import Allow, Ask, Deny, ToolCall
 from jupyter_agent.states import AgentState
@@ -112,6 +113,7 @@ async def test_a_denied_call_never_runs_and_the_run_goes_on(workspace):
     assert TOUCHED == []
     assert results(agent)[0] == ("Refused by a permission rule: no notes today.", True)
     assert [e.is_error for e in events(handle, "tool_end")] == [True, False]
+    assert [e.outcome for e in events(handle, "tool_end")] == [ToolOutcome.denied, ToolOutcome.ok]
     assert handle.summary == "done"
 
 
@@ -154,6 +156,8 @@ async def test_a_tool_exception_is_an_error_result_and_the_next_call_still_runs(
         ("recorded after", False),
     ]
     assert TOUCHED == ["after"]
+    outcomes = [e.outcome for e in events(handle, "tool_end")]
+    assert outcomes[:2] == [ToolOutcome.error, ToolOutcome.ok]
     # The model reads both results, the error first, on its next call.
     sent = agent.model.requests[1].messages[-1]["content"]
     assert [(b["type"], b.get("is_error", False)) for b in sent] == [
@@ -231,5 +235,7 @@ async def test_a_stop_during_an_approval_answers_every_tool_use_of_the_turn(work
     answered = [r.tool_use_id for m in agent.history for r in m.tool_results]
     assert len(uses) == 2 and answered == uses
     assert results(agent) == [(INTERRUPTED_RESULT, True), (INTERRUPTED_RESULT, True)]
+    (ended,) = events(handle, "tool_end")  # the call waiting for approval
+    assert ended.outcome == ToolOutcome.interrupted
     assert agent.model.remaining == 1  # the model was not asked again
     assert_valid(agent.history)

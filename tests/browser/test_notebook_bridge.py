@@ -225,7 +225,8 @@ bridge.run = recording_run
     # An interrupt for a cell the bridge is no longer running touches nothing; save
     # writes what the notebook shows to disk.
     shown = notebook.run_cell(
-        'print(json.dumps(await bridge._request("interrupt", {"cell_id": "cell-2"})))\n'
+        "from jupyter_agent.jupyter.bridge_messages import INTERRUPT\n"
+        'print(json.dumps(await bridge._request(INTERRUPT({"cell_id": "cell-2"}))))\n'
         "await bridge.save()"
     )
     assert json.loads(shown) == {"interrupted": False}

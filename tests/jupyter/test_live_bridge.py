@@ -25,7 +25,7 @@ import pytest
 from jupyter_client.manager import start_new_async_kernel
 
 from jupyter_agent.errors import ToolError
-from jupyter_agent.jupyter import _bridge_protocol
+from jupyter_agent.jupyter import _bridge_protocol, bridge_messages
 from jupyter_agent.jupyter import bridge as bridge_module
 from jupyter_agent.jupyter.bridge import (
     ERROR_CODES,
@@ -38,6 +38,7 @@ from jupyter_agent.jupyter.bridge import (
     LiveBridge,
     connect_notebook,
 )
+from jupyter_agent.jupyter.bridge_messages import INSERT_CELL_ID
 from jupyter_agent.notebook import NotebookBridge, SourceChanged
 from jupyter_agent.notebook_file import FileBridge
 
@@ -205,6 +206,27 @@ async def test_every_operation_sends_the_protocol_arguments():
     assert set(frontend.ops()) == set(OPERATIONS)  # each one the protocol defines
 
 
+async def test_insert_names_the_id_to_reuse_cell_id_from_protocol_3_and_id_before():
+    def insert(request: dict[str, Any]) -> Any:
+        return {**CELL, "id": "old", "outputs": []}
+
+    for protocol, key in ((PROTOCOL, "cell_id"), (INSERT_CELL_ID - 1, "id")):
+        ping = {**PING, "protocol": protocol}
+        frontend = FakeFrontend({"ping": lambda _, ping=ping: ping, "insert": insert})
+        bridge = await connected(frontend)
+        assert (await bridge.insert("x", "code", before="a", cell_id="old")).id == "old"
+        args = frontend.requests[-1]["args"]
+        assert args == {"source": "x", "cell_type": "code", "before": "a", key: "old"}, protocol
+    assert PROTOCOL >= INSERT_CELL_ID
+
+
+def test_the_message_schema_is_what_bridge_messages_defines():
+    # Regenerate with `python -m jupyter_agent.jupyter.bridge_messages`, then
+    # `npm run build:protocol` in js/.
+    assert bridge_messages.SCHEMA_FILE.read_text(encoding="utf-8") == bridge_messages.render()
+    assert list(bridge_messages.OPERATIONS) == list(OPERATIONS)
+
+
 async def test_a_second_reply_with_the_same_id_is_ignored():
     def twice(request: dict[str, Any]) -> None:
         comm = frontend.comms[0]
@@ -307,7 +329,7 @@ async def test_errors_are_written_for_the_model_from_the_code_not_the_message():
         await bridge.move("a", before="b")
     assert caught.value.code == "failed"
     with pytest.raises(BridgeError, match="does not know the operation 'frobnicate'") as caught:
-        await bridge._request("frobnicate")
+        await bridge._request(bridge_messages.Request("frobnicate", {}))
     assert (caught.value.code, caught.value.fields) == ("unknown_operation", {"op": "frobnicate"})
 
 

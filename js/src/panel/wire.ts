@@ -6,6 +6,14 @@
  */
 
 /**
+ * How a tool call ended, for code that branches on it (the result's text is for
+ * the model and people).
+ *
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "ToolOutcome".
+ */
+export type ToolOutcome = 'ok' | 'error' | 'denied' | 'interrupted' | 'stopped';
+/**
  * This interface was referenced by `PanelProtocol`'s JSON-Schema
  * via the `definition` "AgentState".
  */
@@ -143,6 +151,7 @@ export interface AgentStartEvent {
    * The entry's place in the log.
    */
   n?: number;
+  replay?: boolean;
   role: string;
   run_id?: string;
   task: string;
@@ -292,6 +301,7 @@ export interface ToolEndEvent {
    */
   n?: number;
   name: string;
+  outcome?: ToolOutcome;
   result: string;
   run_id?: string;
   tool_use_id: string;
