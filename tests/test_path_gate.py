@@ -187,14 +187,14 @@ ALLOWED: dict[tuple[str, str, str], tuple[int, str]] = {
         1,
         "names and modification times only (no file opened), in the workspace",
     ),
-    ("jupyter_agent/session_index.py", "_in_memory", "connect"): (
+    ("jupyter_agent/session_rows.py", "in_memory", "connect"): (
         1,
         "an index in memory (':memory:'): no file",
     ),
-    ("jupyter_agent/session_index.py", "fts5_missing", "connect"): (1, "':memory:': no file"),
-    ("jupyter_agent/session_index.py", "_as_seen", "connect"): (1, "':memory:': no file"),
-    ("jupyter_agent/session_index.py", "_our_schema", "connect"): (1, "':memory:': no file"),
-    ("jupyter_agent/session_index.py", "_older_index_of_ours", "connect"): (
+    ("jupyter_agent/session_store.py", "fts5_missing", "connect"): (1, "':memory:': no file"),
+    ("jupyter_agent/session_store.py", "_as_seen", "connect"): (1, "':memory:': no file"),
+    ("jupyter_agent/session_rows.py", "_our_schema", "connect"): (1, "':memory:': no file"),
+    ("jupyter_agent/session_store.py", "_older_index_of_ours", "connect"): (
         1,
         "read-only and immutable, through the descriptor the gate opened (/proc/self/fd/N)",
     ),
