@@ -86,12 +86,12 @@ ALLOWED: dict[tuple[str, str, str], tuple[int, str]] = {
         1,
         "Image.open of bytes in memory (io.BytesIO): no file",
     ),
-    ("jupyter_agent/tools/shell.py", "_proc_stats", "listdir"): (
+    ("jupyter_agent/tools/_process_tree.py", "_proc_stats", "listdir"): (
         1,
         "procfs (/proc): the kernel's view of this user's processes",
     ),
-    ("jupyter_agent/tools/shell.py", "_proc_stats", "open"): (1, "procfs (/proc/PID/stat)"),
-    ("jupyter_agent/tools/shell.py", "_any_alive", "open"): (1, "procfs (/proc/PID/stat)"),
+    ("jupyter_agent/tools/_process_tree.py", "_proc_stats", "open"): (1, "procfs (/proc/PID/stat)"),
+    ("jupyter_agent/tools/_process_tree.py", "any_alive", "open"): (1, "procfs (/proc/PID/stat)"),
     ("jupyter_agent/commands/_owners.py", "start_time", "open"): (1, "procfs (/proc/PID/stat)"),
     ("jupyter_agent/commands/_mounts.py", "_entries", "scandir"): (
         1,
