@@ -35,13 +35,14 @@ from ..states import AgentState
 from ..tools import ResourceMap
 from ..tools.notebook import NOTEBOOK_TOOLS
 from ..trust import TrustPrompt
-from ._applied_settings import AppliedSettings, Notice, trust_settings
+from ._applied_settings import AppliedSettings, trust_settings
 from ._bus import EventBus
 from ._config import AgentConfig, AgentOptions, lookup_role, resolve_config
 from ._context import Context
 from ._handle import RunHandle
 from ._limits import Limits
 from ._loops import LOOPS, Loop
+from ._notices import Notices
 from ._own_runs import compact_loop, remember_loop
 from ._prompt import system_prompt
 from ._run import Run
@@ -74,7 +75,7 @@ class Agent:
         """An agent of ``config``, or of these arguments (see :func:`resolve_config` for
         each: ``role``, ``model``, ``workspace``, ``tools``, the limits, ``settings`` …)."""
         if config is None:
-            config = resolve_config(role or "planner", model, **options)
+            config = resolve_config("planner" if role is None else role, model, **options)
         elif role is not None or model is not None or options:
             raise TypeError("Agent takes a config or its arguments, not both")
         self.config = config
@@ -82,8 +83,8 @@ class Agent:
         self.workspace = config.workspace
         self.parent_run: Run | None = None
         """The run this agent is a subagent of (see :meth:`child`)."""
-        self._notices: list[Notice] = list(config.notices)
-        """(message, panel action) said once, at the start of the next run."""
+        self.notices = Notices(config.notices)
+        """What the next run says once, as it starts."""
         self._apply(config.settings)
         self.roles: dict[str, Role] = dict(config.roles)
         self._role = config.role
@@ -116,7 +117,6 @@ class Agent:
         """The MCP servers of the settings (started when a run first needs their tools)."""
         self.secrets.add_source(self.mcp.secrets)
         self.resources.insert(self.mcp)
-        self._sandbox_noted = False
         self.cells = CellRuns(config.cells)
         """The cells this agent runs, which may outlive the call that started them."""
         self.resources.insert(self.cells)
@@ -135,12 +135,9 @@ class Agent:
             model_string=self._model_written,
         )
         if self.session.unsaved:
-            self._notices.append(
-                (
-                    "This conversation is kept in memory only, not saved in the workspace: "
-                    f"{self.session.unsaved}",
-                    None,
-                )
+            self.notices.add(
+                "This conversation is kept in memory only, not saved in the workspace: "
+                f"{self.session.unsaved}"
             )
         self._run: Run | None = None
         runtime.add(self)
@@ -206,12 +203,7 @@ class Agent:
         """What trusting this folder would enable (``None``: nothing waits for trust)."""
         self.roles = dict(applied.roles)
         for message, action in applied.notices:
-            self._notice(message, action)
-
-    def _notice(self, message: str, action: PanelAction | None = None) -> None:
-        """Say ``message`` once, as the next run starts (not again if it waits already)."""
-        if (message, action) not in self._notices:
-            self._notices.append((message, action))
+            self.notices.add(message, action)
 
     def set_model(self, model: str | Model) -> None:
         """Use ``model`` (a model string or a Model) from the next run on; the session
@@ -252,7 +244,7 @@ class Agent:
                 source=str(self.settings.source if self.settings else ""),
             )
         ).hiding(self.secrets.redact)
-        self._notices = [n for n in self._notices if n[1] != "trust_workspace"]
+        self.notices.withdraw("trust_workspace")
         applied, trusted = trust_settings(self.applied_settings)
         self._apply(applied)
         if not trusted:
@@ -279,15 +271,14 @@ class Agent:
         sandbox confines them."""
         # Said in the transcript and kept in records of it: a key a settings file writes
         # (a trust prompt shows its values) is named, not shown.
-        notices = [(self.secrets.redact(m), a) for m, a in self._notices]
-        self._notices = []
+        notices = self.notices.take(self.secrets.redact)
         tool = self.tools.get("execute_command")
         if (
-            not self._sandbox_noted
+            not self.notices.sandbox_noted
             and tool is not None
             and Permission.EXECUTE_COMMANDS in role.permissions
         ):
-            self._sandbox_noted = True
+            self.notices.sandbox_noted = True
             status = self.command_sandbox.status()
             if not status.active:
                 notices.append((status.detail, None))
@@ -408,19 +399,12 @@ class Agent:
         if loop is None:  # a loop of our own (remember) calls no model
             self.model.check()
         task = encodable(task)  # e.g. a file name pasted in, that is not UTF-8
-        text = task.strip()
-        meta = self.session.metadata
-        if meta.stop_reason not in (None, "completed"):
-            text = f"{STOPPED_NOTE}\n\n{text}"
-        if not meta.title and record_task:
-            meta.title = task.strip().splitlines()[0][:80]
-        meta.model, meta.provider = self.model.name, self.model.provider
-        meta.model_string = self._model_written
-        meta.state = "running"
-        self.session.save()
-        if record_task:
-            kind: MessageType = "execute_plan" if action == "execute_plan" else "text"
-            self.session.append(Message.user(text, message_type=kind))
+        kind: MessageType = "execute_plan" if action == "execute_plan" else "text"
+        self.session.begin_turn(
+            task,
+            model=(self.model.name, self.model.provider, self._model_written),
+            kind=kind if record_task else None,
+        )
         self._run = Run(
             self, task.strip(), as_role or self._role, Limits(**vars(self.limits)), action
         )
@@ -470,14 +454,10 @@ class Agent:
                 return self.execute_plan(role=run.role)
             task, role = run.task, run.role.name
         else:  # a resumed session: its last message the user sent
-            sent = [
-                m
-                for m in self.session.history
-                if m.role == "user" and not m.tool_results and m.text.strip()
-            ]
-            if sent and sent[-1].message_type == "execute_plan":
+            sent = self.session.last_sent()
+            if sent is not None and sent.message_type == "execute_plan":
                 return self.execute_plan()
-            task = sent[-1].text.removeprefix(STOPPED_NOTE).strip() if sent else ""
+            task = sent.text.removeprefix(STOPPED_NOTE).strip() if sent is not None else ""
             role = None
         if not task:
             raise ValueError("There is no message to retry yet: type one and send it.")
@@ -576,8 +556,8 @@ class Agent:
         child.mcp = self.mcp  # one set of servers for the family
         child.changes = self.changes
         child.command_sandbox = self.command_sandbox
-        child._sandbox_noted = True
-        child._notices = []  # said to the user once, by the agent they started
+        child.notices = Notices()  # said to the user once, by the agent they started
+        child.notices.sandbox_noted = True
         child.metadata = self.metadata
         self.session.metadata.child_session_ids.append(child_session.id)
         self.session.save(now=True)
