@@ -328,9 +328,9 @@ def open_tool_uses(history: Sequence[Message]) -> list[ToolUseBlock]:
 
 def conversation_problems(api_messages: Sequence[dict[str, Any]]) -> list[str]:
     """Every way ``api_messages`` breaks the Messages API's rules; empty when valid."""
-    problems: list[str] = []
     if not api_messages:
         return ["the conversation is empty"]
+    problems: list[str] = []
     if api_messages[0]["role"] != "user":
         problems.append("the first message is not from the user")
     pending: set[str] = set()
@@ -344,30 +344,39 @@ def conversation_problems(api_messages: Sequence[dict[str, Any]]) -> list[str]:
             if block["type"] == "text" and not block["text"].strip():
                 problems.append(f"message {i} has an empty text block")
         if role == "user":
-            results = [b["tool_use_id"] for b in content if b["type"] == "tool_result"]
-            if pending - set(results):
-                problems.append(f"message {i} lacks results for {sorted(pending - set(results))}")
-            if set(results) - pending:
-                problems.append(
-                    f"message {i} answers unknown tool uses {sorted(set(results) - pending)}"
-                )
-            first_other = next(
-                (j for j, b in enumerate(content) if b["type"] != "tool_result"), None
-            )
-            if first_other is not None and any(
-                b["type"] == "tool_result" for b in content[first_other:]
-            ):
-                problems.append(f"message {i} has tool results after other content")
+            problems.extend(_user_turn_problems(i, content, pending))
             pending = set()
         else:
-            if any(b["type"] == "tool_result" for b in content):
-                problems.append(f"message {i} is from the assistant but holds tool results")
-            if pending:
-                problems.append(f"tool uses {sorted(pending)} are never answered")
-            ids = [b["id"] for b in content if b["type"] == "tool_use"]
-            if len(set(ids)) != len(ids):
-                problems.append(f"message {i} repeats a tool_use id")
-            pending = set(ids)
+            problems.extend(_assistant_turn_problems(i, content, pending))
+            pending = {b["id"] for b in content if b["type"] == "tool_use"}
     if pending:
         problems.append(f"the last tool uses {sorted(pending)} have no results")
+    return problems
+
+
+def _user_turn_problems(i: int, content: list[dict[str, Any]], pending: set[str]) -> list[str]:
+    """A user turn must answer exactly the tool uses ``pending``, results first."""
+    problems = []
+    results = {b["tool_use_id"] for b in content if b["type"] == "tool_result"}
+    if pending - results:
+        problems.append(f"message {i} lacks results for {sorted(pending - results)}")
+    if results - pending:
+        problems.append(f"message {i} answers unknown tool uses {sorted(results - pending)}")
+    first_other = next((j for j, b in enumerate(content) if b["type"] != "tool_result"), None)
+    if first_other is not None and any(b["type"] == "tool_result" for b in content[first_other:]):
+        problems.append(f"message {i} has tool results after other content")
+    return problems
+
+
+def _assistant_turn_problems(i: int, content: list[dict[str, Any]], pending: set[str]) -> list[str]:
+    """An assistant turn holds no results, follows no unanswered tool use, and names each
+    of its tool uses once."""
+    problems = []
+    if any(b["type"] == "tool_result" for b in content):
+        problems.append(f"message {i} is from the assistant but holds tool results")
+    if pending:
+        problems.append(f"tool uses {sorted(pending)} are never answered")
+    ids = [b["id"] for b in content if b["type"] == "tool_use"]
+    if len(set(ids)) != len(ids):
+        problems.append(f"message {i} repeats a tool_use id")
     return problems

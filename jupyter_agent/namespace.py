@@ -391,39 +391,12 @@ _KEY = re.compile(r"\[\s*('[^'\\]*'|\"[^\"\\]*\"|-?\d+)\s*\]")
 
 
 def _inspect(name: str, value: Any) -> str:
+    """What ``name`` holds, described from what can be read without running its code."""
     family = family_of(value)
     if family is not None:
-        kind, klass = family
-        foreign = foreign_arrays(value, kind)
-        if foreign:
-            return (
-                f"{name}: {type_name(value)}, {shape_of(value)} — it holds {foreign}, a type "
-                "defined outside pandas and numpy; its values, dtypes and statistics are not "
-                "read here (that would run its code). Look at it in a cell."
-            )
-        try:
-            if kind == "pandas.DataFrame":
-                return pandas_frame(name, value, klass)
-            if kind == "pandas.Series":
-                return pandas_series(name, value, klass)
-            if kind == "pandas.Index":
-                return pandas_index(name, value, klass)
-            if kind == "numpy.ndarray":
-                return numpy_array(name, value, klass)
-            if kind == "polars.DataFrame":
-                return polars_frame(name, value, klass)
-            if kind == "polars.Series":
-                return polars_series(name, value, klass)
-            if kind == "polars.LazyFrame":
-                return (
-                    f"{name}: {type_name(value)} — a lazy query; it is not collected here "
-                    "(that would run it). Call .collect() in a cell to see its data."
-                )
-        except Exception as exc:
-            return (
-                f"{name}: {type_name(value)} — could not be summarised "
-                f"{unreadable(exc)}.\n" + generic_text(name, value)
-            )
+        summary = _data_summary(name, value, *family)
+        if summary is not None:
+            return summary
     base = builtin_base(value)
     if base is str:
         return string_text(name, value)
@@ -441,3 +414,44 @@ def _inspect(name: str, value: Any) -> str:
     if t in (types.GeneratorType, types.AsyncGeneratorType, types.CoroutineType):
         return f"{name}: {type_name(value)} (not advanced: reading it would consume it)"
     return generic_text(name, value)
+
+
+def _lazy_frame(name: str, value: Any, klass: Any) -> str:
+    return (
+        f"{name}: {type_name(value)} — a lazy query; it is not collected here "
+        "(that would run it). Call .collect() in a cell to see its data."
+    )
+
+
+_SUMMARIES: dict[str, Callable[[str, Any, Any], str]] = {
+    "pandas.DataFrame": pandas_frame,
+    "pandas.Series": pandas_series,
+    "pandas.Index": pandas_index,
+    "numpy.ndarray": numpy_array,
+    "polars.DataFrame": polars_frame,
+    "polars.Series": polars_series,
+    "polars.LazyFrame": _lazy_frame,
+}
+"""The summary of each data family, by the family's name (see :func:`family_of`)."""
+
+
+def _data_summary(name: str, value: Any, kind: str, klass: Any) -> str | None:
+    """A pandas, numpy or polars value summarised by its family's reader (``None``: a
+    family without one)."""
+    foreign = foreign_arrays(value, kind)
+    if foreign:
+        return (
+            f"{name}: {type_name(value)}, {shape_of(value)} — it holds {foreign}, a type "
+            "defined outside pandas and numpy; its values, dtypes and statistics are not "
+            "read here (that would run its code). Look at it in a cell."
+        )
+    summary = _SUMMARIES.get(kind)
+    if summary is None:
+        return None
+    try:
+        return summary(name, value, klass)
+    except Exception as exc:
+        return (
+            f"{name}: {type_name(value)} — could not be summarised "
+            f"{unreadable(exc)}.\n" + generic_text(name, value)
+        )

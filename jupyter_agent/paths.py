@@ -29,22 +29,59 @@ asks:
   foreign database is refused, named, and left alone: nothing of ours ever drops its tables.
 
 ``tests/test_path_gate.py`` lists every call in the package that opens, lists, creates or
-removes a file and fails on any outside this module that is not on its short allow-list.
+removes a file and fails on any outside the gate (this module, :mod:`.path_files` for
+regular files and atomic writes, :mod:`.path_database` for SQLite) that is not on its short
+allow-list.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import os
-import secrets
 import sqlite3
 import stat
-import threading
 import weakref
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import BinaryIO, Literal
+
+from .path_database import SQLITE_HEADER, open_database
+from .path_files import (
+    CLOEXEC,
+    DIR_FLAGS,
+    DIRECTORY,
+    NOFOLLOW,
+    NONBLOCK,
+    READ_FLAGS,
+    Entry,
+    FileTooLarge,
+    ForeignDatabase,
+    MovedUnderfoot,
+    NotRegularFile,
+    PathRefused,
+    check_regular,
+    read_limited,
+    read_regular,
+    replace_atomically,
+)
+
+__all__ = [
+    "MAX_LINKS",
+    "SQLITE_HEADER",
+    "SUPPORTED",
+    "Entry",
+    "FileTooLarge",
+    "ForeignDatabase",
+    "LinkPolicy",
+    "MovedUnderfoot",
+    "NotRegularFile",
+    "PathRefused",
+    "Root",
+    "read_limited",
+    "read_regular",
+]
 
 LinkPolicy = Literal["beneath", "none"]
 """``beneath``: a link is followed when its target stays beneath the root; ``none``: every
@@ -52,48 +89,9 @@ link is refused (the agent's own state)."""
 
 MAX_LINKS = 40
 """Links followed in one path at most (Linux's own limit for a path lookup)."""
-SQLITE_HEADER = b"SQLite format 3\x00"
-
-_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
-_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
-_DIR_FLAGS = os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC
-_READ_FLAGS = os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _CLOEXEC
 
 SUPPORTED = os.open in os.supports_dir_fd and os.replace in os.supports_dir_fd
 """Whether this platform opens beneath folder descriptors (Linux, macOS)."""
-
-
-class PathRefused(OSError):
-    """A path the gate will not open, with a message that names it and says why.
-
-    An :class:`OSError`, so code that already handles a missing or unreadable file handles
-    this one the same way."""
-
-    def __init__(self, message: str, code: int = errno.EPERM) -> None:
-        super().__init__(code, message)
-        self.message = message
-
-    def __str__(self) -> str:
-        return self.message
-
-
-class MovedUnderfoot(PathRefused):
-    """A folder on the way became a link or a file while it was being opened."""
-
-
-class NotRegularFile(PathRefused):
-    """Not a regular file: a folder, a FIFO, a device, a socket."""
-
-    def __init__(self, message: str, what: str) -> None:
-        super().__init__(message)
-        self.what = what
-        """What it is instead, in words ("a folder", "a FIFO (named pipe)", "a device"…)."""
-
-
-class ForeignDatabase(PathRefused):
-    """A database file the agent did not make: left alone."""
 
 
 class Root:
@@ -109,7 +107,7 @@ class Root:
         self.real = Path(os.path.realpath(self.path))
         """The folder as resolved when the root was opened."""
         self.links: LinkPolicy = links
-        fd = os.open(self.real, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
+        fd = os.open(self.real, os.O_RDONLY | DIRECTORY | CLOEXEC)
         self._fd = fd
         self._closer = weakref.finalize(self, os.close, fd)
 
@@ -183,7 +181,7 @@ class Root:
                             break
                         return _Place(fd, name, (*done, name))
                     try:
-                        step = os.open(name, _DIR_FLAGS, dir_fd=fd)
+                        step = os.open(name, DIR_FLAGS, dir_fd=fd)
                     except FileNotFoundError:
                         if not create:
                             raise
@@ -218,7 +216,7 @@ class Root:
 
     def _open_folder(self, name: str, fd: int, done: list[str]) -> int:
         try:
-            return os.open(name, _DIR_FLAGS, dir_fd=fd)
+            return os.open(name, DIR_FLAGS, dir_fd=fd)
         except OSError as exc:
             if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
                 raise MovedUnderfoot(
@@ -367,7 +365,7 @@ class Root:
         for _attempt in range(4):
             place = self._walk(parts, follow_final=follow)
             try:
-                fd = os.open(place.name or ".", _READ_FLAGS, dir_fd=place.fd)
+                fd = os.open(place.name or ".", READ_FLAGS, dir_fd=place.fd)
             except OSError as exc:
                 if exc.errno in (errno.ELOOP, errno.EMLINK):
                     follow = True  # a link (or one since): followed if it stays beneath
@@ -375,7 +373,9 @@ class Root:
                 raise
             finally:
                 place.close()
-            return _regular(fd, place.parts, self, single=self.links == "none")
+            return check_regular(
+                fd, functools.partial(self._shown, place.parts), single=self.links == "none"
+            )
         raise MovedUnderfoot(f"{self._shown(parts)} keeps changing while it is being opened.")
 
     def read(
@@ -419,7 +419,7 @@ class Root:
             raise IsADirectoryError(errno.EISDIR, f"{self.real} is a folder")
         place = self._walk(parts, follow_final=True, create=make_folders)
         try:
-            _replace(
+            replace_atomically(
                 place.fd,
                 place.name,
                 data,
@@ -437,7 +437,7 @@ class Root:
         place = self._walk(parts, follow_final=True)
         shown = self._shown(place.parts)
         try:
-            flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | _NOFOLLOW | _NONBLOCK | _CLOEXEC
+            flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | NOFOLLOW | NONBLOCK | CLOEXEC
             try:
                 fd = os.open(place.name, flags, 0o666, dir_fd=place.fd)
             except OSError as exc:
@@ -448,7 +448,7 @@ class Root:
                 raise
         finally:
             place.close()
-        _regular(fd, place.parts, self, single=True)
+        check_regular(fd, functools.partial(self._shown, place.parts), single=True)
         return os.fdopen(fd, "ab+", buffering=0)
 
     def make_folder(
@@ -485,84 +485,18 @@ class Root:
         On Linux the connection reaches the file through the descriptor of its folder
         (``/proc/self/fd/N/name``), so a folder swapped for a link afterwards is not followed;
         SQLite's side files sit in that same folder."""
-        parts = self.parts(path)
-        place = self._walk(parts, follow_final=False)
-        shown = self._shown(place.parts)
+        place = self._walk(self.parts(path), follow_final=False)
         try:
-            made = False
-            try:
-                info = os.stat(place.name, dir_fd=place.fd, follow_symlinks=False)
-            except FileNotFoundError:
-                if not create:
-                    raise
-                flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC
-                try:
-                    os.close(os.open(place.name, flags, 0o666, dir_fd=place.fd))
-                    made = True
-                except FileExistsError:  # made meanwhile by another thread or kernel
-                    pass
-                info = os.stat(place.name, dir_fd=place.fd, follow_symlinks=False)
-            if not made:
-                _check_database(place.fd, place.name, info, application_id, shown)
-            for suffix in ("-wal", "-shm", "-journal"):
-                _check_side_file(place.fd, place.name + suffix, shown + suffix)
-            key, folder_fd = _DATABASE_FOLDERS.acquire(place.fd)
+            return open_database(
+                place.fd,
+                place.name,
+                self._shown(place.parts),
+                application_id=application_id,
+                create=create,
+                timeout=timeout,
+            )
         finally:
             place.close()
-        via_fd = f"/proc/self/fd/{folder_fd}"
-        target = f"{via_fd}/{place.name}" if os.path.isdir(via_fd) else shown
-        try:
-            db = sqlite3.connect(
-                f"{Path(target).as_uri()}?mode=rw",
-                uri=True,
-                timeout=timeout,
-                isolation_level=None,
-                factory=_FolderConnection,
-            )
-        except BaseException:
-            _DATABASE_FOLDERS.release(key)
-            raise
-        db._folder = key  # type: ignore[attr-defined]  # let go with the connection
-        if made:
-            try:  # in the file's header from its first write on (before any WAL mode)
-                db.execute(f"PRAGMA application_id = {int(application_id)}")
-            except BaseException:
-                db.close()
-                raise
-        return db
-
-
-class FileTooLarge(OSError):
-    """A file larger than the bytes a reader may take."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(errno.EFBIG, message)
-        self.message = message
-
-    def __str__(self) -> str:
-        return self.message
-
-
-class Entry:
-    """A folder's entry: its name and its status as found (a link is a link)."""
-
-    __slots__ = ("info", "name")
-
-    def __init__(self, name: str, info: os.stat_result) -> None:
-        self.name = name
-        self.info = info
-
-    def is_dir(self) -> bool:
-        return stat.S_ISDIR(self.info.st_mode)
-
-    def is_file(self) -> bool:
-        return stat.S_ISREG(self.info.st_mode)
-
-    def is_link(self) -> bool:
-        return stat.S_ISLNK(self.info.st_mode)
-
-    def __repr__(self) -> str:
-        return f"Entry({self.name!r})"
 
 
 class _Place:
@@ -575,107 +509,6 @@ class _Place:
 
     def close(self) -> None:
         os.close(self.fd)
-
-
-class _SharedFolders:
-    """One descriptor per folder holding open databases, shared by their connections and
-    closed with the last of them. SQLite shares a database's WAL index between the
-    connections of a process and names its side files after the first connection's path,
-    so every connection to a file must reach it by the same path, valid while any is open."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._open: dict[tuple[int, int], list[int]] = {}  # (device, inode): [fd, users]
-
-    def acquire(self, fd: int) -> tuple[tuple[int, int], int]:
-        info = os.fstat(fd)
-        key = (info.st_dev, info.st_ino)
-        with self._lock:
-            held = self._open.get(key)
-            if held is None:
-                held = self._open[key] = [os.dup(fd), 0]
-            held[1] += 1
-            return key, held[0]
-
-    def release(self, key: tuple[int, int]) -> None:
-        with self._lock:
-            held = self._open.get(key)
-            if held is None:
-                return
-            held[1] -= 1
-            if held[1] <= 0:
-                del self._open[key]
-                os.close(held[0])
-
-
-_DATABASE_FOLDERS = _SharedFolders()
-
-
-class _FolderConnection(sqlite3.Connection):
-    """A connection that lets go of the shared folder descriptor it reaches its file through."""
-
-    _folder: tuple[int, int] | None = None
-
-    def close(self) -> None:
-        try:
-            super().close()
-        finally:
-            key, self._folder = self._folder, None
-            if key is not None:
-                _DATABASE_FOLDERS.release(key)
-
-    def __del__(self) -> None:
-        with contextlib.suppress(Exception):
-            self.close()
-
-
-# --- files anywhere -----------------------------------------------------------------------
-
-
-def read_regular(path: str | os.PathLike[str], limit: int | None) -> tuple[bytes, bool]:
-    """At most ``limit`` bytes of the regular file ``path`` wherever it is, and whether
-    there were more: for files a user names in code (a replay script, a rules file) or a
-    library's source. Never blocks on a FIFO or a device (refused)."""
-    shown = os.fspath(path)
-    fd = os.open(shown, os.O_RDONLY | _NONBLOCK | _CLOEXEC)
-    _regular(fd, shown)
-    try:
-        return read_limited(fd, limit)
-    finally:
-        os.close(fd)
-
-
-def read_limited(fd: int, limit: int | None, *, start: int = 0) -> tuple[bytes, bool]:
-    """At most ``limit`` bytes of ``fd`` from ``start``, and whether there were more."""
-    try:
-        expected = max(0, os.fstat(fd).st_size - start)
-    except OSError:
-        expected = 0
-    chunks: list[bytes] = []
-    left = None if limit is None else limit + 1
-    offset = start
-    while left is None or left > 0:
-        size = expected + 1 if chunks == [] else 1 << 16  # the file's size, then what it grew
-        if left is not None:
-            size = min(size, left)
-        chunk = os.pread(fd, size, offset) if hasattr(os, "pread") else _read_at(fd, size, offset)
-        if not chunk:
-            break
-        chunks.append(chunk)
-        offset += len(chunk)
-        if left is not None:
-            left -= len(chunk)
-        if len(chunk) < size:
-            break  # the end of the file
-    data = b"".join(chunks) if len(chunks) != 1 else chunks[0]
-    if limit is not None and len(data) > limit:
-        return data[:limit], True
-    return data, False
-
-
-def _read_at(fd: int, size: int, offset: int) -> bytes:  # pragma: no cover - no pread: Windows
-    os.lseek(fd, offset, os.SEEK_SET)
-    return os.read(fd, size)
 
 
 # --- helpers ------------------------------------------------------------------------------
@@ -711,131 +544,3 @@ def _is_link(name: str, fd: int) -> bool:
         return stat.S_ISLNK(os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode)
     except FileNotFoundError:
         return False
-
-
-def _regular(
-    fd: int, where: str | tuple[str, ...], root: Root | None = None, *, single: bool = False
-) -> int:
-    """``fd`` if it is a regular file (with one name, if ``single``); closed and refused
-    otherwise. Clears the non-blocking flag it was opened with. ``where``: the path, or its
-    names beneath ``root`` (made into a path only for a message)."""
-    try:
-        info = os.fstat(fd)
-        regular = stat.S_ISREG(info.st_mode)
-        if regular and not (single and info.st_nlink > 1):
-            if _NONBLOCK and hasattr(os, "set_blocking"):
-                os.set_blocking(fd, True)
-            return fd
-        shown = where if isinstance(where, str) or root is None else root._shown(where)
-        if not regular:
-            what = _kind(info.st_mode)
-            raise NotRegularFile(f"Refused {shown}: it is {what}, not a regular file.", what)
-        raise PathRefused(
-            f"Refused {shown}: it has {info.st_nlink} names (hard links), so writing it "
-            "would also change another file."
-        )
-    except BaseException:
-        os.close(fd)
-        raise
-
-
-def _kind(mode: int) -> str:
-    if stat.S_ISDIR(mode):
-        return "a folder"
-    if stat.S_ISFIFO(mode):
-        return "a FIFO (named pipe)"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISLNK(mode):
-        return "a link"
-    return "a special file"
-
-
-def _replace(
-    parent: int, name: str, data: bytes, *, durable: bool, mode: int | None, shown: str
-) -> None:
-    try:
-        old = os.stat(name, dir_fd=parent, follow_symlinks=False)
-    except FileNotFoundError:
-        kept: int | None = None
-    else:
-        if stat.S_ISDIR(old.st_mode):
-            raise IsADirectoryError(errno.EISDIR, f"{shown} is a folder")
-        kept = stat.S_IMODE(old.st_mode) if stat.S_ISREG(old.st_mode) else None
-    if mode is not None:
-        kept = mode
-    while True:
-        tmp = f".{name}.{secrets.token_hex(4)}.tmp"
-        try:
-            fd = os.open(
-                tmp,
-                os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC,
-                0o666 if mode is None else mode,
-                dir_fd=parent,
-            )
-            break
-        except FileExistsError:
-            continue
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            if durable:
-                os.fsync(f.fileno())
-            if kept is not None:
-                os.fchmod(f.fileno(), kept)
-        os.replace(tmp, name, src_dir_fd=parent, dst_dir_fd=parent)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp, dir_fd=parent)
-        raise
-
-
-def _check_database(
-    folder: int, name: str, info: os.stat_result, application_id: int, shown: str
-) -> None:
-    """Refuse ``name`` unless it is a regular file with one name that is empty or a SQLite
-    database carrying ``application_id``."""
-    if not stat.S_ISREG(info.st_mode):
-        raise ForeignDatabase(
-            f"{shown} is {_kind(info.st_mode)}, not a database file the agent made: it was "
-            "left alone. Remove it to let the agent make its own."
-        )
-    if info.st_nlink > 1:
-        raise ForeignDatabase(
-            f"{shown} has {info.st_nlink} names (hard links): it may be another program's "
-            "database, so it was left alone. Remove it to let the agent make its own."
-        )
-    if info.st_size == 0:
-        return
-    fd = os.open(name, _READ_FLAGS, dir_fd=folder)
-    try:
-        header, _ = read_limited(_regular(fd, shown), 100)
-    finally:
-        os.close(fd)
-    found = int.from_bytes(header[68:72], "big") if len(header) >= 72 else None
-    if not header.startswith(SQLITE_HEADER) or found != application_id:
-        what = (
-            "a SQLite database of another program"
-            if header.startswith(SQLITE_HEADER)
-            else ("not a SQLite database")
-        )
-        raise ForeignDatabase(
-            f"{shown} is {what}, not one the agent made: it was left alone (nothing in it was "
-            "changed). Remove it to let the agent make its own."
-        )
-
-
-def _check_side_file(folder: int, name: str, shown: str) -> None:
-    try:
-        info = os.stat(name, dir_fd=folder, follow_symlinks=False)
-    except FileNotFoundError:
-        return
-    if not stat.S_ISREG(info.st_mode) or info.st_nlink > 1:
-        what = _kind(info.st_mode) if not stat.S_ISREG(info.st_mode) else "a file of several names"
-        raise ForeignDatabase(
-            f"{shown} is {what}, where SQLite keeps a database's changes: it was left "
-            "alone, and so was the database. Remove it to let the agent use its own."
-        )

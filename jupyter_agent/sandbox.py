@@ -86,6 +86,19 @@ _DENY_REASONS: dict[str, str] = {
 }
 
 
+def _check_given(path: object) -> None:
+    """Refuse what is no path at all: not a string, too long, or holding a NUL byte."""
+    if not isinstance(path, str):
+        raise ToolError(f"The path must be a string, got {type(path).__name__}.")
+    if len(path) > MAX_PATH_CHARS:
+        raise ToolError(
+            f"Refused a path of {len(path):,} characters ({path[:80]!r}…): paths are at "
+            f"most {MAX_PATH_CHARS:,} characters."
+        )
+    if "\0" in path:
+        raise ToolError(f"Refused {path!r}: the path contains a NUL byte.")
+
+
 class Sandbox:
     """Resolves the paths tools are given and refuses the ones they must not touch."""
 
@@ -141,72 +154,62 @@ class Sandbox:
         operations on the link: deleting it, describing it); its folder is still
         canonicalised and checked.
         """
-        if not isinstance(path, str):
-            raise ToolError(f"The path must be a string, got {type(path).__name__}.")
-        if len(path) > MAX_PATH_CHARS:
-            raise ToolError(
-                f"Refused a path of {len(path):,} characters ({path[:80]!r}…): paths are at "
-                f"most {MAX_PATH_CHARS:,} characters."
-            )
-        if "\0" in path:
-            raise ToolError(f"Refused {path!r}: the path contains a NUL byte.")
+        _check_given(path)
         expanded = os.path.expanduser(path) if path.startswith("~") else path
         expanded = expanded or "."
         joined = os.path.join(self.root, expanded)  # an absolute `expanded` wins
-        lexical = os.path.normpath(joined)
+        lexical = Path(os.path.normpath(joined))
         try:
             if follow_symlinks:
                 real = Path(os.path.realpath(joined))
             else:
-                parent, name = os.path.split(lexical)
-                folder = Path(os.path.realpath(parent))
-                real = folder / name if name else folder
+                folder = Path(os.path.realpath(lexical.parent))
+                real = folder / lexical.name if lexical.name else folder
         except OSError:  # a link removed while it was being followed
             raise ToolError(f"Refused {path!r}: it changed while it was being checked.") from None
-
-        for candidate in (Path(lexical), real):
+        for candidate in (lexical, real):
             place = self._sensitive_place(candidate)
             if place is not None:
                 raise ToolError(
                     f"Refused {path!r}: {place} is a sensitive location (credentials or "
                     "system files) that the agent may never touch."
                 )
-
         if not _inside(real, self.root):
-            if os.path.isabs(expanded):
-                if not (
-                    _inside(Path(lexical), self.root) or _inside(Path(lexical), self.given_root)
-                ):
-                    raise ToolError(
-                        f"Refused {path!r}: it is outside the workspace ({self.root}); "
-                        "use a path inside it, preferably relative to it."
-                    )
-            elif os.path.normpath(expanded).split(os.sep)[0] == os.pardir:
-                raise ToolError(
-                    f"Refused {path!r}: '..' leads outside the workspace ({self.root})."
-                )
-            raise ToolError(
-                f"Refused {path!r}: a symbolic link leads outside the workspace (to {real})."
-            )
-
-        rel_parts = [_rel_parts(Path(lexical), self.root), _rel_parts(real, self.root)]
-        for parts in rel_parts:
-            if parts is None:
-                continue
-            reason = self.deny_reason(parts, is_dir=None)
-            if reason is not None:
-                raise ToolError(f"Refused {path!r}: {reason}.")
-        if for_write:
-            for parts in rel_parts:
-                for part in parts or ():
-                    if part in PROTECTED_DIRS:
-                        raise ToolError(
-                            f"Refused {path!r}: the agent may not write inside {part}/, "
-                            f"{PROTECTED_DIRS[part]}."
-                        )
+            raise ToolError(self._outside_message(path, expanded, lexical, real))
+        self._check_allowed(path, [lexical, real], for_write=for_write)
         if must_exist and not os.path.lexists(real):
             raise ToolError(self.missing_message(path, real))
         return real
+
+    def _outside_message(self, path: str, expanded: str, lexical: Path, real: Path) -> str:
+        """Why ``path``, which resolved to ``real`` outside the workspace, is refused."""
+        if os.path.isabs(expanded):
+            if not (_inside(lexical, self.root) or _inside(lexical, self.given_root)):
+                return (
+                    f"Refused {path!r}: it is outside the workspace ({self.root}); "
+                    "use a path inside it, preferably relative to it."
+                )
+        elif os.path.normpath(expanded).split(os.sep)[0] == os.pardir:
+            return f"Refused {path!r}: '..' leads outside the workspace ({self.root})."
+        return f"Refused {path!r}: a symbolic link leads outside the workspace (to {real})."
+
+    def _check_allowed(self, path: str, places: list[Path], *, for_write: bool) -> None:
+        """Raise :class:`ToolError` when a deny pattern matches any of ``places`` (the path
+        as written and as resolved), or, for a write, when one lies in a protected folder."""
+        rel_parts = [_rel_parts(place, self.root) for place in places]
+        for parts in rel_parts:
+            reason = None if parts is None else self.deny_reason(parts, is_dir=None)
+            if reason is not None:
+                raise ToolError(f"Refused {path!r}: {reason}.")
+        if not for_write:
+            return
+        for parts in rel_parts:
+            for part in parts or ():
+                if part in PROTECTED_DIRS:
+                    raise ToolError(
+                        f"Refused {path!r}: the agent may not write inside {part}/, "
+                        f"{PROTECTED_DIRS[part]}."
+                    )
 
     def relative(self, path: Path | str) -> str:
         """``path`` relative to the workspace root, with forward slashes (``.`` for the root)."""

@@ -49,18 +49,9 @@ def chat_problems(messages: list[dict[str, Any]]) -> list[str]:
     problems: list[str] = []
     pending: list[str] = []
     for i, message in enumerate(messages):
-        role, content = message.get("role"), message.get("content")
+        role = message.get("role")
         if role == "tool":
-            if not pending:
-                problems.append(f"message {i} is a tool message that answers no call")
-            elif message.get("tool_call_id") != pending[0]:
-                problems.append(
-                    f"message {i} answers {message.get('tool_call_id')}, not {pending[0]}"
-                )
-            else:
-                pending.pop(0)
-            if not isinstance(content, str) or not content:
-                problems.append(f"tool message {i} has no text")
+            problems.extend(_tool_message_problems(i, message, pending))
             continue
         if pending:
             problems.append(f"tool calls {pending} are not answered before message {i}")
@@ -69,23 +60,10 @@ def chat_problems(messages: list[dict[str, Any]]) -> list[str]:
             if i:
                 problems.append(f"message {i} is a system message after the first")
         elif role == "assistant":
-            calls = message.get("tool_calls") or []
-            if not calls and not (isinstance(content, str) and content.strip()):
-                problems.append(f"assistant message {i} is empty")
-            ids = [c["id"] for c in calls]
-            if len(set(ids)) != len(ids):
-                problems.append(f"message {i} repeats a tool call id")
-            for c in calls:
-                if not c["id"] or len(c["id"]) > 40:
-                    problems.append(f"message {i} has a tool call id OpenAI refuses: {c['id']!r}")
-                json.loads(c["function"]["arguments"])
-            pending = ids
+            problems.extend(_assistant_message_problems(i, message))
+            pending = [c["id"] for c in message.get("tool_calls") or []]
         elif role == "user":
-            if isinstance(content, str):
-                if not content.strip():
-                    problems.append(f"user message {i} is empty")
-            elif not content or any(p["type"] not in ("text", "image_url") for p in content):
-                problems.append(f"user message {i} has no content, or parts of unknown types")
+            problems.extend(_user_message_problems(i, message.get("content")))
         else:
             problems.append(f"message {i} has the role {role!r}")
     if pending:
@@ -93,6 +71,48 @@ def chat_problems(messages: list[dict[str, Any]]) -> list[str]:
     if not any(m.get("role") == "user" for m in messages):
         problems.append("there is no user message")
     return problems
+
+
+def _tool_message_problems(i: int, message: dict[str, Any], pending: list[str]) -> list[str]:
+    """A tool message answers the first call still pending (which it takes off), in text."""
+    problems = []
+    if not pending:
+        problems.append(f"message {i} is a tool message that answers no call")
+    elif message.get("tool_call_id") != pending[0]:
+        problems.append(f"message {i} answers {message.get('tool_call_id')}, not {pending[0]}")
+    else:
+        pending.pop(0)
+    content = message.get("content")
+    if not isinstance(content, str) or not content:
+        problems.append(f"tool message {i} has no text")
+    return problems
+
+
+def _assistant_message_problems(i: int, message: dict[str, Any]) -> list[str]:
+    """An assistant message says something or calls tools, each call with an id OpenAI
+    takes, once, and arguments that are JSON."""
+    problems = []
+    content = message.get("content")
+    calls = message.get("tool_calls") or []
+    if not calls and not (isinstance(content, str) and content.strip()):
+        problems.append(f"assistant message {i} is empty")
+    ids = [c["id"] for c in calls]
+    if len(set(ids)) != len(ids):
+        problems.append(f"message {i} repeats a tool call id")
+    for c in calls:
+        if not c["id"] or len(c["id"]) > 40:
+            problems.append(f"message {i} has a tool call id OpenAI refuses: {c['id']!r}")
+        json.loads(c["function"]["arguments"])
+    return problems
+
+
+def _user_message_problems(i: int, content: Any) -> list[str]:
+    """A user message holds text, or parts of the kinds OpenAI knows."""
+    if isinstance(content, str):
+        return [] if content.strip() else [f"user message {i} is empty"]
+    if not content or any(p["type"] not in ("text", "image_url") for p in content):
+        return [f"user message {i} has no content, or parts of unknown types"]
+    return []
 
 
 def call(name: str, say: str = "", /, **arguments: Any) -> dict[str, Any]:

@@ -60,6 +60,47 @@ KINDS = ["write", "os-open", "process", "system", "connect", "exec", "env", "rem
 
 def hostile_objects(kind: str, marker: Path) -> dict[str, object]:
     """One object per hook that inspection might touch, each acting when called."""
+    h = _acting_hooks(kind, marker)
+    t = _acting_types(kind, marker, h["Repr"])
+    Repr, Label, Text, Proxy = h["Repr"], h["Label"], h["Text"], t["Proxy"]
+    acting_default = Repr()
+
+    def wrapped(x=acting_default):  # a default whose repr acts
+        return x
+
+    wrapped.__wrapped__ = Proxy()
+    wrapped.__signature__ = Proxy()
+    bound = types.MethodType(Proxy(), Repr())
+
+    return {
+        "by_repr": Repr(),
+        "by_array_finalize": np.arange(4).view(t["Array"]),
+        "by_module_dict": t["Module"]("planted"),
+        "by_wrapped": wrapped,
+        "by_bound_callable": bound,
+        "by_look_alike": t["LookAlike"](),
+        "by_sizeof": t["Sized"](),
+        "by_dict_descriptor": t["SlotDict"](),
+        "by_metaclass_repr": t["WithMetaRepr"],
+        "by_str_subclass": Text("secret-looking"),
+        "by_str_key": {Text("k"): Repr()},
+        "by_object_cells": pd.DataFrame({"o": [Repr(), Label()]}, index=[Label(), Repr()]),
+        "by_object_series": pd.Series([Repr()], name=Label()),
+        "by_object_array": np.array([Repr(), Label()], dtype=object),
+        "by_raising": h["Raises"](),
+        "by_container": [Repr(), (Label(), {Repr(): Label()})],
+        "by_class": h["ClassProperty"](),
+        "by_getattribute": h["GetAttribute"](),
+        "by_metaclass": h["WithMeta"](),
+        "by_label": pd.DataFrame({Label(): [1, 2]}),
+        "by_key": {Label(): 1},
+        "by_subclass": t["Frame"]({"a": [1, 2]}),
+    }
+
+
+def _acting_hooks(kind: str, marker: Path) -> dict[str, type]:
+    """Classes whose instances act from the hooks every object has (repr, str, eq,
+    attribute access, ``__class__``)."""
 
     class Repr:
         def __repr__(self):
@@ -97,6 +138,43 @@ def hostile_objects(kind: str, marker: Path) -> dict[str, object]:
             acts(kind, marker)
             return self is other
 
+    class Text(str):
+        def __str__(self):
+            acts(kind, marker)
+            return "text"
+
+        __repr__ = __str__
+
+    class Error(Exception):
+        def __str__(self):
+            acts(kind, marker)
+            return "error"
+
+    class Raises:
+        def __init__(self):
+            self.attr = Repr()
+
+        @property
+        def __class__(self):
+            raise Error(Repr())
+
+    return {
+        "Repr": Repr,
+        "ClassProperty": ClassProperty,
+        "GetAttribute": GetAttribute,
+        "Meta": Meta,
+        "WithMeta": WithMeta,
+        "Label": Label,
+        "Text": Text,
+        "Error": Error,
+        "Raises": Raises,
+    }
+
+
+def _acting_types(kind: str, marker: Path, Repr: type) -> dict[str, type]:
+    """Classes that act from what a library type, a module, a callable or a class adds
+    (numpy and pandas hooks, ``__sizeof__``, descriptors, metaclasses)."""
+
     class Frame(pd.DataFrame):
         @property
         def _constructor_sliced(self):
@@ -122,14 +200,6 @@ def hostile_objects(kind: str, marker: Path) -> dict[str, object]:
 
         def __call__(self, *args):
             acts(kind, marker)
-
-    acting_default = Repr()
-
-    def wrapped(x=acting_default):  # a default whose repr acts
-        return x
-
-    wrapped.__wrapped__ = Proxy()
-    wrapped.__signature__ = Proxy()
 
     class LookAlike(Repr):  # claims to be pandas' own class
         __module__ = "pandas"
@@ -164,51 +234,17 @@ def hostile_objects(kind: str, marker: Path) -> dict[str, object]:
         def method(self):
             pass
 
-    class Text(str):
-        def __str__(self):
-            acts(kind, marker)
-            return "text"
-
-        __repr__ = __str__
-
-    class Error(Exception):
-        def __str__(self):
-            acts(kind, marker)
-            return "error"
-
-    class Raises:
-        def __init__(self):
-            self.attr = Repr()
-
-        @property
-        def __class__(self):
-            raise Error(Repr())
-
-    bound = types.MethodType(Proxy(), Repr())
-
     return {
-        "by_repr": Repr(),
-        "by_array_finalize": np.arange(4).view(Array),
-        "by_module_dict": Module("planted"),
-        "by_wrapped": wrapped,
-        "by_bound_callable": bound,
-        "by_look_alike": LookAlike(),
-        "by_sizeof": Sized(),
-        "by_dict_descriptor": SlotDict(),
-        "by_metaclass_repr": WithMetaRepr,
-        "by_str_subclass": Text("secret-looking"),
-        "by_str_key": {Text("k"): Repr()},
-        "by_object_cells": pd.DataFrame({"o": [Repr(), Label()]}, index=[Label(), Repr()]),
-        "by_object_series": pd.Series([Repr()], name=Label()),
-        "by_object_array": np.array([Repr(), Label()], dtype=object),
-        "by_raising": Raises(),
-        "by_container": [Repr(), (Label(), {Repr(): Label()})],
-        "by_class": ClassProperty(),
-        "by_getattribute": GetAttribute(),
-        "by_metaclass": WithMeta(),
-        "by_label": pd.DataFrame({Label(): [1, 2]}),
-        "by_key": {Label(): 1},
-        "by_subclass": Frame({"a": [1, 2]}),
+        "Frame": Frame,
+        "Array": Array,
+        "Module": Module,
+        "Proxy": Proxy,
+        "LookAlike": LookAlike,
+        "Sized": Sized,
+        "Descriptor": Descriptor,
+        "SlotDict": SlotDict,
+        "MetaRepr": MetaRepr,
+        "WithMetaRepr": WithMetaRepr,
     }
 
 

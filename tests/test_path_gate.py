@@ -1,4 +1,5 @@
-"""Every file the package opens goes through the path gate (``jupyter_agent/paths.py``).
+"""Every file the package opens goes through the path gate (``jupyter_agent/paths.py``,
+with ``path_files.py`` and ``path_database.py`` beside it).
 
 The test reads the package's source and lists every call that opens, lists, creates or
 removes a file or folder by path: ``open``, ``os.open``, ``io.open``, ``sqlite3.connect``,
@@ -19,7 +20,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "jupyter_agent"
-GATE = "paths.py"
+GATE = ("paths.py", "path_files.py", "path_database.py")
+"""The gate's modules: where files are opened."""
 
 BUILTINS = frozenset({"open"})
 MODULE_CALLS = frozenset(
@@ -84,12 +86,12 @@ ALLOWED: dict[tuple[str, str, str], tuple[int, str]] = {
         1,
         "Image.open of bytes in memory (io.BytesIO): no file",
     ),
-    ("jupyter_agent/tools/shell.py", "_proc_stats", "listdir"): (
+    ("jupyter_agent/tools/_process_tree.py", "_proc_stats", "listdir"): (
         1,
         "procfs (/proc): the kernel's view of this user's processes",
     ),
-    ("jupyter_agent/tools/shell.py", "_proc_stats", "open"): (1, "procfs (/proc/PID/stat)"),
-    ("jupyter_agent/tools/shell.py", "_any_alive", "open"): (1, "procfs (/proc/PID/stat)"),
+    ("jupyter_agent/tools/_process_tree.py", "_proc_stats", "open"): (1, "procfs (/proc/PID/stat)"),
+    ("jupyter_agent/tools/_process_tree.py", "any_alive", "open"): (1, "procfs (/proc/PID/stat)"),
     ("jupyter_agent/commands/_owners.py", "start_time", "open"): (1, "procfs (/proc/PID/stat)"),
     ("jupyter_agent/commands/_mounts.py", "_entries", "scandir"): (
         1,
@@ -187,14 +189,14 @@ ALLOWED: dict[tuple[str, str, str], tuple[int, str]] = {
         1,
         "names and modification times only (no file opened), in the workspace",
     ),
-    ("jupyter_agent/session_index.py", "_in_memory", "connect"): (
+    ("jupyter_agent/session_rows.py", "in_memory", "connect"): (
         1,
         "an index in memory (':memory:'): no file",
     ),
-    ("jupyter_agent/session_index.py", "fts5_missing", "connect"): (1, "':memory:': no file"),
-    ("jupyter_agent/session_index.py", "_as_seen", "connect"): (1, "':memory:': no file"),
-    ("jupyter_agent/session_index.py", "_our_schema", "connect"): (1, "':memory:': no file"),
-    ("jupyter_agent/session_index.py", "_older_index_of_ours", "connect"): (
+    ("jupyter_agent/session_store.py", "fts5_missing", "connect"): (1, "':memory:': no file"),
+    ("jupyter_agent/session_store.py", "_as_seen", "connect"): (1, "':memory:': no file"),
+    ("jupyter_agent/session_rows.py", "_our_schema", "connect"): (1, "':memory:': no file"),
+    ("jupyter_agent/session_store.py", "_older_index_of_ours", "connect"): (
         1,
         "read-only and immutable, through the descriptor the gate opened (/proc/self/fd/N)",
     ),
@@ -204,7 +206,7 @@ ALLOWED: dict[tuple[str, str, str], tuple[int, str]] = {
 def calls() -> Iterator[tuple[str, str, str, int]]:
     """(module, enclosing function, call, line) of every file-opening call in the package."""
     for path in sorted(PACKAGE.rglob("*.py")):
-        if path.name == GATE and path.parent == PACKAGE:
+        if path.name in GATE and path.parent == PACKAGE:
             continue
         module = path.relative_to(PACKAGE.parent).as_posix()
         tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -274,8 +276,10 @@ def test_every_file_the_package_opens_goes_through_the_gate_or_says_why_not() ->
 
 def test_the_gate_module_holds_the_opening_calls() -> None:
     """The scan sees calls: the gate itself must show up when scanned, or the scan is blind."""
-    tree = ast.parse((PACKAGE / GATE).read_text(encoding="utf-8"))
-    names = Counter(name for _m, _w, name, _l in _walk(tree, GATE))
+    names: Counter[str] = Counter()
+    for module in GATE:
+        tree = ast.parse((PACKAGE / module).read_text(encoding="utf-8"))
+        names.update(name for _m, _w, name, _l in _walk(tree, module))
     assert names["open"] >= 3 and names["connect"] >= 1 and names["listdir"] >= 1
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from helpers import PLAN, call
 
-from jupyter_agent import Agent, ScriptedModel
+from jupyter_agent import Agent, ScriptedModel, session_rows, session_store
 from jupyter_agent import session_index as si
 from jupyter_agent.agent import Session
 from jupyter_agent.messages import Message, MessageAdapter
@@ -155,9 +155,11 @@ def test_a_missing_damaged_or_older_index_is_rebuilt_from_the_histories(
             db.execute("PRAGMA application_id = 0")
         db.close()
     else:
-        monkeypatch.setattr(si, "SCHEMA_VERSION", si.SCHEMA_VERSION + 1)
+        monkeypatch.setattr(session_rows, "SCHEMA_VERSION", session_rows.SCHEMA_VERSION + 1)
         monkeypatch.setattr(
-            si, "_SCHEMA", si._SCHEMA.replace("user_version = 1", "user_version = 2")
+            session_rows,
+            "SCHEMA",
+            session_rows.SCHEMA.replace("user_version = 1", "user_version = 2"),
         )
     assert [h.session_id for h in index_of(workspace).search("churn cohort")] == ["s2"]
     assert [h.session_id for h in index_of(workspace).search("boosting")] == ["s1"]
@@ -374,6 +376,6 @@ def test_a_search_over_its_time_budget_is_stopped_with_a_message(
 ) -> None:
     saved(workspace, "s1", "a slow search")
     index_of(workspace).wait()
-    monkeypatch.setattr(si, "PROGRESS_STEPS", 1)
+    monkeypatch.setattr(session_store, "PROGRESS_STEPS", 1)
     with pytest.raises(SearchError, match=r"took over 0 s and was stopped"):
         index_of(workspace).search("slow", budget=0)

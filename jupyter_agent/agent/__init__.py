@@ -1,17 +1,21 @@
 """The agent: runs, their handles, loops, sessions and the runtime."""
 
-from ._agent import Agent, AgentRuntime, runtime
+from ._agent import Agent
+from ._config import AgentConfig, AgentOptions, resolve_config
 from ._context import Context, ContextPolicy
 from ._handle import RunHandle
 from ._limits import Limits, StopRun
 from ._loops import LOOPS, parse_control, roa_loop, tool_use_loop
 from ._model_call import Turn
 from ._run import Run
+from ._runtime import AgentRuntime, runtime
 from ._session import Session, SessionMetadata
 
 __all__ = [
     "LOOPS",
     "Agent",
+    "AgentConfig",
+    "AgentOptions",
     "AgentRuntime",
     "Context",
     "ContextPolicy",
@@ -23,6 +27,7 @@ __all__ = [
     "StopRun",
     "Turn",
     "parse_control",
+    "resolve_config",
     "roa_loop",
     "runtime",
     "tool_use_loop",

@@ -4,67 +4,49 @@ from __future__ import annotations
 
 import asyncio
 import os
-import weakref
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
-from .._prompts import load_prompt
-from ..commands import OsSandbox, SandboxSettings
+from typing_extensions import Unpack
+
+from ..commands import OsSandbox
 from ..credentials import stored_secrets
 from ..errors import AgentBusy
 from ..events import Event, PanelAction, RunAction, WarningEvent
 from ..instructions import (
-    REMEMBER_HEADER,
-    REMEMBER_LIMIT,
     ProjectInstructions,
     read_instructions,
 )
-from ..mcp import McpServerConfig, McpServers
-from ..messages import STOPPED_NOTE, Message, MessageType, ToolUseBlock, encodable, new_id
-from ..models import (
-    Model,
-    ProviderConfig,
-    default_model_string,
-    recorded_string,
-    resolve_model,
-    resumed_model,
-    vouched_addresses,
-)
+from ..mcp import McpServers
+from ..messages import STOPPED_NOTE, Message, MessageType, encodable
+from ..models import Model, recorded_string, resolve_model
 from ..notebook import ChangeLog, NotebookBridge
 from ..notebook_file import FileBridge
-from ..paths import Root
-from ..permissions import ACTOR, BUILTIN_ROLES, Permission, PermissionPolicy, Role
+from ..permissions import ACTOR, Permission, PermissionPolicy, Role
 from ..provenance import WrittenFiles
 from ..redaction import Secrets, environment_secrets
 from ..rules import Rules
-from ..running_cells import CellPolicy, CellRuns
+from ..running_cells import CellRuns
 from ..sandbox import Sandbox
 from ..session_index import SESSIONS_DIR, SessionHit, SessionIndex
-from ..settings import (
-    Settings,
-    SettingsError,
-    find_settings,
-    load_settings,
-    trust,
-    trusted_as,
-    user_settings,
-)
+from ..settings import SettingsError
 from ..states import AgentState
-from ..tools import ResourceMap, Tool, ToolRegistry
-from ..tools.control import CONTROL_TOOLS
-from ..tools.delegate import delegate
-from ..tools.files import FILE_TOOLS
+from ..tools import ResourceMap
 from ..tools.notebook import NOTEBOOK_TOOLS
-from ..tools.sessions import SESSION_TOOLS
-from ..tools.shell import SHELL_TOOLS, workspace_os_sandbox
-from ..trust import TrustPrompt, untrusted_part
+from ..trust import TrustPrompt
+from ._applied_settings import AppliedSettings, trust_settings
 from ._bus import EventBus
-from ._context import Context, ContextPolicy
+from ._config import AgentConfig, AgentOptions, lookup_role, resolve_config
+from ._context import Context
 from ._handle import RunHandle
 from ._limits import Limits
 from ._loops import LOOPS, Loop
+from ._notices import Notices
+from ._own_runs import compact_loop, remember_loop
+from ._prompt import system_prompt
 from ._run import Run
+from ._runtime import runtime
 from ._session import Session, SessionMetadata
 
 EXECUTE_PLAN = (
@@ -84,185 +66,78 @@ class Agent:
 
     def __init__(
         self,
-        role: str | Role = "planner",
+        role: str | Role | None = None,
         model: str | Model | None = None,
         *,
-        workspace: str | Path | None = None,
-        tools: Iterable[Tool | Callable[..., Any]] = (),
-        max_steps: int = 30,
-        max_duration: float | None = None,
-        budget_usd: float | None = None,
-        question_timeout: float | None = None,
-        delegates_at_once: int = 3,
-        delegation_depth: int = 2,
-        loop: str | Loop = "tool_use",
-        policy: PermissionPolicy | None = None,
-        roles: Iterable[Role] = (),
-        instructions: str = "",
-        session: Session | None = None,
-        persist: bool = True,
-        settings: str | Path | Settings | None = None,
-        sandbox: Sandbox | None = None,
-        command_sandbox: SandboxSettings | OsSandbox | None = None,
-        builtin_tools: bool = True,
-        notebook: str | Path | NotebookBridge | None = None,
-        context: ContextPolicy | None = None,
-        cells: CellPolicy | None = None,
+        config: AgentConfig | None = None,
+        **options: Unpack[AgentOptions],
     ) -> None:
-        """
-        Args:
-            role: "planner", "actor", or the name of a role given in ``roles``.
-            model: An Anthropic model id or a Model (e.g. ScriptedModel); default from
-                ``$JUPYTER_AGENT_MODEL``, else a current Claude model.
-            workspace: Folder the agent works in; sessions are kept under it.
-            tools: Extra tools (functions or Tool objects) besides the built-in ones.
-            max_steps: Model turns per run (steps, for the reason → act → observe loop).
-            max_duration: Seconds per run.
-            budget_usd: Dollars per run.
-            question_timeout: Seconds to wait for an answer or approval (None: for ever).
-            delegates_at_once: Subagents (``delegate`` calls of one turn) run at once.
-            delegation_depth: How deep subagents nest (1: only this agent delegates).
-            loop: "tool_use" (native tool-use loop), "roa" (reason → act → observe),
-                or your own ``async def loop(run)``.
-            policy: Decides allow / deny / ask for each permitted call; default
-                :meth:`Rules.defaults` (reads and edits run, deletes and commands ask).
-            roles: User-defined roles, selectable by name.
-            instructions: Extra system-prompt text for this agent.
-            session: A session to continue (see :meth:`resume`).
-            persist: Keep the session on disk under the workspace.
-            settings: A settings file (or :class:`Settings`) with roles and rules; by
-                default ``<workspace>/.jupyter_agent/settings.toml`` or ``.json`` if present.
-            sandbox: Where file tools may go (default: the workspace, minus secrets).
-            command_sandbox: How the OS confines shell commands: settings, or a ready
-                :class:`OsSandbox`; by default the ``[sandbox]`` table of the user's
-                settings (on, with network).
-            builtin_tools: Offer the workspace tools (files, search, past sessions, shell)
-                besides the control tools; roles and rules still decide what may run.
-            notebook: The notebook to work on: a bridge, or a path (edited as a file).
-                Adds the notebook tools.
-            context: How the conversation is kept inside the model's context window
-                (the window, and when to clear old results or compact earlier turns);
-                by default the ``[context]`` tables of the user's and the workspace's
-                settings.
-            cells: How run_cell waits for the cells it runs, their timeout, and what Stop
-                does to a cell still running; by default the ``[cells]`` tables of the
-                user's and the workspace's settings.
-        """
-        self.workspace = Path(workspace or Path.cwd()).resolve()
+        """An agent of ``config``, or of these arguments (see :func:`resolve_config` for
+        each: ``role``, ``model``, ``workspace``, ``tools``, the limits, ``settings`` …)."""
+        if config is None:
+            config = resolve_config("planner" if role is None else role, model, **options)
+        elif role is not None or model is not None or options:
+            raise TypeError("Agent takes a config or its arguments, not both")
+        self.config = config
+        """What this agent was made of (the settings as they applied then)."""
+        self.workspace = config.workspace
         self.parent_run: Run | None = None
         """The run this agent is a subagent of (see :meth:`child`)."""
-        self._own_roles = list(roles)
-        self._notices: list[tuple[str, PanelAction | None]] = []
-        """(message, panel action) said once, at the start of the next run."""
-        user, home_is_workspace = self._read_settings(settings)
-        self._role = self._lookup_role(role)
-        self.providers, default_model, self.model_choices = self._model_settings(user)
-        """The ``[providers]`` model strings may name, and the ``[models] choices``."""
-        moved = ""
-        if model is None and session is not None:  # a saved session goes on with its model
-            meta = session.metadata
-            vouched = vouched_addresses(self.providers, [default_model, *self.model_choices])
-            model, moved = resumed_model(
-                meta.model_string, meta.provider, meta.model, self.providers, vouched
-            )
-        named = model if model is not None else default_model_string(default_model)
-        self.model = resolve_model(named, providers=self.providers)
-        self._model_written = recorded_string(named, self.model, self.providers)
+        self.notices = Notices(config.notices)
+        """What the next run says once, as it starts."""
+        self._apply(config.settings)
+        self.roles: dict[str, Role] = dict(config.roles)
+        self._role = config.role
+        self.providers = config.providers
+        """The ``[providers]`` model strings may name."""
+        self.model_choices = config.model_choices
+        """The ``[models] choices`` of the settings."""
+        self.model = config.model
+        self._model_written = config.model_string
         """The model string the session records (resume goes on with it)."""
-        if moved:
-            self._notices.append(
-                (
-                    f"{moved} It goes on with {self.model.name}: choose another in the "
-                    "Model picker or with %agent model.",
-                    None,
-                )
-            )
-        self.tools = ToolRegistry((*CONTROL_TOOLS, delegate))
-        if builtin_tools:
-            for t in (*FILE_TOOLS, *SESSION_TOOLS, *SHELL_TOOLS):
-                self.tools.register(t)
-        for given in tools:
-            self.tools.register(given, replace=True)
-        self.limits = Limits(
-            max_steps,
-            max_duration,
-            budget_usd,
-            question_timeout,
-            delegates_at_once=max(1, delegates_at_once),
-            delegation_depth=max(0, delegation_depth),
-        )
-        self._context_from_settings = context is None
-        self.context = Context(context or self._context_policy(user))
+        self.tools = config.tool_registry()
+        self.limits = Limits(**vars(config.limits))
+        self.context = Context(config.context)
         """The context budget: ``agent.context.policy`` says when room is made."""
-        self.loop = loop
-        self._policy_from_settings = policy is None
-        if policy is None:
-            policy = self._settings_rules(user)
-        self.policy: PermissionPolicy = policy
-        self.instructions = instructions
+        self.loop = config.loop
+        self.policy: PermissionPolicy = config.policy
+        self.instructions = config.instructions
         self.resources = ResourceMap()
-        self.resources.insert(sandbox or Sandbox(self.workspace), Sandbox)
-        if (
-            self.settings is not None
-            and self.settings.sandbox is not None
-            and not home_is_workspace
-        ):
-            self._notices.append(
-                (
-                    f"The [sandbox] table in {self.settings.source} was ignored: sandbox "
-                    "settings are read from your own settings only "
-                    "(~/.jupyter_agent/settings.toml).",
-                    None,
-                )
-            )
-        if not isinstance(command_sandbox, OsSandbox):
-            trusted = self.settings if home_is_workspace else user
-            chosen = command_sandbox or (
-                trusted.sandbox.make()
-                if trusted is not None and trusted.sandbox is not None
-                else SandboxSettings()
-            )
-            command_sandbox = workspace_os_sandbox(self.workspace, settings=chosen)
-        self.command_sandbox = command_sandbox
+        self.resources.insert(config.sandbox, Sandbox)
+        self.command_sandbox = config.command_sandbox
         """The OS sandbox shell commands run in; ``.status()`` says what it confines."""
-        self.resources.insert(command_sandbox, OsSandbox)
+        self.resources.insert(self.command_sandbox, OsSandbox)
         self.resources.insert(WrittenFiles())
         self.secrets = Secrets(environment_secrets, self._model_secrets, stored_secrets)
         """The secret values hidden from every tool result: ``agent.secrets.add(value)``."""
-        for source in (user, self.settings):  # [secrets] only hides more: any file may say
-            if source is not None and source.secrets.environment:
-                self.secrets.add_source(source.secrets.values)
+        for source in config.settings.secret_sources():
+            self.secrets.add_source(source.secrets.values)
         self.resources.insert(self.secrets)
-        self.mcp = McpServers(self._mcp_configs(user), self.secrets.redact)
+        self.mcp = McpServers(config.settings.mcp_configs(), self.secrets.redact)
         """The MCP servers of the settings (started when a run first needs their tools)."""
         self.secrets.add_source(self.mcp.secrets)
         self.resources.insert(self.mcp)
-        self._sandbox_noted = False
-        self._cells_from_settings = cells is None
-        self.cells = CellRuns(cells or self._cell_policy(user))
+        self.cells = CellRuns(config.cells)
         """The cells this agent runs, which may outlive the call that started them."""
         self.resources.insert(self.cells)
         self.changes = ChangeLog()
         """The notebook edits of every run, so each run's edits can be undone."""
         self.resources.insert(self.changes)
-        if notebook is not None:
-            self.attach_notebook(notebook)
+        if config.notebook is not None:
+            self.attach_notebook(config.notebook)
         self.metadata: dict[str, Any] = {}
         self.bus = EventBus()
-        self.session = session or Session.create(
-            self.workspace if persist else None,
+        self.session = config.session or Session.create(
+            self.workspace if config.persist else None,
             agent_type=self._role.name,
             model=self.model.name,
             provider=self.model.provider,
             model_string=self._model_written,
         )
         if self.session.unsaved:
-            self._notices.append(
-                (
-                    "This conversation is kept in memory only, not saved in the workspace: "
-                    f"{self.session.unsaved}",
-                    None,
-                )
+            self.notices.add(
+                "This conversation is kept in memory only, not saved in the workspace: "
+                f"{self.session.unsaved}"
             )
         self._run: Run | None = None
         runtime.add(self)
@@ -278,14 +153,7 @@ class Agent:
         return self._role.name
 
     def _lookup_role(self, role: str | Role) -> Role:
-        if isinstance(role, Role):
-            self.roles.setdefault(role.name, role)
-            return role
-        try:
-            return self.roles[role]
-        except KeyError:
-            known = ", ".join(sorted(self.roles))
-            raise ValueError(f"unknown role {role!r}; known roles: {known}") from None
+        return lookup_role(self.roles, role)
 
     def set_role(self, role: str | Role) -> None:
         """Switch role for the next run. A running run is stopped first (with a warning)."""
@@ -309,22 +177,10 @@ class Agent:
     ) -> str:
         """The system prompt of a run as ``role`` (stable across its calls, so it caches).
         ``instructions``: the project's instruction files, read now when not given."""
-        role = role or self._role
-        parts = [load_prompt("system")]
-        role_text = role.prompt or (load_prompt(role.prompt_file) if role.prompt_file else "")
-        if role_text:
-            parts.append(role_text)
-        project = (instructions if instructions is not None else self.read_instructions()).prompt()
-        if project:
-            parts.append(project)
-        if self.instructions:
-            parts.append("# Instructions for this agent\n\n" + self.instructions)
-        environment = f"# Environment\n\nWorkspace folder: {self.workspace}"
-        bridge = self.notebook
-        if bridge is not None:
-            environment += f"\nYour notebook: {bridge.describe()}"
-        parts.append(environment)
-        return "\n\n".join(parts)
+        project = instructions if instructions is not None else self.read_instructions()
+        return system_prompt(
+            role or self._role, self.workspace, project, self.instructions, self.notebook
+        )
 
     def read_instructions(self) -> ProjectInstructions:
         """The project's ``AGENTS.md`` / ``CLAUDE.md`` files and the user's own, as a run
@@ -338,85 +194,16 @@ class Agent:
 
     # --- settings --------------------------------------------------------------------
 
-    def _read_settings(self, given: str | Path | Settings | None) -> tuple[Settings | None, bool]:
-        """Read the user's and the workspace's settings into ``self.settings`` and the roles.
-        A workspace the user has not trusted may only narrow: :attr:`trust_prompt` lists
-        what trusting it would enable (see :mod:`jupyter_agent.trust`). Returns the user's
-        settings (``None`` when they are the workspace's own) and whether the workspace is
-        the home folder."""
-        if isinstance(given, (str, Path)):
-            given = load_settings(given)
-        found = given if given is not None else find_settings(self.workspace)
-        user = user_settings()
-        home = user is not None and found is not None and user.source == found.source
-        if home:
-            # One file, read once: the user's own (its rules explained as the user's).
-            found, user = (given if given is not None else user), None
-        # Settings a program passes in are its own choice; a folder's file is trusted only
-        # once the user said so, and only while it grants what the trust prompt showed then.
-        trusted = given is not None or home
-        if not trusted and found is not None:
-            granted = trusted_as(self.workspace)
-            wants = untrusted_part(found, user, self.workspace)[1].digest()
-            trusted = granted == wants
-            if granted is not None and not trusted:
-                self._notice(
-                    "You trusted this folder's settings when they granted less (or before "
-                    "trust was bound to what it grants): what they would enable now waits "
-                    "for your trust again, and the trust prompt lists all of it."
-                )
-        self._use_settings(found, user, trusted=trusted)
-        return user, home
-
-    def _use_settings(
-        self, found: Settings | None, user: Settings | None, *, trusted: bool
-    ) -> None:
-        """Apply the workspace's settings ``found`` beside the ``user``'s: all of them when
-        ``trusted``, else the part that only narrows (the rest makes the trust prompt)."""
-        self.trusted = trusted
-        self.trust_prompt: TrustPrompt | None = None
+    def _apply(self, applied: AppliedSettings) -> None:
+        """Use ``applied``: the settings, trust, roles, and what to say about them."""
+        self.applied_settings = applied
+        self.settings = applied.found
+        self.trusted = applied.trusted
+        self.trust_prompt: TrustPrompt | None = applied.trust_prompt
         """What trusting this folder would enable (``None``: nothing waits for trust)."""
-        if found is not None and not self.trusted:
-            found, prompt = untrusted_part(found, user, self.workspace)
-            self.trust_prompt = prompt if prompt.effects else None
-        self.settings = found
-        confined = None if self.trusted else self.workspace
-        problems: list[str] = []
-        roles = [
-            *(user.make_roles() if user else []),
-            *(found.make_roles(confined_to=confined, left_out=problems) if found else []),
-        ]
-        self.roles: dict[str, Role] = {
-            **BUILTIN_ROLES,
-            **{r.name: r for r in roles},
-            **{r.name: r for r in self._own_roles},
-        }
-        if self.trust_prompt is not None:
-            self._notice(self.trust_prompt.text(), "trust_workspace")
-        if problems and found is not None:
-            self._notice(f"Some roles of {found.source} were left out: " + "; ".join(problems))
-
-    def _notice(self, message: str, action: PanelAction | None = None) -> None:
-        """Say ``message`` once, as the next run starts (not again if it waits already)."""
-        if (message, action) not in self._notices:
-            self._notices.append((message, action))
-
-    def _model_settings(
-        self, user: Settings | None
-    ) -> tuple[dict[str, ProviderConfig], str | None, list[str]]:
-        """The ``[providers]`` and ``[models]`` tables: the user's, then the workspace's
-        over them (only a trusted workspace keeps its own; see :meth:`Settings.untrusted`)."""
-        providers: dict[str, ProviderConfig] = {}
-        default: str | None = None
-        choices: list[str] = []
-        for source in (user, self.settings):
-            if source is None:
-                continue
-            providers.update(source.make_providers())
-            if source.models is not None:
-                default = source.models.default or default
-                choices.extend(c for c in source.models.choices if c not in choices)
-        return providers, default, choices
+        self.roles = dict(applied.roles)
+        for message, action in applied.notices:
+            self.notices.add(message, action)
 
     def set_model(self, model: str | Model) -> None:
         """Use ``model`` (a model string or a Model) from the next run on; the session
@@ -433,32 +220,6 @@ class Agent:
         meta.model_string = self._model_written
         self.session.save()
 
-    def _context_policy(self, user: Settings | None) -> ContextPolicy:
-        """The ``[context]`` table: the user's, then the workspace's over it."""
-        given: dict[str, Any] = {}
-        for source in (user, self.settings):
-            if source is not None and source.context is not None:
-                given = source.context.over(given)
-        return ContextPolicy(**given)
-
-    def _cell_policy(self, user: Settings | None) -> CellPolicy:
-        """The ``[cells]`` policy: the user's table, then the workspace's over it (an
-        untrusted workspace's was narrowed already; see :meth:`Settings.untrusted`)."""
-        policy = CellPolicy()
-        for source in (user, self.settings):
-            if source is not None and source.cells is not None:
-                policy = source.cells.over(policy)
-        return policy
-
-    def _mcp_configs(self, user: Settings | None) -> dict[str, McpServerConfig]:
-        """The ``mcpServers`` of the user's settings, then the workspace's over them (an
-        untrusted workspace's were left out: see :meth:`Settings.untrusted`)."""
-        configs: dict[str, McpServerConfig] = {}
-        for source in (user, self.settings):
-            if source is not None:
-                configs.update(source.mcp_servers)
-        return configs
-
     async def connect_tool_servers(self, role: Role | None = None) -> list[str]:
         """Start the MCP servers ``role`` (default: the agent's) could use and bring their
         tools into :attr:`tools`; what the user should hear (a server that cannot start).
@@ -467,9 +228,6 @@ class Agent:
         if not self.mcp:
             return []
         return await self.mcp.sync(self.tools, role.permissions)
-
-    def _settings_rules(self, user: Settings | None) -> Rules:
-        return (self.settings or Settings()).make_rules(user)
 
     def trust_workspace(self) -> TrustPrompt:
         """Trust this folder's settings from now on (remembered in the user's settings):
@@ -486,32 +244,23 @@ class Agent:
                 source=str(self.settings.source if self.settings else ""),
             )
         ).hiding(self.secrets.redact)
-        self._notices = [n for n in self._notices if n[1] != "trust_workspace"]
-        if shown is None:  # nothing waits: trusted as granting nothing more than now
-            found, user = find_settings(self.workspace), user_settings()
-            granted = untrusted_part(found, user, self.workspace)[1] if found else None
-            trust(self.workspace, (granted or TrustPrompt(folder="", source="")).digest())
-            user, _ = self._read_settings(None)
-        else:
-            # What is applied is what was just compared with the prompt: read once.
-            found, user = find_settings(self.workspace), user_settings()
-            now = untrusted_part(found, user, self.workspace)[1] if found else None
-            if now != shown:
-                self._use_settings(found, user, trusted=False)
-                raise SettingsError(
-                    f"This folder's settings ({shown.source}) changed since the trust prompt "
-                    "was made: nothing was trusted. Read the prompt again, then trust."
-                )
-            trust(self.workspace, shown.digest())
-            self._use_settings(found, user, trusted=True)
-        if self._cells_from_settings:
-            self.cells.policy = self._cell_policy(user)
-        if self._context_from_settings:
-            self.context.policy = self._context_policy(user)
-        self.mcp.configure(self._mcp_configs(user))
-        if self._policy_from_settings and isinstance(self.policy, Rules):
+        self.notices.withdraw("trust_workspace")
+        applied, trusted = trust_settings(self.applied_settings)
+        self._apply(applied)
+        if not trusted:
+            source = shown.source if shown is not None else ""
+            raise SettingsError(
+                f"This folder's settings ({source}) changed since the trust prompt "
+                "was made: nothing was trusted. Read the prompt again, then trust."
+            )
+        if self.config.cells_from_settings:
+            self.cells.policy = applied.cell_policy()
+        if self.config.context_from_settings:
+            self.context.policy = applied.context_policy()
+        self.mcp.configure(applied.mcp_configs())
+        if self.config.policy_from_settings and isinstance(self.policy, Rules):
             session = [r for r in self.policy if r.scope == "session"]  # "Always allow"s
-            self.policy = self._settings_rules(user)
+            self.policy = applied.rules()
             self.policy.add(*session)
         self._role = self.roles.get(self._role.name, self._role)
         return newly
@@ -522,15 +271,14 @@ class Agent:
         sandbox confines them."""
         # Said in the transcript and kept in records of it: a key a settings file writes
         # (a trust prompt shows its values) is named, not shown.
-        notices = [(self.secrets.redact(m), a) for m, a in self._notices]
-        self._notices = []
+        notices = self.notices.take(self.secrets.redact)
         tool = self.tools.get("execute_command")
         if (
-            not self._sandbox_noted
+            not self.notices.sandbox_noted
             and tool is not None
             and Permission.EXECUTE_COMMANDS in role.permissions
         ):
-            self._sandbox_noted = True
+            self.notices.sandbox_noted = True
             status = self.command_sandbox.status()
             if not status.active:
                 notices.append((status.detail, None))
@@ -600,36 +348,7 @@ class Agent:
         (the Planner too: the user, not the model, asks for it). Raises ValueError for
         an empty text or an ``AGENTS.md`` that is not UTF-8 text.
         """
-        line = " ".join(text.split())
-        if not line:
-            raise ValueError("say what to remember: %agent remember TEXT")
-        path = self.workspace / "AGENTS.md"
-        try:  # through the path gate: a link out of the workspace or a FIFO is refused
-            old = Root(self.workspace).read("AGENTS.md", limit=REMEMBER_LIMIT).decode()
-            exists = True
-        except FileNotFoundError:
-            old, exists = "", False
-        except UnicodeDecodeError:
-            raise ValueError(f"{path} is not UTF-8 text: edit it yourself") from None
-        except OSError as exc:  # a link out, not a regular file, too large
-            raise ValueError(f"{path} cannot be added to: {exc}. Edit it yourself.") from None
-        head = old if not old or old.endswith("\n") else old + "\n"
-        content = (head if exists else REMEMBER_HEADER) + f"- {line}\n"
-        call = ToolUseBlock(
-            id=f"toolu_remember_{new_id()}",
-            name="create_file",
-            input={"path": "AGENTS.md", "content": content, "overwrite": exists},
-        )
-
-        async def write(run: Run) -> None:
-            await run.begin_step()
-            run.append(Message(role="assistant", content=[call], message_type="tool_call"))
-            [result] = await run.execute([call])
-            if result.is_error:
-                run.complete(f"Not remembered: {result.text}")
-            else:
-                run.complete(f"Remembered in {path}: {line}")
-
+        line, write = remember_loop(self.workspace, text)
         return self._start(f"Remember in AGENTS.md: {line}", as_role=ACTOR, loop=write)
 
     def compact(self) -> RunHandle:
@@ -640,16 +359,11 @@ class Agent:
         if not any(m.context is None for m in self.session.history):
             raise ValueError("there is nothing to compact yet: the conversation is empty")
         self.model.check()
-
-        async def compact(run: Run) -> None:
-            await run.begin_step()
-            changed = await self.context.make_room(run, "manual")
-            run.complete(
-                "Compacted the conversation." if changed else "There was nothing to compact."
-            )
-
         return self._start(
-            "Compact the conversation", action="compact", loop=compact, record_task=False
+            "Compact the conversation",
+            action="compact",
+            loop=compact_loop(self.context),
+            record_task=False,
         )
 
     def _start(
@@ -685,19 +399,12 @@ class Agent:
         if loop is None:  # a loop of our own (remember) calls no model
             self.model.check()
         task = encodable(task)  # e.g. a file name pasted in, that is not UTF-8
-        text = task.strip()
-        meta = self.session.metadata
-        if meta.stop_reason not in (None, "completed"):
-            text = f"{STOPPED_NOTE}\n\n{text}"
-        if not meta.title and record_task:
-            meta.title = task.strip().splitlines()[0][:80]
-        meta.model, meta.provider = self.model.name, self.model.provider
-        meta.model_string = self._model_written
-        meta.state = "running"
-        self.session.save()
-        if record_task:
-            kind: MessageType = "execute_plan" if action == "execute_plan" else "text"
-            self.session.append(Message.user(text, message_type=kind))
+        kind: MessageType = "execute_plan" if action == "execute_plan" else "text"
+        self.session.begin_turn(
+            task,
+            model=(self.model.name, self.model.provider, self._model_written),
+            kind=kind if record_task else None,
+        )
         self._run = Run(
             self, task.strip(), as_role or self._role, Limits(**vars(self.limits)), action
         )
@@ -747,14 +454,10 @@ class Agent:
                 return self.execute_plan(role=run.role)
             task, role = run.task, run.role.name
         else:  # a resumed session: its last message the user sent
-            sent = [
-                m
-                for m in self.session.history
-                if m.role == "user" and not m.tool_results and m.text.strip()
-            ]
-            if sent and sent[-1].message_type == "execute_plan":
+            sent = self.session.last_sent()
+            if sent is not None and sent.message_type == "execute_plan":
                 return self.execute_plan()
-            task = sent[-1].text.removeprefix(STOPPED_NOTE).strip() if sent else ""
+            task = sent.text.removeprefix(STOPPED_NOTE).strip() if sent is not None else ""
             role = None
         if not task:
             raise ValueError("There is no message to retry yet: type one and send it.")
@@ -853,41 +556,9 @@ class Agent:
         child.mcp = self.mcp  # one set of servers for the family
         child.changes = self.changes
         child.command_sandbox = self.command_sandbox
-        child._sandbox_noted = True
-        child._notices = []  # said to the user once, by the agent they started
+        child.notices = Notices()  # said to the user once, by the agent they started
+        child.notices.sandbox_noted = True
         child.metadata = self.metadata
         self.session.metadata.child_session_ids.append(child_session.id)
         self.session.save(now=True)
         return child
-
-
-class AgentRuntime:
-    """The agents alive in this process (a kernel): list them, find them, shut them down."""
-
-    def __init__(self) -> None:
-        self._agents: weakref.WeakValueDictionary[str, Agent] = weakref.WeakValueDictionary()
-
-    def add(self, agent: Agent) -> None:
-        self._agents[agent.session.id] = agent
-
-    def get(self, session_id: str) -> Agent | None:
-        return self._agents.get(session_id)
-
-    def agents(self) -> list[Agent]:
-        return list(self._agents.values())
-
-    def running(self) -> list[Agent]:
-        return [a for a in self._agents.values() if a.running]
-
-    async def shutdown(self, session_id: str | None = None) -> None:
-        """Stop one agent's run (or all runs) and wait until they ended."""
-        targets = [self._agents[session_id]] if session_id else self.running()
-        handles = [a.handle for a in targets if a.running]
-        for h in handles:
-            if h is not None:
-                h.stop()
-        await asyncio.gather(*(h.wait() for h in handles if h is not None))
-
-
-runtime = AgentRuntime()
-"""The process's runtime; every Agent registers here."""

@@ -36,7 +36,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from ..context_view import ModelView, View
 from ..errors import SessionError
-from ..messages import Message, MessageAdapter, encodable, new_id
+from ..messages import STOPPED_NOTE, Message, MessageAdapter, MessageType, encodable, new_id
 from ..models import Usage
 from ..paths import FileTooLarge, PathRefused, Root
 from ..plans import Plan, StepProgress
@@ -210,6 +210,36 @@ class Session:
         if self.root is not None:
             self._unwritten.append(message)
             self._write_soon()
+
+    def last_sent(self) -> Message | None:
+        """The last message the user sent (not a tool result), if any."""
+        for message in reversed(self.history):
+            if message.role == "user" and not message.tool_results and message.text.strip():
+                return message
+        return None
+
+    def begin_turn(
+        self,
+        task: str,
+        *,
+        model: tuple[str, str, str],
+        kind: MessageType | None,
+    ) -> None:
+        """Record a run starting on ``task`` with ``model`` (name, provider, model string):
+        the session is running, titled after its first task, and ``task`` is the user's
+        message of ``kind`` (``None``: no turn of the conversation, nothing is added). A
+        task after a run that did not complete says so first, so the model knows."""
+        meta = self.metadata
+        text = task.strip()
+        if meta.stop_reason not in (None, "completed"):
+            text = f"{STOPPED_NOTE}\n\n{text}"
+        if not meta.title and kind is not None:
+            meta.title = task.strip().splitlines()[0][:80]
+        meta.model, meta.provider, meta.model_string = model
+        meta.state = "running"
+        self.save()
+        if kind is not None:
+            self.append(Message.user(text, message_type=kind))
 
     def save(self, *, now: bool = False) -> None:
         """Mark the metadata changed: ``metadata.json`` is rewritten soon (see :meth:`flush`),

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from tree_sitter import Node
@@ -83,6 +84,7 @@ class Walk:
             self.statement(child, scope, depth + 1)
 
     def statement(self, node: Node, scope: Scope, depth: int) -> None:
+        """One node where a statement may stand, handed to the walker of its kind."""
         kind = node.type
         if depth > MAX_DEPTH:
             self.problem("it is nested too deeply to check")
@@ -93,93 +95,94 @@ class Walk:
             return
         if not node.is_named or kind in ("comment", "heredoc_start", "heredoc_end"):
             return
-        if kind == "command":
-            self.command(node, scope, depth)
-        elif kind == "redirected_statement":
-            # tree-sitter-bash hangs `a && b > f` and `a | b > f` on the whole list or
-            # pipeline, while the shell opens f for b, after a's `cd`: judging the
-            # redirection after the body, in every folder met so far, covers both.
-            body = node.child_by_field_name("body")
-            if body is not None:
-                self.statement(body, scope, depth + 1)
-            for child in node.children:
-                if child is not body:
-                    self.redirect(child, scope, depth)
-        elif kind in ("program", "list", "compound_statement", "do_group", "else_clause"):
-            if kind == "compound_statement" and node.child_count and node.children[0].type == "((":
-                self.arithmetic(node, scope, depth)
-            else:
-                self.statements(node, scope, depth)
-        elif kind == "subshell":
-            self.statements(node, scope.copy(), depth)  # a `cd` inside stays inside
-        elif kind == "pipeline":
-            # Each part of a pipeline runs in a subshell of its own.
-            for child in node.children:
-                self.statement(child, scope.copy(), depth + 1)
-        elif kind == "negated_command":
-            self.statements(node, scope, depth)
-        elif kind in ("if_statement", "elif_clause", "while_statement", "case_statement"):
-            self.compound(node, scope, depth)
-        elif kind == "case_item":
-            for child in node.children:
-                if (
-                    child.type
-                    in ("word", "concatenation", "string", "raw_string", "extglob_pattern")
-                    or not child.is_named
-                ):
-                    self.words_inside(child, scope, depth)
-                else:
-                    self.statement(child, scope, depth + 1)
-        elif kind == "for_statement":
-            variable = node.child_by_field_name("variable")
-            if variable is not None:
-                name = self.text(variable)
-                self.assignments.append(Assignment(name, Word(name, None), self.text(node)))
-            for child in node.children:
-                if child.type == "do_group":
-                    self.statement(child, scope, depth + 1)
-                elif child is not variable:
-                    self.words_inside(child, scope, depth)
-        elif kind == "c_style_for_statement":
-            for child in node.children:
-                if child.type == "do_group" or child.type == "compound_statement":
-                    self.statement(child, scope, depth + 1)
-                elif child.is_named:
-                    self.arithmetic(child, scope, depth)
-        elif kind == "function_definition":
-            name_node = node.child_by_field_name("name")
-            if name_node is not None:
-                self.functions.add(self.text(name_node))
-            body = node.child_by_field_name("body")
-            if body is not None:
-                # The body runs whenever the function is called: judge it here, in a copy.
-                self.statement(body, scope.copy(), depth + 1)
-            for child in node.children:
-                if child.type in ("file_redirect", "heredoc_redirect", "herestring_redirect"):
-                    self.redirect(child, scope, depth)
-        elif kind in ("variable_assignment", "variable_assignments"):
-            for assignment in self.assignment_nodes(node):
-                self.assignments.append(self.assignment(assignment, scope, depth))
-        elif kind == "declaration_command":
-            self.declaration(node, scope, depth)
-        elif kind == "unset_command":
-            for child in node.children[1:]:
-                name = self.text(child).strip("'\"")
-                if "$" in name or "`" in name or guarded(name):
-                    self.problem(
-                        f"`unset {name}` may take away what keeps git from running a planted "
-                        "configuration"
-                    )
-            self.words_inside(node, scope, depth)
-        elif kind == "test_command":
-            self.test(node, scope, depth)
-        elif kind in ("file_redirect", "heredoc_redirect", "herestring_redirect"):
-            self.redirect(node, scope, depth)
-        elif kind == "heredoc_body":
-            self.words_inside(node, scope, depth)
-        else:
+        walker = _STATEMENT_WALKERS.get(kind)
+        if walker is None:
             self.problem(f"it uses shell syntax the checker does not know ({kind})")
             self.words_inside(node, scope, depth)
+        else:
+            walker(self, node, scope, depth)
+
+    def redirected(self, node: Node, scope: Scope, depth: int) -> None:
+        """A statement with redirections hung on it."""
+        # tree-sitter-bash hangs `a && b > f` and `a | b > f` on the whole list or
+        # pipeline, while the shell opens f for b, after a's `cd`: judging the
+        # redirection after the body, in every folder met so far, covers both.
+        body = node.child_by_field_name("body")
+        if body is not None:
+            self.statement(body, scope, depth + 1)
+        for child in node.children:
+            if child is not body:
+                self.redirect(child, scope, depth)
+
+    def block(self, node: Node, scope: Scope, depth: int) -> None:
+        """A program, a list, a { … } group, a do … done or else body (or (( … )))."""
+        if node.type == "compound_statement" and node.child_count and node.children[0].type == "((":
+            self.arithmetic(node, scope, depth)
+        else:
+            self.statements(node, scope, depth)
+
+    def subshell(self, node: Node, scope: Scope, depth: int) -> None:
+        self.statements(node, scope.copy(), depth)  # a `cd` inside stays inside
+
+    def pipeline(self, node: Node, scope: Scope, depth: int) -> None:
+        # Each part of a pipeline runs in a subshell of its own.
+        for child in node.children:
+            self.statement(child, scope.copy(), depth + 1)
+
+    def case_item(self, node: Node, scope: Scope, depth: int) -> None:
+        """A case's patterns are words; its body, statements."""
+        for child in node.children:
+            if child.type in _PATTERN_KINDS or not child.is_named:
+                self.words_inside(child, scope, depth)
+            else:
+                self.statement(child, scope, depth + 1)
+
+    def for_loop(self, node: Node, scope: Scope, depth: int) -> None:
+        """for NAME in WORDS: NAME is assigned values only run time knows."""
+        variable = node.child_by_field_name("variable")
+        if variable is not None:
+            name = self.text(variable)
+            self.assignments.append(Assignment(name, Word(name, None), self.text(node)))
+        for child in node.children:
+            if child.type == "do_group":
+                self.statement(child, scope, depth + 1)
+            elif child is not variable:
+                self.words_inside(child, scope, depth)
+
+    def c_style_for_loop(self, node: Node, scope: Scope, depth: int) -> None:
+        """for (( … )): its three clauses are arithmetic."""
+        for child in node.children:
+            if child.type == "do_group" or child.type == "compound_statement":
+                self.statement(child, scope, depth + 1)
+            elif child.is_named:
+                self.arithmetic(child, scope, depth)
+
+    def function(self, node: Node, scope: Scope, depth: int) -> None:
+        name_node = node.child_by_field_name("name")
+        if name_node is not None:
+            self.functions.add(self.text(name_node))
+        body = node.child_by_field_name("body")
+        if body is not None:
+            # The body runs whenever the function is called: judge it here, in a copy.
+            self.statement(body, scope.copy(), depth + 1)
+        for child in node.children:
+            if child.type in _REDIRECT_KINDS:
+                self.redirect(child, scope, depth)
+
+    def assignments_of(self, node: Node, scope: Scope, depth: int) -> None:
+        """NAME=VALUE alone: variables for later commands."""
+        for assignment in self.assignment_nodes(node):
+            self.assignments.append(self.assignment(assignment, scope, depth))
+
+    def unset(self, node: Node, scope: Scope, depth: int) -> None:
+        for child in node.children[1:]:
+            name = self.text(child).strip("'\"")
+            if "$" in name or "`" in name or guarded(name):
+                self.problem(
+                    f"`unset {name}` may take away what keeps git from running a planted "
+                    "configuration"
+                )
+        self.words_inside(node, scope, depth)
 
     def compound(self, node: Node, scope: Scope, depth: int) -> None:
         """if / while / case: conditions and bodies are statements; case values are words."""
@@ -337,58 +340,70 @@ class Walk:
     def value(
         self, node: Node, scope: Scope, depth: int, *, quoted: bool
     ) -> tuple[str | None, bool]:
+        """A word part's static value (``None``: known only at run time) and whether it is
+        a glob, from the reader of its kind; commands inside it are walked."""
         if depth > MAX_DEPTH:
             self.problem("it is nested too deeply to check")
             return None, False
         kind = node.type
-        if kind == "word" or kind == "number":
-            raw = self.text(node)
-            return unescape_word(raw), (not quoted and has_glob(raw))
-        if kind == "raw_string":
-            return self.text(node)[1:-1], False
-        if kind == "ansi_c_string":
-            return ansi_c(self.text(node)[2:-1]), False
-        if kind in ("string", "translated_string"):
-            parts: list[str] = []
-            known = True
-            for child in node.children:
-                if child.type == "string_content":
-                    parts.append(unescape_double(self.text(child)))
-                elif child.is_named:
-                    known = False
-                    self.inside(child, scope, depth + 1)
-            return ("".join(parts) if known else None), False
-        if kind == "concatenation":
-            parts = []
-            known, glob = True, False
-            for child in node.children:
-                v, g = self.value(child, scope, depth + 1, quoted=quoted)
-                glob = glob or g
-                if v is None:
-                    known = False
-                else:
-                    parts.append(v)
-            return ("".join(parts) if known else None), glob
-        if kind in ("command_substitution", "process_substitution"):
-            self.nested(node, scope, depth)
+        if kind in _RUN_TIME_WALKERS:
+            _RUN_TIME_WALKERS[kind](self, node, scope, depth)
             return None, False
-        if kind == "arithmetic_expansion":
-            self.arithmetic(node, scope, depth)
-            return None, False
-        if kind == "expansion":
-            self.expansion(node, scope, depth)
-            return None, False
-        if kind in ("simple_expansion", "array", "brace_expression"):
-            self.words_inside(node, scope, depth)
-            return None, False
-        if kind == "extglob_pattern":
-            return self.text(node), True
+        reader = _VALUE_READERS.get(kind)
+        if reader is not None:
+            return reader(self, node, scope, depth, quoted)
         if kind == "ERROR" or node.is_missing:
             self.problem("the shell would not parse it as written (a syntax error)")
         else:
             self.problem(f"it uses a kind of word the checker does not know ({kind})")
         self.words_inside(node, scope, depth)
         return None, False
+
+    def plain_value(
+        self, node: Node, scope: Scope, depth: int, quoted: bool
+    ) -> tuple[str | None, bool]:
+        """A word or a number: its text unescaped; a glob where it is not quoted."""
+        raw = self.text(node)
+        return unescape_word(raw), (not quoted and has_glob(raw))
+
+    def quoted_value(
+        self, node: Node, scope: Scope, depth: int, quoted: bool
+    ) -> tuple[str | None, bool]:
+        """'…', $'…', $(…)-free "…": known unless an expansion is inside."""
+        kind = node.type
+        if kind == "raw_string":
+            return self.text(node)[1:-1], False
+        if kind == "ansi_c_string":
+            return ansi_c(self.text(node)[2:-1]), False
+        parts: list[str] = []
+        known = True
+        for child in node.children:
+            if child.type == "string_content":
+                parts.append(unescape_double(self.text(child)))
+            elif child.is_named:
+                known = False
+                self.inside(child, scope, depth + 1)
+        return ("".join(parts) if known else None), False
+
+    def concatenation_value(
+        self, node: Node, scope: Scope, depth: int, quoted: bool
+    ) -> tuple[str | None, bool]:
+        """Parts side by side: known when each is; a glob when any is."""
+        parts = []
+        known, glob = True, False
+        for child in node.children:
+            v, g = self.value(child, scope, depth + 1, quoted=quoted)
+            glob = glob or g
+            if v is None:
+                known = False
+            else:
+                parts.append(v)
+        return ("".join(parts) if known else None), glob
+
+    def extglob_value(
+        self, node: Node, scope: Scope, depth: int, quoted: bool
+    ) -> tuple[str | None, bool]:
+        return self.text(node), True
 
     def expansion(self, node: Node, scope: Scope, depth: int) -> None:
         text = self.text(node)
@@ -435,6 +450,61 @@ class Walk:
         if node.type == "concatenation":
             return "".join(self.unquoted_text(c) for c in node.children)
         return "\0"
+
+
+# --- what walks each kind of node -------------------------------------------------------
+
+_REDIRECT_KINDS = ("file_redirect", "heredoc_redirect", "herestring_redirect")
+_PATTERN_KINDS = ("word", "concatenation", "string", "raw_string", "extglob_pattern")
+
+_STATEMENT_WALKERS: dict[str, Callable[[Walk, Node, Scope, int], None]] = {
+    "command": Walk.command,
+    "redirected_statement": Walk.redirected,
+    **dict.fromkeys(
+        ("program", "list", "compound_statement", "do_group", "else_clause"), Walk.block
+    ),
+    "subshell": Walk.subshell,
+    "pipeline": Walk.pipeline,
+    "negated_command": Walk.statements,
+    **dict.fromkeys(
+        ("if_statement", "elif_clause", "while_statement", "case_statement"), Walk.compound
+    ),
+    "case_item": Walk.case_item,
+    "for_statement": Walk.for_loop,
+    "c_style_for_statement": Walk.c_style_for_loop,
+    "function_definition": Walk.function,
+    "variable_assignment": Walk.assignments_of,
+    "variable_assignments": Walk.assignments_of,
+    "declaration_command": Walk.declaration,
+    "unset_command": Walk.unset,
+    "test_command": Walk.test,
+    **dict.fromkeys(_REDIRECT_KINDS, Walk.redirect),
+    "heredoc_body": Walk.words_inside,
+}
+"""The walker of each kind of statement; a kind not here is reported, then searched."""
+
+_RUN_TIME_WALKERS: dict[str, Callable[[Walk, Node, Scope, int], None]] = {
+    "command_substitution": Walk.nested,
+    "process_substitution": Walk.nested,
+    "arithmetic_expansion": Walk.arithmetic,
+    "expansion": Walk.expansion,
+    "simple_expansion": Walk.words_inside,
+    "array": Walk.words_inside,
+    "brace_expression": Walk.words_inside,
+}
+"""Word parts whose value only run time knows: the walk looks inside them for commands."""
+
+_VALUE_READERS: dict[str, Callable[[Walk, Node, Scope, int, bool], tuple[str | None, bool]]] = {
+    "word": Walk.plain_value,
+    "number": Walk.plain_value,
+    "raw_string": Walk.quoted_value,
+    "ansi_c_string": Walk.quoted_value,
+    "string": Walk.quoted_value,
+    "translated_string": Walk.quoted_value,
+    "concatenation": Walk.concatenation_value,
+    "extglob_pattern": Walk.extglob_value,
+}
+"""The reader of each kind of word part whose value may be known before it runs."""
 
 
 # --- helpers ---------------------------------------------------------------------------

@@ -145,70 +145,97 @@ TEST_SET_UP = ("conftest.py", "pytest.ini", "pyproject.toml", "setup.cfg", "tox.
 """What pytest loads from the folders between the workspace's top and the tests it runs."""
 
 
-def _changed_code(
-    line: CommandLine, cwd: Path, sandbox: Sandbox, written: WrittenFiles, path_env: str | None
-) -> list[Hazard]:
-    """Workspace code the line would run that changed during the session (and that the
-    user has not approved running since)."""
-    found: list[Hazard] = []
-    reported: set[str] = set()
+class _ChangedCode:
+    """The hazards found so far, each path reported once."""
 
-    def ask(source: str, what: str, paths: list[str]) -> None:
-        shown = ", ".join(sandbox.relative(p) for p in paths[:5])
+    def __init__(self, sandbox: Sandbox, written: WrittenFiles) -> None:
+        self.sandbox = sandbox
+        self.written = written
+        self.hazards: list[Hazard] = []
+        self.reported: set[str] = set()
+
+    def ask(self, source: str, what: str, paths: list[str]) -> None:
+        shown = ", ".join(self.sandbox.relative(p) for p in paths[:5])
         more = f" and {len(paths) - 5} more" if len(paths) > 5 else ""
-        found.append(
+        self.hazards.append(
             Hazard(
                 "ask",
                 f"`{_short(source)}` runs {what}, changed during this session: {shown}{more}.",
                 tuple(paths),
             )
         )
-        reported.update(paths)
+        self.reported.update(paths)
 
+    def in_workspace(self, path: Path) -> bool:
+        return _inside(path, self.sandbox.root) or _inside(path, self.sandbox.given_root)
+
+    def script(self, use: PathUse, path: Path) -> None:
+        """A file the line runs: asked about when it changed."""
+        if os.path.lexists(path) and self.written.changed(path):
+            self.ask(use.source, use.what, [str(path)])
+
+    def folder(self, use: PathUse, path: Path) -> None:
+        """A folder the line runs code from (tests): any changed file under it, and the
+        test set-up files pytest loads from the folders above it."""
+        changed = self.written.changed_under(path)
+        if changed is None:
+            self.hazards.append(
+                Hazard(
+                    "ask",
+                    f"`{_short(use.source)}` runs {use.what} in {self.sandbox.relative(path)}, "
+                    "too many to check for changes.",
+                )
+            )
+            return
+        for folder in _between(self.sandbox.root, path):
+            changed.extend(
+                str(folder / name)
+                for name in TEST_SET_UP
+                if (folder / name).is_file() and self.written.changed(folder / name)
+            )
+        if changed:
+            self.ask(use.source, use.what, list(dict.fromkeys(changed)))
+
+    def code_runner(self, text: str) -> None:
+        """A program that runs code (python -c, a REPL): what it runs may import or load
+        other workspace code the agent wrote."""
+        unseen = [p for p in self.written.unseen_code(self.sandbox.root) if p not in self.reported]
+        if unseen:
+            self.ask(text, "code that may load files the agent wrote", unseen)
+
+    def program(self, name: str | None, text: str, path_env: str | None) -> None:
+        """A program found on ``PATH`` inside the workspace that changed."""
+        if not name or "/" in name:
+            return
+        found_at = shutil.which(name, path=path_env)
+        if found_at is None:
+            return
+        real = Path(os.path.realpath(found_at))
+        if _inside(real, self.sandbox.root) and self.written.changed(real):
+            self.ask(text, f"`{name}` from the workspace", [str(real)])
+
+
+def _changed_code(
+    line: CommandLine, cwd: Path, sandbox: Sandbox, written: WrittenFiles, path_env: str | None
+) -> list[Hazard]:
+    """Workspace code the line would run that changed during the session (and that the
+    user has not approved running since)."""
+    found = _ChangedCode(sandbox, written)
     for use in line.runs():
         quiet: list[Hazard] = []  # a script named only at run time is asked about already
         for path in _places(use, cwd, quiet, "runs"):
-            if not _inside(path, sandbox.root) and not _inside(path, sandbox.given_root):
+            if not found.in_workspace(path):
                 continue
-            if not use.folder:
-                if os.path.lexists(path) and written.changed(path):
-                    ask(use.source, use.what, [str(path)])
-                continue
-            changed = written.changed_under(path)
-            if changed is None:
-                found.append(
-                    Hazard(
-                        "ask",
-                        f"`{_short(use.source)}` runs {use.what} in {sandbox.relative(path)}, "
-                        "too many to check for changes.",
-                    )
-                )
-                continue
-            for folder in _between(sandbox.root, path):
-                changed.extend(
-                    str(folder / name)
-                    for name in TEST_SET_UP
-                    if (folder / name).is_file() and written.changed(folder / name)
-                )
-            if changed:
-                ask(use.source, use.what, list(dict.fromkeys(changed)))
+            if use.folder:
+                found.folder(use, path)
+            else:
+                found.script(use, path)
     for inv in line.invocations:
         if inv.kind == "runs_code":
-            # What it runs may import or load other workspace code the agent wrote.
-            unseen = [p for p in written.unseen_code(sandbox.root) if p not in reported]
-            if unseen:
-                ask(inv.text, "code that may load files the agent wrote", unseen)
-            continue
-        name = inv.program
-        if not name or "/" in name:
-            continue
-        found_at = shutil.which(name, path=path_env)
-        if found_at is None:
-            continue
-        real = Path(os.path.realpath(found_at))
-        if _inside(real, sandbox.root) and written.changed(real):
-            ask(inv.text, f"`{name}` from the workspace", [str(real)])
-    return found
+            found.code_runner(inv.text)
+        else:
+            found.program(inv.program, inv.text, path_env)
+    return found.hazards
 
 
 def _between(root: Path, path: Path) -> list[Path]:

@@ -25,6 +25,7 @@ import base64
 import builtins
 import contextlib
 import contextvars
+import functools
 import getpass
 import json
 import sys
@@ -179,6 +180,110 @@ class _RoutedStream:
         return getattr(self._original, name)
 
 
+# --- the hooks: each routes a captured context's output to its capture -------------
+
+
+def _routed_publish(original: Any) -> Any:
+    def routed(data: Any, metadata: Any = None, *args: Any, **kwargs: Any) -> Any:
+        capture = CAPTURE.get()
+        if capture is None:
+            return original(data, metadata, *args, **kwargs)
+        transient = kwargs.get("transient")
+        capture.display(data, metadata, transient, bool(kwargs.get("update")))
+        return None
+
+    return routed
+
+
+def _routed_clear_output(original: Any) -> Any:
+    def routed(wait: bool = False) -> Any:
+        capture = CAPTURE.get()
+        return original(wait=wait) if capture is None else capture.clear(wait)
+
+    return routed
+
+
+def _routed_start_displayhook(original: Any) -> Any:
+    def routed() -> Any:
+        capture = CAPTURE.get()
+        return original() if capture is None else capture.start_result()
+
+    return routed
+
+
+def _routed_update_user_ns(shell: Any, hook: Any, original: Any) -> Any:
+    def routed(result: Any) -> Any:
+        capture = CAPTURE.get()
+        wrong = hook.prompt_count
+        if capture is None or wrong == capture.execution_count:
+            return original(result)
+        # A cell of the user's started while this one ran, so the shell's count
+        # moved on: file the value under this run's count, as IPython would have.
+        ns = shell.user_ns
+        out = ns.get("_oh")
+        out = out if isinstance(out, dict) else {}
+        marker = object()
+        before = (ns.get(f"_{wrong}", marker), out.get(wrong, marker))
+        original(result)
+        if ns.get(f"_{wrong}", marker) is result:
+            _put_back(ns, f"_{wrong}", before[0], marker)
+            ns[f"_{capture.execution_count}"] = result
+        if out.get(wrong, marker) is result:
+            _put_back(out, wrong, before[1], marker)
+            out[capture.execution_count] = result
+        return None
+
+    return routed
+
+
+def _routed_write_output_prompt(original: Any) -> Any:
+    def routed() -> Any:
+        return original() if CAPTURE.get() is None else None
+
+    return routed
+
+
+def _routed_write_format_data(original: Any) -> Any:
+    def routed(format_dict: Any, md_dict: Any = None) -> Any:
+        capture = CAPTURE.get()
+        if capture is None:
+            return original(format_dict, md_dict)
+        return capture.result_data(format_dict, md_dict)
+
+    return routed
+
+
+def _routed_finish_displayhook(original: Any) -> Any:
+    def routed() -> Any:
+        capture = CAPTURE.get()
+        return original() if capture is None else capture.finish_result()
+
+    return routed
+
+
+def _routed_showtraceback(original: Any) -> Any:
+    def routed(etype: Any, evalue: Any, stb: Any) -> Any:
+        capture = CAPTURE.get()
+        if capture is None:
+            return original(etype, evalue, stb)
+        name = getattr(etype, "__name__", str(etype))
+        return capture.error(name, str(evalue), list(stb or []))
+
+    return routed
+
+
+def _routed_no_input(original: Any) -> Any:
+    def routed(*args: Any, **kwargs: Any) -> Any:
+        if CAPTURE.get() is not None:
+            raise RuntimeError(
+                "input() and getpass() are not available in cells the agent runs: "
+                "no one can type an answer there."
+            )
+        return original(*args, **kwargs)
+
+    return routed
+
+
 class _Router:
     """Installs the routing hooks while at least one run is capturing (refcounted)."""
 
@@ -208,113 +313,21 @@ class _Router:
             setattr(sys, name, routed)
             self._undo.append(_restore_module_attr(sys, name, routed, original))
 
-        pub = shell.display_pub
-        hook = shell.displayhook
-
-        def publish(original: Any) -> Any:
-            def routed(data: Any, metadata: Any = None, *args: Any, **kwargs: Any) -> Any:
-                capture = CAPTURE.get()
-                if capture is None:
-                    return original(data, metadata, *args, **kwargs)
-                transient = kwargs.get("transient")
-                capture.display(data, metadata, transient, bool(kwargs.get("update")))
-                return None
-
-            return routed
-
-        def clear_output(original: Any) -> Any:
-            def routed(wait: bool = False) -> Any:
-                capture = CAPTURE.get()
-                return original(wait=wait) if capture is None else capture.clear(wait)
-
-            return routed
-
-        def start_displayhook(original: Any) -> Any:
-            def routed() -> Any:
-                capture = CAPTURE.get()
-                return original() if capture is None else capture.start_result()
-
-            return routed
-
-        def update_user_ns(original: Any) -> Any:
-            def routed(result: Any) -> Any:
-                capture = CAPTURE.get()
-                wrong = hook.prompt_count
-                if capture is None or wrong == capture.execution_count:
-                    return original(result)
-                # A cell of the user's started while this one ran, so the shell's count
-                # moved on: file the value under this run's count, as IPython would have.
-                ns = shell.user_ns
-                out = ns.get("_oh")
-                out = out if isinstance(out, dict) else {}
-                marker = object()
-                before = (ns.get(f"_{wrong}", marker), out.get(wrong, marker))
-                original(result)
-                if ns.get(f"_{wrong}", marker) is result:
-                    _put_back(ns, f"_{wrong}", before[0], marker)
-                    ns[f"_{capture.execution_count}"] = result
-                if out.get(wrong, marker) is result:
-                    _put_back(out, wrong, before[1], marker)
-                    out[capture.execution_count] = result
-                return None
-
-            return routed
-
-        def write_output_prompt(original: Any) -> Any:
-            def routed() -> Any:
-                return original() if CAPTURE.get() is None else None
-
-            return routed
-
-        def write_format_data(original: Any) -> Any:
-            def routed(format_dict: Any, md_dict: Any = None) -> Any:
-                capture = CAPTURE.get()
-                if capture is None:
-                    return original(format_dict, md_dict)
-                return capture.result_data(format_dict, md_dict)
-
-            return routed
-
-        def finish_displayhook(original: Any) -> Any:
-            def routed() -> Any:
-                capture = CAPTURE.get()
-                return original() if capture is None else capture.finish_result()
-
-            return routed
-
-        def showtraceback(original: Any) -> Any:
-            def routed(etype: Any, evalue: Any, stb: Any) -> Any:
-                capture = CAPTURE.get()
-                if capture is None:
-                    return original(etype, evalue, stb)
-                name = getattr(etype, "__name__", str(etype))
-                return capture.error(name, str(evalue), list(stb or []))
-
-            return routed
-
-        self._patch(pub, "publish", publish)
-        self._patch(pub, "clear_output", clear_output)
-        self._patch(hook, "start_displayhook", start_displayhook)
-        self._patch(hook, "update_user_ns", update_user_ns)
-        self._patch(hook, "write_output_prompt", write_output_prompt)
-        self._patch(hook, "write_format_data", write_format_data)
-        self._patch(hook, "finish_displayhook", finish_displayhook)
-        self._patch(shell, "_showtraceback", showtraceback)
-
-        def no_input(original: Any) -> Any:
-            def routed(*args: Any, **kwargs: Any) -> Any:
-                if CAPTURE.get() is not None:
-                    raise RuntimeError(
-                        "input() and getpass() are not available in cells the agent runs: "
-                        "no one can type an answer there."
-                    )
-                return original(*args, **kwargs)
-
-            return routed
-
+        pub, hook = shell.display_pub, shell.displayhook
+        for obj, name, make in (
+            (pub, "publish", _routed_publish),
+            (pub, "clear_output", _routed_clear_output),
+            (hook, "start_displayhook", _routed_start_displayhook),
+            (hook, "update_user_ns", functools.partial(_routed_update_user_ns, shell, hook)),
+            (hook, "write_output_prompt", _routed_write_output_prompt),
+            (hook, "write_format_data", _routed_write_format_data),
+            (hook, "finish_displayhook", _routed_finish_displayhook),
+            (shell, "_showtraceback", _routed_showtraceback),
+        ):
+            self._patch(obj, name, make)
         for module, name in ((builtins, "input"), (getpass, "getpass")):
             original = getattr(module, name)
-            routed = no_input(original)
+            routed = _routed_no_input(original)
             setattr(module, name, routed)
             self._undo.append(_restore_module_attr(module, name, routed, original))
 

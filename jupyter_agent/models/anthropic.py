@@ -6,7 +6,7 @@ the response starts). It does not retry a stream that breaks after it began (an
 re-running the whole turn and telling the consumer to discard the partial one.
 
 On a client of our own, the request body is encoded here and the reply's events are
-read as JSON (see "the request and its stream", and ``_anthropic_stream`` for the
+read as JSON (see ``_anthropic_request`` for the body, and ``_anthropic_stream`` for the
 reading); a client of the caller's is used through its ``messages.create()``.
 
 Claude on Amazon Bedrock and Google Vertex AI (``bedrock.py``, ``vertex.py``) is this
@@ -20,18 +20,17 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import json
 import os
 import re
 import weakref
-from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Mapping
 from typing import Any
 
 from .. import credentials
 from ..errors import MissingAPIKey, ModelError, PromptTooLong
-from ..messages import ApiTools, ApiTurn, encodable
 from ..secrets import mask_secrets
-from ._anthropic_stream import Events, Reply, StreamFault, sdk_events, server_sent_events
+from ._anthropic_request import CACHE, open_sdk_stream, request_body, with_breakpoint_on_last
+from ._anthropic_stream import Events, Reply, StreamFault, server_sent_events
 from ._base import ModelRequest, StreamDone, StreamPart
 from ._catalog import model_string
 from ._foreign_turns import claude_turns, thinking_fits
@@ -49,7 +48,6 @@ from ._http_watch import (
 from ._usage import Pricing, pricing_for
 
 DEFAULT_MODEL = "claude-sonnet-4-6"
-_CACHE = {"type": "ephemeral"}
 _RETRYABLE_TYPES = frozenset(
     {"overloaded_error", "api_error", "rate_limit_error", "timeout_error"}
     # the same, as Amazon Bedrock names them in the middle of a stream
@@ -254,12 +252,12 @@ class AnthropicModel:
         through its messages.create(), whatever it may be wrapped in (tracing, another
         cloud); our own sends the request as we encode it."""
         if self._client is not None:
-            return await _open_sdk_stream(client, request, params)
+            return await open_sdk_stream(client, request, params)
         path, fields = self._endpoint(params)
         response = await client.post(
             path,
             cast_to=_http_package().Response,
-            content=_request_body(fields, request.tools),
+            content=request_body(fields, request.tools),
             stream=True,
         )
         kind = response.headers.get("content-type", "")
@@ -287,16 +285,16 @@ class AnthropicModel:
         if request.system:
             system: dict[str, Any] = {"type": "text", "text": request.system}
             if self.cache:
-                system["cache_control"] = _CACHE
+                system["cache_control"] = CACHE
             params["system"] = [system]
         if request.tools:
             tools = list(request.tools)
             if self.cache:
-                tools[-1] = {**tools[-1], "cache_control": _CACHE}
+                tools[-1] = {**tools[-1], "cache_control": CACHE}
             params["tools"] = tools
             params["tool_choice"] = {"type": request.tool_choice}
         if self.cache and request.messages:
-            params["messages"] = _with_breakpoint_on_last(params["messages"])
+            params["messages"] = with_breakpoint_on_last(params["messages"])
         # A tool-use loop begun without Claude's thinking (another provider's call) is
         # finished without it: the API keeps one thinking setting per assistant turn.
         if self.thinking is None or not thinking_fits(params["messages"]):
@@ -480,92 +478,12 @@ def _shared_client(
     return client
 
 
-# --- the request and its stream, on our own client -------------------------------------------
-#
-# messages.create() walks and copies the whole request, then encodes it, at every step:
-# the cost grows with the history, which is re-sent each time. And it builds a typed object
-# for every event it streams back. Our own client posts the body we encode, each turn of the
-# history (ApiTurn) and a run's tools (ApiTools) encoded once, and reads the events as the
-# JSON they are. The SDK still does the rest: authentication, headers, retries of failed
-# requests, status errors.
-
-
-async def _open_sdk_stream(client: Any, request: ModelRequest, params: dict[str, Any]) -> Events:
-    try:
-        stream = await client.messages.create(**params, stream=True)
-    except UnicodeEncodeError:  # a lone surrogate somewhere: sent as U+FFFD
-        params = json.loads(encodable(_encode(params)))
-        stream = await client.messages.create(**params, stream=True)
-    return Events(sdk_events(stream), stream.close)
-
-
-def _jsonable(value: Any) -> Any:
-    if hasattr(value, "model_dump"):  # an SDK or pydantic object among the messages
-        return value.model_dump(mode="json", exclude_none=True)
-    if hasattr(value, "to_api"):  # one of our content blocks
-        return value.to_api()
-    raise TypeError(f"a {type(value).__name__} cannot be sent to the model")
-
-
-_encode = json.JSONEncoder(
-    ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=_jsonable
-).encode
-"""JSON as the SDK writes it."""
-
-
-def _encoded_turn(turn: dict[str, Any]) -> str:
-    if type(turn) is ApiTurn:
-        try:
-            return turn.encoded
-        except AttributeError:
-            encoded = turn.encoded = _encode(turn)
-            return encoded
-    return _encode(turn)
-
-
-def _encoded_tools(sent: list[dict[str, Any]], given: Sequence[dict[str, Any]]) -> str:
-    """``sent`` (``given`` with a cache breakpoint, or not), encoded once per ApiTools."""
-    if type(given) is not ApiTools:
-        return _encode(sent)
-    marked = "cache_control" in sent[-1]
-    kept: tuple[bool, str] | None = getattr(given, "encoded", None)
-    if kept is None or kept[0] != marked:
-        kept = given.encoded = (marked, _encode(sent))
-    return kept[1]
-
-
-def _request_body(fields: dict[str, Any], given_tools: Sequence[dict[str, Any]]) -> bytes:
-    """The request with ``fields``, with each turn of a history (ApiTurn), and the tools
-    if they were given as ApiTools, encoded only the first time they are sent."""
-    rest = {key: value for key, value in fields.items() if key not in ("messages", "tools")}
-    turns = ",".join(map(_encoded_turn, fields["messages"]))
-    tools = ""
-    if "tools" in fields:
-        tools = f',"tools":{_encoded_tools(fields["tools"], given_tools)}'
-    body = f'{{"messages":[{turns}]{tools},{_encode(rest)[1:]}'
-    try:
-        return body.encode()
-    except UnicodeEncodeError:  # a lone surrogate somewhere: sent as U+FFFD
-        return encodable(body).encode()
-
-
 @functools.cache
 def _http_package() -> Any:
     """The HTTP package the SDK is built on (httpx, or httpx2 in newer SDKs)."""
     import anthropic
 
     return http_package_of(anthropic.DefaultAsyncHttpxClient)
-
-
-def _with_breakpoint_on_last(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    last = messages[-1]
-    content = last["content"]
-    if isinstance(content, str):
-        content = [{"type": "text", "text": content}]
-    if not content:
-        return messages
-    marked = [*content[:-1], {**content[-1], "cache_control": _CACHE}]
-    return [*messages[:-1], {**last, "content": marked}]
 
 
 def _mid_stream_reason(exc: Exception) -> str | None:

@@ -21,7 +21,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from .._wording import byte_size
 from ..errors import ToolError
@@ -117,36 +117,15 @@ def _read_file(
     real = sandbox.resolve(path, must_exist=True)
     require_regular_file(real, path)
     rel = sandbox.relative(real)
-    before: deque[tuple[bytes, int]] = deque()  # lines just before the first shown
-    held = 0
-    wanted, after = _Lines(), _Lines()
     try:
         with sandbox.open_file(real) as f:
             sample = f.read(SNIFF_BYTES)
             sniff(sample, path, complete=len(sample) < SNIFF_BYTES)
             f.seek(0)
-            n = 0
-            for raw, beyond in bounded_lines(f, stop):
-                n += 1
-                if n < start_line:
-                    before.append((raw, beyond))
-                    held += len(raw) + 1
-                    while held - len(before[0][0]) - 1 >= CONTEXT_CHARS:
-                        held -= len(before.popleft()[0]) + 1
-                    continue
-                within = end_line is None or n <= end_line
-                if within and len(wanted.lines) < READ_MAX_LINES and wanted.size < RAW_BUDGET:
-                    if b"\0" in raw:
-                        raise ToolError(binary_message(path))
-                    wanted.add(raw, beyond)
-                    continue
-                after.add(raw, beyond)
-                if after.size >= CONTEXT_CHARS:
-                    break
-            total = n + count_rest(f, stop)  # the lines read, then the unread rest
+            window = _read_window(f, stop, path, start_line, end_line)
     except OSError as exc:
         raise ToolError(f"Could not read {path!r}: {exc.strerror or exc}.") from None
-
+    total, wanted = window.total, window.wanted
     if total == 0:
         return ToolOutput(f"{rel} is empty (0 lines).", data={"path": rel, "total_lines": 0})
     if start_line > total:
@@ -154,17 +133,9 @@ def _read_file(
             f"start_line={start_line} is past the end of {path!r}, which has {total:,} "
             f"line{'s' if total != 1 else ''}."
         )
-    shown, lossy = _shown_lines(secrets.masker(), list(before), wanted.lines, after.lines)
-    entries: list[str] = []
-    size = 0
-    stopped_at: int | None = None  # the first line left out because of a cap
-    for number, line in enumerate(shown, start_line):
-        entry = f"{number:>6}\t{line}"
-        if entries and size + len(entry) + 1 > READ_MAX_BYTES:
-            stopped_at = number
-            break
-        entries.append(entry)
-        size += len(entry) + 1
+    masker = secrets.masker()
+    shown, lossy = _shown_lines(masker, list(window.before), wanted.lines, window.after.lines)
+    entries, stopped_at = _numbered(shown, start_line)
     last = start_line + len(entries) - 1
     capped = len(wanted.lines) >= READ_MAX_LINES or wanted.size >= RAW_BUDGET
     if stopped_at is None and capped and last < total and (end_line is None or last < end_line):
@@ -184,6 +155,62 @@ def _read_file(
         "\n".join(entries + notes),
         data={"path": rel, "start_line": start_line, "end_line": last, "total_lines": total},
     )
+
+
+@dataclass
+class _Window:
+    """The lines asked for, with the context around them that masking needs."""
+
+    before: deque[tuple[bytes, int]] = field(default_factory=deque)
+    """Lines just before the first one shown (at most about CONTEXT_CHARS)."""
+    wanted: _Lines = field(default_factory=_Lines)
+    after: _Lines = field(default_factory=_Lines)
+    total: int = 0
+    """Lines in the whole file."""
+
+
+def _read_window(
+    f: BinaryIO, stop: threading.Event, path: str, start_line: int, end_line: int | None
+) -> _Window:
+    """Read the lines from ``start_line`` to ``end_line`` (within the caps), the context
+    around them, and count the rest of the file's lines."""
+    window = _Window()
+    before, wanted, after = window.before, window.wanted, window.after
+    held = 0
+    n = 0
+    for raw, beyond in bounded_lines(f, stop):
+        n += 1
+        if n < start_line:
+            before.append((raw, beyond))
+            held += len(raw) + 1
+            while held - len(before[0][0]) - 1 >= CONTEXT_CHARS:
+                held -= len(before.popleft()[0]) + 1
+            continue
+        within = end_line is None or n <= end_line
+        if within and len(wanted.lines) < READ_MAX_LINES and wanted.size < RAW_BUDGET:
+            if b"\0" in raw:
+                raise ToolError(binary_message(path))
+            wanted.add(raw, beyond)
+            continue
+        after.add(raw, beyond)
+        if after.size >= CONTEXT_CHARS:
+            break
+    window.total = n + count_rest(f, stop)  # the lines read, then the unread rest
+    return window
+
+
+def _numbered(shown: list[str], start_line: int) -> tuple[list[str], int | None]:
+    """The lines numbered from ``start_line``, within READ_MAX_BYTES, and the first line
+    left out for that cap (``None``: none was)."""
+    entries: list[str] = []
+    size = 0
+    for number, line in enumerate(shown, start_line):
+        entry = f"{number:>6}\t{line}"
+        if entries and size + len(entry) + 1 > READ_MAX_BYTES:
+            return entries, number
+        entries.append(entry)
+        size += len(entry) + 1
+    return entries, None
 
 
 def _shown_lines(

@@ -19,6 +19,7 @@ import re
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import regex
@@ -90,6 +91,21 @@ async def grep(
     )
 
 
+@dataclass
+class _Tally:
+    """What a search found and passed over so far."""
+
+    results: list[str] = field(default_factory=list)
+    searched: int = 0
+    skipped_binary: int = 0
+    skipped_large: int = 0
+    files_with_matches: int = 0
+    capped: bool = False
+    """More matches than max_results."""
+    slow_in: str | None = None
+    """The file whose matching ran out of time (the pattern may backtrack without end)."""
+
+
 def _grep(
     stop: threading.Event,
     sandbox: Sandbox,
@@ -102,80 +118,110 @@ def _grep(
 ) -> ToolOutput:
     real = sandbox.resolve(path, must_exist=True)
     masker = secrets.masker()
-    results: list[str] = []
-    searched = skipped_binary = skipped_large = files_with_matches = 0
-    capped = slow = False
+    tally = _Tally()
     deadline = time.monotonic() + GREP_TIME_LIMIT
     for file in _walk_files(sandbox, real):
         if stop.is_set():
             break
         if globs is not None and not _glob_matches(globs, file, real, sandbox, masker):
             continue
-        try:  # through the gate: never a FIFO or a device, never a link swapped in
-            fd = sandbox.gate.open_file(file)
-        except OSError:
-            continue
-        try:
-            st = os.fstat(fd)
-            if st.st_size > GREP_MAX_FILE_BYTES:
-                skipped_large += 1
-                continue
-            data, _cut = read_limited(fd, GREP_MAX_FILE_BYTES)
-            after = os.fstat(fd)
-        except OSError:
-            continue
-        finally:
-            os.close(fd)
-        if b"\0" in data[:SNIFF_BYTES]:
-            skipped_binary += 1
-            continue
-        searched += 1
-        rel = sandbox.relative(file)
-        found = False
-        lines = seen_lines(masker, data.decode("utf-8", errors="replace"), st, after)
-        for lineno, line in enumerate(lines, 1):
-            left = deadline - time.monotonic()
-            try:
-                if left <= 0 or stop.is_set():
-                    raise TimeoutError
-                m = pattern.search(line := line.removesuffix("\r"), concurrent=True, timeout=left)
-            except TimeoutError:
-                slow = True
-                break
-            if m is None:
-                continue
-            if len(results) >= max_results:
-                capped = True
-                break
-            found = True
-            results.append(f"{rel}:{lineno}: {_around(line, m)}")
-        files_with_matches += found
-        if capped or slow:
+        lines = _file_lines(sandbox, file, masker, tally)
+        if lines is not None:
+            rel = sandbox.relative(file)
+            _search_file(pattern, lines, rel, deadline, stop, max_results, tally)
+        if tally.capped or tally.slow_in is not None:
             break
+    return _grep_output(tally, sandbox.relative(real), pattern, glob, max_results, stop)
 
+
+def _file_lines(sandbox: Sandbox, file: Path, masker: Masker, tally: _Tally) -> list[str] | None:
+    """The lines of ``file`` as the model reads them; ``None`` for a file passed over (one
+    that cannot be opened, too large, or binary)."""
+    try:  # through the gate: never a FIFO or a device, never a link swapped in
+        fd = sandbox.gate.open_file(file)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if st.st_size > GREP_MAX_FILE_BYTES:
+            tally.skipped_large += 1
+            return None
+        data, _cut = read_limited(fd, GREP_MAX_FILE_BYTES)
+        after = os.fstat(fd)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    if b"\0" in data[:SNIFF_BYTES]:
+        tally.skipped_binary += 1
+        return None
+    tally.searched += 1
+    return seen_lines(masker, data.decode("utf-8", errors="replace"), st, after)
+
+
+def _search_file(
+    pattern: regex.Pattern[str],
+    lines: list[str],
+    rel: str,
+    deadline: float,
+    stop: threading.Event,
+    max_results: int,
+    tally: _Tally,
+) -> None:
+    """Add the matching lines of one file to ``tally``, until max_results or the deadline."""
+    found = False
+    for lineno, line in enumerate(lines, 1):
+        left = deadline - time.monotonic()
+        try:
+            if left <= 0 or stop.is_set():
+                raise TimeoutError
+            m = pattern.search(line := line.removesuffix("\r"), concurrent=True, timeout=left)
+        except TimeoutError:
+            tally.slow_in = rel
+            break
+        if m is None:
+            continue
+        if len(tally.results) >= max_results:
+            tally.capped = True
+            break
+        found = True
+        tally.results.append(f"{rel}:{lineno}: {_around(line, m)}")
+    tally.files_with_matches += found
+
+
+def _grep_output(
+    tally: _Tally,
+    where: str,
+    pattern: regex.Pattern[str],
+    glob: str | None,
+    max_results: int,
+    stop: threading.Event,
+) -> ToolOutput:
+    """The matches, and a last line saying how the search ended."""
+    results, searched, files = tally.results, tally.searched, tally.files_with_matches
     skipped = []
-    if skipped_binary:
-        skipped.append(f"{skipped_binary:,} binary")
-    if skipped_large:
-        skipped.append(f"{skipped_large:,} over 10 MB")
+    if tally.skipped_binary:
+        skipped.append(f"{tally.skipped_binary:,} binary")
+    if tally.skipped_large:
+        skipped.append(f"{tally.skipped_large:,} over 10 MB")
     skipped_note = f"; skipped {' and '.join(skipped)} file(s)" if skipped else ""
-    data_out = {"matches": len(results), "files": files_with_matches, "capped": capped}
-    if slow and not stop.is_set():
+    data_out = {"matches": len(results), "files": files, "capped": tally.capped}
+    if tally.slow_in is not None and not stop.is_set():
         data_out["timed_out"] = True
         results.append(
-            f"… stopped after {GREP_TIME_LIMIT:g} s of matching, in {sandbox.relative(file)}: "
+            f"… stopped after {GREP_TIME_LIMIT:g} s of matching, in {tally.slow_in}: "
             "the pattern may backtrack without end (nested repetition such as (a+)+ or "
             "(a|aa)+). Simplify it, or narrow the path or glob."
         )
         return ToolOutput("\n".join(results), data=data_out, is_error=len(results) == 1)
     if not results:
         return ToolOutput(
-            f"No matches for /{_clip(pattern.pattern)}/ in {sandbox.relative(real)}"
+            f"No matches for /{_clip(pattern.pattern)}/ in {where}"
             f"{f' (files matching {glob!r})' if glob else ''}: "
             f"{searched:,} file{'s' if searched != 1 else ''} searched{skipped_note}.",
             data=data_out,
         )
-    if capped:
+    if tally.capped:
         results.append(
             f"… stopped at max_results={max_results}; there are more matches. Narrow the "
             "pattern, path or glob, or raise max_results."
@@ -183,7 +229,7 @@ def _grep(
     else:
         results.append(
             f"[{len(results):,} match{'es' if len(results) != 1 else ''} in "
-            f"{files_with_matches:,} file{'s' if files_with_matches != 1 else ''}; "
+            f"{files:,} file{'s' if files != 1 else ''}; "
             f"{searched:,} searched{skipped_note}]"
         )
     return ToolOutput("\n".join(results), data=data_out)

@@ -17,14 +17,11 @@ the command's own end.
 from __future__ import annotations
 
 import asyncio
-import codecs
 import contextlib
 import os
-import re
 import signal
 import time
-from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Iterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -43,13 +40,11 @@ from ..errors import ToolDenied, ToolError
 from ..permissions import Hazard, Permission
 from ..provenance import WrittenFiles, code_digest
 from ..sandbox import Sandbox
+from ._process_tree import any_alive, close_pipes, descendants, group_alive, signal_group
 from ._sandbox import sandbox_for
+from ._shell_output import CommandOutput
 from ._tool import ToolContext, ToolOutput, tool
 
-MAX_OUTPUT_LINES = 200
-MAX_OUTPUT_CHARS = 30_000
-"""What the model sees of a command's output: the first and last part of it."""
-LINE_MAX_CHARS = 2000
 MAX_TIMEOUT = 1800.0
 KILL_GRACE = 2.0
 """Seconds between SIGTERM and SIGKILL."""
@@ -57,15 +52,11 @@ EXIT_GRACE = 1.0
 """How long output may go on after the command exits (background children holding it)."""
 PROGRESS_INTERVAL = 0.1
 """At most ten progress events a second."""
-PROGRESS_MAX_LINES = 200
-PROGRESS_MAX_CHARS = 16_000
 
 SECRET_NAME_PARTS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL")
 """An environment variable whose name contains one of these never reaches a command."""
 
 T = TypeVar("T")
-
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][A-Za-z0-9]|\x1b[=>]")
 
 
 def command_env(
@@ -281,7 +272,7 @@ async def _launched(
         inv.kind in ("reads", "inert") for inv in line.invocations
     )
 
-    output = _Output()
+    output = CommandOutput()
     started = time.monotonic()
     try:
         proc = await _spawn(launch.argv, cwd, launch.pass_fds, command_env(read_only=read_only))
@@ -299,7 +290,7 @@ async def _launched(
             raise asyncio.CancelledError from None
         raise
     finally:
-        _close_pipes(proc)
+        close_pipes(proc)
         launch.close()
         _record_writes(ctx, command, cwd, sandbox)
         streamer.cancel()
@@ -346,7 +337,9 @@ async def _launched(
 # --- running -------------------------------------------------------------------------
 
 
-async def _supervise(proc: asyncio.subprocess.Process, output: _Output, timeout: float) -> str:
+async def _supervise(
+    proc: asyncio.subprocess.Process, output: CommandOutput, timeout: float
+) -> str:
     """Read the output until the command ends: 'exited', 'timeout' or 'held'.
 
     'held': the command exited, but processes it started in the background kept its
@@ -384,7 +377,7 @@ async def _supervise(proc: asyncio.subprocess.Process, output: _Output, timeout:
         reader.cancel()
 
 
-async def _pump(stream: asyncio.StreamReader, output: _Output) -> None:
+async def _pump(stream: asyncio.StreamReader, output: CommandOutput) -> None:
     while chunk := await stream.read(65536):
         output.feed(chunk)
 
@@ -394,16 +387,16 @@ async def _kill_group(proc: asyncio.subprocess.Process) -> None:
     live in a session of their own, ended with it by the kernel a moment after the sandbox
     dies): SIGTERM, SIGKILL after a grace, then wait until none of them runs."""
     pgid = proc.pid
-    tree = _descendants(pgid)
+    tree = descendants(pgid)
     loop = asyncio.get_running_loop()
-    if _group_alive(pgid) or _any_alive(tree):
-        _signal_group(pgid, signal.SIGTERM)
+    if group_alive(pgid) or any_alive(tree):
+        signal_group(pgid, signal.SIGTERM)
         deadline = loop.time() + KILL_GRACE
         # Nothing signals the end of a group's orphans: poll.
-        while (_group_alive(pgid) or _any_alive(tree)) and loop.time() < deadline:  # noqa: ASYNC110
+        while (group_alive(pgid) or any_alive(tree)) and loop.time() < deadline:  # noqa: ASYNC110
             await asyncio.sleep(0.02)
-        if _group_alive(pgid):
-            _signal_group(pgid, signal.SIGKILL)
+        if group_alive(pgid):
+            signal_group(pgid, signal.SIGKILL)
         for pid in tree:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
@@ -413,83 +406,8 @@ async def _kill_group(proc: asyncio.subprocess.Process) -> None:
     # Not proc.wait(): called before the exit it also waits for the output to close,
     # which a process that left the group (setsid) may hold open for ever.
     deadline = loop.time() + 1.0
-    while (proc.returncode is None or _any_alive(tree)) and loop.time() < deadline:  # noqa: ASYNC110
+    while (proc.returncode is None or any_alive(tree)) and loop.time() < deadline:  # noqa: ASYNC110
         await asyncio.sleep(0.01)
-
-
-def _descendants(pid: int) -> set[int]:
-    """The processes ``pid`` started, at any depth (read from /proc; empty elsewhere)."""
-    parents: dict[int, int] = {}
-    for name, fields in _proc_stats():
-        with contextlib.suppress(ValueError, IndexError):
-            parents[int(name)] = int(fields[1])
-    found: set[int] = set()
-    todo = [pid]
-    while todo:
-        parent = todo.pop()
-        children = [child for child, ppid in parents.items() if ppid == parent]
-        todo.extend(c for c in children if c not in found)
-        found.update(children)
-    return found
-
-
-def _any_alive(pids: set[int]) -> bool:
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/stat", "rb") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        if fields and fields[0] not in (b"Z", b"X"):
-            return True
-    return False
-
-
-def _close_pipes(proc: asyncio.subprocess.Process) -> None:
-    """Stop reading the output (kept open by a process that escaped the group, if any)."""
-    transport = getattr(proc, "_transport", None)  # asyncio closes it only at EOF
-    if transport is not None:
-        transport.close()
-
-
-def _signal_group(pgid: int, sig: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, sig)
-
-
-def _group_alive(pgid: int) -> bool:
-    """Whether a process of the group still runs (zombies, waiting to be reaped, do not)."""
-    if not os.path.exists("/proc/self/stat"):
-        try:
-            os.killpg(pgid, 0)
-        except ProcessLookupError:
-            return False
-        except PermissionError:
-            return True
-        return True
-    return any(
-        len(fields) > 2 and fields[2] == str(pgid).encode() and fields[0] not in (b"Z", b"X")
-        for _name, fields in _proc_stats()
-    )
-
-
-def _proc_stats() -> Iterator[tuple[str, list[bytes]]]:
-    """Each process's pid and the fields of ``/proc/<pid>/stat`` after its name (state,
-    parent, group…); nothing where there is no /proc."""
-    try:
-        names = os.listdir("/proc")
-    except OSError:
-        return
-    for name in names:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        yield name, stat[stat.rfind(b")") + 2 :].split()
 
 
 async def _shielded(aw: Awaitable[T]) -> tuple[T, bool]:
@@ -559,104 +477,20 @@ async def _spawn(
         except Exception:
             raise asyncio.CancelledError from None
         await _shielded(_kill_group(proc))
-        _close_pipes(proc)
+        close_pipes(proc)
         raise
 
 
 # --- output --------------------------------------------------------------------------
 
 
-class _Output:
-    """A command's output as lines: the first and last part, and what is new for progress."""
-
-    def __init__(
-        self, max_lines: int = MAX_OUTPUT_LINES, max_chars: int = MAX_OUTPUT_CHARS
-    ) -> None:
-        self.head_lines, self.head_chars = max_lines // 2, max_chars // 2
-        self.tail_lines, self.tail_chars = max_lines - self.head_lines, max_chars - self.head_chars
-        self.head: list[str] = []
-        self.head_size = 0
-        self.head_full = False
-        self.tail: deque[str] = deque()
-        self.tail_size = 0
-        self.omitted = 0
-        """Lines left out between the head and the tail."""
-        self.pending: list[str] = []
-        """Lines not yet sent as progress."""
-        self._partial = ""
-        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-
-    def feed(self, data: bytes) -> None:
-        text = self._partial + self._decoder.decode(data)
-        *lines, self._partial = text.split("\n")
-        for line in lines:
-            self._add(line)
-        if len(self._partial) > 4 * LINE_MAX_CHARS:  # a very long line: keep memory bounded
-            self._add(self._partial)
-            self._partial = ""
-
-    def close(self) -> None:
-        rest = self._partial + self._decoder.decode(b"", final=True)
-        self._partial = ""
-        if rest:
-            self._add(rest)
-
-    def text(self) -> str:
-        gap = [f"… {self.omitted:,} lines omitted …"] if self.omitted else []
-        return "\n".join([*self.head, *gap, *self.tail])
-
-    def take_pending(self) -> str:
-        lines, self.pending = self.pending, []
-        if len(lines) > PROGRESS_MAX_LINES or sum(len(ln) + 1 for ln in lines) > PROGRESS_MAX_CHARS:
-            kept: list[str] = []
-            size = 0
-            for line in reversed(lines[-PROGRESS_MAX_LINES:]):
-                if size + len(line) + 1 > PROGRESS_MAX_CHARS:
-                    break
-                kept.append(line)
-                size += len(line) + 1
-            kept.reverse()
-            lines = [f"… {len(lines) - len(kept):,} lines …", *kept]
-        return "".join(line + "\n" for line in lines)
-
-    def _add(self, line: str) -> None:
-        line = _clean(line)
-        if len(line) > LINE_MAX_CHARS:
-            line = f"{line[:LINE_MAX_CHARS]}… [{len(line) - LINE_MAX_CHARS:,} more characters]"
-        self.pending.append(line)
-        cost = len(line) + 1
-        if (
-            not self.head_full
-            and len(self.head) < self.head_lines
-            and self.head_size + cost <= self.head_chars
-        ):
-            self.head.append(line)
-            self.head_size += cost
-            return
-        self.head_full = True
-        self.tail.append(line)
-        self.tail_size += cost
-        while len(self.tail) > self.tail_lines or self.tail_size > self.tail_chars:
-            self.tail_size -= len(self.tail.popleft()) + 1
-            self.omitted += 1
-
-
-def _clean(line: str) -> str:
-    """A line as a terminal would end up showing it: no colours, carriage returns applied."""
-    line = _ANSI.sub("", line.removesuffix("\r"))
-    if "\r" in line:
-        parts = [p for p in line.split("\r") if p]
-        line = parts[-1] if parts else ""
-    return line
-
-
-async def _stream_progress(ctx: ToolContext, output: _Output) -> None:
+async def _stream_progress(ctx: ToolContext, output: CommandOutput) -> None:
     while True:
         await asyncio.sleep(PROGRESS_INTERVAL)
         await _send_progress(ctx, output)
 
 
-async def _send_progress(ctx: ToolContext, output: _Output) -> None:
+async def _send_progress(ctx: ToolContext, output: CommandOutput) -> None:
     if output.pending:
         await ctx.progress(output.take_pending())
 

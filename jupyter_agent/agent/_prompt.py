@@ -1,0 +1,38 @@
+"""The system prompt of a run.
+
+Invariant: it is the same text for every call of one run (nothing in it changes while the
+run goes on), so the model's prompt cache keeps it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .._prompts import load_prompt
+from ..instructions import ProjectInstructions
+from ..notebook import NotebookBridge
+from ..permissions import Role
+
+
+def system_prompt(
+    role: Role,
+    workspace: Path,
+    project: ProjectInstructions,
+    instructions: str,
+    notebook: NotebookBridge | None,
+) -> str:
+    """The house prompt, the role's, the project's instruction files, the program's
+    ``instructions`` for this agent, then where the agent works."""
+    parts = [load_prompt("system")]
+    role_text = role.prompt or (load_prompt(role.prompt_file) if role.prompt_file else "")
+    if role_text:
+        parts.append(role_text)
+    if text := project.prompt():
+        parts.append(text)
+    if instructions:
+        parts.append("# Instructions for this agent\n\n" + instructions)
+    environment = f"# Environment\n\nWorkspace folder: {workspace}"
+    if notebook is not None:
+        environment += f"\nYour notebook: {notebook.describe()}"
+    parts.append(environment)
+    return "\n\n".join(parts)
