@@ -594,9 +594,11 @@ def _open_in_page(
     page: Any, lab: LabServer, path: str, sources: list[str] | None, mode: str
 ) -> NotebookUI:
     lab.write_notebook(path, sources)
+    # The command's result is the widget: returned, Playwright would copy its whole object
+    # graph out of the page (minutes on a loaded machine), so nothing is returned.
     page.evaluate(
         "([path, mode]) => window.jupyterapp.commands.execute('docmanager:open', "
-        "{path, options: {mode}})",
+        "{path, options: {mode}}).then(() => null)",
         [path, mode],
     )
     handle = page.wait_for_function(_PANEL_ID, arg=path, timeout=PAGE_TIMEOUT)
