@@ -16,8 +16,8 @@ from jupyter_agent.messages import Message, conversation_problems, to_api_messag
 from jupyter_agent.notebook import RunResult
 
 
-async def until(predicate: Any, timeout: float = 5.0, interval: float = 0.002) -> None:
-    """Wait until ``predicate()`` is true."""
+async def until(predicate: Any, timeout: float = 30.0, interval: float = 0.002) -> None:
+    """Wait until ``predicate()`` is true (the bound only decides how long a failure takes)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while not predicate():

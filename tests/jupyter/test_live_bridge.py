@@ -578,13 +578,13 @@ async def test_a_cell_can_await_connect_notebook_at_top_level(tmp_path):
             import time
             from jupyter_agent.jupyter.bridge import connect_notebook
             started = time.monotonic()
-            bridge = await connect_notebook(timeout=10)
+            bridge = await connect_notebook(timeout=30)
             print(bridge.mode, bridge.path, round(time.monotonic() - started, 1))
             """
         )
         mode, path, seconds = shown.split()
-        assert (mode, path) == ("live", "analysis.ipynb")
-        assert float(seconds) < 2
+        assert (mode, path) == ("live", "analysis.ipynb")  # the answer got in, not the timeout
+        assert float(seconds) < 10
         assert lab.opened == [{"path": "analysis.ipynb", "protocol": PROTOCOL}]
 
 
@@ -597,12 +597,12 @@ async def test_the_file_is_used_when_the_frontend_refuses_or_stays_silent(tmp_pa
             import time
             from jupyter_agent.jupyter.bridge import connect_notebook
             started = time.monotonic()
-            bridge = await connect_notebook(timeout=10)
+            bridge = await connect_notebook(timeout=30)
             print(bridge.mode, round(time.monotonic() - started, 1))
             """
         )
         mode, seconds = shown.split()
-        assert mode == "file" and float(seconds) < 2
+        assert mode == "file" and float(seconds) < 10  # the close, not the 30 s
 
         # A frontend that never answers: file mode once the timeout passed.
         lab.on_open = lambda comm_id, data: None
@@ -615,7 +615,7 @@ async def test_the_file_is_used_when_the_frontend_refuses_or_stays_silent(tmp_pa
             """
         )
         mode, path_ok, seconds = shown.split()
-        assert (mode, path_ok) == ("file", "True") and 0.4 < float(seconds) < 3
+        assert (mode, path_ok) == ("file", "True") and 0.4 < float(seconds) < 5
 
 
 async def test_replies_over_a_subshell_and_from_a_background_task(tmp_path):
@@ -669,9 +669,9 @@ async def test_a_reply_queued_behind_a_synchronous_cell_still_counts(tmp_path):
             """
         )
         sleeping = time.monotonic()
-        await lab.run("import time; time.sleep(2)")
+        await lab.run("import time; time.sleep(5)")
         # The ping went out before the sleeping cell ended: its answer waited behind it.
-        assert lab.received_at and lab.received_at[0] < sleeping + 1.5
+        assert lab.received_at and lab.received_at[0] < sleeping + 4
         await lab.run("await asyncio.wait_for(asyncio.shield(task), 5)")
         assert (await lab.run("print(task.result().mode)")).strip() == "live"
 

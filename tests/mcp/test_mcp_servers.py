@@ -34,7 +34,11 @@ SECRET = "tok-5ecret-value-1234"
 
 
 def stdio(**options: Any) -> McpServerConfig:
-    return McpServerConfig(command=sys.executable, args=[SERVER], **options)
+    """The test server over stdio; its start bounded for a loaded machine, where Python and
+    the mcp package load slowly (tests of the bound itself pass their own)."""
+    return McpServerConfig(
+        command=sys.executable, args=[SERVER], **{"startup_timeout": 90.0, **options}
+    )
 
 
 def allowing(server: str) -> Rules:
