@@ -5,8 +5,8 @@
 Prints, with the real ``anthropic`` client on loopback:
 
 * stop latency — ``handle.stop()`` to the terminal state — p50/p95 while the model
-  streams, while a tool awaits, and while the agent waits for an answer
-  (target: p95 ≤ 20 ms);
+  streams, while a tool awaits, while the agent waits for an answer (target: p95 ≤ 20 ms),
+  and while it reads a notebook with a 20 MB output (target: p95 well under the read);
 * the agent loop's overhead as a ratio to a bare ``AsyncAnthropic`` streaming loop doing
   the same 20 scripted tool-use steps with requests of the same shape (the same cache
   breakpoints) (target ≤ 1.05×): once with a server that answers at once (the loop's own
@@ -76,31 +76,56 @@ def percentile(values: list[float], q: float) -> float:
 # --- stop latency -------------------------------------------------------------------------
 
 
+def huge_outputs_notebook(folder: Path) -> Path:
+    """A notebook whose one output is a 20 MB line: reading it takes the tool a while."""
+    cells = [
+        {"cell_type": "code", "id": "load", "metadata": {}, "execution_count": 1,
+         "source": "print('x' * 20_000_000)",
+         "outputs": [{"output_type": "stream", "name": "stdout", "text": "x" * 20_000_000}]},
+        {"cell_type": "code", "id": "after", "metadata": {}, "execution_count": 2,
+         "source": "print('after')",
+         "outputs": [{"output_type": "stream", "name": "stdout", "text": "after\n"}]},
+    ]  # fmt: skip
+    notebook = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    path = folder / "huge-outputs.ipynb"
+    path.write_text(json.dumps(notebook))
+    return path
+
+
 async def stop_latency(
     server: MessagesServer, workspace: Path, samples: int
 ) -> dict[str, list[float]]:
     model = AnthropicModel(base_url=server.url)
     agent = Agent("actor", model, workspace=workspace, tools=[nap])
+    reader = Agent("planner", model, workspace=workspace, notebook=huge_outputs_notebook(workspace))
     situations = {
         "while streaming": (
+            agent,
             lambda: Reply([text("streamed words " * 200)], chunk_size=8, hold_after=20),
             lambda h: any(e.kind == "text_delta" for e in h.events_so_far),
         ),
         "while a tool awaits": (
+            agent,
             lambda: Reply([tool_use("nap", {"seconds": 30})], "tool_use"),
             lambda h: any(e.kind == "tool_start" for e in h.events_so_far),
         ),
         "while waiting for an answer": (
+            agent,
             lambda: Reply([tool_use("ask_user", {"question": "Go on?"})], "tool_use"),
             lambda h: h.pending_question is not None,
         ),
+        "while reading huge outputs": (
+            reader,
+            lambda: Reply([tool_use("read_notebook", {})], "tool_use"),
+            lambda h: any(e.kind == "tool_start" for e in h.events_so_far),
+        ),
     }
     results: dict[str, list[float]] = {}
-    for name, (reply, reached) in situations.items():
+    for name, (runner, reply, reached) in situations.items():
         times = []
         for _ in range(samples):
             server.push(reply())
-            handle = agent.start("benchmark task")
+            handle = runner.start("benchmark task")
             while not reached(handle):  # noqa: ASYNC110 - polling is what we measure around
                 await asyncio.sleep(0.001)
             ended: list[float] = []

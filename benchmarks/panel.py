@@ -215,7 +215,7 @@ def stop_clicks(samples: int) -> dict[str, list[float]]:
 
     sys.path.insert(0, str(ROOT / "tests" / "browser"))
     import conftest as harness  # the browser tests' JupyterLab, extension and browser flags
-    from test_panel import stop_and_time
+    from panel_ui import stop_and_time
 
     base = Path(tempfile.mkdtemp(prefix="ja-bench-"))
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}

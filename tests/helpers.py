@@ -16,8 +16,8 @@ from jupyter_agent.messages import Message, conversation_problems, to_api_messag
 from jupyter_agent.notebook import RunResult
 
 
-async def until(predicate: Any, timeout: float = 5.0, interval: float = 0.002) -> None:
-    """Wait until ``predicate()`` is true."""
+async def until(predicate: Any, timeout: float = 30.0, interval: float = 0.002) -> None:
+    """Wait until ``predicate()`` is true (the bound only decides how long a failure takes)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while not predicate():
@@ -201,6 +201,10 @@ def running(mark: str) -> list[int]:
 # --- a real kernel ---------------------------------------------------------------------
 
 
+# s: a cell, or a condition polled from cells, in a kernel on a loaded 2-core machine (a
+# bound that only says "it hangs"; it costs nothing when the kernel answers at once).
+KERNEL_TIMEOUT = 60.0
+
 OUTPUT_TYPES = ("stream", "display_data", "execute_result", "error", "update_display_data")
 
 
@@ -213,7 +217,9 @@ class Kernel:
         self.by_parent: dict[str, list[dict[str, Any]]] = {}
         """Every iopub message received so far, by the msg_id of the request it answers."""
 
-    async def run(self, code: str, timeout: float = 15.0) -> tuple[str, list[dict[str, Any]]]:
+    async def run(
+        self, code: str, timeout: float = KERNEL_TIMEOUT
+    ) -> tuple[str, list[dict[str, Any]]]:
         """Execute a cell; return its msg_id and its outputs (content of output messages)."""
         msg_id = self.kc.execute(textwrap.dedent(code))
         deadline = time.monotonic() + timeout
@@ -241,7 +247,7 @@ class Kernel:
     def outputs(self, msg_id: str) -> list[dict[str, Any]]:
         return [m for m in self.by_parent.get(msg_id, []) if m["msg_type"] in OUTPUT_TYPES]
 
-    async def stdout(self, code: str, timeout: float = 15.0) -> str:
+    async def stdout(self, code: str, timeout: float = KERNEL_TIMEOUT) -> str:
         _, outputs = await self.run(code, timeout)
         return "".join(o.get("text", "") for o in outputs if o.get("name") == "stdout")
 
@@ -250,7 +256,7 @@ class Kernel:
         text = await self.stdout(f"import json as _json\nprint(_json.dumps({expression}))")
         return json.loads(text.strip().splitlines()[-1])
 
-    async def until(self, condition: str, timeout: float = 15.0) -> None:
+    async def until(self, condition: str, timeout: float = KERNEL_TIMEOUT) -> None:
         """Poll from later cells (each awaiting a little) until ``condition`` holds."""
         deadline = time.monotonic() + timeout
         while not await self.value(f"bool({condition})"):

@@ -25,7 +25,12 @@ async def test_the_framework_benchmark_reports_each_measurement(monkeypatch, cap
     await benchmark.main(samples=2, rounds=2, paced_rounds=1, paces=(0.0,))
 
     out = capsys.readouterr().out
-    for situation in ("while streaming", "while a tool awaits", "while waiting for an answer"):
+    for situation in (
+        "while streaming",
+        "while a tool awaits",
+        "while waiting for an answer",
+        "while reading huge outputs",
+    ):
         assert re.search(rf"{situation} +p50 +[\d.]+ ms +p95 +[\d.]+ ms", out), out
     for label in (
         "raw stream events",

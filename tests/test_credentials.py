@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 from helpers import sent_key
+from inline_snapshot import snapshot
 
 from jupyter_agent import Agent, AnthropicModel, ScriptedModel, credentials, paths
 from jupyter_agent.errors import MissingAPIKey
@@ -238,7 +239,7 @@ async def test_a_rejected_key_says_so_and_the_panel_asks_for_another(
     panel.outbox = lambda _: None
     assert panel.model_ready
     handle = await agent.run("go")
-    assert handle.stop_message == (
+    assert handle.stop_message == snapshot(
         "The Anthropic API rejected the API key (401). Check the key in the panel's key "
         "field, or enter it again with %agent login."
     )
@@ -290,7 +291,7 @@ async def test_through_a_callers_client_retries_are_not_counted_but_said(
     )
     messages_server.script([Fault.status(529)] * 2)
     handle = await Agent("actor", AnthropicModel(client=client), workspace=workspace).run("go")
-    assert handle.stop_message == (
+    assert handle.stop_message == snapshot(
         "The Anthropic API was overloaded; after the SDK's retries. Try again in a minute."
     )
 

@@ -5,56 +5,15 @@ import typing
 from typing import get_args
 
 import pytest
+from event_samples import PLAN, SAMPLES
+from inline_snapshot import snapshot
 from pydantic import ValidationError
 
 from jupyter_agent import events as ev
 from jupyter_agent.events import EventAdapter
-from jupyter_agent.plans import Plan, Question
+from jupyter_agent.plans import Plan
 from jupyter_agent.render import TextRenderer, event_kinds
 from jupyter_agent.states import AgentState
-
-PLAN = Plan(goal="g", steps=[{"step_number": 1, "action": "a"}])
-QUESTION = Question(question="q?", options=[{"label": "Yes", "value": "y"}], default="y")
-
-SAMPLES = [
-    ev.AgentStartEvent(task="t", role="planner", model="m", loop="tool_use", max_steps=3),
-    ev.TurnStartEvent(step=1),
-    ev.TextDeltaEvent(text="he", phase="reason"),
-    ev.TextEvent(text="hello", interrupted=True),
-    ev.ThinkingDeltaEvent(text="hmm"),
-    ev.ReasonEvent(step=1, text="r", control={"finish": False}),
-    ev.ObserveEvent(step=1, text="o", control=None),
-    ev.ToolStartEvent(tool_use_id="t", name="read_file", input={"path": "a"}, summary="Read a"),
-    ev.ToolProgressEvent(tool_use_id="t", output="line"),
-    ev.ToolEndEvent(tool_use_id="t", name="read_file", result="x\ny", is_error=True, diff="-a\n+b"),
-    ev.PlanEvent(plan=PLAN),
-    ev.PlanStepEvent(step_number=1, status="done", note="ok"),
-    ev.QuestionEvent(question_id="q", question=QUESTION, timeout=3.0),
-    ev.AnswerEvent(question_id="q", value="y", label="Yes"),
-    ev.RequestInputTimeoutEvent(question_id="q", timeout=3.0),
-    ev.PermissionRequestEvent(request_id="r", tool_use_id="t", tool_name="x", summary="s"),
-    ev.PermissionResponseEvent(
-        request_id="r", tool_name="x", allowed=True, remember=True, rule="r1"
-    ),
-    ev.UpdateEvent(message="working"),
-    ev.StateEvent(state=AgentState.thinking, previous=AgentState.running),
-    ev.UsageEvent(input_tokens=3, run_input_tokens=3, run_cache_read_input_tokens=1),
-    ev.ContextEvent(used_tokens=120_000, window=200_000, cached_tokens=90_000),
-    ev.CompactionEvent(
-        reason="auto", cleared=3, summarised=12, tokens_before=170_000, tokens_after=40_000
-    ),
-    ev.RetryEvent(attempt=1, reason="overloaded_error", delay=0.1),
-    ev.WarningEvent(message="careful"),
-    ev.StoppedEvent(reason="manual_stop", message="Stopped by the user."),
-    ev.CompletedEvent(summary="done"),
-    ev.ErrorEvent(message="boom", error_type="ModelError"),
-    ev.SubagentSpawnedEvent(child_session_id="c", agent_type="planner", task="t"),
-    ev.SubagentOutputEvent(
-        child_session_id="c",
-        event=ev.ToolStartEvent(tool_use_id="t", name="n", input={}, summary="s"),
-    ),
-    ev.SubagentCompleteEvent(child_session_id="c", result="r", state=AgentState.completed),
-]
 
 
 def test_samples_cover_every_event_kind():
@@ -119,6 +78,44 @@ def test_renderer_prints_a_readable_run():
     assert "■ stopped (manual_stop)" in text
     assert "✗ error: boom" in text
     assert "✗ x (+1 line)\n" in text  # the rest of a long result is counted, not printed
+    assert text == snapshot("""\
+▶ planner on m (tool_use loop)
+  task: t
+[reason]
+he [interrupted]
+  reason control: {'finish': False}
+⚙ Read a
+  │ line
+  ✗ x (+1 line)
+    -a
+    +b
+Plan
+**Goal:** g
+
+| # | Action | Reason | Tools | Time |
+|---|---|---|---|---|
+| 1 | a |  |  |  |
+  step 1: done — ok
+? q?  [minor]
+  • Yes [y] (default)
+  answer with handle.answer(value)
+  → Yes
+  no answer within 3 s
+⚠ approval needed: s
+  handle.approve(True | False)
+  → allowed; remembered: r1
+ℹ working
+⇣ Compacted the conversation (the context window was filling up): cleared 3 old tool results and summarised 12 earlier messages; about 170,000 → 40,000 tokens.
+↻ the reply broke off (overloaded_error); retrying
+⚠ careful
+■ stopped (manual_stop): Stopped by the user.
+  tokens: 3 in (33% cached), 0 out · $0.0000
+✔ completed: done
+✗ error: boom
+↳ 1: planner subagent c: t
+  1│ ⚙ s
+↳ 1: subagent c ended completed
+""")  # the whole wording, reviewed with --inline-snapshot=review
 
 
 def test_a_tool_result_shows_its_first_line_and_how_many_more():

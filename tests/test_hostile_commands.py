@@ -610,7 +610,7 @@ async def test_a_hostile_call_is_refused_or_asked_and_the_sandbox_holds(case, pl
         )
     assert snapshot(outside) == before_outside
     assert snapshot(*protected(ws)) == before_protected
-    await until(lambda: not lingering(ws, mark), timeout=2)
+    await until(lambda: not lingering(ws, mark), timeout=10)
     assert_valid(agent.history)
 
 

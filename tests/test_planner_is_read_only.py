@@ -14,6 +14,7 @@ import hashlib
 import os
 from pathlib import Path
 
+import inline_snapshot
 import pytest
 from helpers import assert_valid, call
 
@@ -159,7 +160,7 @@ async def test_refusals_name_the_missing_permission(target):
     agent = Agent("planner", model, workspace=workspace, persist=False)
     await agent.run("delete it")
     text = agent.history[2].tool_results[0].text
-    assert text == (
+    assert text == inline_snapshot.snapshot(
         "Refused: the planner role may not call delete_file; it lacks the permission "
         "delete_files. Only use the tools you were offered."
     )

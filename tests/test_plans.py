@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import pytest
 from helpers import PLAN
+from inline_snapshot import snapshot
 from pydantic import ValidationError
 
 from jupyter_agent.plans import Plan, Question
@@ -29,6 +30,16 @@ def test_plan_markdown_escapes_pipes():
     text = plan.to_markdown()
     assert "a \\| b" in text
     assert "**Risks:**" in text
+    assert text == snapshot("""\
+**Goal:** g
+
+| # | Action | Reason | Tools | Time |
+|---|---|---|---|---|
+| 1 | a \\| b |  |  |  |
+
+**Risks:**
+- r\
+""")
 
 
 QUESTION = {

@@ -7,6 +7,7 @@ import stat
 from pathlib import Path
 
 import pytest
+from inline_snapshot import snapshot
 
 from jupyter_agent.errors import ToolError
 from jupyter_agent.paths import Root
@@ -111,7 +112,7 @@ def test_dangling_symlink_leading_outside_is_refused(sb, workspace, tmp_path):
 
 def test_etc_passwd_is_refused_as_sensitive(sb):
     message = refusal(sb, "/etc/passwd")
-    assert message == (
+    assert message == snapshot(
         "Refused '/etc/passwd': /etc is a sensitive location (credentials or system files) "
         "that the agent may never touch."
     )
@@ -187,7 +188,7 @@ def test_deny_globs_can_be_changed(workspace):
 
 def test_writes_into_the_session_store_are_refused(sb):
     message = refusal(sb, ".jupyter_agent/sessions/x/metadata.json", for_write=True)
-    assert message == (
+    assert message == snapshot(
         "Refused '.jupyter_agent/sessions/x/metadata.json': the agent may not write inside "
         ".jupyter_agent/, the agent's own session store."
     )

@@ -21,6 +21,7 @@ from typing import Any
 import nbformat
 import pytest
 from helpers import assert_valid, call, calls, kernel, until
+from inline_snapshot import snapshot
 
 from jupyter_agent import Agent, ScriptedModel, tool
 from jupyter_agent.agent import RunHandle
@@ -160,7 +161,7 @@ async def test_a_cell_a_sibling_rewrote_while_the_card_waited_is_asked_about_aga
     assert python.ran == []  # B's code did not run on A's approval
     assert isinstance(again.preview, CellPreview)
     assert again.preview.source == evil(marker)  # the fresh card shows what would run
-    assert again.warnings[0] == (
+    assert again.warnings[0] == snapshot(
         "Changed since the last approval: cell c. This card shows it as it is now."
     )
     a.deny()
@@ -375,7 +376,7 @@ async def test_a_script_a_sibling_rewrote_while_the_card_waited_is_asked_about_a
     a.approve(True)
     again = await card(a, 2)
     assert ran(workspace) == []  # the rewritten script did not run on the first Allow
-    assert again.warnings[0] == (
+    assert again.warnings[0] == snapshot(
         "Changed since the last approval: job.sh. This card shows it as it is now."
     )
     assert any("job.sh" in w and "changed during this session" in w for w in again.warnings)
@@ -510,7 +511,7 @@ async def test_a_file_changed_while_its_card_waited_is_asked_about_with_the_new_
     assert data.read_text() == "a = 100\nb = 2\n"  # nothing written on the first Allow
     assert isinstance(again.preview, FilePreview) and again.preview.diff is not None
     assert "a = 100" in again.preview.diff and "a = 1\n" not in again.preview.diff
-    assert again.warnings[0] == (
+    assert again.warnings[0] == snapshot(
         "Changed since the last approval: data.py. This card shows it as it is now."
     )
     handle.approve(True)  # the diff they saw now
@@ -547,13 +548,16 @@ async def test_an_mcp_call_sends_only_the_arguments_its_card_showed(workspace):
 
     server = Path(__file__).parents[1] / "mcp" / "mcp_server_for_tests.py"
     settings = Settings(
-        mcpServers={"srv": McpServerConfig(command=sys.executable, args=[str(server)])}
+        # A start bounded for a loaded machine (Python and the mcp package load slowly there).
+        mcpServers={
+            "srv": McpServerConfig(command=sys.executable, args=[str(server)], startup_timeout=90)
+        }
     )
     agent = Agent("actor", ScriptedModel(), workspace=workspace, settings=settings, persist=False)
     try:
-        await agent.mcp.sync(agent.tools, frozenset({Permission.USE_MCP}))
+        notes = await agent.mcp.sync(agent.tools, frozenset({Permission.USE_MCP}))
         echo = agent.tools.get("mcp__srv__echo")
-        assert echo is not None
+        assert echo is not None, notes
         ctx = ToolContext(workspace=workspace)
         kwargs = echo.validate({"text": "shown"})
         shown = await echo.show(ctx, kwargs)

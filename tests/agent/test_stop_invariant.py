@@ -202,7 +202,7 @@ async def test_stop_while_a_subprocess_runs_kills_it(workspace):
     handle = agent.start("run it")
     await until(lambda: PIDS)
     handle.stop()
-    await asyncio.wait_for(handle.wait(), 2)
+    await asyncio.wait_for(handle.wait(), 10)
     with pytest.raises(ProcessLookupError):
         os.kill(PIDS[0], 0)
     result = agent.history[-1].tool_results[0]

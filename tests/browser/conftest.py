@@ -57,10 +57,13 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 
+# Bounds on waits, generous for a 2-core runner shared by two test processes: a wait ends
+# as soon as its condition holds, so a bound only decides how long a failure takes to show.
 SERVER_START_TIMEOUT = 60.0  # s: JupyterLab answering /api/status
-PAGE_TIMEOUT = 20_000  # ms: the page loading and showing a notebook
+PAGE_TIMEOUT = 60_000  # ms: the page loading and showing a notebook
 KERNEL_TIMEOUT = 90_000  # ms: a kernel starting, restarting or going idle
-CELL_TIMEOUT = 30_000  # ms: one cell running
+CELL_TIMEOUT = 60_000  # ms: one cell running
+EXPECT_TIMEOUT = 30_000  # ms: the page showing what an expect() waits for (Playwright: 5 s)
 
 # User settings the test server starts with: no news prompt, no update checks.
 LAB_SETTINGS = {
@@ -312,8 +315,9 @@ def browser() -> Iterator[Any]:
     Playwright switches greenlets inside ``run_until_complete``), so every async test run
     meanwhile fails with "cannot be called from a running event loop". Browser test
     modules therefore hold no async tests."""
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
+    expect.set_options(timeout=EXPECT_TIMEOUT)
     if not CHROMIUM.exists():
         subprocess.run([str(ROOT / "scripts" / "ensure-system-packages")], check=True)
     with sync_playwright() as playwright:
@@ -590,9 +594,11 @@ def _open_in_page(
     page: Any, lab: LabServer, path: str, sources: list[str] | None, mode: str
 ) -> NotebookUI:
     lab.write_notebook(path, sources)
+    # The command's result is the widget: returned, Playwright would copy its whole object
+    # graph out of the page (minutes on a loaded machine), so nothing is returned.
     page.evaluate(
         "([path, mode]) => window.jupyterapp.commands.execute('docmanager:open', "
-        "{path, options: {mode}})",
+        "{path, options: {mode}}).then(() => null)",
         [path, mode],
     )
     handle = page.wait_for_function(_PANEL_ID, arg=path, timeout=PAGE_TIMEOUT)

@@ -6,33 +6,11 @@ violations fail the test, each named with its rule and where it is."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
-from typing import Any
 
 import pytest
+from axe_audit import AXE, violations
+from panel_ui import PLAN, agent_notebook, call, step
 from playwright.sync_api import expect
-from test_panel import PLAN, agent_notebook, call, step
-
-AXE = Path(__file__).resolve().parents[2] / "js" / "node_modules" / "axe-core" / "axe.min.js"
-
-# axe's own result, reduced to what a failure message needs.
-RUN_AXE = """async element => {
-  const result = await window.axe.run(element, { resultTypes: ['violations'] });
-  return result.violations
-    .filter(v => v.impact === 'serious' || v.impact === 'critical')
-    .map(v => ({
-      rule: v.id,
-      impact: v.impact,
-      help: v.help,
-      where: v.nodes.slice(0, 3).map(n => n.target.join(' ')),
-    }));
-}"""
-
-
-def violations(page: Any, panel: Any) -> list[dict[str, Any]]:
-    if not page.evaluate("() => 'axe' in window"):
-        page.add_script_tag(path=str(AXE))
-    return panel.evaluate(RUN_AXE)
 
 
 @pytest.mark.parametrize("place", ["inline", "sidebar"])

@@ -2,7 +2,7 @@
 where the cell is (its link scrolls the notebook to it); "Always allow" says its scope and
 offers the others in a menu; the tool row waits for you; a cell that raised is red.
 
-Set up as in test_panel.py: a scripted model, ``%agent … --model $m``, accessible names.
+Set up with panel_ui.py: a scripted model, ``%agent … --model $m``, accessible names.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from panel_ui import agent_notebook, call, shoot, shot_path, start, status
 from playwright.sync_api import expect
-from test_panel import SHOTS, agent_notebook, call, shoot, start, status
 
 SOURCES = [
     *[f"# step {i}\nvalue_{i} = {i}" for i in range(12)],
@@ -56,8 +56,7 @@ def test_an_approval_shows_the_cell_its_place_and_the_scopes(open_notebook, lab)
     row = _tool(panel, "run_cell")
     expect(row.locator(".ja-tool-status")).to_have_text("waiting for you")
     expect(status(panel)).to_contain_text("waiting for you")
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    card.screenshot(path=str(SHOTS / "approval-card.png"))
+    card.screenshot(path=str(shot_path("approval-card.png")))
 
     # The link asks JupyterLab to show that cell: it becomes the active cell, in view.
     link.click()

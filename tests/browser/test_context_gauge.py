@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import re
 
+from axe_audit import violations
+from panel_ui import agent_notebook, shoot, start, status
 from playwright.sync_api import expect
-from test_accessibility import violations
-from test_panel import agent_notebook, shoot, start, status
 
 SUMMARY = "The user asked for the answer; it is 42."
 

@@ -5,7 +5,7 @@ transcript shown in the notebook from its link.
 
 One rule for focus, checked here: after an action that disables the control used (an
 answer, Allow, Stop), focus goes to the message input, which stays usable while the agent
-works. Set up as in test_panel.py: a scripted model, ``%agent … --model $m``.
+works. Set up with panel_ui.py: a scripted model, ``%agent … --model $m``.
 """
 
 from __future__ import annotations
@@ -13,9 +13,17 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from panel_ui import (
+    LONG_TEXT,
+    agent_notebook,
+    call,
+    open_from_palette,
+    shoot,
+    sidebar,
+    start,
+    status,
+)
 from playwright.sync_api import expect
-from test_panel import LONG_TEXT, agent_notebook, call, shoot, start, status
-from test_sidebar import open_from_palette, sidebar
 
 SOURCES = [f"value_{i} = {i}" for i in range(6)]
 """Cells cell-0 … cell-5."""

@@ -35,7 +35,7 @@ print(__session__)
 PRINT_REPLIES = """\
 import time
 
-deadline = time.monotonic() + 1
+deadline = time.monotonic() + 10
 while not replies and time.monotonic() < deadline:
     time.sleep(0.05)
 print(json.dumps({"replies": replies, "closed": closed}))

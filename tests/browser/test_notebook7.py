@@ -36,7 +36,9 @@ def test_the_bridge_and_the_side_panel_work_in_notebook_7(open_notebook, page):
     expect(notebook.cells.nth(1).locator(".cm-content")).to_have_text(
         "print('inserted by the agent')"
     )
-    page.evaluate("() => window.jupyterapp.commands.execute('jupyter-agent:open-panel')")
+    page.evaluate(
+        "() => window.jupyterapp.commands.execute('jupyter-agent:open-panel').then(() => null)"
+    )
     side = page.locator("#jupyter-agent-sidebar")
     expect(side).to_be_visible()
     expect(side.locator(".jp-AgentSidebar-header")).to_have_text("Agent of nb7.ipynb")

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from panel_ui import agent_notebook, call, shoot, shot_path, sidebar_width, start, status, step
 from playwright.sync_api import expect
-from test_panel import agent_notebook, call, shoot, start, status, step
 
 PLAN = {
     "goal": "Clean the sales data so the monthly totals can be trusted again",
@@ -159,26 +159,6 @@ def layout(panel: Any, *, scroll_top: int | None) -> dict[str, Any]:
     )
 
 
-def sidebar_width(page: Any, width: int) -> None:
-    """Drag the handle between the main area and the right sidebar so the sidebar is
-    ``width`` pixels wide (or its narrowest)."""
-    handle = page.evaluate(
-        """() => {
-          const side = document.querySelector('#jp-right-stack').getBoundingClientRect();
-          const handles = [...document.querySelectorAll('.lm-SplitPanel-handle')]
-            .map(h => h.getBoundingClientRect())
-            .filter(r => r.width > 0 && r.height > side.height / 2);
-          handles.sort((a, b) => Math.abs(a.right - side.left) - Math.abs(b.right - side.left));
-          const r = handles[0];
-          return { x: r.left + r.width / 2, y: r.top + r.height / 2, right: side.right };
-        }"""
-    )
-    page.mouse.move(handle["x"], handle["y"])
-    page.mouse.down()
-    page.mouse.move(handle["right"] - width, handle["y"], steps=8)
-    page.mouse.up()
-
-
 def test_in_the_sidebar_at_300_px_the_plan_fits_without_a_horizontal_scrollbar(
     open_notebook, lab, page
 ):
@@ -215,10 +195,3 @@ def test_in_the_sidebar_at_300_px_the_plan_fits_without_a_horizontal_scrollbar(
     expect(table.locator(".ja-step-status").nth(3)).to_be_visible()
     expect(strip).to_be_in_viewport()
     side.screenshot(path=str(shot_path("sidebar-plan.png")))
-
-
-def shot_path(name: str) -> Any:
-    from test_panel import SHOTS
-
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    return SHOTS / name

@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from helpers import sent_key
+from panel_ui import PLAN, STOP_LIMIT_MS, plan_button, shoot, start, status, stop_and_time
 from playwright.sync_api import expect
-from test_panel import PLAN, STOP_LIMIT_MS, plan_button, shoot, start, status, stop_and_time
 
 from jupyter_agent.testing import MessagesServer, Reply, text, tool_use
 

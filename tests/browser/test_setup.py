@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from helpers import sent_key
+from panel_ui import shoot, start, status
 from playwright.sync_api import expect
-from test_panel import shoot, start, status
 
 from jupyter_agent.testing import Fault, MessagesServer, Reply, text
 

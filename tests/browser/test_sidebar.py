@@ -9,13 +9,10 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 from typing import Any
 
+from panel_ui import open_from_palette, shot_path, sidebar
 from playwright.sync_api import expect
-
-ROOT = Path(__file__).resolve().parents[2]
-SHOTS = ROOT / "test-artifacts" / "screenshots"
 
 PLAN = {
     "goal": "Tidy the data",
@@ -25,17 +22,6 @@ PLAN = {
         {"step_number": 3, "action": "Save tidy.csv", "reason": "Keep the result"},
     ],
 }
-
-
-def sidebar(page: Any) -> Any:
-    return page.locator("#jupyter-agent-sidebar")
-
-
-def open_from_palette(page: Any) -> None:
-    page.keyboard.press("Control+Shift+C")
-    search = page.locator(".jp-ModalCommandPalette .lm-CommandPalette-input")
-    search.fill("Agent: Open panel")
-    page.locator(".lm-CommandPalette-item", has_text="Agent: Open panel").first.click()
 
 
 def scripted(notebook: Any, lab: Any, name: str, turns: list[dict[str, Any]]) -> None:
@@ -107,8 +93,7 @@ def test_agent_side_docks_the_run_and_a_reload_restores_it(open_notebook, page, 
     expect(side.locator(".ja-panel").get_by_role("status")).to_have_text("plan ready for review")
     inline = notebook.panel.locator(".jp-OutputArea-output .ja-panel")
     expect(inline).to_contain_text("The agent panel is in the right sidebar.")
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    side.screenshot(path=str(SHOTS / "sidebar.png"))
+    side.screenshot(path=str(shot_path("sidebar.png")))
 
     notebook.save()
     page.reload()

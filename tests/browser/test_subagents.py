@@ -1,7 +1,7 @@
 """A subagent in a real JupyterLab: its events nest in the card of the delegate call that
 started it, its approval card shows there and Allow reaches it, and its end shows on its row.
 
-Set up as in test_panel.py: a scripted model, ``%agent … --model $m``, accessible names. One
+Set up with panel_ui.py: a scripted model, ``%agent … --model $m``, accessible names. One
 subagent, so the shared script is read in order: the parent's turn, the subagent's, the
 parent's again.
 """
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 
+from panel_ui import agent_notebook, call, shoot, start, status
 from playwright.sync_api import expect
-from test_panel import agent_notebook, call, shoot, start, status
 
 
 def test_a_subagent_nests_in_its_card_and_its_approval_reaches_it(open_notebook, lab):

@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from axe_audit import AXE, violations
+from panel_ui import sidebar_width
 from playwright.sync_api import expect
-from test_accessibility import AXE, violations
-from test_plan_progress import sidebar_width
 
 HOSTILE = "<img src=x onerror=document.body.dataset.pwned=1>"
 

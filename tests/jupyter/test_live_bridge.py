@@ -22,6 +22,7 @@ from typing import Any
 
 import nbformat
 import pytest
+from inline_snapshot import snapshot
 from jupyter_client.manager import start_new_async_kernel
 
 from jupyter_agent.errors import ToolError
@@ -247,7 +248,7 @@ async def test_a_request_without_an_answer_fails_naming_the_operation():
     started = time.monotonic()
     with pytest.raises(BridgeTimeout, match=r"'save' request within 0.3 s") as caught:
         await bridge.save()
-    assert 0.25 < time.monotonic() - started < 2
+    assert 0.25 < time.monotonic() - started < 3  # it waited the 0.3 s, and gave up then
     assert isinstance(caught.value, ToolError)  # tools show it to the model
     assert bridge._pending == {}
 
@@ -293,7 +294,7 @@ async def test_a_frontend_without_the_extension_closes_the_comm_at_once():
     await asyncio.sleep(0.05)
     frontend.comms[0].close_from_frontend({})
     with pytest.raises(BridgeClosed, match="no jupyter-agent extension") as caught:
-        await asyncio.wait_for(connecting, 2)
+        await asyncio.wait_for(connecting, 10)  # not the 30 s
     assert caught.value.code == "no_extension"
 
 
@@ -309,7 +310,7 @@ async def test_errors_are_written_for_the_model_from_the_code_not_the_message():
     bridge = await connected(frontend)
     with pytest.raises(ToolError) as caught:
         await bridge.update("zz", "x")
-    assert str(caught.value) == (
+    assert str(caught.value) == snapshot(
         "There is no cell with id 'zz' in work/analysis.ipynb. Call read_notebook to see "
         "the cell ids."
     )
@@ -317,7 +318,7 @@ async def test_errors_are_written_for_the_model_from_the_code_not_the_message():
     assert (caught.value.code, caught.value.fields) == ("no_cell", {"cell_id": "zz"})
     with pytest.raises(ToolError) as caught:
         await bridge.run("m")
-    assert str(caught.value) == (
+    assert str(caught.value) == snapshot(
         "JupyterLab could not run cell m: Cell m is a markdown cell; only code cells run."
     )
     # Only an error nobody foresaw is told in the frontend's words.
@@ -471,7 +472,8 @@ async def test_connect_notebook_falls_back_to_the_file(monkeypatch, tmp_path):
         started = time.monotonic()
         bridge = await connect_notebook(str(notebook), timeout=30)
         assert isinstance(bridge, FileBridge), close_with
-        assert time.monotonic() - started < 2  # a close is an answer: no waiting
+        # A close is an answer: no waiting out the 30 s.
+        assert time.monotonic() - started < 10
         assert frontend.comms[0].closed is False  # the frontend closed it already
 
     # Nobody answers: file mode after the timeout, and the comm is closed.
@@ -480,14 +482,14 @@ async def test_connect_notebook_falls_back_to_the_file(monkeypatch, tmp_path):
     started = time.monotonic()
     bridge = await connect_notebook(str(notebook), timeout=0.3)
     assert isinstance(bridge, FileBridge) and bridge.file == notebook.resolve()
-    assert 0.25 < time.monotonic() - started < 2
+    assert 0.25 < time.monotonic() - started < 3  # the 0.3 s, then file mode
     assert silent.comms[0].closed
 
     # Outside a kernel comm's stand-in never answers: no wait at all.
     monkeypatch.undo()
     started = time.monotonic()
     assert isinstance(await connect_notebook(str(notebook), timeout=30), FileBridge)
-    assert time.monotonic() - started < 1
+    assert time.monotonic() - started < 10  # not the 30 s
 
 
 async def test_connect_notebook_needs_a_notebook_path(monkeypatch):
@@ -598,13 +600,13 @@ async def test_a_cell_can_await_connect_notebook_at_top_level(tmp_path):
             import time
             from jupyter_agent.jupyter.bridge import connect_notebook
             started = time.monotonic()
-            bridge = await connect_notebook(timeout=10)
+            bridge = await connect_notebook(timeout=30)
             print(bridge.mode, bridge.path, round(time.monotonic() - started, 1))
             """
         )
         mode, path, seconds = shown.split()
-        assert (mode, path) == ("live", "analysis.ipynb")
-        assert float(seconds) < 2
+        assert (mode, path) == ("live", "analysis.ipynb")  # the answer got in, not the timeout
+        assert float(seconds) < 10
         assert lab.opened == [{"path": "analysis.ipynb", "protocol": PROTOCOL}]
 
 
@@ -617,12 +619,12 @@ async def test_the_file_is_used_when_the_frontend_refuses_or_stays_silent(tmp_pa
             import time
             from jupyter_agent.jupyter.bridge import connect_notebook
             started = time.monotonic()
-            bridge = await connect_notebook(timeout=10)
+            bridge = await connect_notebook(timeout=30)
             print(bridge.mode, round(time.monotonic() - started, 1))
             """
         )
         mode, seconds = shown.split()
-        assert mode == "file" and float(seconds) < 2
+        assert mode == "file" and float(seconds) < 10  # the close, not the 30 s
 
         # A frontend that never answers: file mode once the timeout passed.
         lab.on_open = lambda comm_id, data: None
@@ -635,7 +637,7 @@ async def test_the_file_is_used_when_the_frontend_refuses_or_stays_silent(tmp_pa
             """
         )
         mode, path_ok, seconds = shown.split()
-        assert (mode, path_ok) == ("file", "True") and 0.4 < float(seconds) < 3
+        assert (mode, path_ok) == ("file", "True") and 0.4 < float(seconds) < 5
 
 
 async def test_replies_over_a_subshell_and_from_a_background_task(tmp_path):
@@ -689,9 +691,9 @@ async def test_a_reply_queued_behind_a_synchronous_cell_still_counts(tmp_path):
             """
         )
         sleeping = time.monotonic()
-        await lab.run("import time; time.sleep(2)")
+        await lab.run("import time; time.sleep(5)")
         # The ping went out before the sleeping cell ended: its answer waited behind it.
-        assert lab.received_at and lab.received_at[0] < sleeping + 1.5
+        assert lab.received_at and lab.received_at[0] < sleeping + 4
         await lab.run("await asyncio.wait_for(asyncio.shield(task), 5)")
         assert (await lab.run("print(task.result().mode)")).strip() == "live"
 

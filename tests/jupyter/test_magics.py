@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import inline_snapshot
 import nbformat
 import pytest
 from helpers import PLAN
@@ -280,7 +281,87 @@ def test_help_documents_every_subcommand_and_option(shared_kernel: Kernel) -> No
         "await h.wait()",
     ):
         assert word in page, word
-    assert shared_kernel.ok("%agent help").stdout.strip().startswith("The AI agent of this kernel")
+    said = shared_kernel.ok("%agent help").stdout.strip()
+    assert said.startswith("The AI agent of this kernel")
+    assert said == inline_snapshot.snapshot("""\
+The AI agent of this kernel: plans, then edits and runs cells and files.
+
+        Usage::
+
+          %agent                   show the agent's panel (the agent is made if needed)
+          %agent plan TASK         the Planner studies the notebook, files and variables
+                                   and proposes a plan; it changes nothing
+          %agent act TASK          the Actor does the task: edits and runs cells and files
+                                   under your permission rules, asking when unsure
+          %agent remember TEXT     add TEXT as a line of this folder's AGENTS.md (the
+                                   project instructions every later run reads): an edit
+                                   like any other, under your permission rules, with its diff
+          %agent compact           make the conversation smaller now (the panel's Compact
+                                   now): old tool results are cleared and earlier turns
+                                   summarised by the model, as when the context window
+                                   fills up; the session's history on disk stays whole
+          %agent stop              stop the running agent (the next message continues)
+          %agent role NAME         switch role: planner, actor, or one from your settings
+          %agent model [MODEL]     switch to MODEL for the next runs (the panel's model
+                                   picker does the same); without MODEL, list the models
+                                   configured and whether each is ready
+          %agent trust             trust this folder's settings (.jupyter_agent/settings.toml):
+                                   until then they may only narrow; the panel's trust
+                                   prompt lists what trusting enables, and this prints
+                                   what now applies
+          %agent login             ask for the model's API key (Anthropic's or OpenAI's;
+                                   hidden input, kept out of the notebook): for this
+                                   session, or saved for your user in
+                                   ~/.jupyter_agent/credentials.json (owner-only)
+          %agent logout            remove the saved keys
+          %agent mcp               the MCP servers of your settings (mcpServers), their
+                                   state and tools; starts those not running
+          %agent help              this text
+
+          %%agent [--role planner|actor]
+          TASK...                  the cell's body is the task (default: the current role)
+
+        Options (before the task):
+
+          --model MODEL            the model: claude-sonnet-4-6 (Anthropic), openai:gpt-5,
+                                   ollama:qwen3 (served on this machine), bedrock:ID,
+                                   vertex:ID, openai-compatible:NAME@URL (vLLM, LM Studio,
+                                   LiteLLM, OpenRouter…), NAME:MODEL for a provider of your
+                                   settings ([providers.NAME]), scripted:PATH.json for a
+                                   scripted replay, $name for a Model in your namespace
+                                   (default: $JUPYTER_AGENT_MODEL, else [models] default
+                                   in your settings, else Claude, or OpenAI when only
+                                   OPENAI_API_KEY is set)
+          --max-steps N            model turns per run (the panel's max iterations)
+          --loop tool_use|roa      the native tool-use loop (default) or
+                                   reason → act → observe
+          --resume [SESSION_ID]    continue a saved session (the newest without an id);
+                                   the panel's session picker does the same
+          --side                   dock the panel in JupyterLab's right sidebar
+
+        The run goes on in the background: the cell ends at once and the kernel stays
+        usable. ``h = %agent plan …`` keeps the run's handle: ``await h.wait()`` in a later
+        cell, then ``h.plan``, ``h.summary``, ``h.history``; ``h.stop()``, ``h.answer(…)``,
+        ``h.approve(…)`` steer it from code. A bare ``%agent plan …`` shows no result (the
+        panel shows the run; an echo would show the state it began in forever); its
+        handle is ``_`` in the next cell, as any result's would be.
+
+        Each ``%agent`` cell shows the panel under it; the display shown before becomes a
+        static record of the runs it showed (a notebook viewer shows it without a kernel),
+        so only the newest display, and the sidebar, is live.
+
+        The panel shows the transcript, the plan (Execute plan hands it to the Actor),
+        questions and approvals as buttons, every tool call with its diff, usage and cost,
+        how full the model's context window is (with Compact now), and a Stop button.
+        Where widgets cannot show (nbconvert, nbclient, papermill) the panel's text is
+        the transcript, refreshed at each plan, question and run end. In
+        terminal IPython the run is printed as it goes and the magic waits for it (Ctrl-C
+        stops it; questions are asked at the prompt).
+
+        The agent works in the notebook's folder and on the notebook itself: live through
+        JupyterLab with the jupyter_agent extension, or on the .ipynb file otherwise (the
+        panel says which).\
+""")  # the help, word for word
 
 
 BAD = {
@@ -481,7 +562,7 @@ def test_compact_summarises_the_conversation_and_the_panel_marks_where(kernel: K
     summary = "The user asked for the answer; it is 42."
     scripted(kernel, "m", [{"text": "The answer is 42."}], summaries=[summary])
     refused = kernel.run("%agent --model $m compact")
-    assert refused.stderr.strip() == (
+    assert refused.stderr.strip() == inline_snapshot.snapshot(
         "UsageError: there is nothing to compact yet: the conversation is empty"
     )
     kernel.ok("h = %agent act What is the answer?\nawait h.wait()")
@@ -539,10 +620,8 @@ def test_without_a_frontend_the_panel_says_edits_go_to_the_file(shared_kernel: K
 
 def test_plan_returns_the_handle_at_once_and_runs_in_the_background(kernel: Kernel) -> None:
     scripted(kernel, "m", plan_turns(LONG_TEXT[:2000]), delay=0.002)
-    started = time.monotonic()
     out = kernel.ok("h = %agent plan --model $m Clean the sales data\nprint(h.done, h.role)")
-    assert time.monotonic() - started < 5
-    assert out.stdout.split() == ["False", "planner"]
+    assert out.stdout.split() == ["False", "planner"]  # returned while the run goes on
     # The panel is shown under the cell, with a text fallback saying what it is.
     assert len(out.displays) == 1
     data = out.displays[0]["data"]
@@ -596,7 +675,9 @@ def test_a_scripted_model_from_a_file(kernel: Kernel) -> None:
     (kernel.folder / "turns.json").write_text(json.dumps({"turns": plan_turns()}))
     kernel.ok("h = %agent plan --model scripted:turns.json Clean the sales data")
     out = kernel.ok("await h.wait(); print(h.plan.steps[1].action, h.agent.model.label)")
-    assert out.stdout.strip() == "Drop duplicate rows Scripted replay — no real model is called"
+    assert out.stdout.strip() == inline_snapshot.snapshot(
+        "Drop duplicate rows Scripted replay — no real model is called"
+    )
 
 
 def test_act_and_the_cell_magic_choose_the_role(kernel: Kernel) -> None:
@@ -877,9 +958,9 @@ def test_commands_answer_approve_and_report_errors(kernel: Kernel) -> None:
     hello(kernel, comm)
     reply = command(kernel, comm, "frobnicate")
     assert reply["ok"] is False and reply["error"] == "unknown command 'frobnicate'"
-    assert command(kernel, comm, "answer", question_id="nope", value="x")["error"] == (
-        "That question is no longer pending."
-    )
+    assert command(kernel, comm, "answer", question_id="nope", value="x")[
+        "error"
+    ] == inline_snapshot.snapshot("That question is no longer pending.")
     kernel.ok("h = %agent act --model $m Clean up")
     kernel.state_of(comm, "status", "waiting_user")
     question = kernel.from_panel(

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from helpers import until
+from inline_snapshot import snapshot
 
 from jupyter_agent import Agent, ScriptedModel
 from jupyter_agent.events import CompactionEvent
@@ -151,7 +152,9 @@ async def test_compact_now_is_refused_while_a_run_goes_on(workspace: Path) -> No
     await until(lambda: panel.busy)
     reply = _command(panel, sent, "c", name="compact")
     assert reply["ok"] is False
-    assert reply["error"] == "The agent is working: wait for it, or Stop it, then compact."
+    assert reply["error"] == snapshot(
+        "The agent is working: wait for it, or Stop it, then compact."
+    )
     agent.stop()
     assert agent.handle is not None
     await agent.handle.wait()

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any, get_args
 
 import pytest
+from event_samples import SAMPLES
 from helpers import until
 from pydantic import TypeAdapter, ValidationError
-from test_events import SAMPLES
 
 from jupyter_agent import Agent, ScriptedModel, tool
 from jupyter_agent.events import Event

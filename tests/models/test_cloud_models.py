@@ -328,7 +328,7 @@ async def test_stop_while_streaming_closes_the_connection_on_each_platform(
     handle = agent.start("go")
     await until(lambda: any(e.kind == "text_delta" for e in handle.events_so_far))
     handle.stop()
-    await asyncio.wait_for(handle.wait(), 2)
+    await asyncio.wait_for(handle.wait(), 10)
     assert handle.stop_reason == "manual_stop"
     # The server, holding the stream, finds the connection gone.
     await asyncio.to_thread(messages_server.wait_idle, 3)

@@ -9,6 +9,7 @@ import stat
 from pathlib import Path
 
 import pytest
+from inline_snapshot import snapshot
 
 from jupyter_agent.errors import ToolError
 from jupyter_agent.permissions import Permission
@@ -85,7 +86,7 @@ def test_the_planner_may_call_only_the_reading_tools():
 
 def test_summaries_are_one_line_for_humans():
     assert read_file.summary({"path": "a.py"}) == "Read a.py"
-    assert read_file.summary({"path": "a.py", "start_line": 5, "end_line": 9}) == (
+    assert read_file.summary({"path": "a.py", "start_line": 5, "end_line": 9}) == snapshot(
         "Read a.py (lines 5–9)"
     )
     assert update_file.summary({"path": "a.py", "old_text": "x", "new_text": "y"}) == "Edit a.py"
@@ -178,7 +179,7 @@ async def test_read_file_validates_the_range(workspace):
     assert "end_line (1) is before start_line (2)" in await refused(
         read_file, workspace, path="a.txt", start_line=2, end_line=1
     )
-    assert await refused(read_file, workspace, path="a.txt", start_line=5) == (
+    assert await refused(read_file, workspace, path="a.txt", start_line=5) == snapshot(
         "start_line=5 is past the end of 'a.txt', which has 2 lines."
     )
     assert "Invalid arguments for read_file" in await refused(read_file, workspace, file="a.txt")
@@ -252,7 +253,7 @@ async def test_list_directory_caps_entries_with_a_note(workspace):
     out = await run(list_directory, workspace, max_entries=10)
     lines = out.text.split("\n")
     assert lines[1:11] == [f"f{i:02}.txt  0 B" for i in range(10)]
-    assert lines[-1] == (
+    assert lines[-1] == snapshot(
         "… 20 more entries not shown (max_entries=10); list a subfolder, "
         "or call again with a larger max_entries."
     )
@@ -316,7 +317,7 @@ async def test_grep_filters_by_glob_and_ignores_case(project):
 
 async def test_grep_refuses_an_invalid_regex_with_the_re_error(workspace):
     message = await refused(grep, workspace, pattern="foo(")
-    assert message == "Invalid regular expression 'foo(': missing ) at position 4."
+    assert message == snapshot("Invalid regular expression 'foo(': missing ) at position 4.")
 
 
 async def test_grep_caps_results_with_a_note(workspace):
@@ -324,7 +325,7 @@ async def test_grep_caps_results_with_a_note(workspace):
     out = await run(grep, workspace, pattern="hit", max_results=5)
     lines = out.text.split("\n")
     assert lines[:5] == [f"many.txt:{i}: hit" for i in range(1, 6)]
-    assert lines[5] == (
+    assert lines[5] == snapshot(
         "… stopped at max_results=5; there are more matches. Narrow the pattern, path or "
         "glob, or raise max_results."
     )
@@ -343,7 +344,9 @@ async def test_grep_skips_binary_files(workspace):
     (workspace / "data.bin").write_bytes(b"needle\x00\x01")
     (workspace / "a.txt").write_text("needle\n")
     out = await run(grep, workspace, pattern="needle")
-    assert out.text == "a.txt:1: needle\n[1 match in 1 file; 1 searched; skipped 1 binary file(s)]"
+    assert out.text == snapshot(
+        "a.txt:1: needle\n[1 match in 1 file; 1 searched; skipped 1 binary file(s)]"
+    )
 
 
 async def test_grep_does_not_follow_links_outside(workspace, tmp_path):
@@ -452,7 +455,7 @@ async def test_update_file_notices_whitespace_and_line_numbers(workspace):
 async def test_update_file_refuses_ambiguous_text(workspace):
     (workspace / "a.py").write_text("x = 1\ny = 2\nx = 1\nx = 1\n")
     message = await refused(update_file, workspace, path="a.py", old_text="x = 1", new_text="x = 0")
-    assert message == (
+    assert message == snapshot(
         "old_text occurs 3 times in 'a.py' (at lines 1, 3, 4); add surrounding lines to "
         "old_text to make it unique, or set replace_all=true to replace every occurrence."
     )
@@ -541,7 +544,7 @@ async def test_create_file_makes_parents_and_returns_a_diff(workspace):
 async def test_create_file_refuses_to_overwrite_unless_asked(workspace):
     (workspace / "a.txt").write_text("old\n")
     message = await refused(create_file, workspace, path="a.txt", content="new\n")
-    assert message == (
+    assert message == snapshot(
         "'a.txt' already exists (4 B); use update_file to change part of it, or set "
         "overwrite=true to replace it whole."
     )

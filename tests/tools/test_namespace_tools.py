@@ -10,6 +10,7 @@ from typing import ClassVar
 
 import pytest
 from helpers import call
+from inline_snapshot import snapshot
 
 from jupyter_agent import Agent, ScriptedModel
 from jupyter_agent.errors import ToolError
@@ -228,7 +229,7 @@ def test_no_namespace_means_no_kernel():
     for tool, args in ((list_variables, {}), (inspect_variable, {"name": "x"})):
         with pytest.raises(ToolError) as info:
             asyncio.run(tool.call(ToolContext(), args))
-        assert str(info.value) == (
+        assert str(info.value) == snapshot(
             "This agent is not running in a kernel: there are no variables to inspect."
         )
 
