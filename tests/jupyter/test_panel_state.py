@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, get_args
 
 import pytest
-from test_events import SAMPLES
+from event_samples import SAMPLES
 
 from jupyter_agent import events as ev
 from jupyter_agent.jupyter.panel_commands import handled
