@@ -35,7 +35,9 @@ async function render(spec) {
   out += comment('The operations every frontend answers.');
   out += `export const OPERATIONS = ${JSON.stringify(Object.keys(spec.operations))} as const;\n\n`;
   out += 'export type Operation = (typeof OPERATIONS)[number];\n\n';
-  out += comment('What the frontend tells the kernel unasked: `{event, ...fields}`.');
+  out += comment(
+    'What the frontend tells the kernel unasked: `{event, ...fields}`.'
+  );
   out += `export const EVENTS = ${JSON.stringify(Object.keys(spec.events))} as const;\n\n`;
   out += 'export type BridgeEvent = (typeof EVENTS)[number];\n\n';
   out += comment(
