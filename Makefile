@@ -26,9 +26,11 @@ else
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 endif
 
-# mypy over jupyter_agent/, strict for the framework layer ([tool.mypy] in pyproject.toml).
+# mypy --strict over the package, the tests and the benchmarks ([tool.mypy] in
+# pyproject.toml); the browser tests' conftest.py on its own, as its name is taken.
 typecheck: $(STAMP)
 	$(BIN)/python -m mypy
+	$(BIN)/python -m mypy --no-warn-unused-configs tests/browser/conftest.py
 
 install: $(STAMP)
 
