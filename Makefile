@@ -6,7 +6,7 @@ PYTHON ?= python3
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: lab test typecheck install system-packages
+.PHONY: lab test lint typecheck install system-packages
 
 # Containers often run as root, which Jupyter refuses without --allow-root.
 ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
@@ -18,13 +18,19 @@ lab: $(STAMP)
 # All tests: the browser tests run beside the others (scripts/run-tests); with PYTEST_ARGS
 # (say, PYTEST_ARGS=tests/models), one pytest with those arguments.
 test: $(STAMP) system-packages
-	$(BIN)/python -m ruff check jupyter_agent tests benchmarks
+	$(MAKE) --no-print-directory lint
 	$(MAKE) --no-print-directory typecheck
 ifeq ($(strip $(PYTEST_ARGS)),)
 	./scripts/run-tests $(BIN)/python
 else
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 endif
+
+# Every linter and format check, Python's and TypeScript's (js/: prettier, eslint).
+lint: $(STAMP)
+	$(BIN)/python -m ruff check jupyter_agent tests benchmarks
+	$(BIN)/python -m ruff format --check jupyter_agent tests benchmarks
+	cd js && npm run --silent lint:check
 
 # mypy --strict over the package, the tests and the benchmarks ([tool.mypy] in
 # pyproject.toml); the browser tests' conftest.py on its own, as its name is taken.
