@@ -39,7 +39,9 @@ pytestmark = pytest.mark.timeout(600)
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
 NAME = PROJECT["name"]
-VERSION = PROJECT["version"]
+VERSION = re.search(
+    r'^__version__ = "([^"]+)"', (ROOT / "jupyter_agent" / "__init__.py").read_text(), re.M
+)[1]
 EXTENSION = "jupyter-agent"  # js/package.json's name: the folder under share/jupyter/labextensions
 PREBUILT = ROOT / "jupyter_agent" / "labextension" / "static" / "style.js"
 
