@@ -5,20 +5,21 @@ VENV ?= .venv
 PYTHON ?= python3
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+PANEL := jupyter_agent/jupyter/static/panel.js
 
-.PHONY: lab test typecheck install system-packages
+.PHONY: lab test lint typecheck install system-packages
 
 # Containers often run as root, which Jupyter refuses without --allow-root.
 ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
-lab: $(STAMP)
+lab: $(STAMP) $(PANEL)
 	@[ -n "$$ANTHROPIC_API_KEY" ] || echo "No ANTHROPIC_API_KEY: the tutorials run on their offline scripted replays."
 	$(BIN)/jupyter lab --notebook-dir=notebooks $(ROOT_FLAG) $(LAB_ARGS)
 
 # All tests: the browser tests run beside the others (scripts/run-tests); with PYTEST_ARGS
 # (say, PYTEST_ARGS=tests/models), one pytest with those arguments.
-test: $(STAMP) system-packages
-	$(BIN)/python -m ruff check jupyter_agent tests benchmarks
+test: $(STAMP) $(PANEL) system-packages
+	$(MAKE) --no-print-directory lint
 	$(MAKE) --no-print-directory typecheck
 ifeq ($(strip $(PYTEST_ARGS)),)
 	./scripts/run-tests $(BIN)/python
@@ -26,11 +27,24 @@ else
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 endif
 
-# mypy over jupyter_agent/, strict for the framework layer ([tool.mypy] in pyproject.toml).
+# Every linter and format check, Python's and TypeScript's (js/: prettier, eslint).
+lint: $(STAMP)
+	$(BIN)/python -m ruff check jupyter_agent tests benchmarks
+	$(BIN)/python -m ruff format --check jupyter_agent tests benchmarks
+	cd js && npm run --silent lint:check
+
+# mypy --strict over the package, the tests and the benchmarks ([tool.mypy] in
+# pyproject.toml); the browser tests' conftest.py on its own, as its name is taken.
 typecheck: $(STAMP)
 	$(BIN)/python -m mypy
+	$(BIN)/python -m mypy --no-warn-unused-configs tests/browser/conftest.py
 
-install: $(STAMP)
+install: $(STAMP) $(PANEL)
+
+# The panel's bundle is built, not tracked: the install builds it, and this rebuilds it
+# when a checkout lacks it or its sources changed.
+$(PANEL): $(wildcard js/src/panel/*.ts) js/scripts/panel.js | $(STAMP)
+	cd js && npm run --silent build:panel
 
 # The distribution was called jupyter_agent before it became jupyter-in-kernel-agent: an
 # older .venv drops that record first, since its files are ours too (-qq: silent if absent).

@@ -19,6 +19,8 @@ from .running_cells import CellPolicy
 from .states import AgentState
 from .tools import Tool, ToolContext, ToolOutput, ToolRegistry, tool
 
+# The one version: the build reads it (pyproject.toml), js/package.json repeats it
+# (tests/test_version.py).
 __version__ = "0.1.0"
 
 # Grouped by concept, not sorted: the groups say what each name is for.

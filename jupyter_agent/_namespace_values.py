@@ -107,9 +107,10 @@ def _length(value: Any) -> int | None:
     if base is None:
         return None
     try:
-        return base.__len__(value)
+        length: int = base.__len__(value)
     except Exception:
         return None
+    return length
 
 
 def is_trusted_class(klass: type | None) -> bool:

@@ -488,7 +488,7 @@ def _downgrade_v4(cell: dict[str, Any], old: dict[str, Any] | None) -> dict[str,
         node.setdefault("outputs", [])
         node.setdefault("execution_count", None)
     was_markdown = old is not None and old.get("cell_type") == "markdown"
-    value = _plain(downgrade_cell(node))
+    value: dict[str, Any] = _plain(downgrade_cell(node))
     if was_markdown and value.get("cell_type") == "heading":
         # a markdown cell stays markdown: only new cells and headings become heading cells
         value = {"cell_type": "markdown", "metadata": value["metadata"], "source": cell["source"]}

@@ -178,7 +178,10 @@ def _error(output: dict[str, Any], limits: ViewLimits) -> str:
 
 def _best_text(data: dict[str, Any], limits: ViewLimits, *, beside_image: bool) -> str:
     """The most useful text form of a rich output."""
-    clipped = lambda text: clip(text, limits.output_head, limits.output_tail, limits.output_chars)  # noqa: E731
+
+    def clipped(text: str) -> str:
+        return clip(text, limits.output_head, limits.output_tail, limits.output_chars)
+
     if WIDGET in data:
         plain = as_text(data.get("text/plain", "")).strip()
         return f"[widget] {clipped(plain)}" if plain else "[widget]"

@@ -72,7 +72,7 @@ def open_database(
     except BaseException:
         _DATABASE_FOLDERS.release(key)
         raise
-    db._folder = key  # type: ignore[attr-defined]  # let go with the connection
+    db._folder = key  # let go with the connection
     if made:
         try:  # in the file's header from its first write on (before any WAL mode)
             db.execute(f"PRAGMA application_id = {int(application_id)}")

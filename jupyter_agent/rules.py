@@ -35,7 +35,7 @@ from __future__ import annotations
 import posixpath
 import shlex
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -445,6 +445,13 @@ class Rules:
         )
 
 
+_DECISIONS: dict[DecisionName, Callable[[str], Decision]] = {
+    "allow": Allow,
+    "deny": Deny,
+    "ask": Ask,
+}
+
+
 def _decision(found: tuple[Rule, bool] | None) -> Decision:
     """The decision of the deciding rule (and, when its pattern ran out of time, why it
     counts as matching); ask when no rule decides."""
@@ -457,7 +464,7 @@ def _decision(found: tuple[Rule, bool] | None) -> Decision:
             f" (its pattern took longer than {MATCH_LIMIT * 1000:.0f} ms to match this call, "
             "so it counts as matching)"
         )
-    return {"allow": Allow, "deny": Deny, "ask": Ask}[rule.decision](reason)
+    return _DECISIONS[rule.decision](reason)
 
 
 def _combine(decisions: Sequence[Decision]) -> Decision:

@@ -75,9 +75,10 @@ def bases_of(klass: type) -> tuple[type, ...]:
 def class_dict(klass: type) -> Mapping[str, Any]:
     """A class's own namespace (a read-only view), without its metaclass's code."""
     try:
-        return _TYPE_DICT.__get__(klass, type)
+        namespace: Mapping[str, Any] = _TYPE_DICT.__get__(klass, type)
     except Exception:
         return {}
+    return namespace
 
 
 def str_get(mapping: Mapping[Any, Any], key: str, default: Any = None) -> Any:

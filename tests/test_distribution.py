@@ -39,7 +39,9 @@ pytestmark = pytest.mark.timeout(600)
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
 NAME = PROJECT["name"]
-VERSION = PROJECT["version"]
+VERSION = re.search(
+    r'^__version__ = "([^"]+)"', (ROOT / "jupyter_agent" / "__init__.py").read_text(), re.M
+)[1]
 EXTENSION = "jupyter-agent"  # js/package.json's name: the folder under share/jupyter/labextensions
 PREBUILT = ROOT / "jupyter_agent" / "labextension" / "static" / "style.js"
 
@@ -151,8 +153,10 @@ def test_the_wheel_carries_the_prebuilt_extension_and_install_json(built):
     assert f"{share}/static/style.js" in names
     assert f"{share}/package.json" in names
     assert "jupyter_agent/prompts/planner.md" in names
-    # The panel is built from js/src/panel and tracked: a build without Node.js ships it as is.
+    # The panel is built from js/src/panel (not tracked): a build without Node.js ships the
+    # bundle the last build made.
     assert panel == (ROOT / "jupyter_agent" / "jupyter" / "static" / "panel.js").read_bytes()
+    assert "jupyter_agent/py.typed" in names  # type checkers read the package's annotations
     assert install["packageName"] == NAME
     assert f"\nName: {NAME}\n" in metadata
 

@@ -1,9 +1,10 @@
 /**
  * Bundles the panel (src/panel/widget.ts and what it imports) into one self-contained ES
  * module, ../jupyter_agent/jupyter/static/panel.js, the anywidget front end panel.py loads
- * (`npm run build:panel`, part of every build). The file is tracked, so an install
- * without Node.js (SKIP_JUPYTER_BUILDER=1) and a plain checkout have a working panel;
- * test/panel-build.test.ts bundles again and fails when it is stale.
+ * (`npm run build:panel`, part of every build: `build:lib`, `build:prod`,
+ * `install:extension`). The file is a build artefact, not tracked: the sdist and the wheel
+ * carry it (pyproject.toml's `artifacts`); test/panel-build.test.ts bundles again and fails
+ * when it is missing or stale.
  *
  * The output is deterministic: no minification, no source map, no timestamp; esbuild is
  * pinned in package.json.

@@ -1,9 +1,10 @@
 /**
- * jupyter_agent/jupyter/static/panel.js is tracked (an install without Node.js ships it
- * as it is), so it must be what scripts/panel.js makes of src/panel/ now.
+ * jupyter_agent/jupyter/static/panel.js, the bundle panel.py hands anywidget, is a build
+ * artefact (every build makes it; the sdist and the wheel carry it): it must be there and
+ * be what scripts/panel.js makes of src/panel/ now, or the panel runs older code.
  */
 import { strict as assert } from 'node:assert';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 
 const builder = require('../../scripts/panel.js') as {
@@ -12,7 +13,11 @@ const builder = require('../../scripts/panel.js') as {
 };
 
 describe('the built panel', () => {
-  it('static/panel.js is what src/panel gives (run `npm run build:panel`)', async () => {
+  it('static/panel.js is built and is what src/panel gives (run `npm run build:panel`)', async () => {
+    assert.ok(
+      existsSync(builder.TARGET),
+      `${builder.TARGET} is missing: run \`npm run build:panel\` in js/ (every build does)`
+    );
     const expected = await builder.bundle();
     assert.ok(
       readFileSync(builder.TARGET, 'utf8') === expected,

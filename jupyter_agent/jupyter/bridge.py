@@ -38,8 +38,6 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
-from typing_extensions import TypedDict
-
 from ..notebook import (
     BridgeMode,
     Cell,
@@ -444,12 +442,18 @@ class LiveBridge:
         if _protocol_of(self.frontend) < ops.INSERT_CELL_ID:
             # An older extension takes the id to reuse as `id`.
             legacy: ops.LegacyInsertArgs = {"source": source, "cell_type": cell_type}
-            legacy.update(_anchors(before, after))
+            if before is not None:
+                legacy["before"] = before
+            if after is not None:
+                legacy["after"] = after
             if cell_id is not None:
                 legacy["id"] = cell_id
             return Cell.model_validate(await self._request(ops.LEGACY_INSERT(legacy)))
         args: ops.InsertArgs = {"source": source, "cell_type": cell_type}
-        args.update(_anchors(before, after))
+        if before is not None:
+            args["before"] = before
+        if after is not None:
+            args["after"] = after
         if cell_id is not None:
             args["cell_id"] = cell_id
         return Cell.model_validate(await self._request(ops.INSERT(args)))
@@ -468,7 +472,10 @@ class LiveBridge:
         self, cell_id: str, *, before: str | None = None, after: str | None = None
     ) -> int:
         args: ops.MoveArgs = {"cell_id": cell_id}
-        args.update(_anchors(before, after))
+        if before is not None:
+            args["before"] = before
+        if after is not None:
+            args["after"] = after
         result = await self._request(ops.MOVE(args))
         return int(result["index"])
 
@@ -527,22 +534,6 @@ class LiveBridge:
 
     async def save(self) -> None:
         await self._request(ops.SAVE({}))
-
-
-class _Anchors(TypedDict, total=False):
-    before: str
-    after: str
-
-
-def _anchors(before: str | None, after: str | None) -> _Anchors:
-    """Where a cell goes, as the arguments of an insert or a move carry it (the frontend
-    says so when both or neither is given)."""
-    anchors: _Anchors = {}
-    if before is not None:
-        anchors["before"] = before
-    if after is not None:
-        anchors["after"] = after
-    return anchors
 
 
 def _protocol_of(frontend: dict[str, Any]) -> int:

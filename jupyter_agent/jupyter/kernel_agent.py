@@ -15,7 +15,7 @@ import asyncio
 import logging
 import os
 import re
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -299,7 +299,7 @@ def _connection_file() -> Path | None:
         return None
 
 
-def _connect_notebook() -> Any:
+def _connect_notebook() -> Callable[..., Awaitable[NotebookBridge]] | None:
     """``bridge.connect_notebook`` when the live bridge is installed, else None."""
     try:
         from .bridge import connect_notebook

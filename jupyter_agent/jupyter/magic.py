@@ -372,7 +372,7 @@ def _run_in_terminal(agent: Agent, start: Callable[[], RunHandle]) -> RunHandle:
     stops."""
     from IPython.core.async_helpers import get_asyncio_loop
 
-    loop = get_asyncio_loop()
+    loop: asyncio.AbstractEventLoop = get_asyncio_loop()
     unsubscribe = agent.subscribe(TextRenderer(sys.stdout))
     holder: list[RunHandle] = []
 

@@ -109,8 +109,8 @@ URGENT = (*TEXT_REFRESH, ev.AnswerEvent, ev.PermissionResponseEvent, ev.RequestI
 class AgentPanel(anywidget.AnyWidget):
     """The panel of one agent. Create it with the agent; show it with :meth:`show`."""
 
-    # Built from js/src/panel (TypeScript) by `npm run build:panel`; tracked, so an install
-    # without Node.js has it. js/test/panel-build.test.ts fails when it is stale.
+    # Built from js/src/panel (TypeScript) by `npm run build:panel`, part of every build;
+    # the sdist and the wheel carry it. js/test/panel-build.test.ts fails when it is stale.
     _esm = STATIC / "panel.js"
     _css = STATIC / "panel.css"
 

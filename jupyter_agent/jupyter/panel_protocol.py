@@ -63,7 +63,7 @@ def to_entry(event: Event) -> Entry:
         if event.phase:
             compact["phase"] = event.phase
         return compact
-    data = EventAdapter.dump_python(event, mode="json")
+    data: Entry = EventAdapter.dump_python(event, mode="json")
     _drop_unread(data)
     return data
 

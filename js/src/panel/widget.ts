@@ -31,19 +31,23 @@ import type {
 export { renderInline, renderMarkdown } from './markdown';
 export { interruptKernel };
 
+/** A listener on anywidget's model: each event passes its own arguments. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- as anywidget types it
+type Listener = (...args: any[]) => void;
+
 /** The part of anywidget's model the panel uses. */
 export interface IModel {
   get<K extends keyof PanelState>(name: K): PanelState[K];
-  on(name: string, callback: (...args: any[]) => void): void;
-  off(name: string, callback: (...args: any[]) => void): void;
+  on(name: string, callback: Listener): void;
+  off(name: string, callback: Listener): void;
   send(message: Record<string, unknown>): void;
 }
 
 function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
   const viewId = Math.random().toString(36).slice(2, 10);
-  const listeners: [string, (...args: any[]) => void][] = [];
+  const listeners: [string, Listener][] = [];
   let disposed = false;
-  const on = (name: string, fn: (...args: any[]) => void) => {
+  const on = (name: string, fn: Listener) => {
     model.on(name, fn);
     listeners.push([name, fn]);
   };
