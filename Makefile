@@ -6,7 +6,7 @@ PYTHON ?= python3
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: lab test typecheck install system-packages
+.PHONY: lab test test-fast typecheck install system-packages
 
 # Containers often run as root, which Jupyter refuses without --allow-root.
 ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
@@ -15,8 +15,9 @@ lab: $(STAMP)
 	@[ -n "$$ANTHROPIC_API_KEY" ] || echo "No ANTHROPIC_API_KEY: the tutorials run on their offline scripted replays."
 	$(BIN)/jupyter lab --notebook-dir=notebooks $(ROOT_FLAG) $(LAB_ARGS)
 
-# All tests: the browser tests run beside the others (scripts/run-tests); with PYTEST_ARGS
-# (say, PYTEST_ARGS=tests/models), one pytest with those arguments.
+# All tests: the JS unit tests, the browser tests and the others side by side, each spread
+# over processes (scripts/run-tests); with PYTEST_ARGS (say, PYTEST_ARGS=tests/models), one
+# pytest with those arguments.
 test: $(STAMP) system-packages
 	$(BIN)/python -m ruff check jupyter_agent tests benchmarks
 	$(MAKE) --no-print-directory typecheck
@@ -25,6 +26,11 @@ ifeq ($(strip $(PYTEST_ARGS)),)
 else
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 endif
+
+# The edit loop: every test not marked slow (no browser, no real kernels, tutorials or
+# builds), spread over processes.
+test-fast: $(STAMP) system-packages
+	$(BIN)/python -m pytest --ignore=tests/browser -m "not slow" -n 3 -q $(PYTEST_ARGS)
 
 # mypy over jupyter_agent/, strict for the framework layer ([tool.mypy] in pyproject.toml).
 typecheck: $(STAMP)

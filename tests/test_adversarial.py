@@ -29,7 +29,7 @@ from kernels import Kernel, kernel
 
 from jupyter_agent.testing import MessagesServer, Reply, text, tool_use
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(60)]
 
 # --- the secrets ------------------------------------------------------------------------
 

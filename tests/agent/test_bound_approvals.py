@@ -213,6 +213,7 @@ def cards(h):
 """
 
 
+@pytest.mark.slow
 def test_in_a_real_kernel_an_approval_never_runs_a_siblings_code(workspace):
     """File mode with the kernel's own executor: the code runs in the user's namespace."""
     path = notebook(workspace / "a.ipynb")
@@ -540,6 +541,7 @@ async def test_a_file_swapped_for_a_link_while_its_card_waited_is_asked_about(wo
 # --- the seam itself --------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_an_mcp_call_sends_only_the_arguments_its_card_showed(workspace):
     import sys
 

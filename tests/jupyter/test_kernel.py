@@ -15,7 +15,7 @@ import nbformat
 import pytest
 from kernels import kernel
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(60)]
 
 OPENAI = "sk-proj-abcdefghijklmnopqrstuvwx"
 GITHUB = "ghp_abcdefghijklmnopqrstuvwxyz0123"

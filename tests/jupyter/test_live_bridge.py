@@ -540,6 +540,7 @@ def played_lab(tmp_path: Path) -> Iterator[PlayedLab]:
         yield PlayedLab(k)
 
 
+@pytest.mark.slow
 def test_a_cell_can_await_connect_notebook_at_top_level(tmp_path):
     """ipykernel 7.4 reads comm messages while a cell awaits, so the ping's answer gets in."""
     with played_lab(tmp_path) as lab:
@@ -558,6 +559,7 @@ def test_a_cell_can_await_connect_notebook_at_top_level(tmp_path):
         assert lab.opened == [{"path": "analysis.ipynb", "protocol": PROTOCOL}]
 
 
+@pytest.mark.slow
 def test_the_file_is_used_when_the_frontend_refuses_or_stays_silent(tmp_path):
     with played_lab(tmp_path) as lab:
         # JupyterLab without the extension closes the comm with empty data at once.
@@ -588,6 +590,7 @@ def test_the_file_is_used_when_the_frontend_refuses_or_stays_silent(tmp_path):
         assert (mode, path_ok) == ("file", "True") and 0.4 < float(seconds) < 3
 
 
+@pytest.mark.slow
 def test_replies_over_a_subshell_and_from_a_background_task(tmp_path):
     """With comms over subshells JupyterLab sends replies with a subshell id; the bridge
     resolves its futures through call_soon_threadsafe whichever thread reads them."""
@@ -627,6 +630,7 @@ def test_replies_over_a_subshell_and_from_a_background_task(tmp_path):
         assert lab.requests[1]["to"] == "tab1"
 
 
+@pytest.mark.slow
 def test_a_reply_queued_behind_a_synchronous_cell_still_counts(tmp_path):
     """The frontend answers at once, but the kernel is busy with a cell that sleeps past the
     timeout; the answer is read when the cell ends, and the bridge is live."""

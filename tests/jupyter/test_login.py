@@ -16,6 +16,8 @@ from kernels import Kernel, agent_kernel, stop_kernel
 
 from jupyter_agent import credentials
 
+pytestmark = pytest.mark.slow  # real kernels
+
 KEY = "sk-ant-api03-LOGINLOGINLOGIN-0123456789abcdef"
 
 

@@ -16,7 +16,7 @@ import pytest
 from kernels import kernel
 from test_kernel import SETUP, make_notebook
 
-pytestmark = pytest.mark.timeout(90)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(90)]
 
 COUNTING = (
     "import asyncio\nfor i in range({n}):\n    print('step', i)\n"

@@ -23,6 +23,8 @@ import pytest
 from helpers import PLAN
 from kernels import TIMEOUT, Kernel, Result, agent_kernel, stop_kernel
 
+pytestmark = pytest.mark.slow  # real kernels
+
 
 @pytest.fixture
 def kernel(tmp_path: Path) -> Iterator[Kernel]:

@@ -11,7 +11,7 @@ import pytest
 from helpers import live_processes, own_processes
 from kernels import agent_kernel, stop_kernel
 
-pytestmark = pytest.mark.timeout(90)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(90)]
 
 SERVER = str(Path(__file__).with_name("mcp_server_for_tests.py"))
 
