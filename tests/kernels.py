@@ -124,9 +124,9 @@ class Kernel:
                 return msg
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            msg = self._pump(min(0.5, max(0.01, deadline - time.monotonic())))
-            if msg is not None and predicate(msg):
-                return msg
+            read = self._pump(min(0.5, max(0.01, deadline - time.monotonic())))
+            if read is not None and predicate(read):
+                return read
         raise AssertionError(f"no matching iopub message within {timeout} s")
 
     def outputs(self, msg_id: str) -> list[Message]:
@@ -297,7 +297,7 @@ def agent_kernel(folder: Path, **env: str) -> Kernel:
     """A kernel in ``folder`` whose notebook is a new, empty ``analysis.ipynb`` there, with
     the extension loaded (``%load_ext jupyter_agent``); ``env`` adds to ``agent_env``."""
     notebook = folder / "analysis.ipynb"
-    nbformat.write(nbformat.v4.new_notebook(), notebook)
+    nbformat.write(nbformat.v4.new_notebook(), notebook)  # type: ignore[no-untyped-call]
     k = start_kernel(folder, agent_env(notebook, **env))
     try:
         k.ok("%load_ext jupyter_agent")
