@@ -6,7 +6,7 @@ PYTHON ?= python3
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: lab test test-fast typecheck install system-packages
+.PHONY: lab test tests test-fast typecheck install system-packages
 
 # Containers often run as root, which Jupyter refuses without --allow-root.
 ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
@@ -15,12 +15,16 @@ lab: $(STAMP)
 	@[ -n "$$ANTHROPIC_API_KEY" ] || echo "No ANTHROPIC_API_KEY: the tutorials run on their offline scripted replays."
 	$(BIN)/jupyter lab --notebook-dir=notebooks $(ROOT_FLAG) $(LAB_ARGS)
 
-# All tests: the JS unit tests, the browser tests and the others side by side, each spread
-# over processes (scripts/run-tests); with PYTEST_ARGS (say, PYTEST_ARGS=tests/models), one
-# pytest with those arguments.
+# All checks: ruff first (it fails in seconds), then mypy beside the tests (each report
+# printed whole when it ends).
 test: $(STAMP) system-packages
 	$(BIN)/python -m ruff check jupyter_agent tests benchmarks
-	$(MAKE) --no-print-directory typecheck
+	$(MAKE) --no-print-directory --jobs=2 --output-sync=target typecheck tests
+
+# The tests: the JS unit tests, the browser tests and the others side by side, each spread
+# over processes (scripts/run-tests); with PYTEST_ARGS (say, PYTEST_ARGS=tests/models), one
+# pytest with those arguments.
+tests: $(STAMP)
 ifeq ($(strip $(PYTEST_ARGS)),)
 	./scripts/run-tests $(BIN)/python
 else
