@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PANEL := jupyter_agent/jupyter/static/panel.js
 
-.PHONY: lab test lint typecheck install system-packages
+.PHONY: lab test tests test-fast lint typecheck install system-packages
 
 # Containers often run as root, which Jupyter refuses without --allow-root.
 ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
@@ -16,11 +16,16 @@ lab: $(STAMP) $(PANEL)
 	@[ -n "$$ANTHROPIC_API_KEY" ] || echo "No ANTHROPIC_API_KEY: the tutorials run on their offline scripted replays."
 	$(BIN)/jupyter lab --notebook-dir=notebooks $(ROOT_FLAG) $(LAB_ARGS)
 
-# All tests: the browser tests run beside the others (scripts/run-tests); with PYTEST_ARGS
-# (say, PYTEST_ARGS=tests/models), one pytest with those arguments.
+# All checks: the linters first (they fail in seconds), then mypy beside the tests (each
+# report printed whole when it ends).
 test: $(STAMP) $(PANEL) system-packages
 	$(MAKE) --no-print-directory lint
-	$(MAKE) --no-print-directory typecheck
+	$(MAKE) --no-print-directory --jobs=2 --output-sync=target typecheck tests
+
+# The tests: the JS unit tests, the browser tests and the others side by side, each spread
+# over processes (scripts/run-tests); with PYTEST_ARGS (say, PYTEST_ARGS=tests/models), one
+# pytest with those arguments.
+tests: $(STAMP) $(PANEL)
 ifeq ($(strip $(PYTEST_ARGS)),)
 	./scripts/run-tests $(BIN)/python
 else
@@ -32,6 +37,11 @@ lint: $(STAMP)
 	$(BIN)/python -m ruff check jupyter_agent tests benchmarks
 	$(BIN)/python -m ruff format --check jupyter_agent tests benchmarks
 	cd js && npm run --silent lint:check
+
+# The edit loop: every test not marked slow (no browser, no real kernels, tutorials or
+# builds), spread over processes.
+test-fast: $(STAMP) $(PANEL)
+	$(BIN)/python -m pytest --ignore=tests/browser -m "not slow" -n 3 -q $(PYTEST_ARGS)
 
 # mypy --strict over the package, the tests and the benchmarks ([tool.mypy] in
 # pyproject.toml); the browser tests' conftest.py on its own, as its name is taken.

@@ -10,8 +10,15 @@ from pathlib import Path
 
 import pytest
 
-# Real notebooks kept as test data are read and edited by the tests, not run by nbval.
+# Real notebooks kept as test data are read and edited by the tests, never collected.
 collect_ignore_glob = ["fixtures/*"]
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The slow tests first (order otherwise kept): spread over processes by file
+    (scripts/run-tests), the longest files start at once instead of trailing at the end."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
 
 _real_connect = socket.socket.connect
 

@@ -1,14 +1,9 @@
-"""Helpers the tests share: scripted turns and conversation checks."""
+"""Helpers the tests share: scripted turns and conversation checks (a real kernel: kernels.py)."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-import textwrap
-import time
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from pathlib import Path
 from typing import Any
 
 from jupyter_agent.context_view import ModelView
@@ -196,97 +191,6 @@ def own_processes() -> list[tuple[int, str, str]]:
 def running(mark: str) -> list[int]:
     """Pids of the live processes whose command line holds ``mark`` (a unique sleep time)."""
     return [pid for pid, cmdline, _ in live_processes() if mark in cmdline]
-
-
-# --- a real kernel ---------------------------------------------------------------------
-
-
-# s: a cell, or a condition polled from cells, in a kernel on a loaded 2-core machine (a
-# bound that only says "it hangs"; it costs nothing when the kernel answers at once).
-KERNEL_TIMEOUT = 60.0
-
-OUTPUT_TYPES = ("stream", "display_data", "execute_result", "error", "update_display_data")
-
-
-class Kernel:
-    """A real kernel and the iopub messages of every cell run in it."""
-
-    def __init__(self, km: Any, kc: Any) -> None:
-        self.km = km
-        self.kc = kc
-        self.by_parent: dict[str, list[dict[str, Any]]] = {}
-        """Every iopub message received so far, by the msg_id of the request it answers."""
-
-    async def run(
-        self, code: str, timeout: float = KERNEL_TIMEOUT
-    ) -> tuple[str, list[dict[str, Any]]]:
-        """Execute a cell; return its msg_id and its outputs (content of output messages)."""
-        msg_id = self.kc.execute(textwrap.dedent(code))
-        deadline = time.monotonic() + timeout
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise AssertionError(f"cell did not finish within {timeout} s:\n{code}")
-            msg = await self.kc.get_iopub_msg(timeout=left)
-            parent = msg["parent_header"].get("msg_id", "")
-            self.by_parent.setdefault(parent, []).append(msg)
-            if (
-                parent == msg_id
-                and msg["msg_type"] == "status"
-                and msg["content"]["execution_state"] == "idle"
-            ):
-                break
-        while True:  # skip late replies to the kernel_info requests of wait_for_ready
-            reply = await self.kc.get_shell_msg(timeout=max(deadline - time.monotonic(), 1))
-            if reply["parent_header"].get("msg_id") == msg_id:
-                break
-        errors = [m["content"] for m in self.outputs(msg_id) if m["msg_type"] == "error"]
-        assert reply["content"]["status"] == "ok", errors or reply["content"]
-        return msg_id, [m["content"] for m in self.outputs(msg_id)]
-
-    def outputs(self, msg_id: str) -> list[dict[str, Any]]:
-        return [m for m in self.by_parent.get(msg_id, []) if m["msg_type"] in OUTPUT_TYPES]
-
-    async def stdout(self, code: str, timeout: float = KERNEL_TIMEOUT) -> str:
-        _, outputs = await self.run(code, timeout)
-        return "".join(o.get("text", "") for o in outputs if o.get("name") == "stdout")
-
-    async def value(self, expression: str) -> Any:
-        """The value of a JSON-able expression, evaluated in the kernel."""
-        text = await self.stdout(f"import json as _json\nprint(_json.dumps({expression}))")
-        return json.loads(text.strip().splitlines()[-1])
-
-    async def until(self, condition: str, timeout: float = KERNEL_TIMEOUT) -> None:
-        """Poll from later cells (each awaiting a little) until ``condition`` holds."""
-        deadline = time.monotonic() + timeout
-        while not await self.value(f"bool({condition})"):
-            if time.monotonic() > deadline:
-                raise AssertionError(f"timed out after {timeout} s waiting for {condition}")
-            await self.run("import asyncio as _asyncio\nawait _asyncio.sleep(0.05)")
-
-    def all_output_text(self) -> str:
-        return json.dumps(
-            [
-                m["content"]
-                for msgs in self.by_parent.values()
-                for m in msgs
-                if m["msg_type"] in OUTPUT_TYPES
-            ]
-        )
-
-
-@asynccontextmanager
-async def kernel(cwd: Path, env: dict[str, str] | None = None) -> AsyncIterator[Kernel]:
-    """A real ipykernel started in ``cwd`` (with ``env`` as its whole environment)."""
-    from jupyter_client.manager import start_new_async_kernel
-
-    extra = {"env": env} if env is not None else {}
-    km, kc = await start_new_async_kernel(kernel_name="python3", cwd=str(cwd), **extra)
-    try:
-        yield Kernel(km, kc)
-    finally:
-        kc.stop_channels()
-        await km.shutdown_kernel(now=True)
 
 
 # --- a long cell, at the executor seam ----------------------------------------------------

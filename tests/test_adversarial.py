@@ -18,19 +18,18 @@ import json
 import os
 import subprocess
 import time
-from collections.abc import AsyncIterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import nbformat
 import pytest
-import pytest_asyncio
-from helpers import Kernel, kernel
+from kernels import Kernel, kernel
 
 from jupyter_agent.testing import MessagesServer, Reply, text, tool_use
 
-pytestmark = [pytest.mark.timeout(60), pytest.mark.asyncio(loop_scope="module")]
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(60)]
 
 # --- the secrets ------------------------------------------------------------------------
 
@@ -159,6 +158,11 @@ from jupyter_agent import Agent, AnthropicModel
 from jupyter_agent.jupyter.kernel import KernelExecutor, attach_kernel
 from jupyter_agent.notebook_file import FileBridge
 from jupyter_agent.permissions import AllowAll
+
+# grep stops a pattern that backtracks without end at its time limit and says so; here the
+# limit is 2 s rather than 10, so that case asserts the stop without waiting out the real one.
+from jupyter_agent.tools import _file_search
+_file_search.GREP_TIME_LIMIT = 2.0
 
 WS = os.getcwd()
 MARKERS = os.path.join(os.path.dirname(WS), "markers")
@@ -564,8 +568,8 @@ class World:
     workspace: Path
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def world(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[World]:
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     root = tmp_path_factory.mktemp("attacked")
     ws = plant_workspace(root)
     with MessagesServer() as server:
@@ -575,21 +579,21 @@ async def world(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[World
             "HOME": str(root / "home"),
             "ANTHROPIC_BASE_URL": server.url,
         }
-        async with kernel(ws, env=env) as k:
-            await k.run(KERNEL_SETUP)
-            await k.run(KERNEL_VARIABLES % globals())
-            await k.run(KERNEL_HOSTILE)
+        with kernel(ws, env=env) as k:
+            k.ok(KERNEL_SETUP)
+            k.ok(KERNEL_VARIABLES % globals())
+            k.ok(KERNEL_HOSTILE)
             yield World(k, server, ws)
 
 
-async def attempt(world: World, case: Case) -> dict[str, Any]:
+def attempt(world: World, case: Case) -> dict[str, Any]:
     world.server.script(
         [Reply([tool_use(case.tool, case.args)], stop_reason="tool_use"), Reply([text("done")])]
     )
     first = len(world.server.requests)
     since = time.time_ns()
     call = f"print(await _attempt({case.role!r}, {case.allow_all}, {case.approve}))"
-    out = await world.kernel.stdout(call, timeout=45)
+    out = world.kernel.ok(call, timeout=45).stdout
     outcome = json.loads(out.strip().splitlines()[-1])
     outcome["since"] = since
     outcome["bodies"] = [r.raw.decode("utf-8", "replace") for r in world.server.requests[first:]]
@@ -597,9 +601,9 @@ async def attempt(world: World, case: Case) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("name", list(CASES))
-async def test_an_attack_leaks_nothing_runs_nothing_and_changes_nothing(world, name):
+def test_an_attack_leaks_nothing_runs_nothing_and_changes_nothing(world, name):
     case = CASES[name]
-    outcome = await attempt(world, case)
+    outcome = attempt(world, case)
     assert outcome["error"] == "None", outcome["error"]
     assert len(outcome["bodies"]) == 2, "the run sent its tool result back to the model"
     for body in outcome["bodies"]:
@@ -610,7 +614,7 @@ async def test_an_attack_leaks_nothing_runs_nothing_and_changes_nothing(world, n
             content = path.read_text(errors="replace")
             for what, value in SECRETS.items():
                 assert value not in content, f"{what} was written to {path}"
-    assert await world.kernel.value("CALLS") == [], "a hostile object's code ran"
+    assert world.kernel.value("CALLS") == [], "a hostile object's code ran"
     assert list((world.workspace.parent / "markers").iterdir()) == []
     for relative in case.absent:
         assert not (world.workspace / relative).exists(), relative
@@ -638,9 +642,9 @@ async def test_an_attack_leaks_nothing_runs_nothing_and_changes_nothing(world, n
     assert OUTSIDE_PROMPT not in outcome["system"]
 
 
-async def test_the_cases_cover_the_issue(world):
+def test_the_cases_cover_the_issue(world):
     """At least 60 attacks, across secrets, inspection, settings, the sandbox, bounded
     work and control characters."""
     assert len(CASES) >= 60
-    warnings = (await attempt(world, CASES["list-variables"]))["warnings"]
+    warnings = attempt(world, CASES["list-variables"])["warnings"]
     assert any("not trusted" in w for w in warnings)  # the planted settings were noticed

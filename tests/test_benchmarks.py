@@ -7,6 +7,10 @@ import importlib.util
 import re
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # the benchmarks, run
+
 BENCHMARK = Path(__file__).resolve().parent.parent / "benchmarks" / "framework.py"
 
 

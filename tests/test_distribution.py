@@ -34,7 +34,7 @@ else:
     import tomli as tomllib
 
 # Building and two installs of jupyterlab and its dependencies, from pip's cache.
-pytestmark = pytest.mark.timeout(600)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]

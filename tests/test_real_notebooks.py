@@ -29,6 +29,8 @@ from jupyter_agent.events import ToolStartEvent
 from jupyter_agent.ipynb import Document
 from jupyter_agent.notebook_file import FileBridge
 
+pytestmark = pytest.mark.slow  # real notebooks run with nbclient
+
 CORPUS = [*(p.name for p in real_notebooks()), *GENERATED]
 EDITED = [*CORPUS, *LARGE]
 """Notebooks edited by id in every layout (the large ones too: a 20 MB line, 1,000 cells)."""

@@ -4,13 +4,18 @@ No real API is reachable here, so each tutorial runs (headless, with nbclient) a
 the loopback Messages API server, which answers with the turns of the tutorial's own
 replay script, in order. That is the path a user with a key takes: the real
 ``anthropic`` client, streaming, Stop closing a stream mid-way, and kernels the
-tutorial starts itself inheriting the key. nbval checks the offline replays output for
-output; this checks that the same cells run top to bottom on a real client.
+tutorial starts itself inheriting the key. The cells marked ``# NBVAL_CHECK_OUTPUT`` must
+print what is stored (sanitised by ``tests/nbval_sanitize.cfg``): the same text on a real
+client as on the offline replay the outputs were stored from. This is the one headless run
+of the tutorials; ``tests/browser/test_tutorials.py`` runs them on the replays in JupyterLab.
 """
 
 from __future__ import annotations
 
+import configparser
+import inspect
 import json
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -19,11 +24,19 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from jupyter_agent.models.scripted import turn_content
+from jupyter_agent.models import scripted
+from jupyter_agent.models.scripted import ScriptedModel, turn_content
 from jupyter_agent.testing import MessagesServer, Reply
+
+pytestmark = pytest.mark.slow  # real kernels on a real client
 
 NOTEBOOKS = Path(__file__).parent.parent / "notebooks"
 TUTORIALS = sorted(p.name for p in NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+REPLAY_CHUNK: int = inspect.signature(ScriptedModel).parameters["chunk_size"].default
+"""Text streamed in the offline replay's pieces, so a checked cell that counts the stream's
+events prints what the replay printed."""
+REPLAY_MODEL = f"scripted — {scripted.LABEL}"
+"""How a printed run names the offline replay's model."""
 
 
 def replies(script: Path) -> list[Reply]:
@@ -38,7 +51,7 @@ def replies(script: Path) -> list[Reply]:
             Reply(
                 blocks,
                 "tool_use" if turn.get("tool_calls") else "end_turn",
-                chunk_size=8 if long else 16,
+                chunk_size=8 if long else REPLAY_CHUNK,
                 delay=0.02 if long else 0.0,
             )
         )
@@ -59,6 +72,26 @@ def scripted_with_summaries(server: MessagesServer, answers: list[Reply]) -> Any
 
     server.summaries = 0  # type: ignore[attr-defined]
     return respond
+
+
+CHECK = "# NBVAL_CHECK_OUTPUT"
+
+
+def _sanitisers() -> list[tuple[re.Pattern[str], str]]:
+    config = configparser.ConfigParser()
+    config.read(Path(__file__).with_name("nbval_sanitize.cfg"))
+    return [(re.compile(config[s]["regex"]), config[s]["replace"]) for s in config.sections()]
+
+
+SANITISERS = _sanitisers()
+
+
+def checked_stdout(cell: Any) -> str:
+    """What a checked cell printed, with run-to-run differences (ids, counts) sanitised."""
+    text = "".join(o.get("text", "") for o in cell.outputs if o.get("name") == "stdout")
+    for pattern, replacement in SANITISERS:
+        text = pattern.sub(replacement, text)
+    return text
 
 
 def outputs_text(nb: Any) -> str:
@@ -108,3 +141,17 @@ def test_a_tutorial_runs_top_to_bottom_on_the_real_client(
     assert [r.outcome for r in served].count("disconnected") == (name == "01_quickstart.ipynb")
     assert all(r.body["model"].startswith("claude") for r in served)
     assert "Scripted replay" not in outputs_text(nb)
+    # Each checked cell printed what is stored, and no cell raised.
+    stored = nbformat.read(NOTEBOOKS / name, as_version=4)
+    errors = [o for c in nb.cells for o in c.get("outputs", []) if o.output_type == "error"]
+    assert not errors, errors
+    # The stored outputs name the replay where a model is named; here it is the real one.
+    model = served[0].body["model"]
+    checked = [
+        (checked_stdout(now), checked_stdout(before).replace(REPLAY_MODEL, model), before.source)
+        for now, before in zip(nb.cells, stored.cells, strict=True)
+        if before.cell_type == "code" and before.source.startswith(CHECK)
+    ]
+    assert len(checked) >= 3
+    for now, before, source in checked:
+        assert now == before, source

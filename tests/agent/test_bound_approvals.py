@@ -20,8 +20,9 @@ from typing import Any
 
 import nbformat
 import pytest
-from helpers import assert_valid, call, calls, kernel, until
+from helpers import assert_valid, call, calls, until
 from inline_snapshot import snapshot
+from kernels import kernel
 
 from jupyter_agent import Agent, ScriptedModel, tool
 from jupyter_agent.agent import RunHandle
@@ -213,12 +214,13 @@ def cards(h):
 """
 
 
-async def test_in_a_real_kernel_an_approval_never_runs_a_siblings_code(workspace):
+@pytest.mark.slow
+def test_in_a_real_kernel_an_approval_never_runs_a_siblings_code(workspace):
     """File mode with the kernel's own executor: the code runs in the user's namespace."""
     path = notebook(workspace / "a.ipynb")
-    async with kernel(workspace) as k:
-        await k.run(KERNEL_SETUP)
-        await k.run(
+    with kernel(workspace) as k:
+        k.ok(KERNEL_SETUP)
+        k.ok(
             f"""
             agent = Agent(
                 "actor",
@@ -232,17 +234,17 @@ async def test_in_a_real_kernel_an_approval_never_runs_a_siblings_code(workspace
             h = agent.start("go")
             """
         )
-        await k.until("len(h.children) == 2 and h.children[0].pending_approval is not None")
-        assert await k.value("cards(h.children[0])[0].preview.source") == HARMLESS
-        await k.run("opened.set()")
-        await k.until("h.children[1].done")
-        await k.run("h.children[0].approve(True)")
-        await k.until("len(cards(h.children[0])) == 2 and h.children[0].pending_approval")
-        assert await k.value("'pwned' in dir()") is False
-        assert await k.value("cards(h.children[0])[1].preview.source") == "pwned = True"
-        await k.run("h.children[0].approve(False)")
-        await k.until("h.done")
-        assert await k.value("'pwned' in dir() or 'shown' in dir()") is False
+        k.until("len(h.children) == 2 and h.children[0].pending_approval is not None")
+        assert k.value("cards(h.children[0])[0].preview.source") == HARMLESS
+        k.ok("opened.set()")
+        k.until("h.children[1].done")
+        k.ok("h.children[0].approve(True)")
+        k.until("len(cards(h.children[0])) == 2 and h.children[0].pending_approval")
+        assert k.value("'pwned' in dir()") is False
+        assert k.value("cards(h.children[0])[1].preview.source") == "pwned = True"
+        k.ok("h.children[0].approve(False)")
+        k.until("h.done")
+        assert k.value("'pwned' in dir() or 'shown' in dir()") is False
 
 
 async def test_an_allowed_cell_runs_exactly_the_code_its_card_showed(workspace):
@@ -540,6 +542,7 @@ async def test_a_file_swapped_for_a_link_while_its_card_waited_is_asked_about(wo
 # --- the seam itself --------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_an_mcp_call_sends_only_the_arguments_its_card_showed(workspace):
     import sys
 

@@ -7,16 +7,15 @@ see (iopub messages, per cell) and what lands in the .ipynb on disk.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from pathlib import Path
 from typing import Any
 
 import nbformat
 import pytest
-from helpers import kernel
+from kernels import kernel
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(60)]
 
 OPENAI = "sk-proj-abcdefghijklmnopqrstuvwx"
 GITHUB = "ghp_abcdefghijklmnopqrstuvwxyz0123"
@@ -62,7 +61,7 @@ attach_kernel(agent)
 """
 
 
-async def test_file_mode_end_to_end_in_a_real_kernel(workspace):
+def test_file_mode_end_to_end_in_a_real_kernel(workspace):
     path = make_notebook(
         workspace / "analysis.ipynb",
         [
@@ -85,24 +84,26 @@ async def test_file_mode_end_to_end_in_a_real_kernel(workspace):
     call("delete_cell", cell_id="old"),
     call("task_complete", summary="computed the total"),
 ]"""
-    async with kernel(workspace) as k:
-        await k.run(SETUP)
-        await k.run("release = asyncio.Event()")
-        start_id, start_outputs = await k.run(
+    with kernel(workspace) as k:
+        k.ok(SETUP)
+        k.ok("release = asyncio.Event()")
+        started = k.ok(
             new_agent(path, script) + "h = agent.start('compute the total')\nprint('started')"
         )
+        start_id, start_outputs = started.msg_id, started.outputs
         assert start_outputs == [{"name": "stdout", "text": "started\n"}]
 
         # The run is a background task: the cell ended, the agent goes on, and the user's
         # cells still run meanwhile — even while the agent's own cell awaits.
-        await k.until(RUNNING_CELL)
-        meanwhile_id, meanwhile = await k.run("print('user cell ran meanwhile', h.done)")
+        k.until(RUNNING_CELL)
+        user_cell = k.ok("print('user cell ran meanwhile', h.done)")
+        meanwhile_id, meanwhile = user_cell.msg_id, user_cell.outputs
         assert meanwhile == [{"name": "stdout", "text": "user cell ran meanwhile False\n"}]
-        assert await k.value("'total' in dir()") is False  # the agent's cell is mid-way
-        await k.run("release.set()")
-        await k.until("h.done", timeout=20)
-        assert await k.value("h.state.value") == "completed"
-        assert await k.value("[e for e, _ in results()]") == [False] * 6
+        assert k.value("'total' in dir()") is False  # the agent's cell is mid-way
+        k.ok("release.set()")
+        k.until("h.done", timeout=20)
+        assert k.value("h.state.value") == "completed"
+        assert k.value("[e for e, _ in results()]") == [False] * 6
 
         # What the agent did is in the file.
         nb = nbformat.read(path, as_version=4)
@@ -122,9 +123,9 @@ async def test_file_mode_end_to_end_in_a_real_kernel(workspace):
         n = compute.execution_count
         assert result["execution_count"] == n
         # …and it ran in this kernel, as a cell: its count, In, Out and the namespace.
-        assert await k.value(f"[In[{n}] == {compute.source!r}, Out[{n}], total]") == [True, 90, 45]
+        assert k.value(f"[In[{n}] == {compute.source!r}, Out[{n}], total]") == [True, 90, 45]
         history = f"agent.resources.get(ExecutionHistory).source_of({n}) == In[{n}]"
-        assert await k.value(history) is True
+        assert k.value(history) is True
 
         # Nothing the agent's cell printed reached a cell of the user's, or any frontend.
         for msg_id in (start_id, meanwhile_id):
@@ -132,11 +133,11 @@ async def test_file_mode_end_to_end_in_a_real_kernel(workspace):
         assert "agent says hi" not in k.all_output_text()
         assert "total is" not in k.all_output_text()
         # The kernel's hooks are back as they were.
-        assert await k.value("type(sys.stdout).__name__") == "OutStream"
-        assert await k.value("'publish' in vars(get_ipython().display_pub)") is False
+        assert k.value("type(sys.stdout).__name__") == "OutStream"
+        assert k.value("'publish' in vars(get_ipython().display_pub)") is False
 
 
-async def test_namespace_tools_on_live_variables_and_secrets_stay_masked(workspace):
+def test_namespace_tools_on_live_variables_and_secrets_stay_masked(workspace):
     pytest.importorskip("pandas")
     path = make_notebook(
         workspace / "keys.ipynb",
@@ -152,8 +153,8 @@ async def test_namespace_tools_on_live_variables_and_secrets_stay_masked(workspa
     call("read_notebook"),
     call("task_complete", summary="looked"),
 ]"""
-    async with kernel(workspace) as k:
-        await k.run(
+    with kernel(workspace) as k:
+        k.ok(
             SETUP
             + f"""
 import pandas as pd
@@ -164,12 +165,13 @@ settings = {{"endpoint": "https://api.example.com", "api_key": {OPENAI!r}}}
 """
         )
         # This cell awaits the whole run: the agent runs its cell while this one executes.
-        waiting_id, waiting = await k.run(
+        awaited = k.ok(
             new_agent(path, script) + "h = await agent.run('what is loaded?')\nprint(h.state.value)"
         )
+        waiting_id, waiting = awaited.msg_id, awaited.outputs
         assert waiting == [{"name": "stdout", "text": "completed\n"}]
-        texts = await k.value("[t for _, t in results()]")
-        assert await k.value("[e for e, _ in results()]") == [False] * 8
+        texts = k.value("[t for _, t in results()]")
+        assert k.value("[e for e, _ in results()]") == [False] * 8
         listing, frame, key, tok, settings, ran, notebook, _ = texts
         assert "df" in listing and "pandas.DataFrame" in listing and "3×2" in listing
         assert "'sk-p•••'  (masked: the name says it is a secret)" in listing
@@ -190,7 +192,7 @@ settings = {{"endpoint": "https://api.example.com", "api_key": {OPENAI!r}}}
         assert GITHUB not in k.all_output_text() and OPENAI not in k.all_output_text()
 
 
-async def test_stop_from_a_later_cell_while_the_agent_waits_or_runs_a_cell(workspace):
+def test_stop_from_a_later_cell_while_the_agent_waits_or_runs_a_cell(workspace):
     path = make_notebook(
         workspace / "stop.ipynb",
         [
@@ -207,43 +209,41 @@ async def test_stop_from_a_later_cell_while_the_agent_waits_or_runs_a_cell(works
             {"label": "South", "value": "south", "description": "the smaller one"},
         ],
     )"""
-    async with kernel(workspace) as k:
-        await k.run(SETUP)
-        await k.run(new_agent(path, f"[{question}]") + "h = agent.start('clean up')")
-        await k.until("h.pending_question is not None")
-        assert await k.value("h.state.value") == "waiting_user"
-        await k.run("h.stop()")
-        await k.until("h.done", timeout=5)
-        assert await k.value("[h.state.value, h.stop_reason]") == ["cancelled", "manual_stop"]
+    with kernel(workspace) as k:
+        k.ok(SETUP)
+        k.ok(new_agent(path, f"[{question}]") + "h = agent.start('clean up')")
+        k.until("h.pending_question is not None")
+        assert k.value("h.state.value") == "waiting_user"
+        k.ok("h.stop()")
+        k.until("h.done", timeout=5)
+        assert k.value("[h.state.value, h.stop_reason]") == ["cancelled", "manual_stop"]
         problems = "__import__('jupyter_agent.messages').messages"
         assert (
-            await k.value(
-                f"{problems}.conversation_problems({problems}.to_api_messages(agent.history))"
-            )
+            k.value(f"{problems}.conversation_problems({problems}.to_api_messages(agent.history))")
             == []
         )
-        assert "interrupted" in (await k.value("results()[-1][1]")).lower()
+        assert "interrupted" in (k.value("results()[-1][1]")).lower()
 
         # Stop while the agent's own cell awaits: the cell is cancelled, the kernel is fine.
-        await k.run(
+        k.ok(
             new_agent(path, '[call("run_cell", cell_id="slow", timeout=60)]')
             + "h = agent.start('run the slow cell')"
         )
-        await k.until(RUNNING_CELL)
-        await k.run("await asyncio.sleep(0.2)")  # the cell is in its sleep now
+        k.until(RUNNING_CELL)
+        k.ok("await asyncio.sleep(0.2)")  # the cell is in its sleep now
         started = time.monotonic()
-        await k.run("h.stop()")
-        await k.until("h.done", timeout=30)
+        k.ok("h.stop()")
+        k.until("h.done", timeout=30)
         assert time.monotonic() - started < 30  # the cell was cancelled, not its 60 s waited out
-        assert await k.value("h.stop_reason") == "manual_stop"
-        assert await k.value("type(sys.stdout).__name__") == "OutStream"
-        assert await k.stdout("print(1 + 1)") == "2\n"
+        assert k.value("h.stop_reason") == "manual_stop"
+        assert k.value("type(sys.stdout).__name__") == "OutStream"
+        assert k.ok("print(1 + 1)").stdout == "2\n"
         assert "sleeping" not in k.all_output_text()
 
 
-async def test_executor_timeouts_interrupts_and_input(workspace):
-    async with kernel(workspace) as k:
-        await k.run(
+def test_executor_timeouts_interrupts_and_input(workspace):
+    with kernel(workspace) as k:
+        k.ok(
             SETUP
             + """
 ex = KernelExecutor(get_ipython(), interrupt_grace=0.5)
@@ -256,36 +256,36 @@ def summary(task):
 """
         )
         # synchronous code: the watchdog interrupts it (KeyboardInterrupt in the code)
-        await k.run("t = launch('print(1)\\nwhile True: pass', timeout=0.5)")
-        await k.until("t.done()")
-        assert await k.value("summary(t)") == ["timeout", "KeyboardInterrupt", ["stream", "error"]]
+        k.ok("t = launch('print(1)\\nwhile True: pass', timeout=0.5)")
+        k.until("t.done()")
+        assert k.value("summary(t)") == ["timeout", "KeyboardInterrupt", ["stream", "error"]]
         # awaiting code: cancelled at its await, even while a cell of the user's runs
-        await k.run("t = launch('import asyncio\\nawait asyncio.sleep(60)', timeout=0.5)")
-        await k.until("t.done()")
-        assert await k.value("summary(t)") == ["timeout", "CancelledError", ["error"]]
-        await k.run("await asyncio.sleep(1.5)")  # no stray interrupt reaches this cell
+        k.ok("t = launch('import asyncio\\nawait asyncio.sleep(60)', timeout=0.5)")
+        k.until("t.done()")
+        assert k.value("summary(t)") == ["timeout", "CancelledError", ["error"]]
+        k.ok("await asyncio.sleep(1.5)")  # no stray interrupt reaches this cell
         # the frontend's Interrupt button reaches code the agent runs in the background
-        await k.run("t = launch('import time\\nfor _ in range(1000): time.sleep(0.01)', 60)")
-        await asyncio.sleep(0.3)  # the code blocks the kernel: no cell could run meanwhile
-        await k.km.interrupt_kernel()
-        await k.until("t.done()", timeout=5)
-        assert await k.value("summary(t)") == ["error", "KeyboardInterrupt", ["error"]]
-        assert await k.value("Out.get(len(In) - 1)") is None  # and it was the only cell
+        k.ok("t = launch('import time\\nfor _ in range(1000): time.sleep(0.01)', 60)")
+        time.sleep(0.3)  # the code blocks the kernel: no cell could run meanwhile
+        k.manager.interrupt_kernel()
+        k.until("t.done()", timeout=5)
+        assert k.value("summary(t)") == ["error", "KeyboardInterrupt", ["error"]]
+        assert k.value("Out.get(len(In) - 1)") is None  # and it was the only cell
         # input() cannot be answered in a background cell: it fails instead of hanging
-        await k.run("t = launch('input(\"name? \")')")
-        await k.until("t.done()")
-        assert await k.value("summary(t)") == ["error", "RuntimeError", ["error"]]
-        assert (await k.value("t.result().error['evalue']")).startswith("input() and getpass()")
-        assert await k.value("type(sys.stdout).__name__") == "OutStream"
-        assert await k.stdout("print('still fine')") == "still fine\n"
+        k.ok("t = launch('input(\"name? \")')")
+        k.until("t.done()")
+        assert k.value("summary(t)") == ["error", "RuntimeError", ["error"]]
+        assert (k.value("t.result().error['evalue']")).startswith("input() and getpass()")
+        assert k.value("type(sys.stdout).__name__") == "OutStream"
+        assert k.ok("print('still fine')").stdout == "still fine\n"
 
 
-async def test_a_command_cannot_read_the_kernels_key_or_environment(workspace):
+def test_a_command_cannot_read_the_kernels_key_or_environment(workspace):
     """The kernel's connection file holds the key that lets anyone run code in it, outside
     any sandbox; the kernel's environment holds its secrets. A command sees neither."""
-    async with kernel(workspace) as k:
-        await k.run(SETUP)
-        await k.run(
+    with kernel(workspace) as k:
+        k.ok(SETUP)
+        k.ok(
             """
             import os, json
             from ipykernel.connect import get_connection_file
@@ -301,9 +301,9 @@ async def test_a_command_cannot_read_the_kernels_key_or_environment(workspace):
             h = agent.start("look", role="actor")
             """
         )
-        await k.until("h.done")
-        assert await k.value("agent.command_sandbox.status().active")
-        output = await k.value("results()[0][1]")
-        assert await k.value("key") not in output
+        k.until("h.done")
+        assert k.value("agent.command_sandbox.status().active")
+        output = k.value("results()[0][1]")
+        assert k.value("key") not in output
         assert "kernel-only-secret" not in output
         assert output.count("No such file or directory") == 2

@@ -12,18 +12,17 @@ from __future__ import annotations
 
 import asyncio
 import json
-import textwrap
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import nbformat
 import pytest
 from inline_snapshot import snapshot
-from jupyter_client.manager import start_new_async_kernel
+from kernels import Kernel, kernel
 
 from jupyter_agent.errors import ToolError
 from jupyter_agent.jupyter import _bridge_protocol, bridge_messages
@@ -501,21 +500,17 @@ async def test_connect_notebook_needs_a_notebook_path(monkeypatch):
 
 # --- a real kernel, with this test playing JupyterLab ---------------------------------------
 
-OUTPUT_TYPES = ("stream", "error", "execute_result", "display_data")
-
 
 class PlayedLab:
     """A real kernel whose comm messages this test answers as the lab extension would.
 
-    Reads iopub in a background task: outputs by request, comm opens to ``jupyter_agent``,
-    and requests on them, answered by ``answer(request)`` (a reply dict, or None for none).
+    Every iopub message read (while a cell runs) goes through ``_read``: comm opens to
+    ``jupyter_agent`` and requests on them, answered by ``answer(request)`` (a reply dict,
+    or None for none).
     """
 
-    def __init__(self, km: Any, kc: Any) -> None:
-        self.km = km
-        self.kc = kc
-        self.by_parent: dict[str, list[dict[str, Any]]] = {}
-        self.idle: dict[str, asyncio.Event] = {}
+    def __init__(self, kernel: Kernel) -> None:
+        self.kernel = kernel
         self.opened: list[dict[str, Any]] = []
         self.requests: list[dict[str, Any]] = []
         self.received_at: list[float] = []
@@ -524,7 +519,7 @@ class PlayedLab:
         self.answer: Callable[[dict[str, Any]], dict[str, Any] | None] = self.ping
         self.subshell: str | None = None
         """Send replies with this subshell id (as JupyterLab does with comms over subshells)."""
-        self._pump = asyncio.ensure_future(self._read_iopub())
+        kernel.on_message = self._read
 
     @staticmethod
     def ping(request: dict[str, Any]) -> dict[str, Any] | None:
@@ -533,69 +528,47 @@ class PlayedLab:
         return {"id": request["id"], "ok": True, "result": {**PING, "path": "analysis.ipynb"}}
 
     def send_comm(self, msg_type: str, comm_id: str, data: dict[str, Any]) -> None:
-        msg = self.kc.session.msg(msg_type, {"comm_id": comm_id, "data": data})
+        client = self.kernel.client
+        msg = client.session.msg(msg_type, {"comm_id": comm_id, "data": data})
         if self.subshell is not None:
             msg["header"]["subshell_id"] = self.subshell
-        self.kc.shell_channel.send(msg)
+        client.shell_channel.send(msg)
 
-    async def _read_iopub(self) -> None:
-        while True:
-            msg = await self.kc.get_iopub_msg()
-            parent = msg["parent_header"].get("msg_id", "")
-            self.by_parent.setdefault(parent, []).append(msg)
-            kind, content = msg["msg_type"], msg["content"]
-            if kind == "comm_open" and content.get("target_name") == TARGET:
-                self.opened.append(content["data"])
-                self.on_open(content["comm_id"], content["data"])
-            elif kind == "comm_msg":
-                self.requests.append(content["data"])
-                self.received_at.append(time.monotonic())
-                reply = self.answer(content["data"])
-                if reply is not None:
-                    self.send_comm("comm_msg", content["comm_id"], reply)
-            elif kind == "status" and content["execution_state"] == "idle":
-                self.idle.setdefault(parent, asyncio.Event()).set()
+    def _read(self, msg: dict[str, Any]) -> None:
+        kind, content = msg["msg_type"], msg["content"]
+        if kind == "comm_open" and content.get("target_name") == TARGET:
+            self.opened.append(content["data"])
+            self.on_open(content["comm_id"], content["data"])
+        elif kind == "comm_msg":
+            self.requests.append(content["data"])
+            self.received_at.append(time.monotonic())
+            reply = self.answer(content["data"])
+            if reply is not None:
+                self.send_comm("comm_msg", content["comm_id"], reply)
 
-    async def run(self, code: str, timeout: float = 20.0) -> str:
+    def run(self, code: str, timeout: float = 20.0) -> str:
         """Execute a cell; return what it printed. Fails if it raised."""
-        msg_id = self.kc.execute(textwrap.dedent(code))
-        event = self.idle.setdefault(msg_id, asyncio.Event())
-        await asyncio.wait_for(event.wait(), timeout)
-        reply = await self.kc.get_shell_msg(timeout=timeout)
-        while reply["parent_header"].get("msg_id") != msg_id:
-            reply = await self.kc.get_shell_msg(timeout=timeout)
-        outputs = [m["content"] for m in self.by_parent[msg_id] if m["msg_type"] in OUTPUT_TYPES]
-        assert reply["content"]["status"] == "ok", outputs
-        return "".join(o.get("text", "") for o in outputs if o.get("name") == "stdout")
+        return self.kernel.ok(code, timeout).stdout
 
-    async def create_subshell(self) -> str:
-        self.kc.control_channel.send(self.kc.session.msg("create_subshell_request", {}))
-        reply = await self.kc.control_channel.get_msg(timeout=10)
+    def create_subshell(self) -> str:
+        client = self.kernel.client
+        client.control_channel.send(client.session.msg("create_subshell_request", {}))
+        reply = client.control_channel.get_msg(timeout=10)
         return str(reply["content"]["subshell_id"])
 
-    async def close(self) -> None:
-        self._pump.cancel()
-        self.kc.stop_channels()
-        await self.km.shutdown_kernel(now=True)
 
-
-@asynccontextmanager
-async def played_lab(tmp_path: Path) -> AsyncIterator[PlayedLab]:
+@contextmanager
+def played_lab(tmp_path: Path) -> Iterator[PlayedLab]:
     nbformat.write(nbformat.v4.new_notebook(), tmp_path / "analysis.ipynb")
-    km, kc = await start_new_async_kernel(
-        kernel_name="python3", cwd=str(tmp_path), env={"JPY_SESSION_NAME": "analysis.ipynb"}
-    )
-    lab = PlayedLab(km, kc)
-    try:
-        yield lab
-    finally:
-        await lab.close()
+    with kernel(tmp_path, env={"JPY_SESSION_NAME": "analysis.ipynb"}) as k:
+        yield PlayedLab(k)
 
 
-async def test_a_cell_can_await_connect_notebook_at_top_level(tmp_path):
+@pytest.mark.slow
+def test_a_cell_can_await_connect_notebook_at_top_level(tmp_path):
     """ipykernel 7.4 reads comm messages while a cell awaits, so the ping's answer gets in."""
-    async with played_lab(tmp_path) as lab:
-        shown = await lab.run(
+    with played_lab(tmp_path) as lab:
+        shown = lab.run(
             """
             import time
             from jupyter_agent.jupyter.bridge import connect_notebook
@@ -610,11 +583,12 @@ async def test_a_cell_can_await_connect_notebook_at_top_level(tmp_path):
         assert lab.opened == [{"path": "analysis.ipynb", "protocol": PROTOCOL}]
 
 
-async def test_the_file_is_used_when_the_frontend_refuses_or_stays_silent(tmp_path):
-    async with played_lab(tmp_path) as lab:
+@pytest.mark.slow
+def test_the_file_is_used_when_the_frontend_refuses_or_stays_silent(tmp_path):
+    with played_lab(tmp_path) as lab:
         # JupyterLab without the extension closes the comm with empty data at once.
         lab.on_open = lambda comm_id, data: lab.send_comm("comm_close", comm_id, {})
-        shown = await lab.run(
+        shown = lab.run(
             """
             import time
             from jupyter_agent.jupyter.bridge import connect_notebook
@@ -629,7 +603,7 @@ async def test_the_file_is_used_when_the_frontend_refuses_or_stays_silent(tmp_pa
         # A frontend that never answers: file mode once the timeout passed.
         lab.on_open = lambda comm_id, data: None
         lab.answer = lambda request: None
-        shown = await lab.run(
+        shown = lab.run(
             """
             started = time.monotonic()
             bridge = await connect_notebook(timeout=0.5)
@@ -640,11 +614,12 @@ async def test_the_file_is_used_when_the_frontend_refuses_or_stays_silent(tmp_pa
         assert (mode, path_ok) == ("file", "True") and 0.4 < float(seconds) < 5
 
 
-async def test_replies_over_a_subshell_and_from_a_background_task(tmp_path):
+@pytest.mark.slow
+def test_replies_over_a_subshell_and_from_a_background_task(tmp_path):
     """With comms over subshells JupyterLab sends replies with a subshell id; the bridge
     resolves its futures through call_soon_threadsafe whichever thread reads them."""
-    async with played_lab(tmp_path) as lab:
-        lab.subshell = await lab.create_subshell()
+    with played_lab(tmp_path) as lab:
+        lab.subshell = lab.create_subshell()
 
         def answer(request: dict[str, Any]) -> dict[str, Any] | None:
             if request["op"] == "read":
@@ -652,7 +627,7 @@ async def test_replies_over_a_subshell_and_from_a_background_task(tmp_path):
             return PlayedLab.ping(request)
 
         lab.answer = answer
-        await lab.run(
+        lab.run(
             """
             import asyncio, threading
             from jupyter_agent.jupyter.bridge import LiveBridge
@@ -670,20 +645,21 @@ async def test_replies_over_a_subshell_and_from_a_background_task(tmp_path):
         )
         deadline = time.monotonic() + 10
         while True:
-            shown = await lab.run("print(task.done())")
+            shown = lab.run("print(task.done())")
             if shown.strip() == "True" or time.monotonic() > deadline:
                 break
-        shown = await lab.run("import json\nprint(json.dumps([task.result(), bridge.mode]))")
+        shown = lab.run("import json\nprint(json.dumps([task.result(), bridge.mode]))")
         assert json.loads(shown) == [["a"], "live"]
         assert [r["op"] for r in lab.requests] == ["ping", "read"]
         assert lab.requests[1]["to"] == "tab1"
 
 
-async def test_a_reply_queued_behind_a_synchronous_cell_still_counts(tmp_path):
+@pytest.mark.slow
+def test_a_reply_queued_behind_a_synchronous_cell_still_counts(tmp_path):
     """The frontend answers at once, but the kernel is busy with a cell that sleeps past the
     timeout; the answer is read when the cell ends, and the bridge is live."""
-    async with played_lab(tmp_path) as lab:
-        await lab.run(
+    with played_lab(tmp_path) as lab:
+        lab.run(
             """
             import asyncio
             from jupyter_agent.jupyter.bridge import connect_notebook
@@ -691,11 +667,11 @@ async def test_a_reply_queued_behind_a_synchronous_cell_still_counts(tmp_path):
             """
         )
         sleeping = time.monotonic()
-        await lab.run("import time; time.sleep(5)")
+        lab.run("import time; time.sleep(5)")
         # The ping went out before the sleeping cell ended: its answer waited behind it.
         assert lab.received_at and lab.received_at[0] < sleeping + 4
-        await lab.run("await asyncio.wait_for(asyncio.shield(task), 5)")
-        assert (await lab.run("print(task.result().mode)")).strip() == "live"
+        lab.run("await asyncio.wait_for(asyncio.shield(task), 5)")
+        assert (lab.run("print(task.result().mode)")).strip() == "live"
 
 
 async def test_a_renamed_notebook_is_named_and_reopened_by_its_new_path():

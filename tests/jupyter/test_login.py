@@ -10,47 +10,24 @@ import json
 import stat
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-from test_magics import TIMEOUT, Kernel, _start, _stop
+from kernels import Kernel, agent_kernel, stop_kernel
 
 from jupyter_agent import credentials
+
+pytestmark = pytest.mark.slow  # real kernels
 
 KEY = "sk-ant-api03-LOGINLOGINLOGIN-0123456789abcdef"
 
 
 @pytest.fixture
 def kernel(tmp_path: Path) -> Iterator[Kernel]:
-    k = _start(tmp_path)
+    k = agent_kernel(tmp_path)
     try:
         yield k
     finally:
-        _stop(k)
-
-
-def _run_answering(kernel: Kernel, code: str, answers: list[str]) -> list[dict[str, Any]]:
-    """Run ``code``, answering each input request in turn; returns the requests."""
-    client = kernel.client
-    msg_id = client.execute(code, allow_stdin=True)
-    requests = []
-    for answer in answers:
-        request = client.get_stdin_msg(timeout=TIMEOUT)
-        assert request["msg_type"] == "input_request"
-        requests.append(request["content"])
-        client.input(answer)
-    reply = client.get_shell_msg(timeout=TIMEOUT)
-    while reply["parent_header"].get("msg_id") != msg_id:
-        reply = client.get_shell_msg(timeout=TIMEOUT)
-    kernel.wait_for(
-        lambda m: (
-            m["parent_header"].get("msg_id") == msg_id
-            and m["msg_type"] == "status"
-            and m["content"]["execution_state"] == "idle"
-        )
-    )
-    assert reply["content"]["status"] == "ok", reply["content"]
-    return requests
+        stop_kernel(k)
 
 
 def test_without_a_key_the_panel_says_so_before_anything_is_typed(kernel: Kernel) -> None:
@@ -70,7 +47,7 @@ def test_login_asks_hidden_saves_owner_only_and_the_key_reaches_nothing_else(
 ) -> None:
     kernel.ok("%agent")
     comm = kernel.panel_comm()
-    requests = _run_answering(kernel, "%agent login", [KEY, "y"])
+    requests = kernel.answering("%agent login", [KEY, "y"])
     assert requests[0]["password"] is True  # typed where it is not shown
     assert requests[1]["password"] is False
     kernel.state_of(comm, "model_ready", True)
@@ -95,7 +72,7 @@ def test_login_asks_hidden_saves_owner_only_and_the_key_reaches_nothing_else(
 
 
 def test_login_without_saving_keeps_the_key_in_memory_only(kernel: Kernel) -> None:
-    _run_answering(kernel, "%agent login", [KEY, ""])
+    kernel.answering("%agent login", [KEY, ""])
     assert not credentials.credentials_file().exists()
     out = kernel.ok(
         "from jupyter_agent import credentials as _c\nprint(_c.session_key() is not None)"

@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import json
 import os
-import queue
 import subprocess
 import sys
 import textwrap
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,206 +22,28 @@ import inline_snapshot
 import nbformat
 import pytest
 from helpers import PLAN
-from jupyter_client.manager import KernelManager
+from kernels import TIMEOUT, Kernel, Result, agent_kernel, stop_kernel
 
-TIMEOUT = 30.0
-PANEL = "jupyter_agent.jupyter.panel.AgentPanel"
-
-
-def _kernel_env(notebook: Path) -> dict[str, str]:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "JUPYTER_AGENT_MODEL")
-    }
-    env["ANTHROPIC_BASE_URL"] = "http://127.0.0.1:9"  # never a real API
-    env["JPY_SESSION_NAME"] = str(notebook)
-    env["PYDEVD_DISABLE_FILE_VALIDATION"] = "1"
-    return env
-
-
-@dataclass
-class Result:
-    reply: dict[str, Any]
-    messages: list[dict[str, Any]]
-
-    def _streams(self, name: str) -> str:
-        return "".join(
-            m["content"]["text"]
-            for m in self.messages
-            if m["msg_type"] == "stream" and m["content"]["name"] == name
-        )
-
-    @property
-    def stdout(self) -> str:
-        return self._streams("stdout")
-
-    @property
-    def stderr(self) -> str:
-        return self._streams("stderr")
-
-    @property
-    def errors(self) -> list[dict[str, Any]]:
-        return [m["content"] for m in self.messages if m["msg_type"] == "error"]
-
-    @property
-    def displays(self) -> list[dict[str, Any]]:
-        return [m["content"] for m in self.messages if m["msg_type"] == "display_data"]
-
-    @property
-    def result(self) -> str | None:
-        for m in self.messages:
-            if m["msg_type"] == "execute_result":
-                return m["content"]["data"].get("text/plain")
-        return None
-
-    @property
-    def page(self) -> str:
-        pages = [p for p in self.reply["content"].get("payload", []) if p["source"] == "page"]
-        return "".join(p["data"].get("text/plain", "") for p in pages)
-
-
-@dataclass
-class Kernel:
-    """A kernel with its client; every iopub message is kept in ``seen``."""
-
-    folder: Path
-    manager: KernelManager
-    client: Any
-    seen: list[dict[str, Any]] = field(default_factory=list)
-
-    def _pump(self, timeout: float) -> dict[str, Any] | None:
-        try:
-            msg = self.client.get_iopub_msg(timeout=timeout)
-        except queue.Empty:
-            return None
-        self.seen.append(msg)
-        return msg
-
-    def wait_for(
-        self,
-        predicate: Callable[[dict[str, Any]], bool],
-        timeout: float = TIMEOUT,
-        *,
-        since: int = 0,
-    ) -> dict[str, Any]:
-        """The first iopub message (from index ``since``) for which ``predicate`` holds."""
-        for msg in self.seen[since:]:
-            if predicate(msg):
-                return msg
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            msg = self._pump(min(0.5, max(0.01, deadline - time.monotonic())))
-            if msg is not None and predicate(msg):
-                return msg
-        raise AssertionError(f"no matching iopub message within {timeout} s")
-
-    def run(self, code: str, timeout: float = TIMEOUT) -> Result:
-        msg_id = self.client.execute(code)
-        reply = self.client.get_shell_msg(timeout=timeout)
-        while reply["parent_header"].get("msg_id") != msg_id:
-            reply = self.client.get_shell_msg(timeout=timeout)
-        start = len(self.seen)
-        self.wait_for(
-            lambda m: (
-                m["parent_header"].get("msg_id") == msg_id
-                and m["msg_type"] == "status"
-                and m["content"]["execution_state"] == "idle"
-            ),
-            timeout,
-            since=start,
-        )
-        mine = [m for m in self.seen if m["parent_header"].get("msg_id") == msg_id]
-        return Result(reply, mine)
-
-    def ok(self, code: str, timeout: float = TIMEOUT) -> Result:
-        result = self.run(code, timeout)
-        assert not result.errors, result.errors[0]["traceback"]
-        assert "Error" not in result.stderr, result.stderr
-        return result
-
-    # The panel, as panel.js sees it
-
-    def panel_comm(self) -> str:
-        opened = self.wait_for(
-            lambda m: (
-                m["msg_type"] == "comm_open"
-                and m["content"]["data"].get("state", {}).get("_anywidget_id") == PANEL
-            )
-        )
-        return opened["content"]["comm_id"]
-
-    def to_panel(self, comm_id: str, content: dict[str, Any]) -> None:
-        msg = self.client.session.msg(
-            "comm_msg", {"comm_id": comm_id, "data": {"method": "custom", "content": content}}
-        )
-        self.client.shell_channel.send(msg)
-
-    def from_panel(
-        self,
-        comm_id: str,
-        predicate: Callable[[dict[str, Any]], bool],
-        timeout: float = TIMEOUT,
-        since: int = 0,
-    ) -> dict[str, Any]:
-        """The next custom message from the panel matching ``predicate``."""
-
-        def match(m: dict[str, Any]) -> bool:
-            if m["msg_type"] != "comm_msg" or m["content"]["comm_id"] != comm_id:
-                return False
-            data = m["content"]["data"]
-            return data.get("method") == "custom" and predicate(data["content"])
-
-        return self.wait_for(match, timeout, since=since)["content"]["data"]["content"]
-
-    def state_of(self, comm_id: str, name: str, value: Any, timeout: float = TIMEOUT) -> None:
-        """Wait until the panel's trait ``name`` was sent with ``value``."""
-        self.wait_for(
-            lambda m: (
-                m["msg_type"] == "comm_msg"
-                and m["content"]["comm_id"] == comm_id
-                and m["content"]["data"].get("method") == "update"
-                and m["content"]["data"].get("state", {}).get(name) == value
-            ),
-            timeout,
-        )
-
-
-def _start(folder: Path, **env: str) -> Kernel:
-    notebook = folder / "analysis.ipynb"
-    nbformat.write(nbformat.v4.new_notebook(), notebook)
-    manager = KernelManager(kernel_name="python3")
-    manager.start_kernel(cwd=str(folder), env={**_kernel_env(notebook), **env})
-    client = manager.blocking_client()
-    client.start_channels()
-    client.wait_for_ready(timeout=60)
-    kernel = Kernel(folder, manager, client)
-    kernel.ok("%load_ext jupyter_agent")
-    return kernel
-
-
-def _stop(kernel: Kernel) -> None:
-    kernel.client.stop_channels()
-    kernel.manager.shutdown_kernel(now=True)
+pytestmark = pytest.mark.slow  # real kernels
 
 
 @pytest.fixture
 def kernel(tmp_path: Path) -> Iterator[Kernel]:
-    k = _start(tmp_path)
+    k = agent_kernel(tmp_path)
     try:
         yield k
     finally:
-        _stop(k)
+        stop_kernel(k)
 
 
 @pytest.fixture(scope="module")
 def shared_kernel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kernel]:
     """One kernel for the tests that only parse and refuse (they start no run)."""
-    k = _start(tmp_path_factory.mktemp("magics"))
+    k = agent_kernel(tmp_path_factory.mktemp("magics"))
     try:
         yield k
     finally:
-        _stop(k)
+        stop_kernel(k)
 
 
 def scripted(
@@ -481,7 +301,7 @@ def test_the_trust_prompt_shows_as_the_panel_opens_and_trust_applies_it(tmp_path
         '[[rules]]\ndecision = "allow"\nscope = "user"\ndescription = "only reads"\n'
         'matcher = { kind = "command", prefix = "make" }\n'
     )
-    k = _start(folder, HOME=str(home))
+    k = agent_kernel(folder, HOME=str(home))
     try:
         k.ok("%agent\nfrom jupyter_agent.jupyter.kernel_agent import kernel_agent")
         comm = k.panel_comm()
@@ -515,7 +335,7 @@ def test_the_trust_prompt_shows_as_the_panel_opens_and_trust_applies_it(tmp_path
         assert list(trusted) == ["trusted"]  # each folder with what it was trusted to grant
         assert list(trusted["trusted"]) == [str(folder.resolve())]
     finally:
-        _stop(k)
+        stop_kernel(k)
 
 
 def test_remember_appends_to_agents_md_with_a_diff_and_respects_a_deny_rule(
@@ -536,7 +356,7 @@ def test_remember_appends_to_agents_md_with_a_diff_and_respects_a_deny_rule(
         "print(h.agent.role, kernel_agent().panel.role, '|', h.summary)\n"
         "print(*[e.diff for e in h.events_so_far if e.kind == 'tool_end' and e.diff], sep='')"
     )
-    k = _start(allowed, HOME=str(home))
+    k = agent_kernel(allowed, HOME=str(home))
     try:
         out = k.ok(f"h = %agent remember Amounts are in EUR\n{report}")
         said = f"planner planner | Remembered in {allowed.resolve()}/AGENTS.md"
@@ -548,14 +368,14 @@ def test_remember_appends_to_agents_md_with_a_diff_and_respects_a_deny_rule(
         k.ok("await _.wait()")
         assert (allowed / "AGENTS.md").read_text().endswith("EUR\n- Dates are ISO 8601\n")
     finally:
-        _stop(k)
-    k = _start(denied, HOME=str(home))
+        stop_kernel(k)
+    k = agent_kernel(denied, HOME=str(home))
     try:
         out = k.ok(f"h = %agent remember Amounts are in EUR\n{report}")
         assert "Not remembered: Refused by a permission rule" in out.stdout
         assert not (denied / "AGENTS.md").exists()
     finally:
-        _stop(k)
+        stop_kernel(k)
 
 
 def test_compact_summarises_the_conversation_and_the_panel_marks_where(kernel: Kernel) -> None:

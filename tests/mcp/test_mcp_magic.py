@@ -3,34 +3,17 @@ background, updates its listing in place; the servers go away with the kernel.""
 
 from __future__ import annotations
 
-import os
-import queue
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
-import nbformat
 import pytest
 from helpers import live_processes, own_processes
-from jupyter_client.manager import KernelManager
+from kernels import agent_kernel, stop_kernel
 
-pytestmark = pytest.mark.timeout(90)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(90)]
 
 SERVER = str(Path(__file__).with_name("mcp_server_for_tests.py"))
-
-
-def _messages(client: Any, until: float) -> list[dict[str, Any]]:
-    """iopub messages until the first display update (or ``until``)."""
-    seen = []
-    while time.monotonic() < until:
-        try:
-            seen.append(client.get_iopub_msg(timeout=0.2))
-        except queue.Empty:
-            continue
-        if seen[-1]["msg_type"] == "update_display_data":
-            break
-    return seen
 
 
 def test_agent_mcp_lists_starts_and_updates_in_place(tmp_path: Path) -> None:
@@ -40,22 +23,12 @@ def test_agent_mcp_lists_starts_and_updates_in_place(tmp_path: Path) -> None:
         f'[mcpServers.srv]\ncommand = "{sys.executable}"\nargs = ["{SERVER}"]\n'
         'read_only_tools = ["echo"]\n'
     )
-    notebook = tmp_path / "analysis.ipynb"
-    nbformat.write(nbformat.v4.new_notebook(), notebook)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    env.update(HOME=str(home), JPY_SESSION_NAME=str(notebook))
-    env["ANTHROPIC_BASE_URL"] = "http://127.0.0.1:9"  # never a real API
-    manager = KernelManager(kernel_name="python3")
-    manager.start_kernel(cwd=str(tmp_path), env=env)
-    client = manager.blocking_client()
-    client.start_channels()
+    k = agent_kernel(tmp_path, HOME=str(home))
     try:
-        client.wait_for_ready(timeout=60)
-        client.execute_interactive("%load_ext jupyter_agent", timeout=30)
-        cell = client.execute("%agent mcp")
-        reply = client.get_shell_msg(timeout=30)
-        assert reply["content"]["status"] == "ok", reply["content"]
-        seen = _messages(client, time.monotonic() + 20)
+        since = len(k.seen)
+        cell = k.ok("%agent mcp").msg_id
+        k.wait_for(lambda m: m["msg_type"] == "update_display_data", timeout=20, since=since)
+        seen = k.seen[since:]
         # The magic does not wait for the server: its cell is over before the listing changes.
         kinds = [
             "idle"
@@ -83,8 +56,7 @@ def test_agent_mcp_lists_starts_and_updates_in_place(tmp_path: Path) -> None:
         servers = {p for p, cmd, _ in own_processes() if SERVER in cmd}
         assert servers
     finally:
-        client.stop_channels()
-        manager.shutdown_kernel(now=True)
+        stop_kernel(k)
     # The server's stdin closed with the kernel: it exits (an orphan is no longer ours,
     # so its pid is what is looked for).
     deadline = time.monotonic() + 10

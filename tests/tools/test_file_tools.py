@@ -685,6 +685,7 @@ def test_a_huge_path_is_refused_without_being_echoed(workspace):
     assert "10,000,000 characters" in str(refused.value)
 
 
+@pytest.mark.slow
 def test_a_folder_swapped_for_a_link_mid_write_never_leads_the_write_outside(tmp_path):
     """Another process flips a folder between a real folder and a link to outside while the
     agent writes into it, over and over: the check and the write may straddle a flip, yet
