@@ -5,7 +5,7 @@ VENV ?= .venv
 PYTHON ?= python3
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-PANEL := jupyter_agent/jupyter/static/panel.js
+PANEL := jupyter_agent/jupyter/panel/static/panel.js
 
 .PHONY: lab test tests test-fast lint typecheck install system-packages
 

@@ -35,10 +35,10 @@ sys.path.insert(0, str(ROOT))
 
 from jupyter_agent.commands import OsSandbox, SandboxSettings, analyze, command_hazards  # noqa: E402
 from jupyter_agent.commands._syntax import parse_script  # noqa: E402
-from jupyter_agent.git_redirects import WALK_ENTRIES  # noqa: E402
-from jupyter_agent.sandbox import Sandbox  # noqa: E402
 from jupyter_agent.tools import ToolContext  # noqa: E402
 from jupyter_agent.tools.shell import execute_command, workspace_os_sandbox  # noqa: E402
+from jupyter_agent.workspace.git_redirects import WALK_ENTRIES  # noqa: E402
+from jupyter_agent.workspace.sandbox import Sandbox  # noqa: E402
 
 LINES = {
     "simple": "ls -la",

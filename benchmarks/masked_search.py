@@ -37,12 +37,12 @@ sys.path.insert(0, str(ROOT))
 
 import regex  # noqa: E402
 
-from jupyter_agent import secrets as shapes  # noqa: E402
-from jupyter_agent.redacted import fold  # noqa: E402
-from jupyter_agent.redaction import Masker, Secrets  # noqa: E402
-from jupyter_agent.sandbox import Sandbox  # noqa: E402
+from jupyter_agent.secrets import shapes  # noqa: E402
+from jupyter_agent.secrets.redacted import fold  # noqa: E402
+from jupyter_agent.secrets.redaction import Masker, Secrets  # noqa: E402
 from jupyter_agent.tools._file_search import _grep  # noqa: E402
 from jupyter_agent.tools._masked import CLEAN_FILES  # noqa: E402
+from jupyter_agent.workspace.sandbox import Sandbox  # noqa: E402
 
 TOKEN = "Xq9zT4k1Lm8Rw2Vb7Nc5Hd3Gf6Js0Pa4Qe1"
 CODE = [

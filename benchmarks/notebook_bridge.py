@@ -134,8 +134,8 @@ def analysis_notebook(folder: Path) -> Path:
 def view_size(path: Path) -> dict[str, Any]:
     import asyncio
 
-    from jupyter_agent.notebook_file import FileBridge
-    from jupyter_agent.notebook_view import render_notebook
+    from jupyter_agent.notebook.file import FileBridge
+    from jupyter_agent.notebook.view import render_notebook
 
     cells = asyncio.run(FileBridge(path).read())
     view = render_notebook(cells, f"Notebook {path.name}")
@@ -187,8 +187,8 @@ def write_big_notebook(path: Path, cells: int, first: str) -> None:
 
 TIMING_CELL = """\
 import json, statistics, time
-from jupyter_agent.jupyter.bridge import connect_notebook, notebook_file
-from jupyter_agent.notebook_file import FileBridge
+from jupyter_agent.jupyter.bridge.live import connect_notebook, notebook_file
+from jupyter_agent.notebook.file import FileBridge
 
 live = await connect_notebook(timeout=10)
 file = FileBridge(notebook_file(live.kernel_path))

@@ -43,9 +43,9 @@ sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks"), str(ROOT / "tests")]
 from notebook_corpus import real_notebooks  # noqa: E402
 from peers import ai_tools_full, mcp_server_full  # noqa: E402
 
-from jupyter_agent.notebook_file import FileBridge  # noqa: E402
-from jupyter_agent.notebook_view import fits_whole, render_notebook, render_outline  # noqa: E402
-from jupyter_agent.output_view import as_text, image_info  # noqa: E402
+from jupyter_agent.notebook.file import FileBridge  # noqa: E402
+from jupyter_agent.notebook.outputs import as_text, image_info  # noqa: E402
+from jupyter_agent.notebook.view import fits_whole, render_notebook, render_outline  # noqa: E402
 
 IMAGE_TOKEN_CAP = 1_600
 

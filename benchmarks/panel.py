@@ -37,7 +37,7 @@ import nbformat
 from jupyter_client.manager import KernelManager
 
 ROOT = Path(__file__).resolve().parents[1]
-PANEL = "jupyter_agent.jupyter.panel.AgentPanel"
+PANEL = "jupyter_agent.jupyter.panel.widget.AgentPanel"
 CHARS_PER_TOKEN = 4
 
 

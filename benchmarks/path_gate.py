@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from jupyter_agent.paths import Root  # noqa: E402
+from jupyter_agent.workspace.paths import Root  # noqa: E402
 
 
 def _plain(path: Path) -> bytes:

@@ -31,10 +31,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from jupyter_agent.agent import _session  # noqa: E402
-from jupyter_agent.agent._session import Session  # noqa: E402
 from jupyter_agent.messages import Message  # noqa: E402
-from jupyter_agent.session_index import INDEX_FILE, SESSIONS_DIR, SessionIndex  # noqa: E402
+from jupyter_agent.sessions import store as _session  # noqa: E402
+from jupyter_agent.sessions.index import INDEX_FILE, SESSIONS_DIR, SessionIndex  # noqa: E402
+from jupyter_agent.sessions.store import Session  # noqa: E402
 
 WORDS = [
     "sales",

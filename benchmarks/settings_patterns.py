@@ -27,9 +27,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from jupyter_agent.patterns import DECISION_LIMIT, MATCH_LIMIT  # noqa: E402
+from jupyter_agent.config.rules import PathGlob, Regex, Rule, Rules  # noqa: E402
 from jupyter_agent.permissions import Permission, ToolCall  # noqa: E402
-from jupyter_agent.rules import PathGlob, Regex, Rule, Rules  # noqa: E402
+from jupyter_agent.workspace.patterns import DECISION_LIMIT, MATCH_LIMIT  # noqa: E402
 
 PATH = "a" * 40 + "!"
 CALL = ToolCall(

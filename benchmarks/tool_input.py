@@ -39,8 +39,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from jupyter_agent import Agent, AnthropicModel, input_limit  # noqa: E402
+from jupyter_agent.config.rules import Everything, Rule, Rules  # noqa: E402
 from jupyter_agent.models import OpenAIModel, _anthropic_stream, _chat_stream  # noqa: E402
-from jupyter_agent.rules import Everything, Rule, Rules  # noqa: E402
 from jupyter_agent.testing import (  # noqa: E402
     ChatCompletionsServer,
     MessagesServer,

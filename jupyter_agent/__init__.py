@@ -7,20 +7,23 @@ from __future__ import annotations
 
 from typing import Any
 
+# The one version: the build reads it (pyproject.toml), js/package.json repeats it
+# (tests/test_version.py).
+from . import _moved
 from .agent import Agent, AgentRuntime, ContextPolicy, Run, RunHandle, Session, runtime
+from .agent.render import TextRenderer
 from .errors import AgentError, MissingAPIKey, ModelError, ToolDenied, ToolError
 from .events import Event, EventAdapter
 from .messages import Message
 from .models import AnthropicModel, BedrockModel, Model, ScriptedModel, Usage, VertexModel
+from .notebook.running_cells import CellPolicy
 from .permissions import ACTOR, PLANNER, Permission, Role
 from .plans import Plan, PlanStep, Question, QuestionOption
-from .render import TextRenderer
-from .running_cells import CellPolicy
 from .states import AgentState
 from .tools import Tool, ToolContext, ToolOutput, ToolRegistry, tool
 
-# The one version: the build reads it (pyproject.toml), js/package.json repeats it
-# (tests/test_version.py).
+_moved.install()
+
 __version__ = "0.1.0"
 
 # Grouped by concept, not sorted: the groups say what each name is for.

@@ -86,7 +86,7 @@ def _no_saved_key(
 ) -> None:
     """The user's own saved key (``~/.jupyter_agent/credentials.json``) and a key given in
     an earlier test are never seen: each test starts with neither (kernels too)."""
-    from jupyter_agent import credentials
+    from jupyter_agent.secrets import credentials
 
     folder = tmp_path_factory.mktemp("credentials")
     monkeypatch.setenv(credentials.LOCATION_VARIABLE, str(folder / "credentials.json"))

@@ -6,9 +6,9 @@ import asyncio
 import json
 from typing import Any
 
-from jupyter_agent.context_view import ModelView
 from jupyter_agent.messages import Message, conversation_problems, to_api_messages
-from jupyter_agent.notebook import RunResult
+from jupyter_agent.notebook.bridge import RunResult
+from jupyter_agent.sessions.context_view import ModelView
 
 
 async def until(predicate: Any, timeout: float = 30.0, interval: float = 0.002) -> None:

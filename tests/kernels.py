@@ -28,7 +28,7 @@ from jupyter_client.manager import KernelManager
 
 TIMEOUT = 60.0
 """Seconds a cell, a message or a condition is waited for, unless a test says otherwise."""
-PANEL = "jupyter_agent.jupyter.panel.AgentPanel"
+PANEL = "jupyter_agent.jupyter.panel.widget.AgentPanel"
 OUTPUT_TYPES = ("stream", "display_data", "execute_result", "error", "update_display_data")
 
 Message = dict[str, Any]

@@ -155,8 +155,8 @@ import numpy as np
 import pandas as pd
 from IPython import get_ipython
 from jupyter_agent import Agent, AnthropicModel
-from jupyter_agent.jupyter.kernel import KernelExecutor, attach_kernel
-from jupyter_agent.notebook_file import FileBridge
+from jupyter_agent.jupyter.kernel.runner import KernelExecutor, attach_kernel
+from jupyter_agent.notebook.file import FileBridge
 from jupyter_agent.permissions import AllowAll
 
 # grep stops a pattern that backtracks without end at its time limit and says so; here the

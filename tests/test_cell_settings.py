@@ -9,9 +9,9 @@ import asyncio
 import pytest
 
 from jupyter_agent import Agent, ScriptedModel
-from jupyter_agent.notebook import RunResult
-from jupyter_agent.running_cells import CellPolicy, CellRuns, wait_free
-from jupyter_agent.settings import SettingsError, load_settings
+from jupyter_agent.config.settings import SettingsError, load_settings
+from jupyter_agent.notebook.bridge import RunResult
+from jupyter_agent.notebook.running_cells import CellPolicy, CellRuns, wait_free
 
 
 def write(folder, text):

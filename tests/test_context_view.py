@@ -7,13 +7,6 @@ import random
 
 import pytest
 
-from jupyter_agent.context_view import (
-    ModelView,
-    clearable,
-    compaction_boundary,
-    stub,
-    tool_uses,
-)
 from jupyter_agent.messages import (
     ContextChange,
     Message,
@@ -22,6 +15,13 @@ from jupyter_agent.messages import (
     ToolUseBlock,
     conversation_problems,
     tool_result,
+)
+from jupyter_agent.sessions.context_view import (
+    ModelView,
+    clearable,
+    compaction_boundary,
+    stub,
+    tool_uses,
 )
 
 BIG = "x" * 2_000

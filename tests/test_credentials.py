@@ -1,6 +1,6 @@
 """The API key the user gives: where it goes, and everywhere it must never reach.
 
-Invariants (see ``jupyter_agent/credentials.py``): a key given for the session lives in the
+Invariants (see ``jupyter_agent/secrets/credentials.py``): a key given for the session lives in the
 kernel's memory and the model's client only, never in ``os.environ`` (the agent's commands
 inherit it), an event, a trait, a reply, a log record, ``history.jsonl`` or a notebook; a
 saved key is in an owner-only file created so atomically, which is refused when others may
@@ -24,12 +24,14 @@ import pytest
 from helpers import sent_key
 from inline_snapshot import snapshot
 
-from jupyter_agent import Agent, AnthropicModel, ScriptedModel, credentials, paths
+from jupyter_agent import Agent, AnthropicModel, ScriptedModel
+from jupyter_agent.config.rules import Rule, Rules
 from jupyter_agent.errors import MissingAPIKey
-from jupyter_agent.jupyter.panel import AgentPanel
-from jupyter_agent.rules import Rule, Rules
+from jupyter_agent.jupyter.panel.widget import AgentPanel
+from jupyter_agent.secrets import credentials
 from jupyter_agent.states import AgentState
 from jupyter_agent.testing import Fault, Reply, text, tool_use
+from jupyter_agent.workspace import paths
 
 KEY = "sk-ant-api03-SECRETSECRETSECRET-0123456789abcdef"
 

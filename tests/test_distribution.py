@@ -139,7 +139,7 @@ def test_the_sdist_carries_the_prebuilt_extension_and_install_json(built):
     )
     assert not any(name.startswith("js/node_modules/") for name in names)
     assert "js/src/panel/widget.ts" in names
-    assert "jupyter_agent/jupyter/static/panel.js" in names
+    assert "jupyter_agent/jupyter/panel/static/panel.js" in names
 
 
 def test_the_wheel_carries_the_prebuilt_extension_and_install_json(built):
@@ -148,14 +148,16 @@ def test_the_wheel_carries_the_prebuilt_extension_and_install_json(built):
         names = set(wheel.namelist())
         install = json.loads(wheel.read(f"{share}/install.json"))
         metadata = wheel.read(f"{NAME.replace('-', '_')}-{VERSION}.dist-info/METADATA").decode()
-        panel = wheel.read("jupyter_agent/jupyter/static/panel.js")
+        panel = wheel.read("jupyter_agent/jupyter/panel/static/panel.js")
     assert any(re.fullmatch(rf"{re.escape(share)}/static/remoteEntry\.\w+\.js", n) for n in names)
     assert f"{share}/static/style.js" in names
     assert f"{share}/package.json" in names
     assert "jupyter_agent/prompts/planner.md" in names
     # The panel is built from js/src/panel (not tracked): a build without Node.js ships the
     # bundle the last build made.
-    assert panel == (ROOT / "jupyter_agent" / "jupyter" / "static" / "panel.js").read_bytes()
+    assert (
+        panel == (ROOT / "jupyter_agent" / "jupyter" / "panel" / "static" / "panel.js").read_bytes()
+    )
     assert "jupyter_agent/py.typed" in names  # type checkers read the package's annotations
     assert install["packageName"] == NAME
     assert f"\nName: {NAME}\n" in metadata
@@ -166,7 +168,7 @@ def test_the_installed_package_imports_from_its_venv(venvs, kind, tmp_path):
     venv = venvs[kind]
     code = (
         "import jupyter_agent\n"
-        "from jupyter_agent._prompts import load_prompt\n"
+        "from jupyter_agent.agent._prompts import load_prompt\n"
         "assert load_prompt('planner')\n"
         "print(jupyter_agent.__file__)\n"
     )

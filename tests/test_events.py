@@ -10,9 +10,9 @@ from inline_snapshot import snapshot
 from pydantic import ValidationError
 
 from jupyter_agent import events as ev
+from jupyter_agent.agent.render import TextRenderer, event_kinds
 from jupyter_agent.events import EventAdapter
 from jupyter_agent.plans import Plan
-from jupyter_agent.render import TextRenderer, event_kinds
 from jupyter_agent.states import AgentState
 
 
@@ -222,7 +222,7 @@ def test_executing_a_plan_does_not_print_the_plan_again_as_its_task():
 
 
 def test_a_record_shows_every_event_kind_and_escapes_what_it_shows():
-    from jupyter_agent.jupyter.record import Recorder, record_html
+    from jupyter_agent.jupyter.panel.record import Recorder, record_html
 
     hostile = '<img src=x onerror="alert(1)">'
     recorder = Recorder()
@@ -238,7 +238,7 @@ def test_a_record_shows_every_event_kind_and_escapes_what_it_shows():
 
 
 def test_a_record_keeps_what_a_subagent_reported():
-    from jupyter_agent.jupyter.record import record_html
+    from jupyter_agent.jupyter.panel.record import record_html
 
     html = record_html(
         [

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from jupyter_agent.errors import ToolError
-from jupyter_agent.guard import read_only
-from jupyter_agent.namespace import KernelNamespace
+from jupyter_agent.namespace.guard import read_only
+from jupyter_agent.namespace.kernel_namespace import KernelNamespace
 from jupyter_agent.tools import ToolContext
 from jupyter_agent.tools.variables import inspect_variable, list_variables
 

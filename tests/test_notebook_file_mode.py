@@ -11,9 +11,9 @@ from helpers import assert_valid, call
 
 from jupyter_agent import Agent, ScriptedModel
 from jupyter_agent.errors import ToolError
-from jupyter_agent.notebook import RunResult
-from jupyter_agent.notebook_file import FileBridge
-from jupyter_agent.notebook_view import render_notebook
+from jupyter_agent.notebook.bridge import RunResult
+from jupyter_agent.notebook.file import FileBridge
+from jupyter_agent.notebook.view import render_notebook
 from jupyter_agent.tools.notebook import NOTEBOOK_TOOLS
 
 PNG = base64.b64encode(
@@ -188,7 +188,7 @@ async def test_edit_errors_tell_the_model_what_to_do(workspace, notebook):
             {"text": "done"},
         ]
     )
-    from jupyter_agent.rules import Everything, Rule, Rules
+    from jupyter_agent.config.rules import Everything, Rule, Rules
 
     agent = Agent(
         "actor",
@@ -219,7 +219,7 @@ async def test_run_cell_in_file_mode_uses_the_executor_and_stores_outputs(worksp
 
     bridge = FileBridge(notebook, executor=executor)
     model = ScriptedModel([call("run_cell", cell_id="describe"), {"text": "ok"}])
-    from jupyter_agent.rules import Rule, Rules
+    from jupyter_agent.config.rules import Rule, Rules
 
     agent = Agent(
         "actor",

@@ -10,10 +10,10 @@ from notebook_corpus import png, write
 from PIL import Image
 
 from jupyter_agent._wording import duration
-from jupyter_agent.notebook import Cell
-from jupyter_agent.notebook_file import FileBridge
-from jupyter_agent.notebook_view import fits_whole, render_notebook, render_outline
-from jupyter_agent.output_view import ViewLimits, clip, render_output
+from jupyter_agent.notebook.bridge import Cell
+from jupyter_agent.notebook.file import FileBridge
+from jupyter_agent.notebook.outputs import ViewLimits, clip, render_output
+from jupyter_agent.notebook.view import fits_whole, render_notebook, render_outline
 
 KEY = "sk-ant-api03-" + "Q" * 80
 
@@ -102,7 +102,7 @@ def test_clipping_comes_before_masking_and_never_leaks_a_secret_cut_at_the_edge(
 
 
 def test_a_huge_output_is_masked_only_where_it_is_kept(monkeypatch):
-    import jupyter_agent.output_view as output_view
+    import jupyter_agent.notebook.outputs as output_view
 
     masked: list[int] = []
     real = output_view.mask_secrets

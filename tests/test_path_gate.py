@@ -1,4 +1,4 @@
-"""Every file the package opens goes through the path gate (``jupyter_agent/paths.py``,
+"""Every file the package opens goes through the path gate (``jupyter_agent/workspace/paths.py``,
 with ``path_files.py`` and ``path_database.py`` beside it).
 
 The test reads the package's source and lists every call that opens, lists, creates or
@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "jupyter_agent"
-GATE = ("paths.py", "path_files.py", "path_database.py")
+GATE = ("workspace/paths.py", "workspace/path_files.py", "workspace/path_database.py")
 """The gate's modules: where files are opened."""
 
 BUILTINS = frozenset({"open"})
@@ -70,19 +70,23 @@ METHODS = frozenset(
 
 # (module, function, call) -> (how many, why it may open without the gate)
 ALLOWED: dict[tuple[str, str, str], tuple[int, str]] = {
-    ("jupyter_agent/_prompts.py", "load_prompt", "read_text"): (
+    ("jupyter_agent/agent/_prompts.py", "load_prompt", "read_text"): (
         1,
         "the package's own prompt files, found beside its code",
     ),
-    ("jupyter_agent/jupyter/_bridge_protocol.py", "<module>", "read_text"): (
+    ("jupyter_agent/jupyter/bridge/protocol.py", "<module>", "read_text"): (
         1,
         "the package's own protocol file (importlib.resources)",
     ),
-    ("jupyter_agent/jupyter/panel_protocol.py", "<module>", "write_text"): (
+    ("jupyter_agent/jupyter/panel/protocol.py", "<module>", "write_text"): (
         1,
         "a developer's command (python -m) that regenerates the package's own protocol file",
     ),
-    ("jupyter_agent/output_view.py", "downscale", "open"): (
+    ("jupyter_agent/jupyter/bridge/messages.py", "<module>", "write_text"): (
+        1,
+        "a developer's command (python -m) that regenerates the package's own schema file",
+    ),
+    ("jupyter_agent/notebook/outputs.py", "downscale", "open"): (
         1,
         "Image.open of bytes in memory (io.BytesIO): no file",
     ),
@@ -92,111 +96,114 @@ ALLOWED: dict[tuple[str, str, str], tuple[int, str]] = {
     ),
     ("jupyter_agent/tools/_process_tree.py", "_proc_stats", "open"): (1, "procfs (/proc/PID/stat)"),
     ("jupyter_agent/tools/_process_tree.py", "any_alive", "open"): (1, "procfs (/proc/PID/stat)"),
-    ("jupyter_agent/commands/_owners.py", "start_time", "open"): (1, "procfs (/proc/PID/stat)"),
-    ("jupyter_agent/commands/_mounts.py", "_entries", "scandir"): (
+    ("jupyter_agent/os_sandbox/owners.py", "start_time", "open"): (1, "procfs (/proc/PID/stat)"),
+    ("jupyter_agent/os_sandbox/mounts.py", "_entries", "scandir"): (
         1,
         "names and kinds only (no file opened), of a folder the OS sandbox pins read-only",
     ),
-    ("jupyter_agent/commands/_mount_points.py", "_entries", "listdir"): (
+    ("jupyter_agent/os_sandbox/mount_points.py", "_entries", "listdir"): (
         1,
         "names in the sandbox's private ledger folder",
     ),
-    ("jupyter_agent/commands/_mount_points.py", "_holds", "open"): (
+    ("jupyter_agent/os_sandbox/mount_points.py", "_holds", "open"): (
         1,
         "a mount-point file the sandbox made, compared by content before it is removed "
         "(O_NOFOLLOW, non-blocking, regular files only)",
     ),
-    ("jupyter_agent/commands/_mounts.py", "ProtectionPlan.make_filled", "open"): (
+    ("jupyter_agent/os_sandbox/mounts.py", "ProtectionPlan.make_filled", "open"): (
         1,
         "a file the sandbox makes new (O_EXCL, O_NOFOLLOW) in a folder it checked link-free, "
         "to mount read-only over a missing protected path",
     ),
-    ("jupyter_agent/commands/_mounts.py", "_hard_linked", "walk"): (
+    ("jupyter_agent/os_sandbox/mounts.py", "_hard_linked", "walk"): (
         1,
         "names and inode numbers only (no file opened), of protected folders",
     ),
-    ("jupyter_agent/commands/_mounts.py", "_other_names", "scandir"): (
+    ("jupyter_agent/os_sandbox/mounts.py", "_other_names", "scandir"): (
         1,
         "names and inode numbers only (no file opened, links never followed)",
     ),
-    ("jupyter_agent/commands/os_sandbox.py", "_hold", "open"): (
+    ("jupyter_agent/os_sandbox/launch.py", "_hold", "open"): (
         1,
         "an O_PATH descriptor of a folder to mount (nothing is read; a link is refused)",
     ),
-    ("jupyter_agent/git_redirects.py", "_subfolders", "scandir"): (
+    ("jupyter_agent/workspace/git_redirects.py", "_subfolders", "scandir"): (
         1,
         "names and kinds only (no file opened, links never followed), looking for git folders",
     ),
-    ("jupyter_agent/git_redirects.py", "_repositories", "scandir"): (
+    ("jupyter_agent/workspace/git_redirects.py", "_repositories", "scandir"): (
         1,
         "names and kinds only (no file opened), looking for .git entries",
     ),
-    ("jupyter_agent/commands/_mount_points.py", "_MountPointLedger._locked", "mkdir"): (
+    ("jupyter_agent/os_sandbox/mount_points.py", "_MountPointLedger._locked", "mkdir"): (
         1,
         "the OS sandbox's own 0700 folder in the system temp folder, checked by lstat to be a "
         "private folder of this user before any use",
     ),
-    ("jupyter_agent/commands/_mount_points.py", "_MountPointLedger._locked", "open"): (
+    ("jupyter_agent/os_sandbox/mount_points.py", "_MountPointLedger._locked", "open"): (
         1,
         "the sandbox's lock file in that private folder (O_NOFOLLOW)",
     ),
-    ("jupyter_agent/commands/_mount_points.py", "_MountPointLedger.reserve", "write_bytes"): (
+    ("jupyter_agent/os_sandbox/mount_points.py", "_MountPointLedger.reserve", "write_bytes"): (
         2,
         "that private folder",
     ),
-    ("jupyter_agent/commands/_mount_points.py", "_MountPointLedger.reserve", "touch"): (
+    ("jupyter_agent/os_sandbox/mount_points.py", "_MountPointLedger.reserve", "touch"): (
         1,
         "that private folder",
     ),
-    ("jupyter_agent/commands/_mount_points.py", "_MountPointLedger.reserve", "unlink"): (
+    ("jupyter_agent/os_sandbox/mount_points.py", "_MountPointLedger.reserve", "unlink"): (
         1,
         "that private folder",
     ),
-    ("jupyter_agent/commands/_mount_points.py", "_settle", "unlink"): (
+    ("jupyter_agent/os_sandbox/mount_points.py", "_settle", "unlink"): (
         3,
         "that private folder, and the empty mount-point file bwrap made (checked by lstat to "
         "be an empty regular file)",
     ),
-    ("jupyter_agent/commands/_mount_points.py", "_settle", "read_bytes"): (
+    ("jupyter_agent/os_sandbox/mount_points.py", "_settle", "read_bytes"): (
         2,
         "that private folder",
     ),
-    ("jupyter_agent/commands/_private_tmp.py", "make_private_tmp", "mkdir"): (
+    ("jupyter_agent/os_sandbox/private_tmp.py", "make_private_tmp", "mkdir"): (
         1,
         "the sandbox's private /tmp, in a folder mkdtemp made (0700) just before",
     ),
-    ("jupyter_agent/commands/_private_tmp.py", "_remove_orphaned_tmps", "listdir"): (
+    ("jupyter_agent/os_sandbox/private_tmp.py", "_remove_orphaned_tmps", "listdir"): (
         1,
         "names in the system temp folder, for this user's orphaned private /tmp folders",
     ),
-    ("jupyter_agent/commands/_private_tmp.py", "remove_tree", "walk"): (
+    ("jupyter_agent/os_sandbox/private_tmp.py", "remove_tree", "walk"): (
         1,
         "a private /tmp of the sandbox's, being removed (links never followed)",
     ),
-    ("jupyter_agent/commands/_private_tmp.py", "remove_tree", "rmtree"): (
+    ("jupyter_agent/os_sandbox/private_tmp.py", "remove_tree", "rmtree"): (
         1,
         "a private /tmp of the sandbox's (rmtree removes links, never follows them)",
     ),
-    ("jupyter_agent/autorun.py", "Autorun.prepare", "mkdir"): (
+    ("jupyter_agent/workspace/autorun.py", "Autorun.prepare", "mkdir"): (
         1,
         "empty folders the OS sandbox then mounts read-only (names of its own protected list)",
     ),
-    ("jupyter_agent/sandbox.py", "Sandbox.missing_message", "listdir"): (
+    ("jupyter_agent/workspace/sandbox.py", "Sandbox.missing_message", "listdir"): (
         1,
         "names only, of a folder inside the workspace, for close matches in a message",
     ),
-    ("jupyter_agent/provenance.py", "WrittenFiles.changed_under", "walk"): (
+    ("jupyter_agent/workspace/provenance.py", "WrittenFiles.changed_under", "walk"): (
         1,
         "names and modification times only (no file opened), in the workspace",
     ),
-    ("jupyter_agent/session_rows.py", "in_memory", "connect"): (
+    ("jupyter_agent/sessions/index_rows.py", "in_memory", "connect"): (
         1,
         "an index in memory (':memory:'): no file",
     ),
-    ("jupyter_agent/session_store.py", "fts5_missing", "connect"): (1, "':memory:': no file"),
-    ("jupyter_agent/session_store.py", "_as_seen", "connect"): (1, "':memory:': no file"),
-    ("jupyter_agent/session_rows.py", "_our_schema", "connect"): (1, "':memory:': no file"),
-    ("jupyter_agent/session_store.py", "_older_index_of_ours", "connect"): (
+    ("jupyter_agent/sessions/index_store.py", "fts5_missing", "connect"): (
+        1,
+        "':memory:': no file",
+    ),
+    ("jupyter_agent/sessions/index_store.py", "_as_seen", "connect"): (1, "':memory:': no file"),
+    ("jupyter_agent/sessions/index_rows.py", "_our_schema", "connect"): (1, "':memory:': no file"),
+    ("jupyter_agent/sessions/index_store.py", "_older_index_of_ours", "connect"): (
         1,
         "read-only and immutable, through the descriptor the gate opened (/proc/self/fd/N)",
     ),
@@ -206,7 +213,7 @@ ALLOWED: dict[tuple[str, str, str], tuple[int, str]] = {
 def calls() -> Iterator[tuple[str, str, str, int]]:
     """(module, enclosing function, call, line) of every file-opening call in the package."""
     for path in sorted(PACKAGE.rglob("*.py")):
-        if path.name in GATE and path.parent == PACKAGE:
+        if path.relative_to(PACKAGE).as_posix() in GATE:
             continue
         module = path.relative_to(PACKAGE.parent).as_posix()
         tree = ast.parse(path.read_text(encoding="utf-8"))

@@ -4,10 +4,10 @@ not (fail closed), and the reason says why."""
 
 from __future__ import annotations
 
-from jupyter_agent.globs import glob_matches, glob_test
-from jupyter_agent.patterns import Budget, compile_name, compile_regex
+from jupyter_agent.config.rules import McpServer, PathGlob, Regex, Rule, Rules
 from jupyter_agent.permissions import Permission, ToolCall
-from jupyter_agent.rules import McpServer, PathGlob, Regex, Rule, Rules
+from jupyter_agent.workspace.globs import glob_matches, glob_test
+from jupyter_agent.workspace.patterns import Budget, compile_name, compile_regex
 
 SLOW = r"(a|aa)+$"
 """Backtracks without end on a run of a's that does not end the line."""

@@ -32,9 +32,9 @@ from helpers import call
 from jupyter_agent import Agent, ScriptedModel
 from jupyter_agent.agent import Session
 from jupyter_agent.errors import SessionError
-from jupyter_agent.notebook_file import FileBridge
-from jupyter_agent.paths import ForeignDatabase, PathRefused, Root
-from jupyter_agent.session_index import INDEX_FILE, SESSIONS_DIR, SessionIndex
+from jupyter_agent.notebook.file import FileBridge
+from jupyter_agent.sessions.index import INDEX_FILE, SESSIONS_DIR, SessionIndex
+from jupyter_agent.workspace.paths import ForeignDatabase, PathRefused, Root
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -8,7 +8,7 @@ import os
 from helpers import call, until
 
 from jupyter_agent import Agent, ScriptedModel
-from jupyter_agent.provenance import WrittenFiles, code_digest
+from jupyter_agent.workspace.provenance import WrittenFiles, code_digest
 
 
 def _approve(written: WrittenFiles, path) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from jupyter_agent.settings import load_settings
+from jupyter_agent.config.settings import load_settings
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"

@@ -26,8 +26,8 @@ from notebook_corpus import GENERATED, LARGE, real_notebooks, write
 
 from jupyter_agent import Agent, ScriptedModel
 from jupyter_agent.events import ToolStartEvent
-from jupyter_agent.ipynb import Document
-from jupyter_agent.notebook_file import FileBridge
+from jupyter_agent.notebook.file import FileBridge
+from jupyter_agent.notebook.ipynb import Document
 
 pytestmark = pytest.mark.slow  # real notebooks run with nbclient
 

@@ -10,9 +10,9 @@ import random
 
 import pytest
 
-from jupyter_agent.redacted import Redacted
-from jupyter_agent.redaction import Secrets
-from jupyter_agent.secrets import mask_secrets
+from jupyter_agent.secrets.redacted import Redacted
+from jupyter_agent.secrets.redaction import Secrets
+from jupyter_agent.secrets.shapes import mask_secrets
 
 KNOWN = "Zq8xKf3LmN0pR7sT2vW9yB4cD6"
 PIECES = [
@@ -127,7 +127,7 @@ SHAPES = [
 
 @pytest.mark.parametrize("seed", range(400))
 def test_each_fast_pass_finds_what_the_pattern_finds_at_every_position(seed):
-    from jupyter_agent.secrets import MASK_PASSES, Anchored
+    from jupyter_agent.secrets.shapes import MASK_PASSES, Anchored
 
     rng = random.Random(seed)
     text = "".join(rng.choice(SHAPES) for _ in range(rng.randint(1, 10)))

@@ -12,7 +12,7 @@ import pytest
 
 from jupyter_agent import Agent, AnthropicModel
 from jupyter_agent.permissions import AllowAll
-from jupyter_agent.redaction import Secrets, environment_secrets
+from jupyter_agent.secrets.redaction import Secrets, environment_secrets
 from jupyter_agent.testing import Reply, text, tool_use
 
 KEY = "sk-ant-api03-Zq8xKf3LmN0pR7sT2vW9yB4cD6eG1hJ5kQ0uX3zA8nE2"

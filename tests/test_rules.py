@@ -2,8 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from jupyter_agent.permissions import Allow, Ask, Deny, Permission, ToolCall
-from jupyter_agent.rules import (
+from jupyter_agent.config.rules import (
     Category,
     CommandPrefix,
     Custom,
@@ -16,6 +15,7 @@ from jupyter_agent.rules import (
     ToolName,
     command_parts,
 )
+from jupyter_agent.permissions import Allow, Ask, Deny, Permission, ToolCall
 
 P = Permission
 

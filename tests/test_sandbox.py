@@ -10,9 +10,9 @@ import pytest
 from inline_snapshot import snapshot
 
 from jupyter_agent.errors import ToolError
-from jupyter_agent.paths import Root
-from jupyter_agent.sandbox import Sandbox
 from jupyter_agent.tools import ToolContext, sandbox_for
+from jupyter_agent.workspace.paths import Root
+from jupyter_agent.workspace.sandbox import Sandbox
 
 
 @pytest.fixture

@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from jupyter_agent.redaction import Secrets
-from jupyter_agent.secrets import MASK, is_secret_name, looks_secret, mask_secrets, mask_value
+from jupyter_agent.secrets.redaction import Secrets
+from jupyter_agent.secrets.shapes import (
+    MASK,
+    is_secret_name,
+    looks_secret,
+    mask_secrets,
+    mask_value,
+)
 
 SECRET_NAMES = [
     "OPENAI_API_KEY",

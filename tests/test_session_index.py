@@ -19,11 +19,13 @@ from pathlib import Path
 import pytest
 from helpers import PLAN, call
 
-from jupyter_agent import Agent, ScriptedModel, session_rows, session_store
-from jupyter_agent import session_index as si
+from jupyter_agent import Agent, ScriptedModel
 from jupyter_agent.agent import Session
 from jupyter_agent.messages import Message, MessageAdapter
-from jupyter_agent.session_index import (
+from jupyter_agent.sessions import index as si
+from jupyter_agent.sessions import index_rows as session_rows
+from jupyter_agent.sessions import index_store as session_store
+from jupyter_agent.sessions.index import (
     INDEX_FILE,
     SESSIONS_DIR,
     SearchError,
@@ -273,7 +275,7 @@ def test_a_failure_to_index_never_breaks_a_session_write(
     workspace: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     (workspace / SESSIONS_DIR / INDEX_FILE).mkdir(parents=True)  # SQLite cannot open it
-    with caplog.at_level(logging.WARNING, logger="jupyter_agent.session_index"):
+    with caplog.at_level(logging.WARNING, logger="jupyter_agent.sessions.index"):
         session = saved(workspace, "s1", "still saved")
         assert index_of(workspace).wait()
     assert [m.text for m in Session.load(workspace, "s1").history] == ["still saved"]

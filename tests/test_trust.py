@@ -23,10 +23,10 @@ from helpers import call, until
 from inline_snapshot import snapshot
 
 from jupyter_agent import Agent, Permission, ScriptedModel
-from jupyter_agent.jupyter.panel import AgentPanel
+from jupyter_agent.config.settings import SettingsError, is_trusted, load_settings
+from jupyter_agent.jupyter.panel.widget import AgentPanel
 from jupyter_agent.messages import INTERRUPTED_RESULT
 from jupyter_agent.permissions import ToolCall
-from jupyter_agent.settings import SettingsError, is_trusted, load_settings
 
 P = Permission
 LIE = "read-only: verified safe by the sandbox"
@@ -268,7 +268,7 @@ def _values(prompt: Any) -> list[str]:
 
 @pytest.mark.parametrize("seed", range(12))
 def test_the_prompt_names_every_effect_and_no_description(seed, workspace, home):
-    from jupyter_agent.trust import untrusted_part
+    from jupyter_agent.config.trust import untrusted_part
 
     user_settings(
         home,

@@ -1,6 +1,6 @@
 /**
  * Bundles the panel (src/panel/widget.ts and what it imports) into one self-contained ES
- * module, ../jupyter_agent/jupyter/static/panel.js, the anywidget front end panel.py loads
+ * module, ../jupyter_agent/jupyter/panel/static/panel.js, the anywidget front end panel.py loads
  * (`npm run build:panel`, part of every build: `build:lib`, `build:prod`,
  * `install:extension`). The file is a build artefact, not tracked: the sdist and the wheel
  * carry it (pyproject.toml's `artifacts`); test/panel-build.test.ts bundles again and fails
@@ -16,7 +16,7 @@ const path = require('node:path');
 
 const ROOT = path.resolve(__dirname, '..');
 const ENTRY = path.join(ROOT, 'src', 'panel', 'widget.ts');
-const TARGET = path.resolve(ROOT, '../jupyter_agent/jupyter/static/panel.js');
+const TARGET = path.resolve(ROOT, '../jupyter_agent/jupyter/panel/static/panel.js');
 
 const BANNER =
   '// The jupyter_agent panel, built from js/src/panel/ by js/scripts/panel.js\n' +

@@ -1,8 +1,8 @@
 /**
  * Writes src/protocol.ts from the protocol's one definition: its names and error codes
- * from jupyter_agent/jupyter/bridge_protocol.json, and each operation's argument and
- * result types from jupyter_agent/jupyter/bridge_messages.json, the JSON Schema of
- * jupyter_agent/jupyter/bridge_messages.py (`npm run build:protocol`).
+ * from jupyter_agent/jupyter/bridge/bridge_protocol.json, and each operation's argument and
+ * result types from jupyter_agent/jupyter/bridge/bridge_messages.json, the JSON Schema of
+ * jupyter_agent/jupyter/bridge/messages.py (`npm run build:protocol`).
  * test/protocol.test.ts renders it again and fails when the file is stale.
  */
 'use strict';
@@ -13,11 +13,11 @@ const path = require('node:path');
 const ROOT = path.resolve(__dirname, '..');
 const SOURCE = path.resolve(
   ROOT,
-  '../jupyter_agent/jupyter/bridge_protocol.json'
+  '../jupyter_agent/jupyter/bridge/bridge_protocol.json'
 );
 const MESSAGES = path.resolve(
   ROOT,
-  '../jupyter_agent/jupyter/bridge_messages.json'
+  '../jupyter_agent/jupyter/bridge/bridge_messages.json'
 );
 const TARGET = path.join(ROOT, 'src', 'protocol.ts');
 
@@ -33,7 +33,7 @@ async function render(spec, messages = readMessages()) {
   let out =
     '/**\n' +
     " * The notebook bridge's names, error codes and message types, generated from\n" +
-    ' * jupyter_agent/jupyter/bridge_protocol.json and bridge_messages.json by\n' +
+    ' * jupyter_agent/jupyter/bridge/bridge_protocol.json and bridge_messages.json by\n' +
     ' * scripts/protocol.js (`npm run build:protocol`). Do not edit:\n' +
     ' * test/protocol.test.ts fails when this file is not what the JSON gives.\n' +
     ' */\n\n';

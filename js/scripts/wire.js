@@ -1,7 +1,7 @@
 /**
  * Writes src/panel/wire.ts, the panel's wire types, from the protocol's one definition:
- * jupyter_agent/jupyter/panel_protocol.py, whose JSON Schema is checked in as
- * jupyter_agent/jupyter/panel_protocol.json (`npm run build:wire`). The schema's types
+ * jupyter_agent/jupyter/panel/protocol.py, whose JSON Schema is checked in as
+ * jupyter_agent/jupyter/panel/panel_protocol.json (`npm run build:wire`). The schema's types
  * become TypeScript with json-schema-to-typescript; its `x-constants` become constants.
  * test/wire.test.ts renders it again and fails when the file is stale.
  */
@@ -13,14 +13,14 @@ const path = require('node:path');
 const ROOT = path.resolve(__dirname, '..');
 const SOURCE = path.resolve(
   ROOT,
-  '../jupyter_agent/jupyter/panel_protocol.json'
+  '../jupyter_agent/jupyter/panel/panel_protocol.json'
 );
 const TARGET = path.join(ROOT, 'src', 'panel', 'wire.ts');
 
 const BANNER =
   '/**\n' +
   " * The panel's wire protocol: transcript entries, the messages each side sends and the\n" +
-  " * synced traits. Generated from jupyter_agent/jupyter/panel_protocol.py's JSON Schema\n" +
+  " * synced traits. Generated from jupyter_agent/jupyter/panel/protocol.py's JSON Schema\n" +
   ' * (panel_protocol.json) by scripts/wire.js (`npm run build:wire`). Do not edit:\n' +
   ' * test/wire.test.ts fails when this file is not what the schema gives.\n' +
   ' */';

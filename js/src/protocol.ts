@@ -1,6 +1,6 @@
 /**
  * The notebook bridge's names, error codes and message types, generated from
- * jupyter_agent/jupyter/bridge_protocol.json and bridge_messages.json by
+ * jupyter_agent/jupyter/bridge/bridge_protocol.json and bridge_messages.json by
  * scripts/protocol.js (`npm run build:protocol`). Do not edit:
  * test/protocol.test.ts fails when this file is not what the JSON gives.
  */

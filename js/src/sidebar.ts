@@ -2,7 +2,7 @@
  * The agent side panel: the active notebook's agent panel, docked in
  * JupyterLab's right sidebar.
  *
- * The panel itself is the kernel's anywidget (jupyter_agent.jupyter.panel);
+ * The panel itself is the kernel's anywidget (jupyter_agent.jupyter.panel.widget);
  * this widget only finds it and renders another view of it with the
  * notebook's own widget renderer, so inline and docked views show one state.
  * It follows the active notebook, and asks that notebook's kernel for its

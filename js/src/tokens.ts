@@ -29,7 +29,7 @@ export namespace CommandIDs {
 }
 
 /**
- * DOM events the agent panel's views (jupyter_agent/jupyter/static/panel.js)
+ * DOM events the agent panel's views (jupyter_agent/jupyter/panel/static/panel.js)
  * dispatch on `document`; the extension takes them with preventDefault(),
  * else the view falls back on its own.
  */

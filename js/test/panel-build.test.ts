@@ -1,5 +1,5 @@
 /**
- * jupyter_agent/jupyter/static/panel.js, the bundle panel.py hands anywidget, is a build
+ * jupyter_agent/jupyter/panel/static/panel.js, the bundle panel.py hands anywidget, is a build
  * artefact (every build makes it; the sdist and the wheel carry it): it must be there and
  * be what scripts/panel.js makes of src/panel/ now, or the panel runs older code.
  */

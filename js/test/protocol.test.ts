@@ -1,5 +1,5 @@
 /**
- * The protocol is defined once, in jupyter_agent/jupyter/bridge_protocol.json:
+ * The protocol is defined once, in jupyter_agent/jupyter/bridge/bridge_protocol.json:
  * src/protocol.ts is what scripts/protocol.js makes of it, and every error
  * code has one constructor (src/errors.ts) that sends the code's fields.
  */

@@ -1,5 +1,5 @@
 /**
- * The panel's wire types are defined once, in jupyter_agent/jupyter/panel_protocol.py:
+ * The panel's wire types are defined once, in jupyter_agent/jupyter/panel/protocol.py:
  * src/panel/wire.ts is what scripts/wire.js makes of its JSON Schema, and the transcript
  * handles every entry kind the schema names (panel-transcript.test.ts: an unknown kind is an
  * error in strict mode).

@@ -1,5 +1,6 @@
 """The agent: runs, their handles, loops, sessions and the runtime."""
 
+from ..sessions.store import Session, SessionMetadata
 from ._agent import Agent
 from ._config import AgentConfig, AgentOptions, resolve_config
 from ._context import Context, ContextPolicy
@@ -9,7 +10,6 @@ from ._loops import LOOPS, parse_control, roa_loop, tool_use_loop
 from ._model_call import Turn
 from ._run import Run
 from ._runtime import AgentRuntime, runtime
-from ._session import Session, SessionMetadata
 
 __all__ = [
     "LOOPS",

@@ -11,30 +11,28 @@ from typing import Any
 from typing_extensions import Unpack
 
 from ..commands import OsSandbox
-from ..credentials import stored_secrets
+from ..config.instructions import ProjectInstructions, read_instructions
+from ..config.rules import Rules
+from ..config.settings import SettingsError
+from ..config.trust import TrustPrompt
 from ..errors import AgentBusy
 from ..events import Event, PanelAction, RunAction, WarningEvent
-from ..instructions import (
-    ProjectInstructions,
-    read_instructions,
-)
 from ..mcp import McpServers
 from ..messages import STOPPED_NOTE, Message, MessageType, encodable
 from ..models import Model, recorded_string, resolve_model
-from ..notebook import ChangeLog, NotebookBridge
-from ..notebook_file import FileBridge
+from ..notebook.bridge import ChangeLog, NotebookBridge
+from ..notebook.file import FileBridge
+from ..notebook.running_cells import CellRuns
 from ..permissions import ACTOR, Permission, PermissionPolicy, Role
-from ..provenance import WrittenFiles
-from ..redaction import Secrets, environment_secrets
-from ..rules import Rules
-from ..running_cells import CellRuns
-from ..sandbox import Sandbox
-from ..session_index import SESSIONS_DIR, SessionHit, SessionIndex
-from ..settings import SettingsError
+from ..secrets.credentials import stored_secrets
+from ..secrets.redaction import Secrets, environment_secrets
+from ..sessions.index import SESSIONS_DIR, SessionHit, SessionIndex
+from ..sessions.store import Session, SessionMetadata
 from ..states import AgentState
 from ..tools import ResourceMap
 from ..tools.notebook import NOTEBOOK_TOOLS
-from ..trust import TrustPrompt
+from ..workspace.provenance import WrittenFiles
+from ..workspace.sandbox import Sandbox
 from ._applied_settings import AppliedSettings, trust_settings
 from ._bus import EventBus
 from ._config import AgentConfig, AgentOptions, lookup_role, resolve_config
@@ -47,7 +45,6 @@ from ._own_runs import compact_loop, remember_loop
 from ._prompt import system_prompt
 from ._run import Run
 from ._runtime import runtime
-from ._session import Session, SessionMetadata
 
 EXECUTE_PLAN = (
     "Execute the approved plan. Work through its steps in order and mark each one with "
@@ -184,7 +181,7 @@ class Agent:
 
     def read_instructions(self) -> ProjectInstructions:
         """The project's ``AGENTS.md`` / ``CLAUDE.md`` files and the user's own, as a run
-        starting now reads them (secrets hidden). See :mod:`jupyter_agent.instructions`."""
+        starting now reads them (secrets hidden). See :mod:`jupyter_agent.config.instructions`."""
         return read_instructions(self.workspace, redact=self.secrets.redact)
 
     def _model_secrets(self) -> dict[str, str]:
@@ -234,7 +231,7 @@ class Agent:
         everything the trust prompt listed applies. Returns what now applies that did not:
         the prompt as it was shown (a key written in the file named, not shown).
 
-        Raises :class:`~jupyter_agent.settings.SettingsError` when the settings changed
+        Raises :class:`~jupyter_agent.config.settings.SettingsError` when the settings changed
         since the prompt was made: trust then waits for the new prompt to be seen."""
         shown = self.trust_prompt
         newly = (
@@ -516,7 +513,7 @@ class Agent:
         """Past sessions of this workspace whose words match ``query``, best first, each with
         its best passage (what the ``search_sessions`` tool gives the model, as objects).
         Blocks while SQLite searches (a couple of seconds at most); raises
-        :class:`~jupyter_agent.session_index.SearchError` saying why a query cannot be
+        :class:`~jupyter_agent.sessions.index.SearchError` saying why a query cannot be
         searched."""
         exclude = () if include_current else (self.session.id,)
         index = SessionIndex.of(self.workspace / SESSIONS_DIR)

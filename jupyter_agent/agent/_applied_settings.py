@@ -13,13 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from ..commands import SandboxSettings
-from ..events import PanelAction
-from ..mcp import McpServerConfig
-from ..models import ProviderConfig
-from ..permissions import BUILTIN_ROLES, Role
-from ..rules import Rules
-from ..running_cells import CellPolicy
-from ..settings import (
+from ..config.rules import Rules
+from ..config.settings import (
     Settings,
     find_settings,
     load_settings,
@@ -27,7 +22,12 @@ from ..settings import (
     trusted_as,
     user_settings,
 )
-from ..trust import TrustPrompt, untrusted_part
+from ..config.trust import TrustPrompt, untrusted_part
+from ..events import PanelAction
+from ..mcp import McpServerConfig
+from ..models import ProviderConfig
+from ..notebook.running_cells import CellPolicy
+from ..permissions import BUILTIN_ROLES, Role
 from ._context import ContextPolicy
 
 Notice = tuple[str, PanelAction | None]

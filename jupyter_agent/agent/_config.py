@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 from ..commands import OsSandbox, SandboxSettings
+from ..config.settings import Settings
 from ..models import (
     Model,
     ProviderConfig,
@@ -23,22 +24,21 @@ from ..models import (
     resumed_model,
     vouched_addresses,
 )
-from ..notebook import NotebookBridge
+from ..notebook.bridge import NotebookBridge
+from ..notebook.running_cells import CellPolicy
 from ..permissions import PermissionPolicy, Role
-from ..running_cells import CellPolicy
-from ..sandbox import Sandbox
-from ..settings import Settings
+from ..sessions.store import Session
 from ..tools import Tool, ToolRegistry
 from ..tools.control import CONTROL_TOOLS
 from ..tools.delegate import delegate
 from ..tools.files import FILE_TOOLS
 from ..tools.sessions import SESSION_TOOLS
 from ..tools.shell import SHELL_TOOLS, workspace_os_sandbox
+from ..workspace.sandbox import Sandbox
 from ._applied_settings import AppliedSettings, Notice, read_settings
 from ._context import ContextPolicy
 from ._limits import Limits
 from ._loops import Loop
-from ._session import Session
 
 
 class AgentOptions(TypedDict, total=False):

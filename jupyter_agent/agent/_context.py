@@ -29,25 +29,25 @@ from contextlib import aclosing
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .._prompts import load_prompt
-from ..context_view import (
+from ..errors import ModelError, PromptTooLong
+from ..events import CompactionEvent, CompactionReason, ContextEvent, WarningEvent
+from ..messages import ApiTools, ApiView, ContextChange, Message, TextBlock
+from ..models import ModelRequest, StreamDone, Usage, context_window, output_reserve
+from ..sessions.context_view import (
     IMAGE_TOKENS,
     clearable,
     compaction_boundary,
     message_chars,
     tool_uses,
 )
-from ..errors import ModelError, PromptTooLong
-from ..events import CompactionEvent, CompactionReason, ContextEvent, WarningEvent
-from ..messages import ApiTools, ApiView, ContextChange, Message, TextBlock
-from ..models import ModelRequest, StreamDone, Usage, context_window, output_reserve
 from ..states import AgentState
+from ._prompts import load_prompt
 from ._usage import count_usage
 
 if TYPE_CHECKING:
+    from ..sessions.store import Session
     from ._agent import Agent
     from ._run import Run
-    from ._session import Session
 
 DEFAULT_RATIO = 0.3
 """Tokens per character before the API has counted a request (English prose is ~0.25,

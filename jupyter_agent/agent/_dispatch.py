@@ -34,9 +34,9 @@ from ..input_limit import oversized, refusal
 from ..messages import INTERRUPTED_RESULT, Message, ToolResultBlock, ToolUseBlock, encodable
 from ..messages import tool_result as result_block
 from ..permissions import Allow, Ask, Deny, Hazard, ToolCall
-from ..provenance import WrittenFiles, code_digest
 from ..states import AgentState
 from ..tools import Tool, ToolContext, ToolOutput
+from ..workspace.provenance import WrittenFiles, code_digest
 from ._limits import StopRun
 
 if sys.version_info >= (3, 11):

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from ..errors import AgentError
 from ..events import AgentStartEvent, CompletedEvent, ErrorEvent, StoppedEvent, WarningEvent
 from ..messages import INTERRUPTED_RESULT
-from ..running_cells import CellRuns
+from ..notebook.running_cells import CellRuns
 from ..states import TERMINAL_FOR, AgentState, StopReason
 from . import _control
 from ._limits import StopRun

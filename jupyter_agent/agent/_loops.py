@@ -13,11 +13,11 @@ import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from .._prompts import load_prompt, render
 from ..errors import ModelError
 from ..events import ObserveEvent, ReasonEvent
 from ..messages import Message
 from ._model_call import Turn
+from ._prompts import load_prompt, render
 from ._run import Run
 
 Loop = Callable[[Run], Awaitable[None]]

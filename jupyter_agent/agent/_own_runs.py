@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..instructions import REMEMBER_HEADER, REMEMBER_LIMIT
+from ..config.instructions import REMEMBER_HEADER, REMEMBER_LIMIT
 from ..messages import Message, ToolUseBlock, new_id
-from ..paths import Root
+from ..workspace.paths import Root
 from ._context import Context
 from ._loops import Loop
 from ._run import Run

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .._prompts import load_prompt
-from ..instructions import ProjectInstructions
-from ..notebook import NotebookBridge
+from ..config.instructions import ProjectInstructions
+from ..notebook.bridge import NotebookBridge
 from ..permissions import Role
+from ._prompts import load_prompt
 
 
 def system_prompt(

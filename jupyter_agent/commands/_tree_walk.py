@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from tree_sitter import Node
 
-from ._git_overrides import guarded
+from ..os_sandbox.git_overrides import guarded
 from ._parsed import Assignment, Redirect, SimpleCommand, Word
 from ._quoting import ansi_c, has_glob, unescape_double, unescape_word
 

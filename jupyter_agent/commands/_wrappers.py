@@ -7,8 +7,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .._system import SYSTEM_FOLDERS
-from ._git_overrides import guarded
+from ..os_sandbox.git_overrides import guarded
+from ..workspace.system_programs import SYSTEM_FOLDERS
 from ._options import Options, literal, names, parse_options
 from ._parsed import Assignment, Word
 

@@ -8,7 +8,7 @@ workspace rules as the file tools:
 - a write to a path that makes code run later (a git hook, ``.bashrc``, an IPython
   startup file, a file git's configuration includes) asks, with a warning, and so does a
   write of files named only by the command's input (``tar -x``, ``unzip``, ``git apply``)
-  into a folder that holds such paths (:mod:`jupyter_agent.autorun`);
+  into a folder that holds such paths (:mod:`jupyter_agent.workspace.autorun`);
 - a write to a path only known at run time asks;
 - running a workspace file (a script, a Makefile, the tests) that changed during the
   session asks again, whatever rule allowed the command before;
@@ -23,12 +23,12 @@ import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..autorun import autorun_for
 from ..errors import ToolError
-from ..paths import read_regular
 from ..permissions import Hazard
-from ..provenance import WrittenFiles
-from ..sandbox import Sandbox
+from ..workspace.autorun import autorun_for
+from ..workspace.paths import read_regular
+from ..workspace.provenance import WrittenFiles
+from ..workspace.sandbox import Sandbox
 from .analysis import CommandLine, PathUse, Word
 
 HARMLESS_TARGETS = ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/fd/")

@@ -10,7 +10,7 @@ from typing import Any
 
 def load_ipython_extension(ipython: Any) -> None:
     """``%load_ext jupyter_agent``: register ``%agent`` and ``%%agent``."""
-    from .kernel import CellTimes
+    from .kernel.runner import CellTimes
     from .magic import AgentMagics, keep_question_marks, quiet_bare_runs
 
     ipython.register_magics(AgentMagics)
@@ -30,7 +30,7 @@ def sidebar_panel(shell: Any = None) -> str:
     user expression) to dock the panel in its sidebar, so it loads the extension first,
     as ``%load_ext jupyter_agent`` would: ``%agent`` works in the notebook afterwards.
     """
-    from .kernel_agent import kernel_agent
+    from .kernel.agent import kernel_agent
 
     if shell is None:
         from IPython import get_ipython

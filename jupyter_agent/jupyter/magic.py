@@ -11,14 +11,13 @@ from typing import Any
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
 
-from .. import credentials
 from ..agent import Agent, RunHandle
+from ..agent.render import TextRenderer
+from ..config.settings import SettingsError
 from ..errors import AgentError
-from ..render import TextRenderer
-from ..settings import SettingsError
+from ..secrets import credentials
 from ._mcp_status import show_mcp
-from ._setup import keyless, model_choices, model_setup, use_api_key
-from .kernel_agent import KernelAgent, in_kernel, kernel_agent, running_cell_id
+from .kernel.agent import KernelAgent, in_kernel, kernel_agent, running_cell_id
 from .magic_line import (
     LOOPS,
     OPTIONS,
@@ -30,6 +29,7 @@ from .magic_line import (
     parse,
     quiet_bare_runs,
 )
+from .panel.setup import keyless, model_choices, model_setup, use_api_key
 
 __all__ = [
     "LOOPS",

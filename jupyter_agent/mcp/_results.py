@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 from ..messages import ImageBlock
-from ..output_view import downscale
+from ..notebook.outputs import downscale
 from ..tools import ToolOutput
 
 MAX_RESULT_CHARS = 30_000

@@ -38,7 +38,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ..secrets import is_secret_name
+from ..secrets.shapes import is_secret_name
 
 _VARIABLE = re.compile(r"\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]{0,127})(?::-([^}]{0,1000}))?\}")
 """``${NAME}``, ``${env:NAME}`` or ``${NAME:-default}`` (linear: no backtracking)."""

@@ -26,9 +26,9 @@ import weakref
 from collections.abc import AsyncGenerator, Callable, Mapping
 from typing import Any
 
-from .. import credentials
 from ..errors import MissingAPIKey, ModelError, PromptTooLong
-from ..secrets import mask_secrets
+from ..secrets import credentials
+from ..secrets.shapes import mask_secrets
 from ._anthropic_request import CACHE, open_sdk_stream, request_body, with_breakpoint_on_last
 from ._anthropic_stream import Events, Reply, StreamFault, server_sent_events
 from ._base import ModelRequest, StreamDone, StreamPart
@@ -185,7 +185,7 @@ class AnthropicModel:
 
     def _stored_key(self) -> str | None:
         """The key of this session or the saved one, when neither code nor the
-        environment gives one (see :mod:`jupyter_agent.credentials`)."""
+        environment gives one (see :mod:`jupyter_agent.secrets.credentials`)."""
         if self._api_key or _environment_key():
             return None
         try:

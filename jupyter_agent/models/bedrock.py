@@ -28,7 +28,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ..errors import ModelError
-from ..paths import read_regular
+from ..workspace.paths import read_regular
 from ._bedrock_stream import bedrock_events
 from ._cloud import DISTRIBUTION, CloudModel, api_version
 from .anthropic import ClientSetup

@@ -21,10 +21,10 @@ import weakref
 from collections.abc import AsyncGenerator
 from typing import Any, Literal
 
-from .. import credentials
 from ..errors import MissingAPIKey, ModelError, PromptTooLong
 from ..messages import encodable
-from ..secrets import mask_secrets
+from ..secrets import credentials
+from ..secrets.shapes import mask_secrets
 from ._anthropic_stream import StreamFault
 from ._base import ModelRequest, StreamDone, StreamPart
 from ._catalog import model_string

@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from ..errors import ModelError
 from ..messages import BlocksAdapter, ContentBlock, TextBlock, ToolUseBlock
-from ..paths import read_regular
+from ..workspace.paths import read_regular
 from ._base import (
     ModelRequest,
     ModelResponse,
@@ -214,7 +214,7 @@ def claude_or_replay(replay: str | Path, part: str = "turns", **options: Any) ->
     """
     import os
 
-    from ..credentials import session_key
+    from ..secrets.credentials import session_key
 
     if os.environ.get("ANTHROPIC_API_KEY") or session_key():
         from .anthropic import AnthropicModel

@@ -1,6 +1,6 @@
 """Running cells: run_cell, wait_for_cell and interrupt_cell.
 
-A cell runs in a task of its own (:mod:`jupyter_agent.running_cells`): run_cell waits a
+A cell runs in a task of its own (:mod:`jupyter_agent.notebook.running_cells`): run_cell waits a
 short window and returns the result, or "still running" with the output so far; the cell
 goes on, and wait_for_cell waits for it again. Nothing but interrupt_cell, the user's
 Stop (as the ``[cells]`` settings say) or the cell's own timeout interrupts it. While a
@@ -27,11 +27,11 @@ from .._wording import duration
 from ..approvals import ABSENT, Bound, CellPreview, ChangedSinceShown, Shown, cell_key, digest
 from ..errors import ToolError, ToolInterrupted
 from ..messages import ImageBlock
-from ..notebook import NotebookBridge, RunResult, SourceChanged
-from ..output_view import ViewLimits, as_text, render_output
+from ..notebook.bridge import NotebookBridge, RunResult, SourceChanged
+from ..notebook.outputs import ViewLimits, as_text, render_output
+from ..notebook.running_cells import MAX_WAIT, CellRun, CellRuns, wait_free
 from ..permissions import Permission
-from ..running_cells import MAX_WAIT, CellRun, CellRuns, wait_free
-from ..secrets import mask_secrets
+from ..secrets.shapes import mask_secrets
 from ._notebook_access import bridge_of, positions
 from ._tool import ToolContext, ToolOutput, tool
 

@@ -8,7 +8,8 @@ Invariants kept here:
   renamed over the old one).
 - A write to a path that makes code run later (a git hook, .bashrc…) always asks.
 - Only UTF-8 text files are edited; every change is returned as a unified diff, and each
-  file written is recorded for the session (:class:`~jupyter_agent.provenance.WrittenFiles`).
+  file written is recorded for the session
+  (:class:`~jupyter_agent.workspace.provenance.WrittenFiles`).
 - The model's ``old_text`` is matched against the file as the model reads it (secrets
   masked), and every diff is of that view: no answer of these tools depends on what the
   redaction hides, and no edit cuts, copies or reveals a hidden value (:mod:`._masked`).
@@ -31,14 +32,14 @@ from typing import Any, Literal
 
 from .._wording import byte_size
 from ..approvals import Bound, FilePreview, Shown, file_digest, file_key
-from ..autorun import autorun_for
 from ..errors import ToolError
-from ..paths import FileTooLarge, MovedUnderfoot, NotRegularFile, PathRefused
 from ..permissions import Hazard, Permission
-from ..provenance import WrittenFiles, code_digest
-from ..redacted import Redacted
-from ..redaction import Masker
-from ..sandbox import Sandbox
+from ..secrets.redacted import Redacted
+from ..secrets.redaction import Masker
+from ..workspace.autorun import autorun_for
+from ..workspace.paths import FileTooLarge, MovedUnderfoot, NotRegularFile, PathRefused
+from ..workspace.provenance import WrittenFiles, code_digest
+from ..workspace.sandbox import Sandbox
 from ._masked import Found, edited, find_in_view, raw_line, secrets_for
 from ._sandbox import sandbox_for
 from ._tool import ToolContext, ToolOutput, tool

@@ -1,6 +1,6 @@
 """The workspace reading tools: read_file, list_directory and get_file_info.
 
-Every path goes through the workspace :class:`~jupyter_agent.sandbox.Sandbox`; bodies run
+Every path goes through the workspace :class:`~jupyter_agent.workspace.sandbox.Sandbox`; bodies run
 off the event loop and stop when asked. Listing never follows a symbolic link nor enters
 the skipped folders (.git, node_modules…) unless asked for one directly; reading caps the
 lines and bytes it returns and says how to read on.
@@ -26,8 +26,8 @@ from typing import Any, BinaryIO
 from .._wording import byte_size
 from ..errors import ToolError
 from ..permissions import Permission
-from ..redaction import Masker, Secrets
-from ..sandbox import SKIP_DIRS, Sandbox
+from ..secrets.redaction import Masker, Secrets
+from ..workspace.sandbox import SKIP_DIRS, Sandbox
 from ._file_text import (
     SNIFF_BYTES,
     binary_message,

@@ -25,11 +25,11 @@ from pathlib import Path
 import regex
 
 from ..errors import ToolError
-from ..globs import glob_to_regex
-from ..paths import read_limited
 from ..permissions import Permission
-from ..redaction import Masker, Secrets
-from ..sandbox import SKIP_DIRS, Sandbox
+from ..secrets.redaction import Masker, Secrets
+from ..workspace.globs import glob_to_regex
+from ..workspace.paths import read_limited
+from ..workspace.sandbox import SKIP_DIRS, Sandbox
 from ._file_text import SNIFF_BYTES, off_loop
 from ._masked import secrets_for, seen_lines
 from ._sandbox import sandbox_for

@@ -4,7 +4,7 @@ A tool result is redacted once, by the dispatcher, before the model sees it. But
 that *computes* its answer from the real text — a search that says match or no match, an
 edit that says found, not found or found twice, a diff, a count — would answer questions
 about what the redaction hides, one character at a time. So those tools work on the
-redacted view (:func:`secrets_for`, :meth:`~jupyter_agent.redaction.Masker.view`): the
+redacted view (:func:`secrets_for`, :meth:`~jupyter_agent.secrets.redaction.Masker.view`): the
 same passes, with the same secrets, that the dispatcher applies, so every answer is one a
 read of the text could have given.
 
@@ -36,9 +36,9 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from ..errors import ToolError
-from ..redacted import Hidden, Redacted
-from ..redaction import Masker, Secrets
-from ..secrets import MASK
+from ..secrets.redacted import Hidden, Redacted
+from ..secrets.redaction import Masker, Secrets
+from ..secrets.shapes import MASK
 from ._tool import ToolContext
 
 SECRET_MARK = "‹secret:"

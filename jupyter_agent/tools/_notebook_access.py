@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..errors import ToolError
-from ..notebook import NotebookBridge
+from ..notebook.bridge import NotebookBridge
 from ._tool import ToolContext
 
 

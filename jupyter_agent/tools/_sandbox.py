@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..sandbox import Sandbox
+from ..workspace.sandbox import Sandbox
 from ._tool import ToolContext
 
 

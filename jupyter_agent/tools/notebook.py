@@ -1,6 +1,6 @@
 """Notebook tools: read, edit and run the cells of the agent's own notebook.
 
-They work through the :class:`~jupyter_agent.notebook.NotebookBridge` in the agent's
+They work through the :class:`~jupyter_agent.notebook.bridge.NotebookBridge` in the agent's
 resources (live in JupyterLab, or the .ipynb file). Every edit records what it changed
 (for the diff shown in its tool card, and so a run's edits can be undone in one call). In
 file mode no edit changes the ``.ipynb`` while a command the user approved runs it.
@@ -17,9 +17,11 @@ from typing import Any
 from .._wording import plural
 from ..errors import ToolError
 from ..messages import ImageBlock
-from ..notebook import Cell, CellType, Change, ChangeLog, NotebookBridge
-from ..notebook_file import FileBridge
-from ..notebook_view import (
+from ..notebook.bridge import Cell, CellType, Change, ChangeLog, NotebookBridge
+from ..notebook.file import FileBridge
+from ..notebook.outputs import ViewLimits, render_output
+from ..notebook.running_cells import CellRuns
+from ..notebook.view import (
     ExecutionHistory,
     View,
     fits_whole,
@@ -28,12 +30,10 @@ from ..notebook_view import (
     render_notebook,
     render_outline,
 )
-from ..output_view import ViewLimits, render_output
 from ..permissions import Permission
-from ..provenance import WrittenFiles
-from ..redaction import Secrets
-from ..running_cells import CellRuns
-from ..secrets import mask_secrets
+from ..secrets.redaction import Secrets
+from ..secrets.shapes import mask_secrets
+from ..workspace.provenance import WrittenFiles
 from ._cell_run import interrupt_cell, run_cell, wait_for_cell
 from ._masked import Found, edited, find_in_view, secrets_for
 from ._notebook_access import bridge_of, positions

@@ -1,6 +1,6 @@
 """The memory tool, search_sessions: what past sessions of this workspace said.
 
-It reads the workspace's session index (:mod:`jupyter_agent.session_index`) and nothing
+It reads the workspace's session index (:mod:`jupyter_agent.sessions.index`) and nothing
 else; it writes nothing but the index itself, which is derived from the histories, so a
 Planner has it. The query is the model's text: it is searched for as words, never parsed
 as search syntax, in a worker thread under a time budget, so the event loop (and Stop)
@@ -15,7 +15,7 @@ import time
 
 from ..errors import ToolError
 from ..permissions import Permission
-from ..session_index import SESSIONS_DIR, SearchError, SessionHit, SessionIndex
+from ..sessions.index import SESSIONS_DIR, SearchError, SessionHit, SessionIndex
 from ._masked import secrets_for
 from ._tool import ToolContext, ToolOutput, tool
 

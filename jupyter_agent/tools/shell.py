@@ -25,9 +25,7 @@ from collections.abc import AsyncIterator, Awaitable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
-from .._system import system_program
 from ..approvals import ChangedSinceShown, CommandPreview, Grant, ProgramPreview, file_key
-from ..autorun import autorun_for
 from ..commands import (
     OsSandbox,
     Protected,
@@ -38,8 +36,10 @@ from ..commands import (
 )
 from ..errors import ToolDenied, ToolError
 from ..permissions import Hazard, Permission
-from ..provenance import WrittenFiles, code_digest
-from ..sandbox import Sandbox
+from ..workspace.autorun import autorun_for
+from ..workspace.provenance import WrittenFiles, code_digest
+from ..workspace.sandbox import Sandbox
+from ..workspace.system_programs import system_program
 from ._process_tree import any_alive, close_pipes, descendants, group_alive, signal_group
 from ._sandbox import sandbox_for
 from ._shell_output import CommandOutput
@@ -64,7 +64,7 @@ def command_env(
 ) -> dict[str, str]:
     """The environment a command gets: ``base`` (os.environ) minus secret-looking names,
     with git's configuration set so a planted one cannot run code (more of it when the
-    line only reads: :mod:`jupyter_agent.commands._git_overrides`)."""
+    line only reads: :mod:`jupyter_agent.os_sandbox.git_overrides`)."""
     env = {
         name: value
         for name, value in (os.environ if base is None else base).items()

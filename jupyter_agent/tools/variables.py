@@ -1,17 +1,19 @@
 """Kernel namespace tools: list and inspect the user's live variables without running code.
 
-They read the :class:`~jupyter_agent.namespace.KernelNamespace` in the agent's resources
+They read the :class:`~jupyter_agent.namespace.kernel_namespace.KernelNamespace` in the
+agent's resources
 (the kernel's ``user_ns`` when the agent runs in a kernel). Reading a variable runs none of
-the user's code, and secrets are masked (see :mod:`jupyter_agent.namespace`). Whatever
+the user's code, and secrets are masked (see
+:mod:`jupyter_agent.namespace.kernel_namespace`). Whatever
 code still runs while it is read (a library's) cannot write files, start processes or
-connect: :func:`jupyter_agent.guard.read_only` refuses it, and the result says so.
+connect: :func:`jupyter_agent.namespace.guard.read_only` refuses it, and the result says so.
 """
 
 from __future__ import annotations
 
 from ..errors import ToolError
-from ..guard import blocked_note, read_only
-from ..namespace import KernelNamespace
+from ..namespace.guard import blocked_note, read_only
+from ..namespace.kernel_namespace import KernelNamespace
 from ..permissions import Permission
 from ._tool import ToolContext, ToolOutput, tool
 

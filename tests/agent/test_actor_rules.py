@@ -8,7 +8,7 @@ import pytest
 from helpers import assert_valid, call, until
 
 from jupyter_agent import Agent, ScriptedModel
-from jupyter_agent.rules import PathGlob, Rule, Rules
+from jupyter_agent.config.rules import PathGlob, Rule, Rules
 from jupyter_agent.states import AgentState
 
 

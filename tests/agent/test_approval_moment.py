@@ -17,8 +17,8 @@ from jupyter_agent import Agent, ScriptedModel
 from jupyter_agent.agent import _dispatch, _interaction
 from jupyter_agent.approvals import CellPreview, CommandPreview, FilePreview
 from jupyter_agent.events import PermissionRequestEvent, PermissionResponseEvent, ToolEndEvent
-from jupyter_agent.notebook import RunResult
-from jupyter_agent.notebook_file import FileBridge
+from jupyter_agent.notebook.bridge import RunResult
+from jupyter_agent.notebook.file import FileBridge
 from jupyter_agent.permissions import Permission
 from jupyter_agent.tools import ToolContext, tool
 from jupyter_agent.tools.files import FILE_TOOLS

@@ -27,12 +27,12 @@ from kernels import kernel
 from jupyter_agent import Agent, ScriptedModel, tool
 from jupyter_agent.agent import RunHandle
 from jupyter_agent.approvals import CellPreview, ChangedSinceShown, FilePreview, Grant
+from jupyter_agent.config.rules import Rule, Rules
 from jupyter_agent.errors import ToolError
 from jupyter_agent.events import PermissionRequestEvent, ToolEndEvent
-from jupyter_agent.notebook import RunResult, SourceChanged
-from jupyter_agent.notebook_file import FileBridge
+from jupyter_agent.notebook.bridge import RunResult, SourceChanged
+from jupyter_agent.notebook.file import FileBridge
 from jupyter_agent.permissions import Permission
-from jupyter_agent.rules import Rule, Rules
 from jupyter_agent.tools import ToolContext
 
 pytestmark = pytest.mark.timeout(60)
@@ -176,8 +176,8 @@ KERNEL_SETUP = """
 import asyncio
 from IPython import get_ipython
 from jupyter_agent import Agent, ScriptedModel, tool
-from jupyter_agent.jupyter.kernel import KernelExecutor, attach_kernel
-from jupyter_agent.notebook_file import FileBridge
+from jupyter_agent.jupyter.kernel.runner import KernelExecutor, attach_kernel
+from jupyter_agent.notebook.file import FileBridge
 
 def call(name, **arguments):
     return {"text": "", "tool_calls": [{"name": name, "input": arguments}]}
@@ -546,8 +546,8 @@ async def test_a_file_swapped_for_a_link_while_its_card_waited_is_asked_about(wo
 async def test_an_mcp_call_sends_only_the_arguments_its_card_showed(workspace):
     import sys
 
+    from jupyter_agent.config.settings import Settings
     from jupyter_agent.mcp import McpServerConfig
-    from jupyter_agent.settings import Settings
 
     server = Path(__file__).parents[1] / "mcp" / "mcp_server_for_tests.py"
     settings = Settings(
@@ -575,9 +575,9 @@ async def test_an_mcp_call_sends_only_the_arguments_its_card_showed(workspace):
 
 
 async def test_a_notebook_an_approved_command_runs_is_not_edited_meanwhile(workspace):
-    from jupyter_agent.notebook import NotebookBridge
-    from jupyter_agent.provenance import WrittenFiles
+    from jupyter_agent.notebook.bridge import NotebookBridge
     from jupyter_agent.tools.notebook import update_cell
+    from jupyter_agent.workspace.provenance import WrittenFiles
 
     path = notebook(workspace / "a.ipynb")
     written = WrittenFiles()

@@ -10,7 +10,7 @@ import pytest
 
 from jupyter_agent import Agent, ScriptedModel
 from jupyter_agent.agent import AgentConfig, resolve_config
-from jupyter_agent.running_cells import CellPolicy
+from jupyter_agent.notebook.running_cells import CellPolicy
 
 
 def write(folder, text):

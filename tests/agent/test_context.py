@@ -343,7 +343,7 @@ def test_the_window_and_auto_come_from_the_settings_files(workspace: Path, home:
 
 
 def test_a_bad_context_table_is_named(workspace: Path, home: Path):
-    from jupyter_agent.settings import SettingsError
+    from jupyter_agent.config.settings import SettingsError
 
     folder = workspace / ".jupyter_agent"
     folder.mkdir()

@@ -24,11 +24,11 @@ from helpers import assert_valid, call, calls, until
 
 from jupyter_agent import Agent, AnthropicModel, ScriptedModel, tool
 from jupyter_agent.agent import RunHandle
+from jupyter_agent.agent.render import TextRenderer
+from jupyter_agent.config.rules import Rule, Rules
 from jupyter_agent.messages import INTERRUPTED_RESULT
 from jupyter_agent.models import Pricing
 from jupyter_agent.permissions import Allow, Ask, Permission, Role, ToolCall
-from jupyter_agent.render import TextRenderer
-from jupyter_agent.rules import Rule, Rules
 from jupyter_agent.states import AgentState
 from jupyter_agent.testing import MessagesServer, Reply, text, tool_use
 

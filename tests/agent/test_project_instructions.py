@@ -14,13 +14,13 @@ import pytest
 from helpers import call, until
 
 from jupyter_agent import Agent, ScriptedModel
-from jupyter_agent.instructions import (
+from jupyter_agent.config.instructions import (
     REMEMBER_HEADER,
     USER_INSTRUCTIONS,
     read_instructions,
     repository_root,
 )
-from jupyter_agent.rules import PathGlob, Rule, Rules
+from jupyter_agent.config.rules import PathGlob, Rule, Rules
 from jupyter_agent.states import AgentState
 
 

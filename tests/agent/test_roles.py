@@ -6,8 +6,8 @@ import pytest
 from helpers import call
 
 from jupyter_agent import Agent, Permission, Role, ScriptedModel, tool
+from jupyter_agent.config.settings import SettingsError, is_trusted, load_settings
 from jupyter_agent.permissions import ACTOR, PLANNER
-from jupyter_agent.settings import SettingsError, is_trusted, load_settings
 
 P = Permission
 

@@ -10,9 +10,9 @@ from helpers import PLAN, assert_valid, call
 
 from jupyter_agent import Agent, ScriptedModel
 from jupyter_agent.agent import Session
-from jupyter_agent.agent._session import SESSIONS_DIR
 from jupyter_agent.errors import SessionError
 from jupyter_agent.messages import Message
+from jupyter_agent.sessions.store import SESSIONS_DIR
 
 
 async def test_a_session_is_saved_beside_the_workspace_and_resumes(workspace):
@@ -184,7 +184,7 @@ async def test_a_step_is_written_once_its_next_request_is_out(workspace):
 
 
 async def test_a_refused_write_is_kept_and_retried_in_order(workspace, monkeypatch, caplog):
-    from jupyter_agent.agent import _session
+    from jupyter_agent.sessions import store as _session
 
     session = Session.create(workspace, session_id="s5")
     real_open = _session._open_log
@@ -206,7 +206,7 @@ async def test_a_refused_write_is_kept_and_retried_in_order(workspace, monkeypat
 
 
 def test_a_write_refused_half_way_leaves_no_torn_record(workspace, monkeypatch):
-    from jupyter_agent.agent import _session
+    from jupyter_agent.sessions import store as _session
 
     real_open = _session._open_log
     refusals = iter([True])
@@ -247,7 +247,7 @@ async def test_a_run_ends_with_its_session_on_disk_even_when_the_disk_refuses(
     def refuse(*args, **kwargs):
         raise OSError("read-only file system")
 
-    monkeypatch.setattr("jupyter_agent.paths.Root.write", refuse)
+    monkeypatch.setattr("jupyter_agent.workspace.paths.Root.write", refuse)
     agent.model = ScriptedModel([{"text": "again"}])
     with caplog.at_level(logging.WARNING):
         handle = await asyncio.wait_for(agent.run("second"), 5)
@@ -263,7 +263,7 @@ async def test_a_run_ends_even_when_writing_its_session_fails_unexpectedly(
         raise RuntimeError("the writer broke")
 
     agent = Agent("planner", ScriptedModel([{"text": "done"}]), workspace=workspace)
-    monkeypatch.setattr("jupyter_agent.paths.Root.write", broken)
+    monkeypatch.setattr("jupyter_agent.workspace.paths.Root.write", broken)
     with caplog.at_level(logging.ERROR):
         handle = await asyncio.wait_for(agent.run("go"), 5)  # it used to wait forever
     assert handle.state.value == "completed"

@@ -176,7 +176,7 @@ def test_a_cell_the_user_edits_while_its_card_waits_is_asked_about_again(open_no
     # At the seam: a run that expects other code than the cell holds is refused by the
     # extension itself, before anything reaches the kernel.
     refused = notebook.run_cell(
-        "from jupyter_agent.jupyter.bridge import connect_notebook\n"
+        "from jupyter_agent.jupyter.bridge.live import connect_notebook\n"
         "bridge = await connect_notebook()\n"
         "try:\n"
         "    await bridge.run('cell-0', source=\"shown = 'harmless'\")\n"

@@ -144,7 +144,7 @@ def test_a_collaborator_sees_the_agents_edits_and_runs_live_and_nothing_is_lost(
 
     # The bridge's save: the server writes the shared document, every edit in it.
     alice.run_cell(
-        "from jupyter_agent.jupyter.bridge import connect_notebook\n"
+        "from jupyter_agent.jupyter.bridge.live import connect_notebook\n"
         "bridge = await connect_notebook()\n"
         "await bridge.save()"
     )

@@ -12,7 +12,7 @@ from pathlib import Path
 
 VERSION = version("jupyter-in-kernel-agent")  # the distribution name (pyproject.toml)
 PROTOCOL = json.loads(
-    (Path(__file__).parents[2] / "jupyter_agent/jupyter/bridge_protocol.json").read_text()
+    (Path(__file__).parents[2] / "jupyter_agent/jupyter/bridge/bridge_protocol.json").read_text()
 )["version"]  # what the extension answers a ping with
 
 # What the kernel side does: open the comm with the notebook's path as the kernel knows

@@ -13,8 +13,8 @@ from playwright.sync_api import expect
 
 AGENT = """\
 from jupyter_agent import Agent, ScriptedModel
-from jupyter_agent.jupyter.bridge import connect_notebook
-from jupyter_agent.rules import Everything, Rule, Rules
+from jupyter_agent.jupyter.bridge.live import connect_notebook
+from jupyter_agent.config.rules import Everything, Rule, Rules
 
 turns = [
     {"tool_calls": [{"name": "insert_cell", "input": {

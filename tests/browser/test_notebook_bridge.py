@@ -18,7 +18,7 @@ import nbformat
 from shared_model import PANEL_OF, cells, command_mode, wait_for_cells
 
 CONNECT = """\
-from jupyter_agent.jupyter.bridge import connect_notebook
+from jupyter_agent.jupyter.bridge.live import connect_notebook
 
 bridge = await connect_notebook()
 print(bridge.mode, bridge.path)
@@ -26,7 +26,7 @@ print(bridge.mode, bridge.path)
 
 AGENT = """\
 from jupyter_agent import Agent, ScriptedModel
-from jupyter_agent.rules import Everything, Rule, Rules
+from jupyter_agent.config.rules import Everything, Rule, Rules
 
 def call(name, **arguments):
     return {{"text": "", "tool_calls": [{{"name": name, "input": arguments}}]}}
@@ -225,7 +225,7 @@ bridge.run = recording_run
     # An interrupt for a cell the bridge is no longer running touches nothing; save
     # writes what the notebook shows to disk.
     shown = notebook.run_cell(
-        "from jupyter_agent.jupyter.bridge_messages import INTERRUPT\n"
+        "from jupyter_agent.jupyter.bridge.messages import INTERRUPT\n"
         'print(json.dumps(await bridge._request(INTERRUPT({"cell_id": "cell-2"}))))\n'
         "await bridge.save()"
     )

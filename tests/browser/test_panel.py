@@ -98,7 +98,7 @@ def test_a_plan_shows_as_a_table_and_execute_plan_runs_it_step_by_step(open_note
     # The kernel never re-sent the panel's display for the text fallback (that would
     # have re-created the view): one view said hello, once.
     out = notebook.run_cell(
-        "from jupyter_agent.jupyter.kernel_agent import kernel_agent\n"
+        "from jupyter_agent.jupyter.kernel.agent import kernel_agent\n"
         "print(kernel_agent().panel.views_seen)"
     )
     assert out == "1"
@@ -160,7 +160,7 @@ def test_a_stopped_execution_carries_on_from_the_plan(open_notebook, lab):
     expect(rows.nth(1).locator(".ja-step-status")).to_have_text("done")
     expect(carry_on).to_be_disabled()  # executed to the end: once is enough
     out = notebook.run_cell(
-        "from jupyter_agent.jupyter.kernel_agent import kernel_agent\n"
+        "from jupyter_agent.jupyter.kernel.agent import kernel_agent\n"
         "a = kernel_agent().agent\n"
         "print(a.handle.summary, a.role, sum('Execute the approved plan' in m.text\n"
         "      for m in a.history if m.role == 'user'))"
@@ -173,7 +173,7 @@ def test_a_resumed_session_offers_to_continue_its_stopped_plan(open_notebook, la
         open_notebook, lab, "resume_plan", "Finished after resuming."
     )
     session_id = notebook.run_cell(
-        "from jupyter_agent.jupyter.kernel_agent import kernel_agent\n"
+        "from jupyter_agent.jupyter.kernel.agent import kernel_agent\n"
         "print(kernel_agent().agent.session.id)"
     )
     # The panel rebuilt from the saved session shows where the plan's execution stopped.

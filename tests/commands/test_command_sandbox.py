@@ -221,7 +221,7 @@ async def test_turned_off_in_the_users_settings_the_sandbox_says_so(place):
 def test_programs_the_kernel_runs_itself_never_come_from_the_workspace(place, monkeypatch):
     """A PATH that starts with a virtual environment inside the workspace must not make the
     kernel run a planted `bwrap` (a fake that confines nothing) or `git`."""
-    from jupyter_agent.autorun import autorun_for
+    from jupyter_agent.workspace.autorun import autorun_for
 
     ws, outside = place
     fake = ws / ".venv" / "bin"

@@ -38,11 +38,11 @@ from helpers import assert_valid, call, until
 
 from jupyter_agent import Agent, ScriptedModel
 from jupyter_agent.commands import analyze, command_hazards, with_git_overrides
-from jupyter_agent.commands.os_sandbox import OsSandbox, SandboxSettings
-from jupyter_agent.sandbox import Sandbox
+from jupyter_agent.os_sandbox.launch import OsSandbox, SandboxSettings
 from jupyter_agent.tools import ToolContext
 from jupyter_agent.tools.files import create_file
 from jupyter_agent.tools.shell import workspace_os_sandbox
+from jupyter_agent.workspace.sandbox import Sandbox
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the bubblewrap sandbox is Linux's")
 

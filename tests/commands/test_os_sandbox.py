@@ -36,14 +36,14 @@ from pathlib import Path
 
 import pytest
 
-from jupyter_agent import credentials
-from jupyter_agent.commands import _seccomp
-from jupyter_agent.commands.os_sandbox import (
+from jupyter_agent.os_sandbox import seccomp as _seccomp
+from jupyter_agent.os_sandbox.launch import (
     Launch,
     OsSandbox,
     SandboxSettings,
     seatbelt_profile,
 )
+from jupyter_agent.secrets import credentials
 
 linux = pytest.mark.skipif(sys.platform != "linux", reason="the bubblewrap sandbox is Linux's")
 
@@ -384,7 +384,7 @@ def test_what_a_crashed_process_left_is_swept_at_the_next_launch(make_sandbox, w
 _OTHER_KERNEL = r"""
 import os, subprocess, sys
 from pathlib import Path
-from jupyter_agent.commands.os_sandbox import OsSandbox
+from jupyter_agent.os_sandbox.launch import OsSandbox
 ws, mode = Path(sys.argv[1]), sys.argv[2]
 sb = OsSandbox(ws, protected=lambda: [ws / ".jupyter_agent"])
 script = (
@@ -759,7 +759,7 @@ def test_it_works_for_a_non_root_user(nobodys_folder):
         f"""
         import subprocess, sys
         from pathlib import Path
-        from jupyter_agent.commands.os_sandbox import OsSandbox
+        from jupyter_agent.os_sandbox.launch import OsSandbox
         sb = OsSandbox(Path("{ws}"))
         print(sb.status().mechanism)
         launch = sb.launch(["sh", "-c", "id -u; touch in; touch {outside}/out"], Path("{ws}"))

@@ -23,10 +23,10 @@ SETUP = """
 import asyncio, sys
 from IPython import get_ipython
 from jupyter_agent import Agent, ScriptedModel
-from jupyter_agent.notebook_file import FileBridge
-from jupyter_agent.rules import Everything, Rule, Rules
-from jupyter_agent.jupyter.kernel import KernelExecutor, attach_kernel
-from jupyter_agent.notebook_view import ExecutionHistory
+from jupyter_agent.notebook.file import FileBridge
+from jupyter_agent.config.rules import Everything, Rule, Rules
+from jupyter_agent.jupyter.kernel.runner import KernelExecutor, attach_kernel
+from jupyter_agent.notebook.view import ExecutionHistory
 
 def call(tool, /, **arguments):
     return {"text": "", "tool_calls": [{"name": tool, "input": arguments}]}
@@ -289,7 +289,7 @@ def test_a_command_cannot_read_the_kernels_key_or_environment(workspace):
             """
             import os, json
             from ipykernel.connect import get_connection_file
-            from jupyter_agent.jupyter.kernel_agent import kernel_agent
+            from jupyter_agent.jupyter.kernel.agent import kernel_agent
             from jupyter_agent.permissions import AllowAll
             os.environ["ANTHROPIC_API_KEY"] = "sk-ant-api03-kernel-only-secret"
             connection = get_connection_file()

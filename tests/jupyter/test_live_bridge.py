@@ -1,4 +1,4 @@
-"""The live bridge's kernel side (jupyter_agent.jupyter.bridge).
+"""The live bridge's kernel side (jupyter_agent.jupyter.bridge.live).
 
 Two halves. With a stand-in comm: replies resolved from other threads, duplicates
 ignored, timeouts and closes that say what failed, cancel → interrupt, errors written for
@@ -25,9 +25,10 @@ from inline_snapshot import snapshot
 from kernels import Kernel, kernel
 
 from jupyter_agent.errors import ToolError
-from jupyter_agent.jupyter import _bridge_protocol, bridge_messages
-from jupyter_agent.jupyter import bridge as bridge_module
-from jupyter_agent.jupyter.bridge import (
+from jupyter_agent.jupyter.bridge import live as bridge_module
+from jupyter_agent.jupyter.bridge import messages as bridge_messages
+from jupyter_agent.jupyter.bridge import protocol as _bridge_protocol
+from jupyter_agent.jupyter.bridge.live import (
     ERROR_CODES,
     OPERATIONS,
     PROTOCOL,
@@ -38,9 +39,9 @@ from jupyter_agent.jupyter.bridge import (
     LiveBridge,
     connect_notebook,
 )
-from jupyter_agent.jupyter.bridge_messages import INSERT_CELL_ID
-from jupyter_agent.notebook import NotebookBridge, SourceChanged
-from jupyter_agent.notebook_file import FileBridge
+from jupyter_agent.jupyter.bridge.messages import INSERT_CELL_ID
+from jupyter_agent.notebook.bridge import NotebookBridge, SourceChanged
+from jupyter_agent.notebook.file import FileBridge
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -221,7 +222,7 @@ async def test_insert_names_the_id_to_reuse_cell_id_from_protocol_3_and_id_befor
 
 
 def test_the_message_schema_is_what_bridge_messages_defines():
-    # Regenerate with `python -m jupyter_agent.jupyter.bridge_messages`, then
+    # Regenerate with `python -m jupyter_agent.jupyter.bridge.messages`, then
     # `npm run build:protocol` in js/.
     assert bridge_messages.SCHEMA_FILE.read_text(encoding="utf-8") == bridge_messages.render()
     assert list(bridge_messages.OPERATIONS) == list(OPERATIONS)
@@ -571,7 +572,7 @@ def test_a_cell_can_await_connect_notebook_at_top_level(tmp_path):
         shown = lab.run(
             """
             import time
-            from jupyter_agent.jupyter.bridge import connect_notebook
+            from jupyter_agent.jupyter.bridge.live import connect_notebook
             started = time.monotonic()
             bridge = await connect_notebook(timeout=30)
             print(bridge.mode, bridge.path, round(time.monotonic() - started, 1))
@@ -591,7 +592,7 @@ def test_the_file_is_used_when_the_frontend_refuses_or_stays_silent(tmp_path):
         shown = lab.run(
             """
             import time
-            from jupyter_agent.jupyter.bridge import connect_notebook
+            from jupyter_agent.jupyter.bridge.live import connect_notebook
             started = time.monotonic()
             bridge = await connect_notebook(timeout=30)
             print(bridge.mode, round(time.monotonic() - started, 1))
@@ -630,7 +631,7 @@ def test_replies_over_a_subshell_and_from_a_background_task(tmp_path):
         lab.run(
             """
             import asyncio, threading
-            from jupyter_agent.jupyter.bridge import LiveBridge
+            from jupyter_agent.jupyter.bridge.live import LiveBridge
             bridge = LiveBridge("analysis.ipynb")
             threads = []
             original = bridge._on_msg
@@ -662,7 +663,7 @@ def test_a_reply_queued_behind_a_synchronous_cell_still_counts(tmp_path):
         lab.run(
             """
             import asyncio
-            from jupyter_agent.jupyter.bridge import connect_notebook
+            from jupyter_agent.jupyter.bridge.live import connect_notebook
             task = asyncio.ensure_future(connect_notebook(timeout=0.5))
             """
         )

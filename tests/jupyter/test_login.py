@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from kernels import Kernel, agent_kernel, stop_kernel
 
-from jupyter_agent import credentials
+from jupyter_agent.secrets import credentials
 
 pytestmark = pytest.mark.slow  # real kernels
 

@@ -30,7 +30,7 @@ each many times the window it outlives."""
 def agent(path, script: str, **policy: object) -> str:
     options = ", ".join(f"{k}={v!r}" for k, v in policy.items())
     return f"""
-from jupyter_agent.running_cells import CellPolicy
+from jupyter_agent.notebook.running_cells import CellPolicy
 agent = Agent(
     "actor",
     ScriptedModel({script}),

@@ -244,7 +244,7 @@ def test_without_an_api_key_the_default_model_says_so_in_one_line(shared_kernel:
 def test_options_set_the_kernels_agent(shared_kernel: Kernel) -> None:
     shared_kernel.ok("%agent --max-steps 7 --loop roa")
     out = shared_kernel.ok(
-        "from jupyter_agent.jupyter.kernel_agent import kernel_agent\n"
+        "from jupyter_agent.jupyter.kernel.agent import kernel_agent\n"
         "a = kernel_agent().agent\n"
         "print(a.limits.max_steps, a.loop, a.workspace.name == get_ipython().user_ns['__session__'].split('/')[-2])"
     )
@@ -284,7 +284,7 @@ def test_model_lists_switches_and_the_panel_follows(kernel: Kernel) -> None:
         "'a b' is not a model string"
     )
     out = kernel.ok(
-        "from jupyter_agent.jupyter.kernel_agent import kernel_agent\n"
+        "from jupyter_agent.jupyter.kernel.agent import kernel_agent\n"
         "a = kernel_agent().agent\n"
         "print(a.model.name, a.session.metadata.model, a.session.metadata.provider)"
     )
@@ -303,7 +303,7 @@ def test_the_trust_prompt_shows_as_the_panel_opens_and_trust_applies_it(tmp_path
     )
     k = agent_kernel(folder, HOME=str(home))
     try:
-        k.ok("%agent\nfrom jupyter_agent.jupyter.kernel_agent import kernel_agent")
+        k.ok("%agent\nfrom jupyter_agent.jupyter.kernel.agent import kernel_agent")
         comm = k.panel_comm()
         opened = next(
             m for m in k.seen if m["msg_type"] == "comm_open" and m["content"]["comm_id"] == comm
@@ -341,7 +341,7 @@ def test_the_trust_prompt_shows_as_the_panel_opens_and_trust_applies_it(tmp_path
 def test_remember_appends_to_agents_md_with_a_diff_and_respects_a_deny_rule(
     tmp_path: Path,
 ) -> None:
-    from jupyter_agent.instructions import REMEMBER_HEADER
+    from jupyter_agent.config.instructions import REMEMBER_HEADER
 
     home, allowed, denied = tmp_path / "home", tmp_path / "allowed", tmp_path / "denied"
     for folder in (home, allowed, denied / ".jupyter_agent"):
@@ -352,7 +352,7 @@ def test_remember_appends_to_agents_md_with_a_diff_and_respects_a_deny_rule(
     )
     report = (
         "await h.wait()\n"
-        "from jupyter_agent.jupyter.kernel_agent import kernel_agent\n"
+        "from jupyter_agent.jupyter.kernel.agent import kernel_agent\n"
         "print(h.agent.role, kernel_agent().panel.role, '|', h.summary)\n"
         "print(*[e.diff for e in h.events_so_far if e.kind == 'tool_end' and e.diff], sep='')"
     )
@@ -388,7 +388,7 @@ def test_compact_summarises_the_conversation_and_the_panel_marks_where(kernel: K
     kernel.ok("h = %agent act What is the answer?\nawait h.wait()")
     out = kernel.ok(
         "h = %agent compact\nawait h.wait()\n"
-        "from jupyter_agent.jupyter.kernel_agent import kernel_agent\n"
+        "from jupyter_agent.jupyter.kernel.agent import kernel_agent\n"
         "print(h.summary, '|', kernel_agent().panel.context['estimated'])\n"
         "print(*[e.describe() for e in h.events_so_far if e.kind == 'compaction'])"
     )
@@ -413,7 +413,7 @@ def test_side_publishes_a_dock_request(shared_kernel: Kernel) -> None:
     assert len(shown.displays) == 1
     assert "application/vnd.jupyter.widget-view+json" in shown.displays[0]["data"]
     out = shared_kernel.ok(
-        "from jupyter_agent.jupyter.kernel_agent import kernel_agent\n"
+        "from jupyter_agent.jupyter.kernel.agent import kernel_agent\n"
         "p = kernel_agent().panel\nprint(p.dock, p.widget_id == p.model_id, p.model_id)"
     )
     side, same, model_id = out.stdout.split()
@@ -425,7 +425,7 @@ def test_without_a_frontend_the_panel_says_edits_go_to_the_file(shared_kernel: K
     shared_kernel.ok("%agent")
     out = shared_kernel.ok(
         "import asyncio\n"
-        "from jupyter_agent.jupyter.kernel_agent import kernel_agent\n"
+        "from jupyter_agent.jupyter.kernel.agent import kernel_agent\n"
         "p = kernel_agent().panel\n"
         "while p.bridge_mode == 'connecting': await asyncio.sleep(0.05)\n"
         "print(p.bridge_mode)\nprint(p.notebook)"
@@ -507,7 +507,7 @@ def test_act_and_the_cell_magic_choose_the_role(kernel: Kernel) -> None:
     assert out.stdout.strip() == "actor Done."
     out = kernel.ok("%%agent --role planner\nLook at the data\nand say what you see")
     kernel.ok(
-        "from jupyter_agent.jupyter.kernel_agent import kernel_agent\nh = kernel_agent().agent.handle\nawait h.wait()"
+        "from jupyter_agent.jupyter.kernel.agent import kernel_agent\nh = kernel_agent().agent.handle\nawait h.wait()"
     )
     out = kernel.ok("print(h.role, repr(h.task))")
     assert out.stdout.strip() == "planner 'Look at the data\\nand say what you see'"
@@ -546,7 +546,7 @@ def test_resume_continues_a_saved_session(kernel: Kernel) -> None:
     )
     kernel.ok("%agent --resume")
     out = kernel.ok(
-        "from jupyter_agent.jupyter.kernel_agent import kernel_agent\n"
+        "from jupyter_agent.jupyter.kernel.agent import kernel_agent\n"
         "a = kernel_agent().agent\nprint(a.session.id == other.session.id, a.model is m)"
     )
     assert out.stdout.split() == ["True", "True"]
@@ -583,7 +583,7 @@ async def test_a_resumed_session_offers_to_carry_on_a_plan_whose_execution_stopp
     from helpers import until
 
     from jupyter_agent import Agent, ScriptedModel
-    from jupyter_agent.jupyter.transcript import history_entries
+    from jupyter_agent.jupyter.panel.transcript import history_entries
 
     def mark(number: int, status: str) -> dict[str, Any]:
         return {"name": "update_plan_step", "input": {"step_number": number, "status": status}}
@@ -624,7 +624,7 @@ async def test_a_resumed_session_offers_to_carry_on_a_plan_whose_execution_stopp
 
 
 def test_the_transcript_merges_streams_and_a_finished_block_keeps_its_text() -> None:
-    from jupyter_agent.jupyter.transcript import Transcript
+    from jupyter_agent.jupyter.panel.transcript import Transcript
 
     t = Transcript()
     t.add({"kind": "turn_start", "step": 1})
@@ -659,7 +659,7 @@ def test_the_transcript_merges_streams_and_a_finished_block_keeps_its_text() -> 
 def test_the_transcript_merges_each_subagents_stream_apart() -> None:
     """Two subagents streaming at once: each one's pieces merge with its own only, in the
     batch and in the log, and what was sent is never changed by what the log merges."""
-    from jupyter_agent.jupyter.transcript import Transcript
+    from jupyter_agent.jupyter.panel.transcript import Transcript
 
     def piece(child: str, text: str) -> dict[str, Any]:
         return {
@@ -897,7 +897,7 @@ def test_stop_over_the_comm_while_streaming_running_a_command_and_waiting(kernel
     )
     out = kernel.ok(
         "from jupyter_agent.messages import conversation_problems, to_api_messages\n"
-        "from jupyter_agent.jupyter.kernel_agent import kernel_agent\n"
+        "from jupyter_agent.jupyter.kernel.agent import kernel_agent\n"
         "print(conversation_problems(to_api_messages(kernel_agent().agent.history)))"
     )
     assert out.stdout.strip() == "[]"
@@ -1075,7 +1075,7 @@ def test_a_replay_shows_tokens_but_no_cost(kernel: Kernel) -> None:
     scripted(kernel, "m", plan_turns())
     kernel.ok("h = %agent plan --model $m Clean the sales data\nawait h.wait()")
     out = kernel.ok(
-        "from jupyter_agent.jupyter.kernel_agent import kernel_agent\n"
+        "from jupyter_agent.jupyter.kernel.agent import kernel_agent\n"
         "panel = kernel_agent().panel\n"
         "print(sorted(panel.usage))\nprint(panel.text())"
     )
@@ -1167,7 +1167,7 @@ def test_terminal_ipython_prints_the_run_and_asks_at_the_prompt(tmp_path: Path) 
 def test_a_long_sessions_log_stays_within_its_budget_and_says_what_it_left_out(
     monkeypatch,
 ) -> None:
-    import jupyter_agent.jupyter.transcript as transcript
+    import jupyter_agent.jupyter.panel.transcript as transcript
 
     monkeypatch.setattr(transcript, "LOG_BUDGET", 200_000)
     monkeypatch.setattr(transcript, "LOG_KEEP_RECENT", 10)
@@ -1202,7 +1202,7 @@ def test_the_agents_cell_is_where_its_new_cells_go(kernel: Kernel) -> None:
         reply = kernel.client.get_shell_msg(timeout=TIMEOUT)
     assert reply["content"]["status"] == "ok"
     code = (
-        "from jupyter_agent.jupyter.kernel_agent import kernel_agent\n"
+        "from jupyter_agent.jupyter.kernel.agent import kernel_agent\n"
         "print(kernel_agent(get_ipython()).agent.changes.anchor)"
     )
     assert kernel.ok(code).stdout.strip() == "the-agent-cell"

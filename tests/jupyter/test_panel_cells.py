@@ -13,9 +13,9 @@ import pytest
 from helpers import PrintingCell, call, until
 
 from jupyter_agent import Agent, CellPolicy, ScriptedModel
-from jupyter_agent.jupyter.panel import AgentPanel
-from jupyter_agent.notebook_file import FileBridge
-from jupyter_agent.rules import Everything, Rule, Rules
+from jupyter_agent.config.rules import Everything, Rule, Rules
+from jupyter_agent.jupyter.panel.widget import AgentPanel
+from jupyter_agent.notebook.file import FileBridge
 
 QUESTION = call("ask_user", question="Go on?", options=[{"label": "Yes", "value": "y"}])
 

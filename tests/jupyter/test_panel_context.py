@@ -16,9 +16,9 @@ from inline_snapshot import snapshot
 
 from jupyter_agent import Agent, ScriptedModel
 from jupyter_agent.events import CompactionEvent
-from jupyter_agent.jupyter.panel import AgentPanel
-from jupyter_agent.jupyter.panel_protocol import to_entry
-from jupyter_agent.jupyter.transcript import history_entries
+from jupyter_agent.jupyter.panel.protocol import to_entry
+from jupyter_agent.jupyter.panel.transcript import history_entries
+from jupyter_agent.jupyter.panel.widget import AgentPanel
 
 SUMMARY = "The user asked for three files; they were read, and the answer was 42."
 WINDOW = 50_000

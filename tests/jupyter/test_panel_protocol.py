@@ -19,22 +19,22 @@ from pydantic import TypeAdapter, ValidationError
 
 from jupyter_agent import Agent, ScriptedModel, tool
 from jupyter_agent.events import Event
-from jupyter_agent.jupyter import panel_protocol
-from jupyter_agent.jupyter.panel import AgentPanel
-from jupyter_agent.jupyter.panel_protocol import (
+from jupyter_agent.jupyter.panel import protocol as panel_protocol
+from jupyter_agent.jupyter.panel.protocol import (
     SCHEMA_FILE,
     TRAIT_EVENTS,
     PanelState,
     ViewMessageAdapter,
     to_entry,
 )
-from jupyter_agent.jupyter.transcript import history_entries
+from jupyter_agent.jupyter.panel.transcript import history_entries
+from jupyter_agent.jupyter.panel.widget import AgentPanel
 from jupyter_agent.permissions import Allow, Ask, ToolCall
 from jupyter_agent.tools.control import CONTROL_TOOLS
 
 
 def test_the_checked_in_schema_is_what_the_python_gives() -> None:
-    # Regenerate with `python -m jupyter_agent.jupyter.panel_protocol`, then
+    # Regenerate with `python -m jupyter_agent.jupyter.panel.protocol`, then
     # `npm run build:wire` in js/ (js/test/wire.test.ts checks the TypeScript).
     assert SCHEMA_FILE.read_text(encoding="utf-8") == panel_protocol.render()
 

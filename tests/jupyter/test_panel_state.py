@@ -9,9 +9,9 @@ import pytest
 from event_samples import SAMPLES
 
 from jupyter_agent import events as ev
-from jupyter_agent.jupyter.panel_commands import handled
-from jupyter_agent.jupyter.panel_protocol import Command, PanelState
-from jupyter_agent.jupyter.panel_state import (
+from jupyter_agent.jupyter.panel.commands import handled
+from jupyter_agent.jupyter.panel.protocol import Command, PanelState
+from jupyter_agent.jupyter.panel.state import (
     SUBAGENT_WAITS,
     PanelFacts,
     PanelUpdate,

@@ -24,10 +24,10 @@ import pytest
 from helpers import assert_valid, call, own_processes, until
 
 from jupyter_agent import Agent, ScriptedModel
+from jupyter_agent.config.rules import McpServer, Rule, Rules
+from jupyter_agent.config.settings import Settings
 from jupyter_agent.events import Event
 from jupyter_agent.mcp import McpServerConfig
-from jupyter_agent.rules import McpServer, Rule, Rules
-from jupyter_agent.settings import Settings
 
 SERVER = str(Path(__file__).with_name("mcp_server_for_tests.py"))
 SECRET = "tok-5ecret-value-1234"

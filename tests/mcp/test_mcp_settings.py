@@ -14,12 +14,12 @@ import pytest
 from helpers import call
 
 from jupyter_agent import Agent, ScriptedModel
+from jupyter_agent.config.rules import McpServer, Rule, Rules
+from jupyter_agent.config.settings import SettingsError, load_settings
 from jupyter_agent.mcp import McpServerConfig, McpServers, MissingVariable, render_status
 from jupyter_agent.mcp._connection import ServerTool
 from jupyter_agent.mcp._tool import input_schema, tool_name
 from jupyter_agent.permissions import ToolCall
-from jupyter_agent.rules import McpServer, Rule, Rules
-from jupyter_agent.settings import SettingsError, load_settings
 from jupyter_agent.tools import ToolRegistry, tool
 
 SERVER = str(Path(__file__).with_name("mcp_server_for_tests.py"))

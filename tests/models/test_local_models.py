@@ -13,7 +13,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from jupyter_agent import Agent
-from jupyter_agent.jupyter._setup import model_choices
+from jupyter_agent.jupyter.panel.setup import model_choices
 from jupyter_agent.models import _local
 from jupyter_agent.models._local import LocalModels, ollama_url
 
@@ -60,7 +60,7 @@ def test_the_models_ollama_serves_are_listed_as_model_strings(ollama, workspace,
     assert models.known() == ["ollama:qwen3:8b", "ollama:llama3.2:latest"]
     # The picker lists them beside the model in use.
     monkeypatch.setattr(_local, "LOCAL_MODELS", models)
-    monkeypatch.setattr("jupyter_agent.jupyter._setup.LOCAL_MODELS", models)
+    monkeypatch.setattr("jupyter_agent.jupyter.panel.setup.LOCAL_MODELS", models)
     listed = [c["id"] for c in model_choices(Agent(workspace=workspace, model="scripted"))]
     assert listed == ["scripted", "ollama:qwen3:8b", "ollama:llama3.2:latest"]
 

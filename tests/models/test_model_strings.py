@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from jupyter_agent import Agent, AnthropicModel, ScriptedModel
+from jupyter_agent.config.settings import SettingsError, trust
 from jupyter_agent.errors import MissingAPIKey
 from jupyter_agent.messages import TextBlock
 from jupyter_agent.models import (
@@ -21,7 +22,6 @@ from jupyter_agent.models import (
     parse_model,
     resolve_model,
 )
-from jupyter_agent.settings import SettingsError, trust
 from jupyter_agent.testing import MessagesServer, Reply, text
 
 
@@ -241,7 +241,7 @@ def test_a_model_instance_is_used_as_given():
 
 def test_an_unknown_price_is_said_plainly_never_as_zero_dollars():
     from jupyter_agent.events import UsageEvent
-    from jupyter_agent.jupyter.record import usage_line
+    from jupyter_agent.jupyter.panel.record import usage_line
     from jupyter_agent.models._usage import cost_text
 
     assert cost_text(0.0123, 0) == "$0.0123"
@@ -254,7 +254,7 @@ def test_an_unknown_price_is_said_plainly_never_as_zero_dollars():
 async def test_a_credential_in_a_model_string_never_reaches_the_picker(workspace, home):
     """A compatible server's URL with a password in it: the picker shows it masked (the
     panel's state is saved with the notebook), and choosing it still switches to it."""
-    from jupyter_agent.jupyter.panel import AgentPanel
+    from jupyter_agent.jupyter.panel.widget import AgentPanel
 
     secret = "hunter2-very-secret"
     model = f"openai-compatible:llama3@http://bob:{secret}@gpu-box:8000/v1"

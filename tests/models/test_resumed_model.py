@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from jupyter_agent import Agent
-from jupyter_agent.agent._session import Session
+from jupyter_agent.sessions.store import Session
 from jupyter_agent.testing import ChatCompletionsServer, Reply, text
 
 

@@ -14,11 +14,11 @@ import pytest
 from helpers import PrintingCell, call, until
 
 from jupyter_agent import Agent, ScriptedModel
+from jupyter_agent.config.rules import Everything, Rule, Rules
 from jupyter_agent.errors import ToolError
-from jupyter_agent.notebook import NotebookBridge
-from jupyter_agent.notebook_file import FileBridge
-from jupyter_agent.rules import Everything, Rule, Rules
-from jupyter_agent.running_cells import CellPolicy, CellRuns
+from jupyter_agent.notebook.bridge import NotebookBridge
+from jupyter_agent.notebook.file import FileBridge
+from jupyter_agent.notebook.running_cells import CellPolicy, CellRuns
 from jupyter_agent.tools import ToolContext, ToolOutput
 from jupyter_agent.tools.notebook import NOTEBOOK_TOOLS
 

@@ -677,7 +677,7 @@ async def test_a_file_that_is_one_huge_line_is_read_in_bounded_memory(workspace)
 
 
 def test_a_huge_path_is_refused_without_being_echoed(workspace):
-    from jupyter_agent.sandbox import Sandbox
+    from jupyter_agent.workspace.sandbox import Sandbox
 
     with pytest.raises(ToolError) as refused:
         Sandbox(workspace).resolve("a/" * 5_000_000)

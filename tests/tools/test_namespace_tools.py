@@ -14,7 +14,7 @@ from inline_snapshot import snapshot
 
 from jupyter_agent import Agent, ScriptedModel
 from jupyter_agent.errors import ToolError
-from jupyter_agent.namespace import KernelNamespace, safe_repr
+from jupyter_agent.namespace.kernel_namespace import KernelNamespace, safe_repr
 from jupyter_agent.permissions import Permission
 from jupyter_agent.tools import ToolContext
 from jupyter_agent.tools.variables import NAMESPACE_TOOLS, inspect_variable, list_variables
@@ -159,7 +159,7 @@ def test_inspect_dataframe(ns):
 
 
 def test_inspect_dataframe_skips_costly_statistics(ns, monkeypatch):
-    import jupyter_agent._namespace_tables as namespace
+    import jupyter_agent.namespace._tables as namespace
 
     monkeypatch.setattr(namespace, "STATS_CELL_LIMIT", 10)
     text = run(inspect_variable, ns, name="df").text

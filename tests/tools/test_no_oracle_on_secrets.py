@@ -25,8 +25,8 @@ from helpers import call
 
 from jupyter_agent import Agent, AnthropicModel, ScriptedModel
 from jupyter_agent.errors import ToolError
-from jupyter_agent.notebook_file import FileBridge
-from jupyter_agent.redaction import Secrets
+from jupyter_agent.notebook.file import FileBridge
+from jupyter_agent.secrets.redaction import Secrets
 from jupyter_agent.testing import MessagesServer, Reply, text, tool_use
 from jupyter_agent.tools import Tool, ToolContext
 from jupyter_agent.tools.files import delete_file, grep, read_file, update_file
@@ -262,7 +262,7 @@ async def test_a_cells_find_answers_nothing_about_a_masked_value(tmp_path):
     nb.cells = [nbformat.v4.new_code_cell(f'{NAME} = "{TOKEN}"\nconnect({NAME})', id="conn")]
     nbformat.write(nb, path)
     ctx = _context(path.parent, bridge=FileBridge(path))
-    from jupyter_agent.notebook import NotebookBridge
+    from jupyter_agent.notebook.bridge import NotebookBridge
 
     ctx.resources.insert(FileBridge(path), NotebookBridge)
 
@@ -415,7 +415,7 @@ async def test_an_edit_through_the_real_run_loop_keeps_a_secret_it_never_saw(wor
             {"text": "done"},
         ]
     )
-    from jupyter_agent.rules import Everything, Rule, Rules
+    from jupyter_agent.config.rules import Everything, Rule, Rules
 
     agent = Agent("actor", model, workspace=workspace, policy=Rules([Rule.allow(Everything())]))
     agent.secrets.add(TOKEN, NAME)
@@ -435,7 +435,7 @@ async def test_a_cells_derived_id_says_nothing_of_a_masked_password(tmp_path):
     """Most notebooks store no cell ids; the ones derived for them from content are shown
     to the model. A hash of a cell holding a short password would let it be guessed
     offline, so the id is the same whatever the password."""
-    from jupyter_agent.notebook_file import FileBridge
+    from jupyter_agent.notebook.file import FileBridge
 
     ids = []
     for password in ("hunter22", "hunter23"):

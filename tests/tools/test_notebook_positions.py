@@ -11,8 +11,8 @@ import nbformat
 import pytest
 
 from jupyter_agent.errors import ToolError
-from jupyter_agent.notebook import NotebookBridge, RunResult
-from jupyter_agent.notebook_file import FileBridge
+from jupyter_agent.notebook.bridge import NotebookBridge, RunResult
+from jupyter_agent.notebook.file import FileBridge
 from jupyter_agent.tools import ToolContext
 from jupyter_agent.tools.notebook import NOTEBOOK_TOOLS
 

@@ -13,7 +13,7 @@ from helpers import PLAN, assert_valid, call
 
 from jupyter_agent import Agent, ScriptedModel
 from jupyter_agent.permissions import PLANNER
-from jupyter_agent.session_index import SESSIONS_DIR, SessionIndex
+from jupyter_agent.sessions.index import SESSIONS_DIR, SessionIndex
 
 
 async def test_the_planner_finds_a_past_sessions_plan_through_the_run_loop(

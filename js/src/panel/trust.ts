@@ -1,6 +1,6 @@
 /**
  * The trust prompt: what trusting the folder's settings would enable, as the kernel
- * rendered it from their effect (jupyter_agent/trust.py), shown from the moment the panel
+ * rendered it from their effect (jupyter_agent/config/trust.py), shown from the moment the panel
  * opens. Every effect is listed (the card scrolls, nothing is "… and N more"); each
  * summary is the kernel's words, and the settings' own text (a detail's name and value)
  * is data, shown in <code> as text, never as markup.

@@ -1,6 +1,6 @@
 /**
  * The panel's wire types, named for the view's code. Every type comes from wire.ts,
- * generated from jupyter_agent/jupyter/panel_protocol.py: a field or an entry kind the
+ * generated from jupyter_agent/jupyter/panel/protocol.py: a field or an entry kind the
  * kernel adds reaches the compiler here, and the transcript's `switch` fails to compile
  * until it handles a new kind.
  */

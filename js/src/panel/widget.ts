@@ -1,9 +1,9 @@
 /**
  * The jupyter_agent panel: the anywidget entry (`export default { render }`), bundled by
- * scripts/panel.js into jupyter_agent/jupyter/static/panel.js, which panel.py loads.
+ * scripts/panel.js into jupyter_agent/jupyter/panel/static/panel.js, which panel.py loads.
  *
  * State comes from the model's traits (written by the kernel only); the transcript comes
- * as custom messages (see jupyter_agent/jupyter/panel.py for the protocol); user actions
+ * as custom messages (see jupyter_agent/jupyter/panel/widget.py for the protocol); user actions
  * go to the kernel as commands. Every piece of text is put in the page with textContent or
  * text nodes: nothing the agent or the user wrote ever reaches innerHTML.
  */

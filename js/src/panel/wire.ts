@@ -1,6 +1,6 @@
 /**
  * The panel's wire protocol: transcript entries, the messages each side sends and the
- * synced traits. Generated from jupyter_agent/jupyter/panel_protocol.py's JSON Schema
+ * synced traits. Generated from jupyter_agent/jupyter/panel/protocol.py's JSON Schema
  * (panel_protocol.json) by scripts/wire.js (`npm run build:wire`). Do not edit:
  * test/wire.test.ts fails when this file is not what the schema gives.
  */
@@ -999,7 +999,7 @@ export interface StreamedText {
   type: 'text';
 }
 /**
- * The widget's synced traits, as :class:`~jupyter_agent.jupyter.panel.AgentPanel`
+ * The widget's synced traits, as :class:`~jupyter_agent.jupyter.panel.widget.AgentPanel`
  * declares them; the kernel writes them, a view only reads.
  *
  * This interface was referenced by `PanelProtocol`'s JSON-Schema

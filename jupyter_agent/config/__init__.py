@@ -1,0 +1,3 @@
+"""Configuration: settings files, permission rules, project instructions, and the trust
+a folder's settings wait for.
+"""

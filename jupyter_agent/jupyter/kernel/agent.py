@@ -1,0 +1,325 @@
+"""This kernel's agent: made once, found again by every ``%agent`` and by the panel.
+
+The agent works in the notebook's folder (the workspace) on the notebook itself, whose
+path the kernel knows as ``__session__``. It gets this kernel as resources: its live
+variables (with the namespace tools), its execution history, and the notebook through
+the lab extension when a frontend answers, or the ``.ipynb`` file (cells run in this
+kernel) when none does. Finding that out needs a round trip through the frontend, which
+can only be answered after the cell that created the agent has ended; so the bridge is
+connected in a background task, and notebook tools wait for it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import re
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from ...agent import Agent
+from ...models import Model
+from ...notebook.bridge import BridgeMode, Cell, CellType, NotebookBridge, RunResult
+from ...notebook.file import FileBridge
+from .runner import KernelExecutor, attach_kernel
+
+log = logging.getLogger(__name__)
+
+BRIDGE_TIMEOUT = 2.0
+"""Seconds to wait for the lab extension to answer before editing the file instead."""
+
+
+# --- where the kernel is --------------------------------------------------------------
+
+
+def notebook_path(shell: Any) -> tuple[str, Path] | None:
+    """The notebook this kernel belongs to: (its path as the frontend knows it, the file)."""
+    session = shell.user_ns.get("__session__") or os.environ.get("JPY_SESSION_NAME") or ""
+    if not isinstance(session, str) or not session.endswith(".ipynb"):
+        return None
+    given = Path(session).expanduser()
+    candidates = [given] if given.is_absolute() else [Path.cwd() / given, Path.cwd() / given.name]
+    for candidate in candidates:
+        if candidate.is_file():
+            return session, candidate.resolve()
+    return None
+
+
+def kernel_id(shell: Any) -> str:
+    """The Jupyter server's id of this kernel (from its connection file), or ''."""
+    if getattr(shell, "kernel", None) is None:
+        return ""
+    try:
+        from ipykernel.connect import get_connection_file
+
+        name = Path(get_connection_file()).name
+    except Exception:
+        return ""
+    match = re.fullmatch(r"kernel-(.+)\.json", name)
+    return match.group(1) if match else ""
+
+
+def running_cell_id(shell: Any) -> str | None:
+    """The id of the cell being run, as the frontend named it in its request (JupyterLab
+    and Notebook 7 put ``cellId`` in an execute request's metadata); None elsewhere."""
+    get_parent = getattr(getattr(shell, "kernel", None), "get_parent", None)
+    if get_parent is None:
+        return None
+    try:
+        parent = get_parent("shell") or {}
+    except Exception:  # an ipykernel older than 6 or a kernel of another kind
+        return None
+    metadata = parent.get("metadata") if isinstance(parent, dict) else None
+    cell_id = metadata.get("cellId") if isinstance(metadata, dict) else None
+    return cell_id if isinstance(cell_id, str) and cell_id else None
+
+
+def in_kernel(shell: Any) -> bool:
+    """A ZMQ kernel (a notebook frontend may be there), not terminal IPython."""
+    return getattr(shell, "kernel", None) is not None
+
+
+# --- the notebook, once a frontend has answered or not ----------------------------------
+
+
+class PendingBridge:
+    """Stands for the notebook bridge while ``connect_notebook`` finds out which it is.
+
+    Every operation waits for the connection, then goes to the live or the file bridge.
+    """
+
+    def __init__(self, path: str, connecting: Awaitable[NotebookBridge]) -> None:
+        self.path = path
+        self._task: asyncio.Future[NotebookBridge] = asyncio.ensure_future(connecting)
+
+    @property
+    def bridge(self) -> NotebookBridge | None:
+        """The connected bridge, once known."""
+        task = self._task
+        if task.done() and not task.cancelled() and task.exception() is None:
+            return task.result()
+        return None
+
+    @property
+    def mode(self) -> BridgeMode:
+        bridge = self.bridge
+        return bridge.mode if bridge is not None else "connecting"
+
+    def describe(self) -> str:
+        bridge = self.bridge
+        if bridge is not None:
+            return bridge.describe()
+        return (
+            f"{self.path} — connecting: edits go through JupyterLab when the notebook is "
+            "open there, otherwise to the .ipynb file"
+        )
+
+    async def ready(self) -> NotebookBridge:
+        return await asyncio.shield(self._task)
+
+    async def read(self) -> list[Cell]:
+        return await (await self.ready()).read()
+
+    async def read_cell(self, cell_id: str) -> Cell:
+        return await (await self.ready()).read_cell(cell_id)
+
+    async def insert(
+        self,
+        source: str,
+        cell_type: CellType = "code",
+        *,
+        before: str | None = None,
+        after: str | None = None,
+        cell_id: str | None = None,
+    ) -> Cell:
+        bridge = await self.ready()
+        return await bridge.insert(source, cell_type, before=before, after=after, cell_id=cell_id)
+
+    async def update(self, cell_id: str, source: str) -> Cell:
+        return await (await self.ready()).update(cell_id, source)
+
+    async def delete(self, cell_id: str) -> tuple[Cell, int]:
+        return await (await self.ready()).delete(cell_id)
+
+    async def move(
+        self, cell_id: str, *, before: str | None = None, after: str | None = None
+    ) -> int:
+        return await (await self.ready()).move(cell_id, before=before, after=after)
+
+    async def set_type(self, cell_id: str, cell_type: CellType) -> Cell:
+        return await (await self.ready()).set_type(cell_id, cell_type)
+
+    async def run(
+        self, cell_id: str, timeout: float | None = None, *, source: str | None = None
+    ) -> RunResult:
+        bridge = await self.ready()
+        if source is None:
+            return await bridge.run(cell_id, timeout)
+        return await bridge.run(cell_id, timeout, source=source)
+
+    async def outputs(self, cell_id: str) -> list[dict[str, Any]]:
+        return await (await self.ready()).outputs(cell_id)
+
+    async def interrupt(self, cell_id: str | None = None) -> None:
+        await (await self.ready()).interrupt(cell_id)
+
+    async def save(self) -> None:
+        await (await self.ready()).save()
+
+
+# --- the kernel's agent ----------------------------------------------------------------
+
+
+class KernelAgent:
+    """The agent of one kernel (one shell), its notebook bridge and its panel."""
+
+    def __init__(self, shell: Any) -> None:
+        self.shell = shell
+        self.agent: Agent | None = None
+        self.panel: Any = None
+        self.bridge: NotebookBridge | None = None
+        notebook = notebook_path(shell)
+        self.notebook_path = notebook[0] if notebook else None
+        self.notebook_file = notebook[1] if notebook else None
+        self.workspace = self.notebook_file.parent if self.notebook_file else Path.cwd()
+
+    # The agent ----------------------------------------------------------------------
+
+    def ensure(self, model: str | Model | None = None) -> Agent:
+        """The agent, made now if there is none (with ``model``, or the default)."""
+        if self.agent is None:
+            self.agent = self._equip(Agent(model=model, workspace=self.workspace))
+        elif model is not None:
+            self.agent.set_model(model)
+        return self.agent
+
+    def resume(self, session_id: str | None = None, model: str | Model | None = None) -> Agent:
+        """Continue a saved session (the newest when ``session_id`` is None) as this
+        kernel's agent; the panel, if any, shows it."""
+        current = self.agent
+        if current is not None and current.running:
+            raise ValueError("the agent is running: stop it before resuming another session")
+        if session_id is None:
+            saved = [m for m in Agent.sessions(self.workspace) if m.parent_session_id is None]
+            if current is not None:
+                saved = [m for m in saved if m.session_id != current.session.id] or saved
+            if not saved:
+                raise ValueError(f"there is no saved session in {self.workspace} to resume")
+            session_id = saved[0].session_id
+        if model is None and current is not None:
+            model = current.model
+        agent = Agent.resume(session_id, workspace=self.workspace, model=model)
+        if current is not None:
+            agent.limits = current.limits
+            agent.loop = current.loop
+            # Cells the previous agent started still run: wait_for_cell finds them.
+            agent.cells = current.cells
+            agent.resources.insert(current.cells)
+            # So do the MCP servers it started: one set per kernel, not one per session.
+            agent.mcp = current.mcp
+            agent.resources.insert(current.mcp)
+        self.agent = self._equip(agent)
+        if self.panel is not None and self.panel.agent is not agent:
+            self.panel.bind(agent)
+        return agent
+
+    def _equip(self, agent: Agent) -> Agent:
+        attach_kernel(agent, self.shell)
+        connection = _connection_file()
+        if connection is not None:
+            # The kernel's key is in it: a command that read it could ask this kernel to
+            # run code outside the sandbox.
+            agent.command_sandbox.hide(connection.parent)
+        if self.notebook_path is not None:
+            agent.attach_notebook(self._notebook_bridge())
+        return agent
+
+    def _notebook_bridge(self) -> NotebookBridge:
+        if self.bridge is not None:
+            return self.bridge
+        assert self.notebook_path is not None
+        assert self.notebook_file is not None
+        executor = KernelExecutor(self.shell)
+        connect = _connect_notebook() if in_kernel(self.shell) else None
+        if connect is None:
+            self.bridge = FileBridge(self.notebook_file, executor=executor)
+            return self.bridge
+        path, file = self.notebook_path, self.notebook_file
+
+        async def connecting() -> NotebookBridge:
+            try:
+                return await connect(path, timeout=BRIDGE_TIMEOUT, executor=executor)
+            except Exception:
+                log.warning("could not connect to the notebook frontend; editing %s", file)
+                return FileBridge(file, executor=executor)
+
+        pending = PendingBridge(path, connecting())
+        pending._task.add_done_callback(lambda _: self._connected(pending))
+        self.bridge = pending
+        return pending
+
+    def _connected(self, pending: PendingBridge) -> None:
+        bridge = pending.bridge
+        if bridge is None:
+            return  # cancelled: the kernel is shutting down
+        self.bridge = bridge
+        if self.agent is not None and self.agent.notebook is pending:
+            self.agent.resources.insert(bridge, NotebookBridge)
+        if hasattr(bridge, "on_renamed"):  # the live bridge (its module is imported lazily)
+            bridge.on_renamed = lambda _path: self._show_notebook()
+        self._show_notebook()
+
+    def _show_notebook(self) -> None:
+        """The panel names the notebook as the bridge now does (connected, renamed)."""
+        if self.panel is not None:
+            self.panel.refresh_notebook()
+
+    # The panel ----------------------------------------------------------------------
+
+    def ensure_panel(self) -> Any:
+        """The panel of this kernel's agent (ZMQ kernels only), made now if needed."""
+        from ..panel.widget import AgentPanel
+
+        agent = self.ensure()
+        if self.panel is None:
+            self.panel = AgentPanel(
+                agent, kernel_id=kernel_id(self.shell), resume=lambda sid: self.resume(sid)
+            )
+        return self.panel
+
+
+def _connection_file() -> Path | None:
+    try:
+        from ipykernel.connect import get_connection_file
+
+        return Path(get_connection_file()).resolve()
+    except Exception:  # not in a kernel, or no connection file
+        return None
+
+
+def _connect_notebook() -> Callable[..., Awaitable[NotebookBridge]] | None:
+    """``bridge.connect_notebook`` when the live bridge is installed, else None."""
+    try:
+        from ..bridge.live import connect_notebook
+    except ImportError:
+        return None
+    return connect_notebook
+
+
+_AGENTS: dict[int, KernelAgent] = {}
+
+
+def kernel_agent(shell: Any | None = None) -> KernelAgent:
+    """This kernel's :class:`KernelAgent` (one per shell)."""
+    if shell is None:
+        from IPython import get_ipython
+
+        shell = get_ipython()
+        if shell is None:
+            raise RuntimeError("not running in IPython")
+    found = _AGENTS.get(id(shell))
+    if found is None or found.shell is not shell:
+        found = _AGENTS[id(shell)] = KernelAgent(shell)
+    return found

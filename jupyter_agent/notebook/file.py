@@ -1,0 +1,417 @@
+"""The notebook as a file: :class:`FileBridge` edits the ``.ipynb`` on disk.
+
+Used when no notebook frontend answers (VS Code, Colab, nbclient, papermill, scripts).
+It works on the notebooks people have:
+
+- **Ids.** Cells of files without stored ids (nbformat before 4.5), and later cells that
+  repeat a stored id, get ids derived from their content, identical on every read. An id
+  stays with its cell for the whole session, across the agent's edits and across edits
+  someone else saves (cells are matched by content, then by position). Ids are written
+  only to files that store ids.
+- **The file's own form.** Only the cells an edit touches change, in the file's version,
+  indentation, key order and line endings (:mod:`jupyter_agent.notebook.ipynb`).
+- **Nothing lost.** A file that changed on disk since it was read is not written over; a
+  file that cannot be read is not written at all; an edit that would make a valid file
+  invalid is refused; a write replaces the file atomically.
+- **Only the notebook.** The file is read and written through the path gate
+  (:mod:`jupyter_agent.workspace.paths`) beneath its folder (or the workspace it was given): a
+  notebook path that is a link out of that folder, or a folder on the way swapped for a
+  link during a run of edits, is refused; nothing outside is read or written.
+
+File work runs in a worker thread, so a large notebook never holds the kernel's event loop
+(a Stop is seen at once); one edit at a time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+import hashlib
+import json
+import os
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from ..errors import ToolError
+from ..workspace.paths import PathRefused, Root
+from .bridge import (
+    BridgeMode,
+    Cell,
+    CellType,
+    Executor,
+    RunningExecutor,
+    RunResult,
+    SourceChanged,
+    new_cell_id,
+)
+from .ipynb import Document, NotebookFormatError, derive_ids, fingerprint
+
+T = TypeVar("T")
+
+
+class FileBridge:
+    """Edits a ``.ipynb`` file directly; runs cells through an optional executor."""
+
+    mode: BridgeMode = "file"
+
+    def __init__(
+        self, path: str | Path, executor: Executor | None = None, *, root: Path | None = None
+    ) -> None:
+        """``root``: the folder the notebook must lie beneath (default: its own folder);
+        it is pinned when the bridge first opens the file."""
+        self.file = Path(os.path.abspath(os.path.expanduser(path)))
+        self.path = str(path)
+        self.executor = executor
+        self._root = Path(os.path.abspath(root)) if root is not None else self.file.parent
+        self._gate: Root | None = None
+        self._seen: str | None = None
+        """Hash of the file as this bridge last read or wrote it."""
+        self._ids: list[str] = []
+        self._prints: list[str] = []
+        """The cells' ids and content fingerprints as last read or written."""
+        self._valid: dict[str, bool] = {}
+        """Whether the file as last written (by its hash) is a valid notebook."""
+        self._aliases: dict[str, str] = {}
+        """Ids the model was given that the file has since replaced (a frontend saved ids)."""
+        self._running: str | None = None
+        """The cell the executor runs now."""
+        self._lock = asyncio.Lock()
+        self._file_lock = threading.Lock()
+        """Held by the worker thread: a cancelled call's write finishes before the next."""
+
+    def describe(self) -> str:
+        running = "cells run in this kernel" if self.executor else "cells cannot be run"
+        return (
+            f"{self.path} — file mode: no notebook frontend answered, so edits are written "
+            f"to the .ipynb on disk ({running}); reload the notebook to see them"
+        )
+
+    # --- the notebook tools' operations -------------------------------------------------
+
+    async def read(self) -> list[Cell]:
+        def work() -> list[Cell]:
+            doc, ids = self._open(check=False)
+            return [_cell(doc, i, ids[i], self.path) for i in range(len(doc.cells))]
+
+        return await self._in_thread(work)
+
+    async def read_cell(self, cell_id: str) -> Cell:
+        def work() -> Cell:
+            doc, ids = self._open(check=False)
+            i = _index(ids, cell_id, self._aliases)
+            return _cell(doc, i, ids[i], self.path)
+
+        return await self._in_thread(work)
+
+    async def insert(
+        self,
+        source: str,
+        cell_type: CellType = "code",
+        *,
+        before: str | None = None,
+        after: str | None = None,
+        cell_id: str | None = None,
+    ) -> Cell:
+        def work() -> Cell:
+            doc, ids = self._open(check=True)
+            position = _position(ids, before, after, self._aliases)
+            new_id = cell_id if cell_id and cell_id not in ids else _fresh_id(ids)
+            doc.insert(position, _new_cell(cell_type, source, new_id))
+            ids.insert(position, new_id)
+            self._save(doc, ids)
+            return _cell(doc, position, new_id, self.path)
+
+        return await self._in_thread(work)
+
+    async def update(self, cell_id: str, source: str) -> Cell:
+        def work() -> Cell:
+            doc, ids = self._open(check=True)
+            i = _index(ids, cell_id, self._aliases)
+            cell = doc.cell(i)
+            cell["source"] = source
+            doc.replace(i, cell)
+            self._save(doc, ids)
+            return _cell(doc, i, ids[i], self.path)
+
+        return await self._in_thread(work)
+
+    async def delete(self, cell_id: str) -> tuple[Cell, int]:
+        def work() -> tuple[Cell, int]:
+            doc, ids = self._open(check=True)
+            i = _index(ids, cell_id, self._aliases)
+            cell = _cell(doc, i, ids[i], self.path)
+            doc.delete(i)
+            ids.pop(i)
+            self._save(doc, ids)
+            return cell, i
+
+        return await self._in_thread(work)
+
+    async def move(
+        self, cell_id: str, *, before: str | None = None, after: str | None = None
+    ) -> int:
+        def work() -> int:
+            doc, ids = self._open(check=True)
+            i = _index(ids, cell_id, self._aliases)
+            rest = ids[:i] + ids[i + 1 :]
+            try:
+                to = _position(rest, before, after, self._aliases)
+            except ToolError:
+                raise ToolError(f"Cannot move cell {cell_id} next to itself.") from None
+            doc.move(i, to)
+            ids.insert(to, ids.pop(i))
+            self._save(doc, ids)
+            return to
+
+        return await self._in_thread(work)
+
+    async def set_type(self, cell_id: str, cell_type: CellType) -> Cell:
+        def work() -> Cell:
+            doc, ids = self._open(check=True)
+            i = _index(ids, cell_id, self._aliases)
+            old = doc.cell(i)
+            new = _new_cell(cell_type, old.get("source", ""), cell_id)
+            new["metadata"] = old.get("metadata", {})
+            if cell_type != "code" and "attachments" in old:
+                new["attachments"] = old["attachments"]
+            doc.replace(i, new)
+            self._save(doc, ids)
+            return _cell(doc, i, ids[i], self.path)
+
+        return await self._in_thread(work)
+
+    async def run(
+        self, cell_id: str, timeout: float | None = None, *, source: str | None = None
+    ) -> RunResult:
+        if self.executor is None:
+            raise ToolError(
+                f"Cells of {self.path} cannot be run here: no notebook frontend is connected "
+                "and no kernel was given to run them."
+            )
+
+        def read() -> Cell:
+            doc, ids = self._open(check=False)
+            i = _index(ids, cell_id, self._aliases)
+            found = _cell(doc, i, ids[i], self.path)
+            # Compared under the file lock, and what runs is this very text: a change saved
+            # after this read cannot reach the executor.
+            if found.cell_type == "code" and source is not None and found.source != source:
+                raise SourceChanged(cell_id)
+            return found
+
+        cell = await self._in_thread(read)
+        if cell.cell_type != "code":
+            raise ToolError(f"Cell {cell_id} is a {cell.cell_type} cell; only code cells run.")
+        self._running = cell_id
+        try:
+            result = await self.executor(cell.source, timeout)
+        finally:
+            self._running = None
+
+        def store() -> None:
+            doc, ids = self._open(check=True)
+            i = _index(ids, cell_id, self._aliases)
+            stored = doc.cell(i)
+            stored["outputs"] = [dict(o) for o in result.outputs]
+            stored["execution_count"] = result.execution_count
+            doc.replace(i, stored)
+            self._save(doc, ids)
+
+        await self._in_thread(store)
+        return result
+
+    async def outputs(self, cell_id: str) -> list[dict[str, Any]]:
+        executor = self.executor
+        if self._running == cell_id and isinstance(executor, RunningExecutor):
+            so_far = executor.outputs_so_far()
+            if so_far is not None:
+                return so_far
+        return (await self.read_cell(cell_id)).outputs
+
+    async def interrupt(self, cell_id: str | None = None) -> None:
+        # The executor runs in this process: it stops its own code (a cancel also does).
+        executor = self.executor
+        if (cell_id is None or self._running == cell_id) and isinstance(executor, RunningExecutor):
+            executor.interrupt()
+
+    async def save(self) -> None:
+        return None  # every edit is already on disk
+
+    # --- the file -----------------------------------------------------------------------
+
+    async def _in_thread(self, work: Callable[[], T]) -> T:
+        def locked() -> T:
+            with self._file_lock:
+                return work()
+
+        async with self._lock:
+            return await asyncio.to_thread(locked)
+
+    def _open(self, *, check: bool) -> tuple[Document, list[str]]:
+        """The file as a document, and its cells' ids; ``check``: refuse if changed on disk."""
+        try:
+            raw = self._folder().read(self.file)
+        except FileNotFoundError:
+            raise ToolError(f"The notebook {self.path} does not exist.") from None
+        except OSError as exc:  # a link out of its folder, not a regular file
+            raise ToolError(f"The notebook {self.path} cannot be opened: {exc}") from None
+        digest = hashlib.sha256(raw).hexdigest()
+        if check and self._seen is not None and digest != self._seen:
+            raise ToolError(
+                f"{self.path} changed on disk since it was last read (someone saved it). "
+                "Nothing was written, so no edit is lost: call read_notebook again, then retry."
+            )
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise NotebookFormatError(
+                f"{self.path} is not UTF-8 text ({e.reason} at byte {e.start}); "
+                "it is not a notebook, and it was not changed."
+            ) from None
+        doc = Document.parse(text, self.path)
+        prints = [fingerprint(c.value) for c in doc.cells]
+        if digest == self._seen and len(self._ids) == len(prints):
+            ids = list(self._ids)
+        else:
+            ids = self._identify(doc, prints)
+        self._seen, self._ids, self._prints = digest, list(ids), prints
+        return doc, ids
+
+    def _folder(self) -> Root:
+        """The notebook's folder through the path gate, pinned from the first use on."""
+        if self._gate is None:
+            self._gate = Root(self._root)
+        return self._gate
+
+    def _identify(self, doc: Document, prints: list[str]) -> list[str]:
+        """Each cell's id: stored in the file, kept from earlier in the session, or derived."""
+        ids: list[str | None] = []
+        taken: set[str] = set()
+        for i in range(len(doc.cells)):
+            stored = doc.stored_id(i)
+            ids.append(stored if stored not in taken else None)
+            if stored is not None:
+                taken.add(stored)
+        for old, new in _matches(self._prints, prints):
+            kept = self._ids[old]
+            if ids[new] is None and kept not in taken:
+                ids[new] = kept
+                taken.add(kept)
+            elif (current := ids[new]) is not None and current != kept:
+                self._aliases[kept] = current  # e.g. JupyterLab saved the file with its own ids
+        derived = list(derive_ids(prints, set(taken)))
+        out: list[str] = []
+        for i, cell_id in enumerate(ids):
+            if cell_id is None:
+                cell_id = derived[i] if derived[i] not in taken else _fresh_id(taken)
+                taken.add(cell_id)
+            out.append(cell_id)
+        return out
+
+    def _save(self, doc: Document, ids: list[str]) -> None:
+        """Write ``doc``, unless that would turn a valid notebook into an invalid one."""
+        text = doc.render()
+        problem = _validation_error(text)
+        if problem is not None:
+            was_valid = self._valid.get(self._seen or "")
+            if was_valid is None:
+                was_valid = _validation_error(doc.text) is None
+            if was_valid:
+                raise ToolError(
+                    f"This edit would make {self.path} an invalid notebook ({problem[:300]}), "
+                    "so it was not written."
+                )
+        data = text.encode("utf-8")
+        try:
+            self._folder().write(self.file, data)
+        except PathRefused as exc:  # swapped for a link since it was read
+            raise ToolError(f"{self.path} was not written: {exc}") from None
+        self._seen = hashlib.sha256(data).hexdigest()
+        self._valid = {self._seen: problem is None}
+        self._ids = list(ids)
+        self._prints = [fingerprint(c.value) for c in doc.cells]
+
+
+# --- helpers --------------------------------------------------------------------------
+
+
+def _matches(old: Sequence[str], new: Sequence[str]) -> list[tuple[int, int]]:
+    """Pairs (old index, new index) of the same cell: same content, or edited in place."""
+    if not old:
+        return []
+    pairs: list[tuple[int, int]] = []
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal" or (tag == "replace" and i2 - i1 == j2 - j1):
+            pairs.extend(zip(range(i1, i2), range(j1, j2), strict=True))
+    return pairs
+
+
+def _validation_error(text: str) -> str | None:
+    """The first way ``text`` breaks the notebook format of its own version, if any."""
+    from nbformat.validator import get_validator
+
+    data = json.loads(text)
+    validator = get_validator(data.get("nbformat"), data.get("nbformat_minor"))
+    if validator is None:
+        return None
+    error = next(iter(validator.iter_errors(data)), None)
+    return None if error is None else str(error.message)
+
+
+def _cell(doc: Document, index: int, cell_id: str, name: str) -> Cell:
+    raw = doc.cell(index)
+    try:
+        return Cell(
+            id=cell_id,
+            cell_type=str(raw.get("cell_type", "code")),
+            source=raw.get("source", ""),
+            execution_count=raw.get("execution_count"),
+            outputs=[dict(o) for o in raw.get("outputs") or []],
+            metadata=dict(raw.get("metadata") or {}),
+        )
+    except (TypeError, ValueError) as e:
+        raise NotebookFormatError(
+            f"Cell {index + 1} of {name} is not a valid notebook cell "
+            f"({str(e).splitlines()[0][:200]}); the notebook was not changed."
+        ) from None
+
+
+def _new_cell(cell_type: CellType, source: str, cell_id: str) -> dict[str, Any]:
+    cell: dict[str, Any] = {"cell_type": cell_type, "id": cell_id, "metadata": {}}
+    cell["source"] = source
+    if cell_type == "code":
+        cell["execution_count"] = None
+        cell["outputs"] = []
+    return cell
+
+
+def _fresh_id(taken: Sequence[str] | set[str]) -> str:
+    while (cell_id := new_cell_id()) in taken:
+        pass
+    return cell_id
+
+
+def _index(ids: Sequence[str], cell_id: str, aliases: dict[str, str] | None = None) -> int:
+    cell_id = (aliases or {}).get(cell_id, cell_id)
+    try:
+        return ids.index(cell_id)
+    except ValueError:
+        known = ", ".join(ids[:40]) + (f" … ({len(ids)} cells)" if len(ids) > 40 else "")
+        raise ToolError(
+            f"There is no cell with id {cell_id!r}. The cell ids are: {known}."
+        ) from None
+
+
+def _position(
+    ids: Sequence[str], before: str | None, after: str | None, aliases: dict[str, str]
+) -> int:
+    if before is not None and after is not None:
+        raise ToolError("Give either before or after, not both.")
+    if before is not None:
+        return _index(ids, before, aliases)
+    if after is not None:
+        return _index(ids, after, aliases) + 1
+    return len(ids)

@@ -1,0 +1,508 @@
+"""An ``.ipynb`` file edited the way its author wrote it.
+
+Most notebooks people have were written by older tools: nbformat 4.0–4.4 without cell
+ids, some still version 3, some with two-space indentation or no final newline.
+Rewriting such a file with ``nbformat.writes`` changes every line and, with ids added to a
+4.4 file, makes it invalid. So a :class:`Document` keeps the file's text and changes only
+the spans of the cells an edit touches: an unchanged cell is written back byte for byte,
+an edited one is serialised in the file's own style (indentation, separators, key order,
+escaping, line endings), and a one-cell edit is a one-cell diff.
+
+Version 3 files stay version 3: cells are shown converted to version 4 and written back
+in version 3 form (``input``/``prompt_number``, heading cells).
+
+Cells of a file without stored ids get ids derived from their content
+(:func:`derive_ids`), the same on every read, and never written to the file.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import ToolError
+from ..secrets.shapes import mask_secrets
+
+_DECODER = json.JSONDecoder()
+_SPACE = re.compile(r"[ \t\n\r]*")
+_VALID_ID = re.compile(r"[a-zA-Z0-9_-]{1,64}")
+_ESCAPED_NON_ASCII = re.compile(r"\\u(?:00[89a-fA-F]|0[1-9a-fA-F]|[1-9a-fA-F])[0-9a-fA-F]{2}")
+
+
+class NotebookFormatError(ToolError):
+    """The file is not a notebook this module can read; nothing is written to it."""
+
+
+@dataclass(frozen=True)
+class Style:
+    """How the file's JSON is laid out, so what we write looks like what is there."""
+
+    indent: str | None
+    """One level of indentation, or None when the file is on one line."""
+    newline: str = "\n"
+    item_separator: str = ","
+    key_separator: str = ": "
+    ensure_ascii: bool = False
+    sort_keys: bool = True
+    lines: bool = True
+    """Sources and text outputs as lists of lines (nbformat's writer), not strings."""
+
+    def dumps(self, value: Any, depth: int) -> str:
+        """``value`` as JSON whose continuation lines sit ``depth`` levels in."""
+        text = json.dumps(
+            value,
+            indent=self.indent,
+            separators=(self.item_separator, self.key_separator),
+            ensure_ascii=self.ensure_ascii,
+            sort_keys=self.sort_keys,
+        )
+        if self.indent is None:
+            return text
+        return text.replace("\n", self.newline + self.indent * depth)
+
+    def between(self, depth: int) -> str:
+        """What separates two items of a list or object whose items sit ``depth`` in."""
+        if self.indent is None:
+            return self.item_separator
+        return self.item_separator + self.newline + self.indent * depth
+
+
+@dataclass
+class _Span:
+    start: int
+    end: int
+    value: Any
+
+
+@dataclass
+class StoredCell:
+    """One cell as the file holds it: its JSON text and its value (version 3 or 4 shape)."""
+
+    text: str
+    value: dict[str, Any]
+
+
+@dataclass
+class Document:
+    """A notebook file's text, with its cells as separately replaceable spans."""
+
+    text: str
+    style: Style
+    nbformat: int
+    nbformat_minor: int
+    cells: list[StoredCell]
+    _head: str = field(repr=False)
+    """The text up to the cells list's ``[``."""
+    _tail: str = field(repr=False)
+    """The text from the cells list's ``]``."""
+    _open: str = field(repr=False)
+    _close: str = field(repr=False)
+    _between: str = field(repr=False)
+
+    # --- reading --------------------------------------------------------------------
+
+    @classmethod
+    def parse(cls, text: str, name: str = "the notebook") -> Document:
+        """Read a notebook file's text; :class:`NotebookFormatError` says why one cannot be."""
+        start = _skip(text, 0)
+        if not text.startswith("{", start):
+            raise NotebookFormatError(f"{name} is not a notebook: it does not hold a JSON object.")
+        try:
+            top = _members(text, start)
+        except (ValueError, RecursionError) as e:
+            reason = "nested too deeply" if isinstance(e, RecursionError) else str(e)
+            raise NotebookFormatError(
+                f"{name} is not valid JSON ({reason}); it was not changed."
+            ) from None
+        values = {key: span.value for key, span in top.items()}
+        major, minor = values.get("nbformat"), values.get("nbformat_minor", 0)
+        if not isinstance(major, int) or not isinstance(minor, int):
+            raise NotebookFormatError(f"{name} has no nbformat version; it is not a notebook.")
+        if major == 4:
+            cells_span = top.get("cells")
+            depth = 1
+        elif major == 3:
+            cells_span, depth = _v3_cells(text, top, name)
+        else:
+            raise NotebookFormatError(
+                f"{name} is in nbformat {major}, which cannot be edited here "
+                "(versions 3 and 4 can). Open it in Jupyter and save it to convert it."
+            )
+        if cells_span is None or not isinstance(cells_span.value, list):
+            raise NotebookFormatError(f"{name} has no list of cells; it is not a notebook.")
+        items = _elements(text, cells_span.start)
+        for n, item in enumerate(items, 1):
+            problem = _unreadable(item.value)
+            if problem:
+                raise NotebookFormatError(
+                    f"Cell {n} of {name} is not a valid notebook cell ({problem}); the notebook "
+                    "is not read or changed here. Open it in Jupyter to repair it."
+                )
+        cells = [StoredCell(text[i.start : i.end], i.value) for i in items]
+        style = _style(text, start, top, cells)
+        opening, closing = cells_span.start, cells_span.end - 1
+        if items:
+            first, last = items[0].start, items[-1].end
+            between = text[items[0].end : items[1].start] if len(items) > 1 else None
+        else:
+            first = last = opening + 1
+            between = None
+        return cls(
+            text=text,
+            style=style,
+            nbformat=major,
+            nbformat_minor=minor,
+            cells=cells,
+            _head=text[: opening + 1],
+            _tail=text[closing:],
+            _open=text[opening + 1 : first],
+            _close=text[last:closing],
+            _between=between if between is not None else style.between(depth + 1),
+        )
+
+    @property
+    def stores_ids(self) -> bool:
+        """Whether this version of the format has cell ids (4.5 and later)."""
+        return (self.nbformat, self.nbformat_minor) >= (4, 5)
+
+    def stored_id(self, index: int) -> str | None:
+        value = self.cells[index].value.get("id") if self.stores_ids else None
+        return value if isinstance(value, str) and _VALID_ID.fullmatch(value) else None
+
+    def cell(self, index: int) -> dict[str, Any]:
+        """Cell ``index`` in version 4 shape (sources and texts joined), for reading."""
+        value = _joined(copy.deepcopy(self.cells[index].value))
+        if self.nbformat == 3:
+            value = _joined(_upgrade_v3(value))
+        value.pop("id", None)  # the reader decides the id (stored or derived)
+        return value
+
+    # --- writing --------------------------------------------------------------------
+
+    def render(self) -> str:
+        if not self.cells:
+            return self._head + self._tail
+        opening, closing = self._open, self._close
+        if not opening and not closing and self.style.indent is not None:
+            opening = self._between[len(self.style.item_separator) :]
+            closing = self.style.newline + self.style.indent * self._depth()
+        body = self._between.join(c.text for c in self.cells)
+        return self._head + opening + body + closing + self._tail
+
+    def replace(self, index: int, cell: dict[str, Any]) -> None:
+        """Put ``cell`` (version 4 shape) at ``index``; only the members that differ change."""
+        old = self.cells[index]
+        value = self._stored_form(cell, old.value)
+        self.cells[index] = StoredCell(self._respliced(old, value), value)
+
+    def insert(self, index: int, cell: dict[str, Any]) -> None:
+        value = self._stored_form(cell, None)
+        self.cells.insert(index, StoredCell(self.style.dumps(value, self._depth() + 1), value))
+
+    def delete(self, index: int) -> StoredCell:
+        return self.cells.pop(index)
+
+    def move(self, index: int, to: int) -> None:
+        self.cells.insert(to, self.cells.pop(index))
+
+    def _depth(self) -> int:
+        """How deep the cells list sits: 1 in version 4, 3 in version 3 (inside a worksheet)."""
+        return 1 if self.nbformat == 4 else 3
+
+    def _stored_form(self, cell: dict[str, Any], old: dict[str, Any] | None) -> dict[str, Any]:
+        """``cell`` as this file stores cells: its version, its ids, its key order, lines."""
+        cell = copy.deepcopy(cell)
+        if self.nbformat == 3:
+            value = _downgrade_v4(cell, old)
+        else:
+            value = cell
+            if self.stores_ids and old is not None and "id" in old:
+                value["id"] = old["id"]
+            elif not self.stores_ids:
+                value.pop("id", None)
+        lines = self.style.lines
+        if old is not None:
+            source = old.get("input", old.get("source"))
+            lines = lines if not isinstance(source, str) or not source else False
+        if lines:
+            value = _split(value, self.nbformat)
+        return _ordered(value, old, self.style.sort_keys)
+
+    def _respliced(self, old: StoredCell, value: dict[str, Any]) -> str:
+        """The text of ``old`` with only its changed members rewritten."""
+        if list(old.value) != list(value):
+            return self.style.dumps(value, self._depth() + 1)
+        start = _skip(old.text, 0)
+        spans = _members(old.text, start)
+        text, shift = old.text, 0
+        for key, span in spans.items():
+            if value[key] == span.value and type(value[key]) is type(span.value):
+                continue
+            new = self.style.dumps(value[key], self._depth() + 2)
+            text = text[: span.start + shift] + new + text[span.end + shift :]
+            shift += len(new) - (span.end - span.start)
+        return text
+
+
+# --- ids for cells the file does not name ----------------------------------------------
+
+
+def fingerprint(cell: dict[str, Any]) -> str:
+    """What a cell holds, for recognising it across reads: its type and source, with what
+    looks like a credential masked (an id derived from it is shown to the model: a hash
+    of a short password would let it be guessed offline)."""
+    source = cell.get("source", cell.get("input", ""))
+    if isinstance(source, list):
+        source = "".join(str(line) for line in source)
+    masked = mask_secrets(str(source))
+    digest = hashlib.sha256(f"{cell.get('cell_type')}\0{masked}".encode(errors="replace"))
+    return digest.hexdigest()
+
+
+def derive_ids(fingerprints: Sequence[str], taken: set[str]) -> Iterator[str]:
+    """Ids from content: the n-th cell with the same content gets the n-th id of that content.
+
+    The same file gives the same ids on every read and in every kernel, and an edit elsewhere
+    in the notebook leaves a cell's id as it was. ``taken`` (ids already in use) grows.
+    """
+    seen: dict[str, int] = {}
+    for fp in fingerprints:
+        n = seen.get(fp, 0)
+        while True:
+            candidate = hashlib.sha256(f"{fp}:{n}".encode()).hexdigest()[:8]
+            n += 1
+            if candidate not in taken:
+                break
+        seen[fp] = n
+        taken.add(candidate)
+        yield candidate
+
+
+# --- the JSON layout ------------------------------------------------------------------
+
+
+def _members(text: str, start: int) -> dict[str, _Span]:
+    """The members of the JSON object at ``text[start]``, with where each value lies."""
+    if not text.startswith("{", start):
+        raise ValueError(f"expected an object at character {start}")
+    out: dict[str, _Span] = {}
+    i = _skip(text, start + 1)
+    if text.startswith("}", i):
+        return out
+    while True:
+        key, i = _DECODER.raw_decode(text, i)
+        if not isinstance(key, str):
+            raise ValueError(f"expected a key at character {i}")
+        i = _skip(text, i)
+        if not text.startswith(":", i):
+            raise ValueError(f"expected ':' at character {i}")
+        i = _skip(text, i + 1)
+        value, end = _DECODER.raw_decode(text, i)
+        out[key] = _Span(i, end, value)
+        i = _skip(text, end)
+        if text.startswith(",", i):
+            i = _skip(text, i + 1)
+        elif text.startswith("}", i):
+            return out
+        else:
+            raise ValueError(f"expected ',' or '}}' at character {i}")
+
+
+def _elements(text: str, start: int) -> list[_Span]:
+    """The items of the JSON list at ``text[start]``, with where each lies."""
+    out: list[_Span] = []
+    i = _skip(text, start + 1)
+    if text.startswith("]", i):
+        return out
+    while True:
+        value, end = _DECODER.raw_decode(text, i)
+        out.append(_Span(i, end, value))
+        i = _skip(text, end)
+        if text.startswith(",", i):
+            i = _skip(text, i + 1)
+        elif text.startswith("]", i):
+            return out
+        else:
+            raise ValueError(f"expected ',' or ']' at character {i}")
+
+
+def _skip(text: str, i: int) -> int:
+    """Past the JSON whitespace at ``i``."""
+    return _SPACE.match(text, i).end()  # type: ignore[union-attr]  # `[...]*` always matches
+
+
+def _v3_cells(text: str, top: dict[str, _Span], name: str) -> tuple[_Span | None, int]:
+    sheets = top.get("worksheets")
+    if sheets is None or not isinstance(sheets.value, list) or not sheets.value:
+        return None, 3
+    if len(sheets.value) > 1:
+        raise NotebookFormatError(
+            f"{name} is an nbformat 3 notebook with {len(sheets.value)} worksheets; only "
+            "single-worksheet notebooks can be edited here. It was not changed."
+        )
+    sheet = _elements(text, sheets.start)[0]
+    if not isinstance(sheet.value, dict):
+        return None, 3
+    return _members(text, sheet.start).get("cells"), 3
+
+
+def _style(text: str, start: int, top: dict[str, _Span], cells: list[StoredCell]) -> Style:
+    """The layout of the file, read from its first members (as its writer laid them out)."""
+    spans = list(top.values())
+    first_key = _skip(text, start + 1)
+    lead = text[start + 1 : first_key]
+    newline = "\r\n" if "\r\n" in lead else "\n"
+    indent = lead.rsplit("\n", 1)[1] if "\n" in lead else None
+    key_end = _DECODER.raw_decode(text, first_key)[1]
+    key_separator = text[key_end : spans[0].start] if spans else ": "
+    item_separator = ","
+    if len(spans) > 1:
+        gap = text[spans[0].end : _next_key(text, spans[0].end)]
+        item_separator = gap.split("\n", 1)[0].rstrip("\r") if "\n" in gap else gap
+    keys = list(top)
+    first_cell = list(cells[0].value) if cells else []
+    sources = [c.value.get("source", c.value.get("input")) for c in cells[:20]]
+    return Style(
+        indent=indent,
+        newline=newline,
+        item_separator=item_separator or ",",
+        key_separator=key_separator or ": ",
+        ensure_ascii=text.isascii() and _ESCAPED_NON_ASCII.search(text) is not None,
+        sort_keys=keys == sorted(keys) and first_cell == sorted(first_cell),
+        lines=not any(isinstance(s, str) and s for s in sources),
+    )
+
+
+def _next_key(text: str, i: int) -> int:
+    i = _skip(text, i)
+    if text.startswith(",", i):
+        i = _skip(text, i + 1)
+    return i
+
+
+# --- cell shapes ------------------------------------------------------------------------
+
+
+def _unreadable(cell: Any) -> str | None:
+    """What makes ``cell`` unreadable as a notebook cell, if anything."""
+    if not isinstance(cell, dict):
+        return "it is not a JSON object"
+    if not isinstance(cell.get("cell_type"), str):
+        return "it has no cell_type"
+    source = cell.get("source", cell.get("input", ""))
+    if not isinstance(source, str) and not (
+        isinstance(source, list) and all(isinstance(line, str) for line in source)
+    ):
+        return "its source is not text"
+    outputs = cell.get("outputs", [])
+    if not isinstance(outputs, list) or not all(isinstance(o, dict) for o in outputs):
+        return "its outputs are not a list of objects"
+    count = cell.get("execution_count", cell.get("prompt_number"))
+    if count is not None and (not isinstance(count, int) or isinstance(count, bool)):
+        return "its execution count is not a number"
+    if not isinstance(cell.get("metadata", {}), dict):
+        return "its metadata is not an object"
+    return None
+
+
+def _joined(cell: dict[str, Any]) -> dict[str, Any]:
+    """Sources and multi-line texts as strings (nbformat's in-memory shape)."""
+    for key in ("source", "input"):
+        if isinstance(cell.get(key), list):
+            cell[key] = "".join(cell[key])
+    for output in cell.get("outputs") or []:
+        if not isinstance(output, dict):
+            continue
+        if isinstance(output.get("text"), list):
+            output["text"] = "".join(output["text"])
+        data = output.get("data")
+        if isinstance(data, dict):
+            for mime, value in data.items():
+                lines = isinstance(value, list) and all(isinstance(v, str) for v in value)
+                if lines and not _is_json(mime):
+                    data[mime] = "".join(value)
+    return cell
+
+
+_SPLIT_MIMES = {"application/javascript", "image/svg+xml"}
+_SPLIT_V3_KEYS = {"text", "html", "svg", "latex", "javascript", "markdown"}
+
+
+def _split(cell: dict[str, Any], version: int) -> dict[str, Any]:
+    """Sources and multi-line texts as lists of lines (nbformat's file shape)."""
+    for key in ("source", "input"):
+        if isinstance(cell.get(key), str):
+            cell[key] = cell[key].splitlines(True)
+    for output in cell.get("outputs") or []:
+        if version == 3:
+            for key in _SPLIT_V3_KEYS & set(output):
+                if isinstance(output[key], str):
+                    output[key] = output[key].splitlines(True)
+            continue
+        if isinstance(output.get("text"), str):
+            output["text"] = output["text"].splitlines(True)
+        data = output.get("data")
+        if isinstance(data, dict):
+            for mime, value in data.items():
+                if isinstance(value, str) and (mime.startswith("text/") or mime in _SPLIT_MIMES):
+                    data[mime] = value.splitlines(True)
+    return cell
+
+
+def _is_json(mime: str) -> bool:
+    return mime == "application/json" or (
+        mime.startswith("application/") and mime.endswith("+json")
+    )
+
+
+def _ordered(value: dict[str, Any], old: dict[str, Any] | None, sort: bool) -> dict[str, Any]:
+    if sort:
+        return dict(sorted(value.items()))
+    if old is None:
+        return value
+    order = {key: n for n, key in enumerate(old)}
+    return dict(sorted(value.items(), key=lambda item: order.get(item[0], len(order))))
+
+
+def _upgrade_v3(cell: dict[str, Any]) -> dict[str, Any]:
+    import nbformat
+    from nbformat.v4.convert import upgrade_cell
+
+    return dict(upgrade_cell(nbformat.from_dict(cell)))
+
+
+def _downgrade_v4(cell: dict[str, Any], old: dict[str, Any] | None) -> dict[str, Any]:
+    """A version 4 cell in version 3 form, keeping what the old cell had that v4 has not."""
+    import nbformat
+    from nbformat.v4.convert import downgrade_cell
+
+    node = nbformat.from_dict(_joined(cell))
+    node.setdefault("metadata", {})
+    node.setdefault("source", "")
+    if node.cell_type == "code":
+        node.setdefault("outputs", [])
+        node.setdefault("execution_count", None)
+    was_markdown = old is not None and old.get("cell_type") == "markdown"
+    value: dict[str, Any] = _plain(downgrade_cell(node))
+    if was_markdown and value.get("cell_type") == "heading":
+        # a markdown cell stays markdown: only new cells and headings become heading cells
+        value = {"cell_type": "markdown", "metadata": value["metadata"], "source": cell["source"]}
+    if old is not None and old.get("cell_type") == value.get("cell_type"):
+        for key, kept in old.items():
+            value.setdefault(key, kept)
+        if "language" in old:
+            value["language"] = old["language"]
+    return value
+
+
+def _plain(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {k: _plain(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_plain(v) for v in node]
+    return node
