@@ -16,7 +16,10 @@ const path = require('node:path');
 
 const ROOT = path.resolve(__dirname, '..');
 const ENTRY = path.join(ROOT, 'src', 'panel', 'widget.ts');
-const TARGET = path.resolve(ROOT, '../jupyter_agent/jupyter/panel/static/panel.js');
+const TARGET = path.resolve(
+  ROOT,
+  '../jupyter_agent/jupyter/panel/static/panel.js'
+);
 
 const BANNER =
   '// The jupyter_agent panel, built from js/src/panel/ by js/scripts/panel.js\n' +

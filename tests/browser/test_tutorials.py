@@ -1,9 +1,9 @@
 """The tutorials, each run top to bottom in real JupyterLab (headless Chromium).
 
-nbval runs them without a frontend; this runs them where users meet them: in JupyterLab
-with our extension, where the agent panel renders as a widget and ``%agent`` is bound to
-the open notebook, live. Their checked outputs must match the ones nbval checks (with the
-same sanitising), and the quickstart's panel must show the plan, its steps done, the
+``tests/test_tutorials_live.py`` runs them without a frontend; this runs them where users
+meet them: in JupyterLab with our extension, where the agent panel renders as a widget and
+``%agent`` is bound to the open notebook, live. Their checked outputs (the cells marked
+``# NBVAL_CHECK_OUTPUT``) must match the stored ones (with the same sanitising), and the quickstart's panel must show the plan, its steps done, the
 stopped run and the live notebook, while the display under each earlier ``%agent`` cell
 became the static record of its own step.
 """
