@@ -15,8 +15,10 @@ from __future__ import annotations
 import json
 import os
 import queue
+import tempfile
 import textwrap
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -252,7 +254,10 @@ class Kernel:
 def start_kernel(folder: Path, env: dict[str, str] | None = None) -> Kernel:
     """A python3 kernel started in ``folder``, with ``env`` as its whole environment
     (this process's when None), ready for cells."""
-    manager = KernelManager(kernel_name="python3")
+    # Unix sockets beside the connection file: a TCP port picked here could be taken by
+    # another process (another test worker's kernel) before the kernel binds it.
+    connection = Path(tempfile.gettempdir()) / f"kernel-{uuid.uuid4()}.json"
+    manager = KernelManager(kernel_name="python3", transport="ipc", connection_file=str(connection))
     manager.start_kernel(cwd=str(folder), env=dict(os.environ) if env is None else env)
     client = manager.blocking_client()
     client.start_channels()

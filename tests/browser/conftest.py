@@ -258,6 +258,9 @@ def start_lab_server(
         "--LabApp.news_url=None",
         "--LabApp.check_for_updates_class=jupyterlab.handlers.announcements.NeverCheckForUpdate",
         "--LabApp.extension_manager=readonly",
+        # Kernels talk over Unix sockets beside their connection files: a TCP port the server
+        # picked can be taken by another process before the kernel binds it.
+        "--KernelManager.transport=ipc",
         "--JupyterNotebookApp.expose_app_in_browser=True",  # Notebook 7 pages, when installed
         *_collaboration_options(base, collaborative),
     ]

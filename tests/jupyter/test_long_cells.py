@@ -48,14 +48,14 @@ def test_a_long_cell_outlives_the_agents_window_and_is_waited_for(workspace):
         workspace / "long.ipynb",
         [
             nbformat.v4.new_code_cell(COUNTING.format(n=40, pause=0.1), id="train"),
-            nbformat.v4.new_code_cell("import time\ntime.sleep(1)\nprint('slept')", id="sync"),
+            nbformat.v4.new_code_cell("import time\ntime.sleep(2)\nprint('slept')", id="sync"),
         ],
     )
     script = """[
     call("run_cell", cell_id="train"),
     call("read_notebook"),
     call("wait_for_cell", cell_id="train", timeout=60),
-    call("run_cell", cell_id="sync", wait=0.3),
+    call("run_cell", cell_id="sync", wait=1),
     call("read_notebook"),
     call("task_complete", summary="trained"),
 ]"""
@@ -84,7 +84,7 @@ def test_a_long_cell_outlives_the_agents_window_and_is_waited_for(workspace):
         assert slept.startswith("Cell sync ran [") and "slept" in slept
         # The view says how long each cell took (the kernel timed them).
         assert re.search(r"── 1 · train · code \[\d+\] · took \d+(\.\d)? s\n", view)
-        assert re.search(r"── 2 · sync · code \[\d+\] · took 1\.\d s\n", view)
+        assert re.search(r"── 2 · sync · code \[\d+\] · took 2\.\d s\n", view)
         stored = nbformat.read(path, as_version=4).cells[0]
         assert "step 19" in stored.outputs[0]["text"]
 
@@ -104,7 +104,7 @@ def test_stop_interrupts_a_running_cell_or_leaves_it_running_as_the_policy_says(
         k.ok(agent(path, wait_slow) + "h = agent.start('run it')")
         k.until("len(results()) >= 1 and agent.cells.get('slow').running", timeout=10)
         k.ok("await asyncio.sleep(0.5)\nh.stop()")
-        k.until("h.done and not agent.cells.get('slow').running", timeout=10)
+        k.until("h.done and not agent.cells.get('slow').running", timeout=60)
         stopped = k.value("results()[-1]")
         assert stopped[0] is True
         assert stopped[1].startswith("Cell slow was interrupted by Stop.")
@@ -119,7 +119,7 @@ def test_stop_interrupts_a_running_cell_or_leaves_it_running_as_the_policy_says(
         )
         k.until("len(results()) >= 1", timeout=10)
         k.ok("h.stop()")
-        k.until("h.done", timeout=5)
+        k.until("h.done", timeout=30)
         left = k.value("results()[-1][1]")
         assert left.startswith("Cell short was left running (Stop stops only the agent)")
         assert k.value("agent.cells.get('short').running") is True
