@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import helpers
 from playwright.sync_api import expect
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -20,28 +21,8 @@ SHOTS = ROOT / "test-artifacts" / "screenshots"
 # a Stop from the work it stops, which runs 30 s or more in every Stop test, on any machine.
 STOP_LIMIT_MS = 10_000
 
-PLAN = {
-    "goal": "Clean the sales data",
-    "steps": [
-        {
-            "step_number": 1,
-            "action": "Load sales.csv",
-            "reason": "See what is there",
-            "tools_needed": ["read_file"],
-            "estimated_time": "~1 s",
-        },
-        {
-            "step_number": 2,
-            "action": "Drop duplicate rows",
-            "reason": "Duplicates skew totals",
-            "tools_needed": ["update_cell", "run_cell"],
-            "estimated_time": "~5 s",
-        },
-    ],
-    "estimated_total_time": "~10 s",
-    "risks": ["Rows that look duplicated may be legitimate"],
-    "prerequisites": ["sales.csv in the notebook's folder"],
-}
+# The plan the helpers' scripted Planner submits, with a prerequisite for the table to show.
+PLAN = {**helpers.PLAN, "prerequisites": ["sales.csv in the notebook's folder"]}
 LONG_TEXT = "The agent keeps **writing** so there is time to stop it. " * 300
 
 
