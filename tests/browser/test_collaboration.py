@@ -31,15 +31,28 @@ WATCH_CELL_0 = f"""path => {{ {PANEL_OF}
   }});
 }}"""
 
-SETUP = """\
-%load_ext jupyter_agent
-from jupyter_agent import ScriptedModel
-m = ScriptedModel('shared.json', delay=0.2)
-"""
-
 ORIGINAL = ["x = 21", "print('hello')", "", ""]
 AGENT_EDITS = 6  # of cell-0, while Bob types in cell-2
 BOB_TYPES = "bob = 'typed while the agent edited cell-0'"
+TYPING = "bob-is-typing"
+"""The file the test makes once Bob has begun typing."""
+
+# The model's second edit of cell-0 (with AGENT_EDITS turns left) waits for TYPING, so
+# the agent's edits and Bob's typing overlap however loaded the machine is.
+SETUP = f"""\
+%load_ext jupyter_agent
+import asyncio, os
+from jupyter_agent import ScriptedModel
+
+class Gated(ScriptedModel):
+    async def stream(self, request):
+        while self.remaining == {AGENT_EDITS} and not os.path.exists({TYPING!r}):
+            await asyncio.sleep(0.05)
+        async for part in super().stream(request):
+            yield part
+
+m = Gated('shared.json', delay=0.2)
+"""
 
 
 def call(name: str, **arguments: Any) -> dict[str, Any]:
@@ -117,7 +130,13 @@ def test_a_collaborator_sees_the_agents_edits_and_runs_live_and_nothing_is_lost(
     )
     ui_cell(bob, "cell-2").locator(".cm-content").click()
     began = bob.page.evaluate("() => performance.now()")
-    bob.page.keyboard.type(BOB_TYPES, delay=30)
+    half = len(BOB_TYPES) // 2
+    bob.page.keyboard.type(BOB_TYPES[:half], delay=30)
+    (collaborative_lab.root / TYPING).touch()  # the agent's next edit may come now
+    bob.page.wait_for_function(
+        f"() => window.__cell0Changes.some(t => t > {began})", timeout=90_000
+    )
+    bob.page.keyboard.type(BOB_TYPES[half:], delay=30)
     ended = bob.page.evaluate("() => performance.now()")
     expect(panel.get_by_role("status")).to_have_text("completed")
     final = edit_0(AGENT_EDITS)
