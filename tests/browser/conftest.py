@@ -27,10 +27,12 @@ import importlib.util
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -91,6 +93,8 @@ class LabServer:
     root: Path
     log: Path
     process: subprocess.Popen[bytes]
+    runtime: Path
+    """Its runtime folder, where the kernels' sockets are."""
 
     def log_tail(self, lines: int = 60) -> str:
         try:
@@ -228,10 +232,13 @@ def start_lab_server(
         target = settings / name
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(json.dumps(values))
+    # A short folder of its own: a kernel's Unix socket path there must fit in 107 bytes
+    # (kernel-<uuid>-ipc-N is 47), which a pytest temporary folder may not leave room for.
+    runtime = Path(tempfile.mkdtemp(prefix="lab-"))
     env = {
         **(os.environ if env is None else env),
         "JUPYTER_CONFIG_DIR": str(base / "config"),
-        "JUPYTER_RUNTIME_DIR": str(base / "runtime"),
+        "JUPYTER_RUNTIME_DIR": str(runtime),
         "JUPYTERLAB_SETTINGS_DIR": str(settings),
         "JUPYTERLAB_WORKSPACES_DIR": str(base / "workspaces"),
         "JUPYTER_PLATFORM_DIRS": "1",
@@ -275,16 +282,18 @@ def start_lab_server(
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
+    server = LabServer(url=url, root=root, log=log, process=process, runtime=runtime)
     try:
         _wait_until_serving(url, process, log)
     except BaseException:
-        _stop(process)
+        stop_lab_server(server)
         raise
-    return LabServer(url=url, root=root, log=log, process=process)
+    return server
 
 
 def stop_lab_server(server: LabServer) -> None:
     _stop(server.process)
+    shutil.rmtree(server.runtime, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

@@ -87,6 +87,9 @@ def open_tutorial(name: str, open_notebook: Any, lab: Any, page: Any) -> tuple[A
     return notebook, stored
 
 
+# A whole tutorial (the wait for all its cells is 180 s) on a loaded runner; the quickstart,
+# often a worker's first test, took 111 s with the lab's first build check in it.
+@pytest.mark.timeout(300)
 @pytest.mark.parametrize("name", TUTORIALS)
 def test_a_tutorial_runs_top_to_bottom_in_jupyterlab(name, open_notebook, lab, page):
     # Edit → Clear Outputs of All Cells, then Run → Run All Cells, as a reader would.
