@@ -13,7 +13,7 @@ Kind = Literal["inert", "reads", "writes", "runs_code", "unknown"]
 
 
 @dataclass(frozen=True)
-class Run:
+class RunTarget:
     """A file (or the files of a folder) whose code an invocation runs."""
 
     target: Word
@@ -32,14 +32,14 @@ class Effect:
     spreads: tuple[Word, ...] = ()
     """Folders it writes files into whose names only its input knows (an archive it
     extracts, a patch, a tree it copies whole): what lands there is unknown before it runs."""
-    runs: tuple[Run, ...] = ()
+    runs: tuple[RunTarget, ...] = ()
     note: str = ""
     """Why it is not read-only, in a few words for the approval card."""
     problem: str = ""
     """Set when no rule may ever cover it (it asks every time)."""
 
 
-def code(note: str, *runs: Run) -> Effect:
+def code(note: str, *runs: RunTarget) -> Effect:
     """It runs code (given to it, or found in ``runs``)."""
     return Effect("runs_code", runs=runs, note=note)
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 import re
 
-from ._effects import Effect, Judge, Kind, Run, code
+from ._effects import Effect, Judge, Kind, RunTarget, code
 from ._git import judge_git
 from ._options import literal, names, parse_options
 from ._parsed import Word
@@ -161,7 +161,7 @@ def effect_of(unwrapped: Unwrapped) -> Effect:
         return Effect(
             kind,
             writes=inner.writes,
-            runs=(Run(words[0], "the program"), *inner.runs),
+            runs=(RunTarget(words[0], "the program"), *inner.runs),
             note="runs a program file",
         )
     if name in SHELL_ONLY or name in ALWAYS_READS:

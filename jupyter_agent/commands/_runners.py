@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from ._effects import Effect, Judge, Run, code, is_version
+from ._effects import Effect, Judge, RunTarget, code, is_version
 from ._options import literal, names, parse_options
 from ._parsed import Word
 
@@ -38,7 +38,7 @@ def judge_python(name: str, args: tuple[Word, ...]) -> Effect:
             )
         return code(f"runs the module {module}")
     if opts.operands:
-        return code("runs a Python script", Run(opts.operands[0], "the script"))
+        return code("runs a Python script", RunTarget(opts.operands[0], "the script"))
     return code("runs Python code from its input")
 
 
@@ -46,7 +46,7 @@ def _tests(targets: Sequence[Word]) -> Effect:
     paths = [w for w in targets if not (w.value or "").startswith("-")] or [literal(".")]
     return code(
         "runs the tests (and their conftest.py)",
-        *(Run(p, "the test files", folder=True) for p in paths),
+        *(RunTarget(p, "the test files", folder=True) for p in paths),
     )
 
 
@@ -70,7 +70,7 @@ def judge_shell(name: str, args: tuple[Word, ...]) -> Effect:
     if opts.has("-c"):
         return code(f"runs the {name} code given with -c")
     if opts.operands:
-        return code(f"runs a {name} script", Run(opts.operands[0], "the script"))
+        return code(f"runs a {name} script", RunTarget(opts.operands[0], "the script"))
     return code(f"runs {name} code from its input")
 
 
@@ -84,7 +84,7 @@ def interpreter(flags: frozenset[str], takes: frozenset[str] = frozenset()) -> J
         if opts.has(*flags):
             return code(f"runs the {name} code given on the command line")
         if opts.operands:
-            return code(f"runs a {name} script", Run(opts.operands[0], "the script"))
+            return code(f"runs a {name} script", RunTarget(opts.operands[0], "the script"))
         return code(f"runs {name} code from its input")
 
     return judge
@@ -97,14 +97,14 @@ def judge_awk(name: str, args: tuple[Word, ...]) -> Effect:
     files = [v for v in opts.values("-f", "--file") if v is not None]
     return code(
         "an awk program can run commands and write files",
-        *(Run(literal(f), "the awk program") for f in files),
+        *(RunTarget(literal(f), "the awk program") for f in files),
     )
 
 
 def judge_source(name: str, args: tuple[Word, ...]) -> Effect:
     if not args:
         return code(f"`{name}` runs a file")
-    return code("runs a shell file in this shell", Run(args[0], "the script"))
+    return code("runs a shell file in this shell", RunTarget(args[0], "the script"))
 
 
 def judge_make(name: str, args: tuple[Word, ...]) -> Effect:
@@ -119,8 +119,8 @@ def judge_make(name: str, args: tuple[Word, ...]) -> Effect:
         return Effect("reads", key=(name, args[0].value or ""))
     folder = next((v for v in opts.values("-C", "--directory") if v), ".")
     files = [v for v in opts.values("-f", "--file", "--makefile") if v is not None]
-    runs = [Run(literal(os.path.join(folder, f)), "the Makefile") for f in files] or [
-        Run(literal(os.path.join(folder, m)), "the Makefile")
+    runs = [RunTarget(literal(os.path.join(folder, f)), "the Makefile") for f in files] or [
+        RunTarget(literal(os.path.join(folder, m)), "the Makefile")
         for m in ("GNUmakefile", "makefile", "Makefile")
     ]
     return code("runs the Makefile's recipes", *runs)
@@ -136,7 +136,8 @@ def judge_npm(name: str, args: tuple[Word, ...]) -> Effect:
         "run run-script test start exec x dlx install i ci add rebuild restart stop pack publish"
     ):
         return code(
-            f"`{name} {sub}` runs package scripts", Run(literal("package.json"), "package.json")
+            f"`{name} {sub}` runs package scripts",
+            RunTarget(literal("package.json"), "package.json"),
         )
     return Effect("unknown")
 
@@ -189,11 +190,11 @@ def judge_jupyter(name: str, args: tuple[Word, ...]) -> Effect:
         opts = parse_options(rest, names("--to --output --output-dir --template"))
         if opts.has("--execute", "--inplace") or opts.dynamic:
             return code(
-                "runs the notebook's code", *(Run(w, "the notebook") for w in opts.operands)
+                "runs the notebook's code", *(RunTarget(w, "the notebook") for w in opts.operands)
             )
         return Effect("writes", note="writes the converted notebook")
     if sub in ("execute", "run"):
-        return code("runs a notebook's code", *(Run(w, "the notebook") for w in rest[:1]))
+        return code("runs a notebook's code", *(RunTarget(w, "the notebook") for w in rest[:1]))
     return Effect("unknown")
 
 
@@ -202,7 +203,9 @@ def judge_papermill(name: str, args: tuple[Word, ...]) -> Effect:
         args,
         names("-p -r -y -f -k --cwd --parameters --kernel --language"),
     )
-    return code("runs the notebook's code", *(Run(w, "the notebook") for w in opts.operands[:1]))
+    return code(
+        "runs the notebook's code", *(RunTarget(w, "the notebook") for w in opts.operands[:1])
+    )
 
 
 def judge_hook_installer(name: str, args: tuple[Word, ...]) -> Effect:

@@ -16,7 +16,7 @@ import os
 import re
 from dataclasses import dataclass
 
-from ._effects import Effect, Kind, Run
+from ._effects import Effect, Kind, RunTarget
 from ._parsed import Assignment, Redirect, Word
 from ._programs import effect_of
 from ._syntax import parse_script
@@ -199,7 +199,7 @@ __all__ = [
     "CommandLine",
     "Invocation",
     "PathUse",
-    "Run",
+    "RunTarget",
     "Word",
     "analyze",
     "harmless_variable",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -226,7 +227,7 @@ class AgentMagics(Magics):
             print(f"{call.agent!r}")
 
     def _help(self, call: _Call | None) -> None:
-        print(AgentMagics.agent.__doc__)
+        print(inspect.cleandoc(AgentMagics.agent.__doc__ or ""))
 
     def _run(self, call: _Call) -> RunHandle:
         """``plan`` or ``act``, or a ``%%agent`` cell: start a run of the task."""

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..messages import ApiTools, ApiTurn, encodable
-from ._anthropic_stream import Events, sdk_events
+from ._anthropic_stream import EventStream, sdk_events
 from ._base import ModelRequest
 
 CACHE = {"type": "ephemeral"}
@@ -26,13 +26,15 @@ CACHE = {"type": "ephemeral"}
 # requests, status errors.
 
 
-async def open_sdk_stream(client: Any, request: ModelRequest, params: dict[str, Any]) -> Events:
+async def open_sdk_stream(
+    client: Any, request: ModelRequest, params: dict[str, Any]
+) -> EventStream:
     try:
         stream = await client.messages.create(**params, stream=True)
     except UnicodeEncodeError:  # a lone surrogate somewhere: sent as U+FFFD
         params = json.loads(encodable(_encode(params)))
         stream = await client.messages.create(**params, stream=True)
-    return Events(sdk_events(stream), stream.close)
+    return EventStream(sdk_events(stream), stream.close)
 
 
 def _jsonable(value: Any) -> Any:

@@ -3,7 +3,7 @@ those dicts accumulated into stream parts and a final :class:`ModelResponse`.
 
 A client of our own reads the events as the JSON they are (:func:`server_sent_events`);
 a client of the caller's hands over the SDK's typed events, dumped into the same dicts
-(:func:`sdk_events`). Either way :class:`Reply` takes them one at a time. What goes
+(:func:`sdk_events`). Either way :class:`ReplyBuilder` takes them one at a time. What goes
 wrong after the stream began is a :class:`StreamFault`, which the model may retry.
 
 A tool call's input is kept only up to :data:`~jupyter_agent.input_limit.TOOL_INPUT_LIMIT`
@@ -43,7 +43,7 @@ class StreamFault(Exception):
         """The stream ended before the reply did (no error event): worth another try."""
 
 
-class Events:
+class EventStream:
     """A reply's stream events, as the API's JSON dicts; ``aclose()`` releases the
     connection at once."""
 
@@ -93,7 +93,7 @@ async def sdk_events(stream: Any) -> AsyncGenerator[dict[str, Any], None]:
         yield event.model_dump()
 
 
-class Reply:
+class ReplyBuilder:
     """Accumulates a reply's stream events (as their JSON dicts) into content blocks,
     yielding deltas as it goes."""
 

@@ -5,7 +5,7 @@ Each frame is a message with headers and a payload; botocore (the ``bedrock`` ex
 splits the bytes into messages and checks their CRCs. An ``event`` of type ``chunk``
 carries one Messages API event as base64 JSON (``{"bytes": "…"}``); an ``exception``
 (or ``error``) message is Bedrock's error in the middle of a stream, given here as the
-API's own ``error`` event, so :class:`~jupyter_agent.models._anthropic_stream.Reply`
+API's own ``error`` event, so :class:`~jupyter_agent.models._anthropic_stream.ReplyBuilder`
 raises it and the model retries what is worth retrying.
 """
 

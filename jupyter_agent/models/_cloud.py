@@ -17,7 +17,7 @@ import importlib.util
 from typing import Any
 
 from ..errors import ModelError
-from ._anthropic_stream import Events
+from ._anthropic_stream import EventStream
 from ._base import ModelRequest
 from .anthropic import AnthropicModel, error_message
 
@@ -66,7 +66,9 @@ class CloudModel(AnthropicModel):
         """A 401 or 403 in sentences: which credentials, what they may not do."""
         raise NotImplementedError
 
-    async def _open(self, client: Any, request: ModelRequest, params: dict[str, Any]) -> Events:
+    async def _open(
+        self, client: Any, request: ModelRequest, params: dict[str, Any]
+    ) -> EventStream:
         import anthropic
 
         try:

@@ -30,7 +30,7 @@ from ..errors import MissingAPIKey, ModelError, PromptTooLong
 from ..secrets import credentials
 from ..secrets.shapes import mask_secrets
 from ._anthropic_request import CACHE, open_sdk_stream, request_body, with_breakpoint_on_last
-from ._anthropic_stream import Events, Reply, StreamFault, server_sent_events
+from ._anthropic_stream import EventStream, ReplyBuilder, StreamFault, server_sent_events
 from ._base import ModelRequest, StreamDone, StreamPart
 from ._catalog import model_string
 from ._foreign_turns import claude_turns, thinking_fits
@@ -247,7 +247,9 @@ class AnthropicModel:
         """The events of a reply's stream, as the API's JSON dicts."""
         return server_sent_events(response)
 
-    async def _open(self, client: Any, request: ModelRequest, params: dict[str, Any]) -> Events:
+    async def _open(
+        self, client: Any, request: ModelRequest, params: dict[str, Any]
+    ) -> EventStream:
         """Send the request and return the reply's events. A client of the caller's goes
         through its messages.create(), whatever it may be wrapped in (tracing, another
         cloud); our own sends the request as we encode it."""
@@ -268,7 +270,7 @@ class AnthropicModel:
                 f"{kind or 'no content type'} instead of an event stream: check "
                 f"{self.base_url_variable}."
             )
-        return Events(self._read_events(response), response.aclose)
+        return EventStream(self._read_events(response), response.aclose)
 
     @property
     def _tells_when_sent(self) -> bool:
@@ -321,7 +323,7 @@ class AnthropicModel:
                     # Our own client counts the SDK's tries (each goes through our HTTP
                     # hook); through a caller's client we cannot tell how many there were.
                     raise self._failed(exc, tries if self._tells_when_sent else None) from exc
-            turn = Reply()
+            turn = ReplyBuilder()
             try:
                 try:
                     async for event in events:

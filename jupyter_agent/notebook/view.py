@@ -55,7 +55,7 @@ class ExecutionTimes(Protocol):
 
 
 @dataclass
-class View:
+class NotebookView:
     text: str
     images: list[ImageBlock] = field(default_factory=list)
     next_cell: int | None = None
@@ -151,7 +151,7 @@ def render_notebook(
     end: int | None = None,
     budget: int = VIEW_CHARS,
     running: Mapping[str, float] | None = None,
-) -> View:
+) -> NotebookView:
     """Cells ``start``..``end`` (1-based, inclusive) in full, stopping at a cell boundary
     once ``budget`` characters are used (always at least one cell). ``running``: the
     cells the agent started that still run, with their seconds so far."""
@@ -178,7 +178,7 @@ def render_notebook(
             break
         body.append(text)
         used += len(text) + 2
-    return View("\n\n".join([header, *body]), images, next_cell)
+    return NotebookView("\n\n".join([header, *body]), images, next_cell)
 
 
 def fits_whole(
@@ -186,7 +186,7 @@ def fits_whole(
     history: ExecutionHistory | None,
     title: str,
     running: Mapping[str, float] | None = None,
-) -> View | None:
+) -> NotebookView | None:
     """The whole notebook, if its full view is small enough to be the first read."""
     if sum(len(c.source) for c in cells) > WHOLE_CHARS:
         return None
@@ -205,7 +205,7 @@ def render_outline(
     start: int = 1,
     budget: int = VIEW_CHARS,
     running: Mapping[str, float] | None = None,
-) -> View:
+) -> NotebookView:
     """One line per cell from ``start``: what a model needs to choose what to read."""
     flags = provenance(cells, history, running)
     lines = [
@@ -226,7 +226,7 @@ def render_outline(
             break
         lines.append(line)
         used += len(line) + 1
-    return View("\n".join(lines))
+    return NotebookView("\n".join(lines))
 
 
 def _outline_line(cell: Cell, position: int, flags: str, history: ExecutionHistory | None) -> str:

@@ -85,7 +85,7 @@ def message_chars(message: Message) -> tuple[int, int]:
 
 
 @dataclass
-class View:
+class ContextView:
     """The model's view of a history, as messages (not yet API turns)."""
 
     messages: list[Message]
@@ -94,7 +94,7 @@ class View:
 
 
 class ModelView:
-    """:class:`View` and API turns of a history that only grows, kept up to date.
+    """:class:`ContextView` and API turns of a history that only grows, kept up to date.
 
     Like :class:`~jupyter_agent.messages.ApiView`, each call converts only the records
     added since the last one; a new ``context`` record rebuilds the view (rare: a change
@@ -103,11 +103,11 @@ class ModelView:
     def __init__(self) -> None:
         self._seen = 0
         self._last: Message | None = None
-        self._view = View([], set())
+        self._view = ContextView([], set())
         self._api = ApiView()
         self._stubbed: dict[tuple[str, frozenset[str]], Message] = {}
 
-    def __call__(self, history: Sequence[Message]) -> View:
+    def __call__(self, history: Sequence[Message]) -> ContextView:
         grew = self._seen <= len(history) and (
             not self._seen or history[self._seen - 1] is self._last
         )
@@ -139,7 +139,7 @@ class ModelView:
         uses = tool_uses(history) if cleared else {}
         kept = [self._stub(m, cleared, uses) for m in history[start:] if m.context is None]
         messages = [summary, *kept] if summary is not None else kept
-        self._view = View(messages, cleared)
+        self._view = ContextView(messages, cleared)
         self._api = ApiView()  # the prefix changed: convert again from the start
 
     def _stub(self, message: Message, cleared: set[str], uses: dict[str, ToolUseBlock]) -> Message:
@@ -176,7 +176,7 @@ def tool_uses(history: Iterable[Message]) -> dict[str, ToolUseBlock]:
 
 
 def clearable(
-    view: View, uses: dict[str, ToolUseBlock], *, keep_newest: int, referenced: str
+    view: ContextView, uses: dict[str, ToolUseBlock], *, keep_newest: int, referenced: str
 ) -> list[tuple[str, int]]:
     """Results the model could do without, oldest first, each with the characters its
     stub would free. Never cleared: the results of the newest ``keep_newest`` steps, small

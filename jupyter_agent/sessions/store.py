@@ -39,7 +39,7 @@ from ..messages import STOPPED_NOTE, Message, MessageAdapter, MessageType, encod
 from ..models import Usage
 from ..plans import Plan, StepProgress
 from ..workspace.paths import FileTooLarge, PathRefused, Root
-from .context_view import ModelView, View
+from .context_view import ContextView, ModelView
 from .index import SESSIONS_DIR, index_records, sessions_folder
 
 log = logging.getLogger(__name__)
@@ -200,7 +200,7 @@ class Session:
         results as stubs, compacted turns as their summary (see :mod:`..context_view`)."""
         return self._model_view.api_messages(self.history)
 
-    def view(self) -> View:
+    def view(self) -> ContextView:
         """What the model sees of the history, as messages."""
         return self._model_view(self.history)
 

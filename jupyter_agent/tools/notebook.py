@@ -23,7 +23,7 @@ from ..notebook.outputs import ViewLimits, render_output
 from ..notebook.running_cells import CellRuns
 from ..notebook.view import (
     ExecutionHistory,
-    View,
+    NotebookView,
     fits_whole,
     provenance,
     render_cell,
@@ -143,7 +143,7 @@ async def read_notebook(
 
     running = _running(ctx)
 
-    def render() -> View:
+    def render() -> NotebookView:
         if outline:
             return render_outline(cells, title, history, start=first, running=running)
         if start is None and end is None:

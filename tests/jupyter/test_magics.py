@@ -106,81 +106,81 @@ def test_help_documents_every_subcommand_and_option(shared_kernel: Kernel) -> No
     assert said == inline_snapshot.snapshot("""\
 The AI agent of this kernel: plans, then edits and runs cells and files.
 
-        Usage::
+Usage::
 
-          %agent                   show the agent's panel (the agent is made if needed)
-          %agent plan TASK         the Planner studies the notebook, files and variables
-                                   and proposes a plan; it changes nothing
-          %agent act TASK          the Actor does the task: edits and runs cells and files
-                                   under your permission rules, asking when unsure
-          %agent remember TEXT     add TEXT as a line of this folder's AGENTS.md (the
-                                   project instructions every later run reads): an edit
-                                   like any other, under your permission rules, with its diff
-          %agent compact           make the conversation smaller now (the panel's Compact
-                                   now): old tool results are cleared and earlier turns
-                                   summarised by the model, as when the context window
-                                   fills up; the session's history on disk stays whole
-          %agent stop              stop the running agent (the next message continues)
-          %agent role NAME         switch role: planner, actor, or one from your settings
-          %agent model [MODEL]     switch to MODEL for the next runs (the panel's model
-                                   picker does the same); without MODEL, list the models
-                                   configured and whether each is ready
-          %agent trust             trust this folder's settings (.jupyter_agent/settings.toml):
-                                   until then they may only narrow; the panel's trust
-                                   prompt lists what trusting enables, and this prints
-                                   what now applies
-          %agent login             ask for the model's API key (Anthropic's or OpenAI's;
-                                   hidden input, kept out of the notebook): for this
-                                   session, or saved for your user in
-                                   ~/.jupyter_agent/credentials.json (owner-only)
-          %agent logout            remove the saved keys
-          %agent mcp               the MCP servers of your settings (mcpServers), their
-                                   state and tools; starts those not running
-          %agent help              this text
+  %agent                   show the agent's panel (the agent is made if needed)
+  %agent plan TASK         the Planner studies the notebook, files and variables
+                           and proposes a plan; it changes nothing
+  %agent act TASK          the Actor does the task: edits and runs cells and files
+                           under your permission rules, asking when unsure
+  %agent remember TEXT     add TEXT as a line of this folder's AGENTS.md (the
+                           project instructions every later run reads): an edit
+                           like any other, under your permission rules, with its diff
+  %agent compact           make the conversation smaller now (the panel's Compact
+                           now): old tool results are cleared and earlier turns
+                           summarised by the model, as when the context window
+                           fills up; the session's history on disk stays whole
+  %agent stop              stop the running agent (the next message continues)
+  %agent role NAME         switch role: planner, actor, or one from your settings
+  %agent model [MODEL]     switch to MODEL for the next runs (the panel's model
+                           picker does the same); without MODEL, list the models
+                           configured and whether each is ready
+  %agent trust             trust this folder's settings (.jupyter_agent/settings.toml):
+                           until then they may only narrow; the panel's trust
+                           prompt lists what trusting enables, and this prints
+                           what now applies
+  %agent login             ask for the model's API key (Anthropic's or OpenAI's;
+                           hidden input, kept out of the notebook): for this
+                           session, or saved for your user in
+                           ~/.jupyter_agent/credentials.json (owner-only)
+  %agent logout            remove the saved keys
+  %agent mcp               the MCP servers of your settings (mcpServers), their
+                           state and tools; starts those not running
+  %agent help              this text
 
-          %%agent [--role planner|actor]
-          TASK...                  the cell's body is the task (default: the current role)
+  %%agent [--role planner|actor]
+  TASK...                  the cell's body is the task (default: the current role)
 
-        Options (before the task):
+Options (before the task):
 
-          --model MODEL            the model: claude-sonnet-4-6 (Anthropic), openai:gpt-5,
-                                   ollama:qwen3 (served on this machine), bedrock:ID,
-                                   vertex:ID, openai-compatible:NAME@URL (vLLM, LM Studio,
-                                   LiteLLM, OpenRouter…), NAME:MODEL for a provider of your
-                                   settings ([providers.NAME]), scripted:PATH.json for a
-                                   scripted replay, $name for a Model in your namespace
-                                   (default: $JUPYTER_AGENT_MODEL, else [models] default
-                                   in your settings, else Claude, or OpenAI when only
-                                   OPENAI_API_KEY is set)
-          --max-steps N            model turns per run (the panel's max iterations)
-          --loop tool_use|roa      the native tool-use loop (default) or
-                                   reason → act → observe
-          --resume [SESSION_ID]    continue a saved session (the newest without an id);
-                                   the panel's session picker does the same
-          --side                   dock the panel in JupyterLab's right sidebar
+  --model MODEL            the model: claude-sonnet-4-6 (Anthropic), openai:gpt-5,
+                           ollama:qwen3 (served on this machine), bedrock:ID,
+                           vertex:ID, openai-compatible:NAME@URL (vLLM, LM Studio,
+                           LiteLLM, OpenRouter…), NAME:MODEL for a provider of your
+                           settings ([providers.NAME]), scripted:PATH.json for a
+                           scripted replay, $name for a Model in your namespace
+                           (default: $JUPYTER_AGENT_MODEL, else [models] default
+                           in your settings, else Claude, or OpenAI when only
+                           OPENAI_API_KEY is set)
+  --max-steps N            model turns per run (the panel's max iterations)
+  --loop tool_use|roa      the native tool-use loop (default) or
+                           reason → act → observe
+  --resume [SESSION_ID]    continue a saved session (the newest without an id);
+                           the panel's session picker does the same
+  --side                   dock the panel in JupyterLab's right sidebar
 
-        The run goes on in the background: the cell ends at once and the kernel stays
-        usable. ``h = %agent plan …`` keeps the run's handle: ``await h.wait()`` in a later
-        cell, then ``h.plan``, ``h.summary``, ``h.history``; ``h.stop()``, ``h.answer(…)``,
-        ``h.approve(…)`` steer it from code. A bare ``%agent plan …`` shows no result (the
-        panel shows the run; an echo would show the state it began in forever); its
-        handle is ``_`` in the next cell, as any result's would be.
+The run goes on in the background: the cell ends at once and the kernel stays
+usable. ``h = %agent plan …`` keeps the run's handle: ``await h.wait()`` in a later
+cell, then ``h.plan``, ``h.summary``, ``h.history``; ``h.stop()``, ``h.answer(…)``,
+``h.approve(…)`` steer it from code. A bare ``%agent plan …`` shows no result (the
+panel shows the run; an echo would show the state it began in forever); its
+handle is ``_`` in the next cell, as any result's would be.
 
-        Each ``%agent`` cell shows the panel under it; the display shown before becomes a
-        static record of the runs it showed (a notebook viewer shows it without a kernel),
-        so only the newest display, and the sidebar, is live.
+Each ``%agent`` cell shows the panel under it; the display shown before becomes a
+static record of the runs it showed (a notebook viewer shows it without a kernel),
+so only the newest display, and the sidebar, is live.
 
-        The panel shows the transcript, the plan (Execute plan hands it to the Actor),
-        questions and approvals as buttons, every tool call with its diff, usage and cost,
-        how full the model's context window is (with Compact now), and a Stop button.
-        Where widgets cannot show (nbconvert, nbclient, papermill) the panel's text is
-        the transcript, refreshed at each plan, question and run end. In
-        terminal IPython the run is printed as it goes and the magic waits for it (Ctrl-C
-        stops it; questions are asked at the prompt).
+The panel shows the transcript, the plan (Execute plan hands it to the Actor),
+questions and approvals as buttons, every tool call with its diff, usage and cost,
+how full the model's context window is (with Compact now), and a Stop button.
+Where widgets cannot show (nbconvert, nbclient, papermill) the panel's text is
+the transcript, refreshed at each plan, question and run end. In
+terminal IPython the run is printed as it goes and the magic waits for it (Ctrl-C
+stops it; questions are asked at the prompt).
 
-        The agent works in the notebook's folder and on the notebook itself: live through
-        JupyterLab with the jupyter_agent extension, or on the .ipynb file otherwise (the
-        panel says which).\
+The agent works in the notebook's folder and on the notebook itself: live through
+JupyterLab with the jupyter_agent extension, or on the .ipynb file otherwise (the
+panel says which).\
 """)  # the help, word for word
 
 

@@ -495,9 +495,9 @@ async def test_a_callers_client_is_called_through_its_messages_create(workspace,
 
 
 def test_a_tool_call_cut_off_by_max_tokens_is_flagged_not_parsed():
-    from jupyter_agent.models._anthropic_stream import Reply
+    from jupyter_agent.models._anthropic_stream import ReplyBuilder
 
-    turn = Reply()
+    turn = ReplyBuilder()
     events = [  # as the API streams them
         {
             "type": "message_start",
