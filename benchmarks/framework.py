@@ -129,7 +129,11 @@ async def stop_latency(
             while not reached(handle):  # noqa: ASYNC110 - polling is what we measure around
                 await asyncio.sleep(0.001)
             ended: list[float] = []
-            handle.add_done_callback(lambda _h, ended=ended: ended.append(time.perf_counter()))
+
+            def record_end(_handle: object, ended: list[float] = ended) -> None:
+                ended.append(time.perf_counter())
+
+            handle.add_done_callback(record_end)
             started = time.perf_counter()
             handle.stop()
             await handle.wait()

@@ -206,7 +206,8 @@ def main() -> None:
     print(_row(head))
     for row in rows:
         print(_row(row))
-    total = [sum(r[i] for r in rows) for i in range(1, 7)]
+    numbers = [r[1:] for r in rows]
+    total = [sum(n[i] for n in numbers) for i in range(6)]
     print(_row(("total", *total)))
     ratios = sorted(r[4] / r[2] for r in rows if r[2])
     print()

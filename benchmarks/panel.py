@@ -61,7 +61,8 @@ def answer_text(tokens: int) -> str:
         "lambda",
         "mu",
     ]
-    text, i = [], 0
+    text: list[str] = []
+    i = 0
     while sum(map(len, text)) < tokens * CHARS_PER_TOKEN:
         text.append(words[i % len(words)] + (" " if i % 40 else "\n\n"))
         i += 1

@@ -101,7 +101,8 @@ def median_us(samples: list[float]) -> str:
 
 
 def flush_cost(workspace: Path, rounds: int) -> None:
-    hooked, bare = [], []
+    hooked: list[float] = []
+    bare: list[float] = []
     session = Session.create(workspace, session_id="flush-cost", title="flush cost")
     real = _session.index_records
     for i in range(rounds):

@@ -106,7 +106,12 @@ async def test_a_wait_counts_only_time_the_loop_was_free():
 
     loop = asyncio.get_running_loop()
     future = loop.create_future()
-    loop.call_later(0.05, lambda: (time.sleep(1.0), future.set_result(None)))
+
+    def block_then_answer() -> None:
+        time.sleep(1.0)
+        future.set_result(None)
+
+    loop.call_later(0.05, block_then_answer)
     # The loop is blocked for a second (a cell running synchronous code) and the result
     # arrives then: a 0.3 s window has not passed in free time, so it is not missed.
     assert await wait_free(future, 0.3) is True

@@ -108,7 +108,7 @@ def _acting_hooks(kind: str, marker: Path) -> dict[str, type]:
             return "Repr()"
 
     class ClassProperty:
-        @property
+        @property  # type: ignore[misc]  # a read-only __class__ that acts
         def __class__(self):  # isinstance() asks for it
             acts(kind, marker)
             return int
@@ -154,7 +154,7 @@ def _acting_hooks(kind: str, marker: Path) -> dict[str, type]:
         def __init__(self):
             self.attr = Repr()
 
-        @property
+        @property  # type: ignore[misc]  # a __class__ that raises
         def __class__(self):
             raise Error(Repr())
 
@@ -175,19 +175,19 @@ def _acting_types(kind: str, marker: Path, Repr: type) -> dict[str, type]:
     """Classes that act from what a library type, a module, a callable or a class adds
     (numpy and pandas hooks, ``__sizeof__``, descriptors, metaclasses)."""
 
-    class Frame(pd.DataFrame):
+    class Frame(pd.DataFrame):  # type: ignore[name-defined,misc]  # a hostile subclass
         @property
         def _constructor_sliced(self):
             acts(kind, marker)
             return pd.Series
 
-    class Array(np.ndarray):
+    class Array(np.ndarray):  # type: ignore[name-defined,misc]  # a hostile subclass
         def __array_finalize__(self, obj):
             acts(kind, marker)
 
     class Module(types.ModuleType):
         @property
-        def __dict__(self):
+        def __dict__(self):  # type: ignore[override]  # a __dict__ that acts
             acts(kind, marker)
             return {}
 
@@ -201,7 +201,7 @@ def _acting_types(kind: str, marker: Path, Repr: type) -> dict[str, type]:
         def __call__(self, *args):
             acts(kind, marker)
 
-    class LookAlike(Repr):  # claims to be pandas' own class
+    class LookAlike(Repr):  # type: ignore[misc]  # claims to be pandas' own class
         __module__ = "pandas"
         __qualname__ = "DataFrame"
 
@@ -227,7 +227,7 @@ def _acting_types(kind: str, marker: Path, Repr: type) -> dict[str, type]:
             return "MetaRepr"
 
         @property
-        def __doc__(cls):
+        def __doc__(cls):  # type: ignore[override]  # a __doc__ that acts
             acts(kind, marker)
 
     class WithMetaRepr(metaclass=MetaRepr):

@@ -115,6 +115,17 @@ def evil_gitdir(ws: Path) -> None:
     nested_repo(ws)
 
 
+def planted_commondir(ws: Path) -> None:
+    evil_gitdir(ws)
+    (ws / "staging").mkdir()
+    (ws / "staging" / ".git").mkdir()
+    (ws / "staging" / ".git" / "commondir").write_text("../evil\n")
+    subprocess.run(
+        ["tar", "-cf", str(ws / "planted.tar"), "-C", str(ws / "staging"), ".git"],
+        check=True,
+    )
+
+
 def script_file(ws: Path) -> None:
     (ws / "analysis.py").write_text("print('analysis')\n")
     (ws / "run.sh").write_text("echo run\n")
@@ -229,16 +240,7 @@ CASES = [
         "tar-plants-commondir",
         "tar -xf planted.tar",
         "ls",
-        lambda ws: (
-            evil_gitdir(ws),
-            (ws / "staging").mkdir(),
-            (ws / "staging" / ".git").mkdir(),
-            (ws / "staging" / ".git" / "commondir").write_text("../evil\n"),
-            subprocess.run(
-                ["tar", "-cf", str(ws / "planted.tar"), "-C", str(ws / "staging"), ".git"],
-                check=True,
-            ),
-        ),
+        planted_commondir,
     ),
     # --- find ---------------------------------------------------------------------------
     Case("find-exec", "find . -name '*.tmp' -exec touch pwned \\;", "find . -name '*.tmp'"),

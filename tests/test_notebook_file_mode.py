@@ -146,7 +146,9 @@ async def test_agent_edits_the_file_and_each_edit_has_a_diff(workspace, notebook
     ends = [e for e in handle.events_so_far if e.kind == "tool_end"]
     diff = next(e.diff for e in ends if e.name == "update_cell" and e.diff and "describe" in e.diff)
     assert "-df.describe()\n+df.describe(include='all')" in diff
-    assert "+df = df.drop_duplicates()" in next(e.diff for e in ends if e.name == "insert_cell")
+    inserted = next(e.diff for e in ends if e.name == "insert_cell")
+    assert inserted is not None
+    assert "+df = df.drop_duplicates()" in inserted
     assert "analysis.ipynb — file mode: no notebook frontend answered" in model.requests[0].system
     # the first tool result carried the plot as an image block
     assert any(b.type == "image" for b in results[0].content)

@@ -166,7 +166,7 @@ def _text(rng: random.Random) -> str:
 
 def _matcher(rng: random.Random, kind: str) -> dict[str, Any]:
     value = _text(rng)
-    return {
+    matchers: dict[str, dict[str, Any]] = {
         "tool": {"kind": "tool", "name": value},
         "category": {"kind": "category", "category": value},
         "permission": {"kind": "permission", "permission": value},
@@ -180,7 +180,8 @@ def _matcher(rng: random.Random, kind: str) -> dict[str, Any]:
         },
         "mcp": {"kind": "mcp", "server": f"srv{rng.randrange(9)}*", "tool": "search_*"},
         "all": {"kind": "all"},
-    }[kind]
+    }
+    return matchers[kind]
 
 
 KINDS = [

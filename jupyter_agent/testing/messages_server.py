@@ -47,6 +47,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from socketserver import TCPServer
 from typing import Any
 
+from typing_extensions import Self
+
 from ._api_rules import refusal
 from ._platforms import (
     BEDROCK_STREAM_TYPE,
@@ -152,7 +154,7 @@ class MessagesServer:
                 pass
         self._thread.join(timeout=2)
 
-    def __enter__(self) -> MessagesServer:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc_info: object) -> None:

@@ -11,7 +11,7 @@ from helpers import PLAN, assert_valid, call, calls, until
 from jupyter_agent import Agent, ScriptedModel, tool
 from jupyter_agent.agent import Session
 from jupyter_agent.errors import AgentBusy, IllegalTransition
-from jupyter_agent.events import EventAdapter, ToolOutcome
+from jupyter_agent.events import Event, EventAdapter, ToolOutcome
 from jupyter_agent.models import Pricing
 from jupyter_agent.permissions import Allow, Ask, Deny, Role, ToolCall
 from jupyter_agent.states import AgentState
@@ -38,7 +38,7 @@ async def test_planner_submits_a_plan_and_the_run_completes(workspace):
     handle = agent.start("Clean the sales data")
     assert handle.state in (AgentState.idle, AgentState.running)  # start returned at once
     await handle.wait()
-    assert handle.state is AgentState.completed
+    assert handle.state is AgentState.completed  # type: ignore[comparison-overlap]  # it ran on
     assert handle.stop_reason == "completed"
     assert handle.plan is not None and handle.plan.goal == "Clean the sales data"
     assert [p.status for p in handle.plan_progress] == ["pending", "pending"]
@@ -581,7 +581,7 @@ async def test_switching_a_running_actor_to_planner_stops_it_with_a_warning(work
     agent = agent_for(workspace, call("ask_user", question="?"))
     handle = agent.start("go")
     await until(lambda: handle.pending_question is not None)
-    seen = []
+    seen: list[Event] = []
     agent.subscribe(seen.append)
     agent.set_role("planner")
     await handle.wait()
@@ -607,7 +607,7 @@ async def test_many_subscribers_see_the_same_stream_and_a_slow_one_blocks_nobody
     handle = agent.start("go")
 
     async def slow_reader() -> list[str]:
-        seen = []
+        seen: list[str] = []
         async for event in handle.events():
             seen.append(event.kind)
             await asyncio.sleep(0.01)

@@ -552,7 +552,7 @@ async def test_an_mcp_call_sends_only_the_arguments_its_card_showed(workspace):
     server = Path(__file__).parents[1] / "mcp" / "mcp_server_for_tests.py"
     settings = Settings(
         # A start bounded for a loaded machine (Python and the mcp package load slowly there).
-        mcpServers={
+        mcp_servers={
             "srv": McpServerConfig(command=sys.executable, args=[str(server)], startup_timeout=90)
         }
     )

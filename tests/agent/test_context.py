@@ -121,6 +121,7 @@ async def test_thirty_big_files_fit_a_window_the_server_enforces(
     gauge = [e for e in seen if e.kind == "context"]
     assert gauge and all(e.window == 100_000 for e in gauge)
     # Nothing is deleted: the session file holds every file's content.
+    assert agent.session.path is not None
     stored = (agent.session.path / "history.jsonl").read_text()
     assert all(f"MARK-{i:02d}" in stored for i in range(FILES))
     assert_valid(agent.history)

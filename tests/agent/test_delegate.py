@@ -217,6 +217,7 @@ async def test_sessions_are_linked_both_ways_on_disk(workspace):
     agent = Agent("planner", model, workspace=workspace)
     handle = await agent.run("go")
     (child,) = handle.children
+    assert agent.session.path is not None and child.agent.session.path is not None
     parent_meta = json.loads((agent.session.path / "metadata.json").read_text())
     child_meta = json.loads((child.agent.session.path / "metadata.json").read_text())
     assert parent_meta["child_session_ids"] == [child.session_id]

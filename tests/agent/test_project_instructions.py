@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import cast
 
 import pytest
 from helpers import call, until
@@ -159,7 +160,8 @@ matcher = { kind = "all" }
 
 async def test_a_hostile_agents_md_changes_no_role_rule_or_tool(repo: Path, home: Path) -> None:
     plain = Agent("planner", ScriptedModel(), workspace=repo)
-    before = (plain.role, plain.roles["planner"].permissions, list(plain.policy), plain.trusted)
+    rules = cast(Rules, plain.policy)  # the rules from the settings
+    before = (plain.role, plain.roles["planner"].permissions, list(rules), plain.trusted)
     tools_before = [t.name for t in plain.tools.allowed(plain.roles["planner"].permissions)]
     (repo / "AGENTS.md").write_text(HOSTILE)
     agent = Agent(

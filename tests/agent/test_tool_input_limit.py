@@ -89,6 +89,7 @@ async def test_a_10_mb_command_is_refused_unread_and_the_conversation_keeps_a_st
     again = [r for r in server.requests if r.body.get("messages")][1]
     assert _calls_sent(again.body) == [{"name": "execute_command", "input": {LEFT_OUT: size}}]
     assert len(again.raw) < 100_000
+    assert agent.session.path is not None
     history = (agent.session.path / "history.jsonl").stat().st_size
     assert history < 100_000
     assert_valid(agent.history)

@@ -105,7 +105,7 @@ class LabServer:
 
     def write_notebook(self, path: str, sources: list[str] | None = None) -> str:
         """Create (or replace) a Python 3 notebook at ``path`` under the root; returns ``path``."""
-        cells = [
+        cells: list[dict[str, Any]] = [
             {
                 "cell_type": "code",
                 "execution_count": None,

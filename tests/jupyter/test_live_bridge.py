@@ -213,7 +213,11 @@ async def test_insert_names_the_id_to_reuse_cell_id_from_protocol_3_and_id_befor
 
     for protocol, key in ((PROTOCOL, "cell_id"), (INSERT_CELL_ID - 1, "id")):
         ping = {**PING, "protocol": protocol}
-        frontend = FakeFrontend({"ping": lambda _, ping=ping: ping, "insert": insert})
+
+        def answer_ping(_request: dict[str, Any], ping: dict[str, Any] = ping) -> Any:
+            return ping
+
+        frontend = FakeFrontend({"ping": answer_ping, "insert": insert})
         bridge = await connected(frontend)
         assert (await bridge.insert("x", "code", before="a", cell_id="old")).id == "old"
         args = frontend.requests[-1]["args"]
@@ -463,9 +467,11 @@ async def test_connect_notebook_falls_back_to_the_file(monkeypatch, tmp_path):
             frontend: FakeFrontend = frontend, close_data: dict = close_with, **kw: Any
         ) -> Any:
             made = frontend.factory(**kw)
-            made.send = lambda _data, made=made: threading.Thread(
-                target=made.close_from_frontend, args=(close_data,)
-            ).start()
+
+            def send(_data: dict[str, Any], made: FakeComm = made) -> None:
+                threading.Thread(target=made.close_from_frontend, args=(close_data,)).start()
+
+            made.send = send  # type: ignore[method-assign]  # this comm's frontend closes it
             return made
 
         monkeypatch.setattr(comm, "create_comm", closing)

@@ -60,7 +60,7 @@ async def make_agent(home: Path, workspace: Path) -> AsyncIterator[Any]:
     def make(
         role: str, turns: list[Any], servers: dict[str, McpServerConfig], **options: Any
     ) -> tuple[Agent, list[Event]]:
-        settings = Settings(mcpServers=servers)
+        settings = Settings(mcp_servers=servers)
         agent = Agent(role, ScriptedModel(turns), workspace=workspace, settings=settings, **options)
         events: list[Event] = []
         agent.subscribe(events.append)

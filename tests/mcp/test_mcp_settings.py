@@ -16,6 +16,7 @@ from helpers import call
 from jupyter_agent import Agent, ScriptedModel
 from jupyter_agent.config.rules import McpServer, Rule, Rules
 from jupyter_agent.config.settings import SettingsError, load_settings
+from jupyter_agent.events import Event
 from jupyter_agent.mcp import McpServerConfig, McpServers, MissingVariable, render_status
 from jupyter_agent.mcp._connection import ServerTool
 from jupyter_agent.mcp._tool import input_schema, tool_name
@@ -116,7 +117,7 @@ async def test_a_workspace_cannot_start_a_server_until_the_user_trusts_it(home, 
     said = {e.kind: e.summary for e in agent.trust_prompt.effects}
     assert "as the MCP server planted" in said["mcp_server"]
     assert said["rule"].startswith("Allow tools of MCP server planted")
-    events = []
+    events: list[Event] = []
     agent.subscribe(events.append)
     await agent.run("anything")
     assert not marker.exists()

@@ -478,7 +478,7 @@ async def test_a_callers_client_is_called_through_its_messages_create(workspace,
         traced.append(params["messages"][-1]["role"])
         return await create(**params)
 
-    client.messages.create = traced_create
+    client.messages.create = traced_create  # type: ignore[method-assign]  # as a tracer does
     messages_server.script(
         [
             Reply([text("Let me see."), tool_use("lookup", {"key": "k"})], "tool_use"),

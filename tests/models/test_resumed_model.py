@@ -181,6 +181,7 @@ def test_a_session_records_the_model_string_as_the_user_wrote_it(workspace, home
         ("scripted", ""),
     ]:
         agent = Agent(workspace=workspace, model=given)
+        assert agent.session.path is not None
         saved = json.loads((agent.session.path / "metadata.json").read_text())
         assert saved["model_string"] == written, given
 

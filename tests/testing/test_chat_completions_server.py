@@ -19,10 +19,11 @@ from collections.abc import Iterator
 
 import openai
 import pytest
+from openai.types.chat import ChatCompletionMessageParam
 
 from jupyter_agent.testing import ChatCompletionsServer, Fault, Reply, text, thinking, tool_use
 
-HI = [{"role": "user", "content": "hi"}]
+HI: list[ChatCompletionMessageParam] = [{"role": "user", "content": "hi"}]
 
 
 @pytest.fixture

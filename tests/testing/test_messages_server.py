@@ -28,12 +28,19 @@ from typing import Any
 import anthropic
 import httpx2
 import pytest
+from anthropic.types import (
+    MessageParam,
+    ThinkingBlockParam,
+    ThinkingConfigParam,
+    ToolResultBlockParam,
+    ToolUseBlockParam,
+)
 from helpers import until
 
 from jupyter_agent.testing import Fault, MessagesServer, Reply, text, thinking, tool_use
 
 MODEL = "claude-test-model"
-HI = [{"role": "user", "content": "hi"}]
+HI: list[MessageParam] = [{"role": "user", "content": "hi"}]
 # Older SDKs raise the base class for 529.
 OverloadedError = getattr(anthropic, "OverloadedError", anthropic.InternalServerError)
 
@@ -409,15 +416,23 @@ def test_a_tool_loop_without_claudes_thinking_is_refused_with_thinking_on_as_the
     server: MessagesServer, client: anthropic.Anthropic
 ) -> None:
     server.push(Reply([text("answered")]))
-    call = {"type": "tool_use", "id": "toolu_1", "name": "look", "input": {}}
-    result = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "seen"}
-    loop = [*HI, {"role": "assistant", "content": [call]}, {"role": "user", "content": [result]}]
-    on = {"type": "enabled", "budget_tokens": 1024}
+    call: ToolUseBlockParam = {"type": "tool_use", "id": "toolu_1", "name": "look", "input": {}}
+    result: ToolResultBlockParam = {
+        "type": "tool_result",
+        "tool_use_id": "toolu_1",
+        "content": "seen",
+    }
+    loop: list[MessageParam] = [
+        *HI,
+        {"role": "assistant", "content": [call]},
+        {"role": "user", "content": [result]},
+    ]
+    on: ThinkingConfigParam = {"type": "enabled", "budget_tokens": 1024}
 
     with pytest.raises(anthropic.BadRequestError, match="must start with a thinking block"):
         client.messages.create(model=MODEL, max_tokens=2048, messages=loop, thinking=on)
     # Claude's own signed thinking first, or thinking off: taken, and the script was kept.
-    signed = {"type": "thinking", "thinking": "t", "signature": "sig"}
+    signed: ThinkingBlockParam = {"type": "thinking", "thinking": "t", "signature": "sig"}
     loop[1] = {"role": "assistant", "content": [signed, call]}
     reply = client.messages.create(model=MODEL, max_tokens=2048, messages=loop, thinking=on)
     assert reply.content[0].text == "answered"  # type: ignore[union-attr]

@@ -210,7 +210,7 @@ def test_item_access_into_dicts_lists_and_tuples(ns):
         run(inspect_variable, ns, name="df.columns")
     with pytest.raises(ToolError, match="only builtin dicts"):
         run(inspect_variable, ns, name="df['sales']")
-    dd = collections.defaultdict(list)
+    dd: collections.defaultdict[str, list[int]] = collections.defaultdict(list)
     with pytest.raises(ToolError, match="It is empty"):
         run(inspect_variable, {"dd": dd}, name="dd['x']")
     assert dict(dd) == {}  # a defaultdict lookup did not insert the key

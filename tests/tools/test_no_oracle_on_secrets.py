@@ -241,7 +241,11 @@ async def test_update_files_closest_text_says_the_same_whatever_the_hidden_value
     for value in (TOKEN, other):
         (workspace / "warehouse.env").write_text(f"# connection\n{NAME}={value}\n")
         ctx = ToolContext(workspace=workspace)
-        ctx.resources.insert(Secrets(lambda v=value: {NAME: v}))
+
+        def read_secrets(v: str = value) -> dict[str, str]:
+            return {NAME: v}
+
+        ctx.resources.insert(Secrets(read_secrets))
         try:
             await update_file.call(
                 ctx, {"path": "warehouse.env", "old_text": guess, "new_text": ""}
