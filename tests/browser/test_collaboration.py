@@ -36,23 +36,8 @@ AGENT_EDITS = 6  # of cell-0, while Bob types in cell-2
 BOB_TYPES = "bob = 'typed while the agent edited cell-0'"
 TYPING = "bob-is-typing"
 """The file the test makes once Bob has begun typing."""
-
-# The model's second edit of cell-0 (with AGENT_EDITS turns left) waits for TYPING, so
-# the agent's edits and Bob's typing overlap however loaded the machine is.
-SETUP = f"""\
-%load_ext jupyter_agent
-import asyncio, os
-from jupyter_agent import ScriptedModel
-
-class Gated(ScriptedModel):
-    async def stream(self, request):
-        while self.remaining == {AGENT_EDITS} and not os.path.exists({TYPING!r}):
-            await asyncio.sleep(0.05)
-        async for part in super().stream(request):
-            yield part
-
-m = Gated('shared.json', delay=0.2)
-"""
+BOB_IS_HERE = "bob-is-here"
+"""The file the test makes once Bob has the notebook open."""
 
 
 def call(name: str, **arguments: Any) -> dict[str, Any]:
@@ -72,6 +57,38 @@ SCRIPT = [
     *[call("update_cell", cell_id="cell-0", source=edit_0(i)) for i in range(1, AGENT_EDITS + 1)],
     call("task_complete", summary="Edited cell-0."),
 ]
+
+
+# The model waits before its first turn until Bob is there (BOB_IS_HERE), and before its
+# second edit of cell-0 (with AGENT_EDITS turns left) until Bob types (TYPING): so he sees
+# every edit live, and the edits and his typing overlap however loaded the machine is.
+SETUP = f"""\
+%load_ext jupyter_agent
+import asyncio, os
+from jupyter_agent import ScriptedModel
+
+class Gated(ScriptedModel):
+    gates = {{{len(SCRIPT)}: {BOB_IS_HERE!r}, {AGENT_EDITS}: {TYPING!r}}}
+
+    async def stream(self, request):
+        gate = self.gates.get(self.remaining)
+        while gate is not None and not os.path.exists(gate):
+            await asyncio.sleep(0.05)
+        async for part in super().stream(request):
+            yield part
+
+m = Gated('shared.json', delay=0.2)
+"""
+
+
+BRIDGE_MODE = """\
+import asyncio
+from jupyter_agent.jupyter.kernel.agent import kernel_agent
+agent = kernel_agent(get_ipython())
+while agent.bridge.mode == "connecting":
+    await asyncio.sleep(0.05)
+print(agent.bridge.mode)"""
+"""A cell that waits for the agent's notebook bridge and prints how it edits."""
 
 
 def source_of(cell_id: str) -> str:
@@ -96,13 +113,17 @@ def test_a_collaborator_sees_the_agents_edits_and_runs_live_and_nothing_is_lost(
 ):
     (collaborative_lab.root / "shared.json").write_text(json.dumps(SCRIPT))
     alice = collaborator("alice", "shared.ipynb", ORIGINAL)
-    bob = collaborator("bob", "shared.ipynb", write=False)  # the same notebook, another user
     path = alice.path
-    bob.page.evaluate("() => { window.__sameLoad = true; }")
-
-    # The agent inserts, edits and runs; Bob's view shows each as it happens.
     alice.run_cell(SETUP)
     panel = start_agent(alice, "%agent act --model $m Work on the notebook")
+    # The agent's bridge is Alice's view (the first to answer its ping), so its edits are
+    # in her undo history; Bob opens the notebook after that, as a second user would.
+    assert alice.run_cell(BRIDGE_MODE) == "live"
+    bob = collaborator("bob", "shared.ipynb", write=False)  # the same notebook, another user
+    bob.page.evaluate("() => { window.__sameLoad = true; }")
+    (collaborative_lab.root / BOB_IS_HERE).touch()
+
+    # The agent inserts, edits and runs; Bob's view shows each as it happens.
     seen = wait_for_cells(
         bob.page,
         bob.path,
