@@ -330,6 +330,7 @@ def browser() -> Iterator[Any]:
     from playwright.sync_api import expect, sync_playwright
 
     expect.set_options(timeout=EXPECT_TIMEOUT)
+    _poll_on_a_timer()
     if not CHROMIUM.exists():
         subprocess.run([str(ROOT / "scripts" / "ensure-system-packages")], check=True)
     with sync_playwright() as playwright:
@@ -338,6 +339,35 @@ def browser() -> Iterator[Any]:
             yield chromium
         finally:
             chromium.close()
+
+
+POLL_MS = 100
+"""How often ``page.wait_for_function`` checks its condition."""
+
+
+def _poll_on_a_timer() -> None:
+    """Every ``page.wait_for_function`` polls on a timer, not on animation frames (its
+    default): a loaded headless Chromium starved the frames, and a condition that held
+    went unseen past the wait's own timeout (the quickstart tutorial's wait for its last
+    cell ran 300 s)."""
+    from playwright.sync_api import Page
+
+    original = Page.wait_for_function
+    if getattr(original, "polls_on_a_timer", False):
+        return
+
+    def wait_for_function(
+        self: Page,
+        expression: str,
+        *,
+        arg: Any = None,
+        timeout: float | None = None,
+        polling: float | str = POLL_MS,
+    ) -> Any:
+        return original(self, expression, arg=arg, timeout=timeout, polling=polling)
+
+    wait_for_function.polls_on_a_timer = True  # type: ignore[attr-defined]
+    Page.wait_for_function = wait_for_function  # type: ignore[method-assign]
 
 
 _REPORTS = pytest.StashKey[dict[str, pytest.TestReport]]()
