@@ -87,6 +87,28 @@ def open_tutorial(name: str, open_notebook: Any, lab: Any, page: Any) -> tuple[A
     return notebook, stored
 
 
+_NOT_RAN = f"""path => ({{
+  kernel: Array.from(window.jupyterapp.shell.widgets('main'))
+    .find(w => w.context?.path === path && w.content?.widgets !== undefined)
+    .sessionContext.session?.kernel?.status,
+  notRun: ({_CELLS})(path).map((cell, i) => [i, cell.model])
+    .filter(([i, m]) => m.type === 'code' && m.executionCount === null)
+    .map(([i, m]) => i + ': ' + m.sharedModel.getSource().split('\\n')[0].slice(0, 60)),
+}})"""
+
+
+def wait_until_all_ran(page: Any, path: str) -> None:
+    """Wait for every code cell to have run and the kernel to be idle; if they do not, say
+    which cells never ran and what the kernel was doing."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.wait_for_function(_ALL_RAN, arg=path, timeout=180_000)
+    except PlaywrightTimeout:
+        state = page.evaluate(_NOT_RAN, path)
+        raise AssertionError(f"{path} did not finish running within 180 s: {state}") from None
+
+
 # A whole tutorial (the wait for all its cells is 180 s) on a loaded runner; the quickstart,
 # often a worker's first test, took 111 s with the lab's first build check in it.
 @pytest.mark.timeout(300)
@@ -95,7 +117,7 @@ def test_a_tutorial_runs_top_to_bottom_in_jupyterlab(name, open_notebook, lab, p
     # Edit → Clear Outputs of All Cells, then Run → Run All Cells, as a reader would.
     notebook, stored = open_tutorial(name, open_notebook, lab, page)
     page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
-    page.wait_for_function(_ALL_RAN, arg=notebook.path, timeout=180_000)
+    wait_until_all_ran(page, notebook.path)
 
     assert_outputs_as_stored(page, name, stored)
 
