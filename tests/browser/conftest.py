@@ -10,9 +10,12 @@
   a notebook edits one shared Yjs document, which the server saves); skips the test when
   jupyter-collaboration is not installed.
 - ``browser`` (module): Debian's chromium through Python Playwright.
-- ``page`` (function): a fresh browser context; on failure a screenshot, the browser
-  console and the server log tail land in ``test-artifacts/``; kernels started by the
-  test are shut down afterwards.
+- ``page`` (function): the module's JupyterLab window (``lab_window``): JupyterLab stays
+  loaded while each test opens its notebooks in it, and after the test they are closed,
+  their kernels shut down and the layout reset, as a user's window lives. A test marked
+  ``own_window`` (it changes the page in ways no reset undoes) gets a fresh browser
+  context instead. On failure a screenshot, the test's browser console and the server
+  log tail land in ``test-artifacts/``.
 - ``open_notebook`` (function): writes a notebook into the server root, opens it and
   waits for its kernel; the returned ``NotebookUI`` runs cells the way a person does
   (type into the cell editor, Shift+Enter) and reads what the page shows.
@@ -384,30 +387,48 @@ def _failed(node: pytest.Item) -> bool:
     return any(report.failed for report in node.stash.get(_REPORTS, {}).values())
 
 
-@contextmanager
-def _browser_page(
-    browser: Any, lab: LabServer, request: pytest.FixtureRequest, name: str = ""
-) -> Iterator[Any]:
-    """A page in a fresh browser context (a user of its own); on failure its screenshot,
-    console and the server log land in test-artifacts/ (``name`` tells pages apart)."""
-    context = browser.new_context(viewport={"width": 1400, "height": 900})
+VIEWPORT = {"width": 1400, "height": 900}
+
+
+def _new_page(browser: Any) -> tuple[Any, Any, list[str]]:
+    """A page in a fresh browser context (a user of its own), and the list its console
+    messages and uncaught errors are appended to."""
+    context = browser.new_context(viewport=VIEWPORT)
     context.set_default_timeout(PAGE_TIMEOUT)
     page = context.new_page()
     console: list[str] = []
     page.on("console", lambda message: console.append(f"[{message.type}] {message.text}"))
     page.on("pageerror", lambda error: console.append(f"[pageerror] {error}"))
+    return context, page, console
+
+
+def _save_artifacts(
+    page: Any, console: list[str], lab: LabServer, request: pytest.FixtureRequest, name: str
+) -> None:
+    """A failed test's screenshot, browser console and server log, in test-artifacts/
+    (``name`` tells a test's pages apart)."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", request.node.nodeid + (name and f"-{name}"))
+    try:
+        page.screenshot(path=str(ARTIFACTS / f"{stem}.png"), full_page=True)
+    except Exception as error:
+        console = [*console, f"(no screenshot: {error})"]
+    (ARTIFACTS / f"{stem}.console.txt").write_text("\n".join(console))
+    (ARTIFACTS / f"{stem}.server.txt").write_text(lab.log_tail(200))
+
+
+@contextmanager
+def _browser_page(
+    browser: Any, lab: LabServer, request: pytest.FixtureRequest, name: str = ""
+) -> Iterator[Any]:
+    """A page in a fresh browser context, closed after the test; on failure its
+    screenshot, console and the server log land in test-artifacts/."""
+    context, page, console = _new_page(browser)
     try:
         yield page
     finally:
         if _failed(request.node):
-            ARTIFACTS.mkdir(exist_ok=True)
-            stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", request.node.nodeid + (name and f"-{name}"))
-            try:
-                page.screenshot(path=str(ARTIFACTS / f"{stem}.png"), full_page=True)
-            except Exception as error:
-                console.append(f"(no screenshot: {error})")
-            (ARTIFACTS / f"{stem}.console.txt").write_text("\n".join(console))
-            (ARTIFACTS / f"{stem}.server.txt").write_text(lab.log_tail(200))
+            _save_artifacts(page, console, lab, request, name)
         try:
             page.evaluate("() => window.jupyterapp?.serviceManager.sessions.shutdownAll()")
         except Exception:
@@ -415,10 +436,71 @@ def _browser_page(
         context.close()
 
 
+@dataclass
+class LabWindow:
+    """The page a module's tests share, and its console so far."""
+
+    page: Any
+    console: list[str]
+
+
+@pytest.fixture(scope="module")
+def lab_window(browser: Any) -> Iterator[LabWindow]:
+    """One browser page for a module's tests. Loading JupyterLab costs Chromium about
+    10 CPU-seconds and the server 2; opening a notebook in a loaded JupyterLab, about
+    2 and 1 (measured on this 2-core machine): most of the browser tests' time."""
+    context, page, console = _new_page(browser)
+    try:
+        yield LabWindow(page, console)
+    finally:
+        context.close()
+
+
+# Closes what a test opened, as a user closing every tab without saving: the notebooks
+# (disposed: closing asks about unsaved changes), their kernels, then the default layout
+# (side panels as a fresh JupyterLab shows them). False where the page is not a loaded
+# JupyterLab or a dialog stays open.
+_CLEAR_WINDOW = """async () => {
+  const app = window.jupyterapp;
+  if (!app || app.name !== 'JupyterLab') return false;
+  for (const widget of Array.from(app.shell.widgets('main'))) widget.dispose();
+  await app.serviceManager.sessions.shutdownAll();
+  await app.commands.execute('application:reset-layout');
+  return Array.from(app.shell.widgets('main')).length === 0
+    && document.querySelector('.jp-Dialog') === null;
+}"""
+
+
+def _clear_window(page: Any) -> None:
+    """Leave the shared page as the next test expects it: JupyterLab with nothing open, or
+    a blank page (the next test loads JupyterLab) where that cannot be had."""
+    try:
+        page.set_viewport_size(VIEWPORT)
+        page.emulate_media(reduced_motion="no-override")
+        if page.evaluate(_CLEAR_WINDOW):
+            return
+    except Exception:
+        pass  # a page that cannot be cleared is replaced
+    with contextlib.suppress(Exception):
+        page.evaluate("() => window.jupyterapp?.serviceManager.sessions.shutdownAll()")
+    page.goto("about:blank")
+
+
 @pytest.fixture
-def page(browser: Any, lab: LabServer, request: pytest.FixtureRequest) -> Iterator[Any]:
-    with _browser_page(browser, lab, request) as page:
-        yield page
+def page(
+    browser: Any, lab: LabServer, lab_window: LabWindow, request: pytest.FixtureRequest
+) -> Iterator[Any]:
+    if request.node.get_closest_marker("own_window") is not None:
+        with _browser_page(browser, lab, request) as page:
+            yield page
+        return
+    window, start = lab_window, len(lab_window.console)
+    try:
+        yield window.page
+    finally:
+        if _failed(request.node):
+            _save_artifacts(window.page, window.console[start:], lab, request, "")
+        _clear_window(window.page)
 
 
 @pytest.fixture
@@ -636,6 +718,12 @@ def _open_in_page(
     page: Any, lab: LabServer, path: str, sources: list[str] | None, mode: str
 ) -> NotebookUI:
     lab.write_notebook(path, sources)
+    return _open_in_loaded_lab(page, path, mode)
+
+
+def _open_in_loaded_lab(page: Any, path: str, mode: str = "tab-after") -> NotebookUI:
+    """Open the notebook at ``path`` in the JupyterLab ``page`` shows, as File → Open does,
+    and wait for its kernel."""
     # The command's result is the widget: returned, Playwright would copy its whole object
     # graph out of the page (minutes on a loaded machine), so nothing is returned.
     page.evaluate(
@@ -648,6 +736,18 @@ def _open_in_page(
     notebook.cells.first.wait_for()
     notebook.wait_for_kernel_idle()
     return notebook
+
+
+def _shows_lab(page: Any, lab: LabServer) -> bool:
+    """Whether ``page`` shows a started JupyterLab of ``lab`` (not Notebook 7, not blank)."""
+    if not page.url.startswith(f"{lab.url}/lab"):
+        return False
+    return bool(
+        page.evaluate(
+            "async () => window.jupyterapp?.name === 'JupyterLab'"
+            " && (await window.jupyterapp.restored, true)"
+        )
+    )
 
 
 def _open_notebook(
@@ -664,6 +764,8 @@ def _open_notebook(
 
     if write:
         lab.write_notebook(path, sources)
+    if ui == "lab" and _shows_lab(page, lab):
+        return _open_in_loaded_lab(page, path)
     if ui == "notebook":  # Jupyter Notebook 7's page for one notebook
         page.goto(f"{lab.url}/notebooks/{quote(path)}")
     else:

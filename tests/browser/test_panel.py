@@ -664,6 +664,8 @@ def test_stop_while_waiting_for_an_answer(open_notebook, lab, page):
     expect(panel.locator(".ja-text").last).to_have_text("Understood, no file then.")
 
 
+# Its document listener hides the panel's event from the extension for the page's life.
+@pytest.mark.own_window
 @pytest.mark.parametrize("interrupter", ["lab extension", "server endpoint"])
 def test_stop_while_the_agent_runs_a_cell_interrupts_the_kernel(
     open_notebook, lab, page, interrupter

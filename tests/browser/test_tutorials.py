@@ -97,6 +97,42 @@ _NOT_RAN = f"""path => ({{
 }})"""
 
 
+_START_RUN_ALL = """() => {
+  window.__testRunAll = 'running';
+  window.jupyterapp.commands.execute('notebook:run-all-cells').then(
+    ran => (window.__testRunAll = `done: ${ran}`),
+    error => (window.__testRunAll = `error: ${error}`));
+}"""
+
+# The kernel connection's requests still waiting for their reply or idle status (a private
+# map of @jupyterlab/services, read only to explain a failure).
+_PENDING_REQUESTS = """path => {
+  const kernel = Array.from(window.jupyterapp.shell.widgets('main'))
+    .find(w => w.context?.path === path && w.content?.widgets !== undefined)
+    .sessionContext.session?.kernel;
+  return Array.from(kernel?._futures?.values() ?? []).map(future =>
+    `${future.msg.header.msg_type} ${(future.msg.content.code ?? '').slice(0, 60)}`);
+}"""
+
+
+def run_all(page: Any, path: str) -> None:
+    """Run → Run All Cells, as a reader would, and wait until every cell ran and Run All
+    itself finished (JupyterLab resolves it once every cell's request got its reply); if
+    it does not, say which requests the kernel left unanswered."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    page.evaluate(_START_RUN_ALL)  # not awaited: a page's evaluate has no time bound
+    wait_until_all_ran(page, path)
+    try:
+        page.wait_for_function("() => window.__testRunAll !== 'running'", timeout=60_000)
+    except PlaywrightTimeout:
+        pending = page.evaluate(_PENDING_REQUESTS, path)
+        raise AssertionError(
+            f"every cell of {path} ran, but Run All did not finish; unanswered: {pending}"
+        ) from None
+    assert page.evaluate("() => window.__testRunAll") == "done: true"
+
+
 def wait_until_all_ran(page: Any, path: str) -> None:
     """Wait for every code cell to have run and the kernel to be idle; if they do not, say
     which cells never ran and what the kernel was doing."""
@@ -116,8 +152,7 @@ def wait_until_all_ran(page: Any, path: str) -> None:
 def test_a_tutorial_runs_top_to_bottom_in_jupyterlab(name, open_notebook, lab, page):
     # Edit → Clear Outputs of All Cells, then Run → Run All Cells, as a reader would.
     notebook, stored = open_tutorial(name, open_notebook, lab, page)
-    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
-    wait_until_all_ran(page, notebook.path)
+    run_all(page, notebook.path)
 
     assert_outputs_as_stored(page, name, stored)
 

@@ -8,6 +8,7 @@ see (iopub messages, per cell) and what lands in the .ipynb on disk.
 from __future__ import annotations
 
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -307,3 +308,51 @@ def test_a_command_cannot_read_the_kernels_key_or_environment(workspace):
         assert k.value("key") not in output
         assert "kernel-only-secret" not in output
         assert output.count("No such file or directory") == 2
+
+
+# The cell below has the kernel do what it was seen doing: a comm message dispatched beside
+# the awaiting cell, after which the shell's header is set back (here, to an earlier cell's).
+PROBE = """
+import asyncio, uuid
+from comm import get_comm_manager
+k = get_ipython().kernel
+probed = []
+get_comm_manager().register_target("probe", lambda comm, _: comm.on_msg(probed.append))
+earlier = k.get_parent("shell")
+"""
+SET_BACK = """
+mine, real = k.get_parent("shell"), k.set_parent
+def set_back(ident, parent, channel="shell"):
+    real(ident, earlier if parent is mine else parent, channel)
+k.set_parent = set_back
+while not probed:
+    await asyncio.sleep(0.05)
+k.set_parent = real
+"""
+
+
+def test_a_cell_ends_under_its_own_header_whatever_set_it_back_meanwhile(workspace):
+    """JupyterLab waits for each cell's idle status under that cell's header: one sent under
+    an earlier cell's leaves the cell without its count and Run All unfinished. ipykernel 7
+    was seen sending an awaiting cell's idle under the previous cell's header while comm
+    messages were dispatched beside it (without the extension, this test's cell does the
+    same); with the extension loaded, the cell ends under its own header."""
+    with kernel(workspace) as k:
+        k.ok("%load_ext jupyter_agent\n" + PROBE)
+        comm_id = uuid.uuid4().hex
+        session, shell = k.client.session, k.client.shell_channel
+        shell.send(session.msg("comm_open", {"comm_id": comm_id, "target_name": "probe"}))
+        start = len(k.seen)
+        msg_id = k.client.execute(SET_BACK)
+        k.wait_for(lambda m: m["msg_type"] == "execute_input", since=start)
+        shell.send(session.msg("comm_msg", {"comm_id": comm_id, "data": {}}))
+        idle = k.wait_for(
+            lambda m: (
+                m["msg_type"] == "status"
+                and m["content"]["execution_state"] == "idle"
+                and m["parent_header"].get("msg_type") == "execute_request"
+            ),
+            since=start,
+        )
+        assert idle["parent_header"]["msg_id"] == msg_id
+        assert k.value("len(probed)") == 1
