@@ -309,6 +309,23 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
 
 
 @pytest.fixture(scope="module")
+def lab_with_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[..., LabServer]]:
+    """``lab_with_env(env)``: start a JupyterLab whose kernels get the environment ``env``
+    (a module's own ``lab``, overriding the shared one); stopped after the module."""
+    servers: list[LabServer] = []
+
+    def start(env: dict[str, str]) -> LabServer:
+        servers.append(start_lab_server(tmp_path_factory.mktemp("lab-with-env"), env))
+        return servers[-1]
+
+    try:
+        yield start
+    finally:
+        for server in servers:
+            stop_lab_server(server)
+
+
+@pytest.fixture(scope="module")
 def collaborative_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
     pytest.importorskip(
         "jupyter_server_ydoc", reason="jupyter-collaboration is not installed (the test extra)"
