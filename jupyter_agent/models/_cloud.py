@@ -58,8 +58,11 @@ class CloudModel(AnthropicModel):
         """Where the credentials come from, in words; None if nothing provides them."""
         raise NotImplementedError
 
-    def _credentials_problem(self, exc: Exception) -> str | None:
-        """``exc`` in a sentence if it is the platform's credentials failing to load."""
+    def _credentials_problem(self, exc: Exception, client: Any) -> str | None:
+        """``exc``, raised as ``client`` signed a request, in a sentence if it is the
+        platform's credentials failing to load. Told by the exception's type where the
+        platform's library raised it; where the SDK raised a plain ``RuntimeError`` (it
+        has no type of its own for "no credentials"), by asking the library itself."""
         raise NotImplementedError
 
     def _refusal(self, status: int, message: str, kind: str | None) -> str:
@@ -76,8 +79,14 @@ class CloudModel(AnthropicModel):
         except (anthropic.APIError, ModelError):
             raise
         except Exception as exc:
-            # The SDK loads and refreshes the credentials as it sends (in a thread).
-            problem = self._credentials_problem(exc)
+            # The SDK loads and refreshes the credentials as it sends (in a thread), and
+            # imports the platform's library then: a failed import is its cause.
+            if isinstance(exc.__cause__, ImportError):
+                raise ModelError(
+                    f"Claude on {self.service} needs {', '.join(self._extra_modules)}: "
+                    f'pip install "{DISTRIBUTION}[{self.extra}]"'
+                ) from exc
+            problem = self._credentials_problem(exc, client)
             if problem is None:
                 raise
             raise ModelError(problem, error_type="credentials_error") from exc
@@ -114,6 +123,11 @@ def api_version(platform: str, fallback: str) -> str:
         if isinstance(version, str) and version:
             return version
     return fallback
+
+
+def raised_by(exc: BaseException, *libraries: str) -> bool:
+    """Whether ``exc``'s type comes from one of ``libraries`` (top-level package names)."""
+    return type(exc).__module__.split(".")[0] in libraries
 
 
 def _installed(module: str) -> bool:

@@ -30,7 +30,7 @@ from urllib.parse import quote
 from ..errors import ModelError
 from ..workspace.paths import read_regular
 from ._bedrock_stream import bedrock_events
-from ._cloud import DISTRIBUTION, CloudModel, api_version
+from ._cloud import CloudModel, api_version, raised_by
 from .anthropic import ClientSetup
 
 _ENVIRONMENT = (
@@ -238,16 +238,15 @@ class BedrockModel(CloudModel):
 
     # --- failures, in sentences --------------------------------------------------------------
 
-    def _credentials_problem(self, exc: Exception) -> str | None:
-        module = type(exc).__module__.split(".")[0]
-        if module in ("botocore", "boto3") or "AWS credentials" in str(exc):
+    def _credentials_problem(self, exc: Exception, client: Any) -> str | None:
+        if raised_by(exc, "botocore", "boto3") or (
+            isinstance(exc, RuntimeError) and not _session_signs(client)
+        ):
             source = self._credentials_source() or "the AWS SDK's usual places"
             return (
                 f"The AWS credentials for Amazon Bedrock could not be loaded from {source} "
                 f"({exc}): {_HOW_TO_SIGN_IN}."
             )
-        if type(exc).__name__ == "MissingDependencyError":
-            return f'Claude on Amazon Bedrock needs boto3: pip install "{DISTRIBUTION}[bedrock]"'
         return None
 
     def _refusal(self, status: int, message: str, kind: str | None) -> str:
@@ -265,6 +264,26 @@ class BedrockModel(CloudModel):
             f"{self.name!r} in {self._where()}, and the model enabled there (Bedrock "
             "console, Model access)."
         )
+
+
+def _session_signs(client: Any) -> bool:
+    """Whether boto3, given what ``client`` (the SDK's Bedrock client) signs with, finds
+    credentials: the SDK raises a plain RuntimeError when it does not."""
+    if getattr(client, "api_key", None):
+        return True  # a Bedrock API key: nothing to load
+    try:
+        import boto3
+
+        session = boto3.Session(
+            profile_name=getattr(client, "aws_profile", None),
+            region_name=getattr(client, "aws_region", None),
+            aws_access_key_id=getattr(client, "aws_access_key", None),
+            aws_secret_access_key=getattr(client, "aws_secret_key", None),
+            aws_session_token=getattr(client, "aws_session_token", None),
+        )
+        return session.get_credentials() is not None
+    except Exception:
+        return False  # boto3 cannot even make the session: no credentials either
 
 
 _REJECTED_CREDENTIALS = frozenset(

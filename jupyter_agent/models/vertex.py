@@ -26,7 +26,7 @@ from urllib.parse import quote
 
 from ..errors import ModelError
 from ..workspace.paths import read_regular
-from ._cloud import DISTRIBUTION, CloudModel, api_version
+from ._cloud import CloudModel, api_version, raised_by
 from .anthropic import ClientSetup
 
 _ENVIRONMENT = (
@@ -200,16 +200,15 @@ class VertexModel(CloudModel):
 
     # --- failures, in sentences --------------------------------------------------------------
 
-    def _credentials_problem(self, exc: Exception) -> str | None:
-        module = type(exc).__module__
-        if module.startswith("google.") or "API token" in str(exc):
+    def _credentials_problem(self, exc: Exception, client: Any) -> str | None:
+        # The SDK raises a plain RuntimeError when the credentials it loaded give no token.
+        no_token = getattr(getattr(client, "credentials", None), "token", "") is None
+        if raised_by(exc, "google") or (isinstance(exc, RuntimeError) and no_token):
             source = self._credentials_source() or "Google's application default credentials"
             return (
                 f"The Google Cloud credentials for Vertex AI could not be used, from "
                 f"{source} ({exc}): {_HOW_TO_SIGN_IN}."
             )
-        if type(exc).__name__ == "MissingDependencyError":
-            return f'Claude on Vertex AI needs google-auth: pip install "{DISTRIBUTION}[vertex]"'
         return None
 
     def _refusal(self, status: int, message: str, kind: str | None) -> str:

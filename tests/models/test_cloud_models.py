@@ -660,3 +660,20 @@ def test_the_servers_bedrock_frames_are_aws_event_stream_messages(messages_serve
     assert events[0]["message"]["model"] == BEDROCK_ID
     assert events[-1]["type"] == "message_stop"
     connection.close()
+
+
+async def test_a_library_that_fails_to_import_at_the_request_names_the_pip_command(
+    monkeypatch, cloud_environment, messages_server
+):
+    """The SDK imports google-auth only as it signs: a broken install shows then, and is
+    told by its cause (an ImportError), not by the SDK's wording."""
+    model = VertexModel(VERTEX_ID, base_url=messages_server.url + "/v1")
+    key_file = cloud_environment / "service-account.json"
+    key_file.write_text(json.dumps({"type": "service_account", "project_id": "p"}))
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(key_file))
+    model.check()
+    monkeypatch.setitem(sys.modules, "google.auth", None)  # the import now fails
+    with pytest.raises(ModelError) as raised:
+        _ = [part async for part in model.stream(_request())]
+    assert 'pip install "jupyter-in-kernel-agent[vertex]"' in str(raised.value)
+    assert messages_server.requests == []
