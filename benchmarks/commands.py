@@ -37,8 +37,8 @@ from jupyter_agent.commands import OsSandbox, SandboxSettings, analyze, command_
 from jupyter_agent.commands._syntax import parse_script  # noqa: E402
 from jupyter_agent.tools import ToolContext  # noqa: E402
 from jupyter_agent.tools.shell import execute_command, workspace_os_sandbox  # noqa: E402
+from jupyter_agent.workspace.access import WorkspaceAccess  # noqa: E402
 from jupyter_agent.workspace.git_redirects import WALK_ENTRIES  # noqa: E402
-from jupyter_agent.workspace.sandbox import Sandbox  # noqa: E402
 
 LINES = {
     "simple": "ls -la",
@@ -61,7 +61,7 @@ def micros(fn, repeat: int = 200) -> float:
 
 def judging(workspace: Path) -> None:
     print("Judging a command line (uncached), median:")
-    sandbox = Sandbox(workspace)
+    sandbox = WorkspaceAccess(workspace)
     for label, line in LINES.items():
 
         def fresh(line: str = line) -> None:

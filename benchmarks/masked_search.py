@@ -42,7 +42,7 @@ from jupyter_agent.secrets.redacted import fold  # noqa: E402
 from jupyter_agent.secrets.redaction import Masker, Secrets  # noqa: E402
 from jupyter_agent.tools._file_search import _grep  # noqa: E402
 from jupyter_agent.tools._masked import CLEAN_FILES  # noqa: E402
-from jupyter_agent.workspace.sandbox import Sandbox  # noqa: E402
+from jupyter_agent.workspace.access import WorkspaceAccess  # noqa: E402
 
 TOKEN = "Xq9zT4k1Lm8Rw2Vb7Nc5Hd3Gf6Js0Pa4Qe1"
 CODE = [
@@ -102,7 +102,7 @@ def _times(first: Callable[[], Any], second: Callable[[], Any], rounds: int) -> 
     return statistics.median(times[0]), statistics.median(times[1])
 
 
-def _search(sandbox: Sandbox, secrets: Secrets, pattern: str) -> Callable[[], Any]:
+def _search(sandbox: WorkspaceAccess, secrets: Secrets, pattern: str) -> Callable[[], Any]:
     compiled = regex.compile(pattern)
     return lambda: _grep(threading.Event(), sandbox, secrets, compiled, ".", None, None, 5000)
 
@@ -116,7 +116,7 @@ async def main(files: int = 400, lines: int = 500, rounds: int = 5) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         size = _workspace(folder, files, lines)
-        sandbox = Sandbox(folder)
+        sandbox = WorkspaceAccess(folder)
         masked = Secrets(lambda: {"WAREHOUSE_TOKEN": TOKEN})
         print(f"workspace: {files:,} files, {size / 1e6:.1f} MB, one in ten holding a secret")
         for label, pattern in (("rare word", r"Monthly"), ("common word", r"frame")):

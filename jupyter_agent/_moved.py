@@ -43,7 +43,7 @@ MOVED: dict[str, str] = {
     "jupyter_agent.rule_matchers": "jupyter_agent.config.rule_matchers",
     "jupyter_agent.rules": "jupyter_agent.config.rules",
     "jupyter_agent.running_cells": "jupyter_agent.notebook.running_cells",
-    "jupyter_agent.sandbox": "jupyter_agent.workspace.sandbox",
+    "jupyter_agent.sandbox": "jupyter_agent.workspace.access",
     "jupyter_agent.session_index": "jupyter_agent.sessions.index",
     "jupyter_agent.session_rows": "jupyter_agent.sessions.index_rows",
     "jupyter_agent.session_store": "jupyter_agent.sessions.index_store",
@@ -51,6 +51,7 @@ MOVED: dict[str, str] = {
     "jupyter_agent.settings": "jupyter_agent.config.settings",
     "jupyter_agent.static": "jupyter_agent.namespace.static",
     "jupyter_agent.trust": "jupyter_agent.config.trust",
+    "jupyter_agent.workspace.sandbox": "jupyter_agent.workspace.access",
 }
 
 

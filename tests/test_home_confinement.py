@@ -40,7 +40,7 @@ from jupyter_agent.os_sandbox.launch import OsSandbox, SandboxSettings
 from jupyter_agent.tools import ToolContext
 from jupyter_agent.tools.files import create_file
 from jupyter_agent.tools.shell import workspace_os_sandbox
-from jupyter_agent.workspace.sandbox import Sandbox
+from jupyter_agent.workspace.access import WorkspaceAccess
 
 linux = pytest.mark.skipif(sys.platform != "linux", reason="the bubblewrap sandbox is Linux's")
 
@@ -277,7 +277,7 @@ def test_a_file_tool_write_asks_with_a_warning_or_is_refused(base, rel, monkeypa
 @pytest.mark.parametrize("rel", EVERY)
 def test_a_command_that_names_it_asks_with_a_warning_or_is_refused(base, rel, monkeypatch):
     layout = arrange(base, "the workspace is the home folder", monkeypatch)
-    sandbox = Sandbox(layout.workspace)
+    sandbox = WorkspaceAccess(layout.workspace)
     for command in (f"cp notes.md {rel}", f"echo x >> {rel}", f"cp notes.md ~/{rel}"):
         hazards = command_hazards(analyze(command), cwd=layout.workspace, sandbox=sandbox)
         assert hazards, command
@@ -289,7 +289,7 @@ def test_a_command_that_names_it_asks_with_a_warning_or_is_refused(base, rel, mo
 
 def test_a_command_writing_into_a_writable_folder_that_holds_home_asks(base, monkeypatch):
     layout = arrange(base, "a writable folder holds the home folder", monkeypatch)
-    sandbox = Sandbox(layout.workspace)
+    sandbox = WorkspaceAccess(layout.workspace)
     command = f"cp notes.md {layout.home}/.bashrc"
     hazards = command_hazards(
         analyze(command), cwd=layout.workspace, sandbox=sandbox, scratch=[base], writable=[base]
@@ -316,7 +316,7 @@ def test_a_command_writing_into_a_writable_folder_that_holds_home_asks(base, mon
 def test_extracting_where_home_files_would_land_asks_naming_the_risk(base, command, monkeypatch):
     layout = arrange(base, "the workspace is the home folder", monkeypatch)
     hazards = command_hazards(
-        analyze(command), cwd=layout.workspace, sandbox=Sandbox(layout.workspace)
+        analyze(command), cwd=layout.workspace, sandbox=WorkspaceAccess(layout.workspace)
     )
     warnings = [h.reason for h in hazards if h.action == "ask"]
     assert any("home folder" in w and "run" in w for w in warnings), warnings
@@ -326,7 +326,9 @@ def test_extracting_into_an_ordinary_folder_does_not_warn(base, monkeypatch):
     layout = arrange(base, "the workspace is the home folder", monkeypatch)
     (layout.home / "data").mkdir()
     hazards = command_hazards(
-        analyze("tar -xf deps.tar -C data"), cwd=layout.workspace, sandbox=Sandbox(layout.home)
+        analyze("tar -xf deps.tar -C data"),
+        cwd=layout.workspace,
+        sandbox=WorkspaceAccess(layout.home),
     )
     assert hazards == []
 

@@ -37,6 +37,9 @@ def test_a_fresh_interpreter_imports_an_old_path_and_its_names() -> None:
         "from jupyter_agent.notebook import NotebookBridge\n"
         "from jupyter_agent.secrets import mask_secrets\n"
         "from jupyter_agent.namespace import KernelNamespace\n"
+        "from jupyter_agent.sandbox import Sandbox\n"  # renamed WorkspaceAccess since
+        "from jupyter_agent.workspace.access import WorkspaceAccess\n"
+        "assert Sandbox is WorkspaceAccess\n"
         "print('ok')\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
@@ -47,6 +50,6 @@ def test_a_patch_through_the_old_path_reaches_the_code_that_uses_the_new_one(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     old = importlib.import_module("jupyter_agent.sandbox")
-    new = importlib.import_module("jupyter_agent.workspace.sandbox")
+    new = importlib.import_module("jupyter_agent.workspace.access")
     monkeypatch.setattr(old, "__doc__", "patched")
     assert new.__doc__ == "patched"

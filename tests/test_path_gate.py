@@ -185,7 +185,7 @@ ALLOWED: dict[tuple[str, str, str], tuple[int, str]] = {
         1,
         "empty folders the OS sandbox then mounts read-only (names of its own protected list)",
     ),
-    ("jupyter_agent/workspace/sandbox.py", "Sandbox.missing_message", "listdir"): (
+    ("jupyter_agent/workspace/access.py", "WorkspaceAccess.missing_message", "listdir"): (
         1,
         "names only, of a folder inside the workspace, for close matches in a message",
     ),

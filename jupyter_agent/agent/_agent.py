@@ -31,8 +31,8 @@ from ..sessions.store import Session, SessionMetadata
 from ..states import AgentState
 from ..tools import ResourceMap
 from ..tools.notebook import NOTEBOOK_TOOLS
+from ..workspace.access import WorkspaceAccess
 from ..workspace.provenance import WrittenFiles
-from ..workspace.sandbox import Sandbox
 from ._applied_settings import AppliedSettings, trust_settings
 from ._bus import EventBus
 from ._config import AgentConfig, AgentOptions, lookup_role, resolve_config
@@ -100,7 +100,7 @@ class Agent:
         self.policy: PermissionPolicy = config.policy
         self.instructions = config.instructions
         self.resources = ResourceMap()
-        self.resources.insert(config.sandbox, Sandbox)
+        self.resources.insert(config.sandbox, WorkspaceAccess)
         self.command_sandbox = config.command_sandbox
         """The OS sandbox shell commands run in; ``.status()`` says what it confines."""
         self.resources.insert(self.command_sandbox, OsSandbox)

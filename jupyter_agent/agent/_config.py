@@ -34,7 +34,7 @@ from ..tools.delegate import delegate
 from ..tools.files import FILE_TOOLS
 from ..tools.sessions import SESSION_TOOLS
 from ..tools.shell import SHELL_TOOLS, workspace_os_sandbox
-from ..workspace.sandbox import Sandbox
+from ..workspace.access import WorkspaceAccess
 from ._applied_settings import AppliedSettings, Notice, read_settings
 from ._context import ContextPolicy
 from ._limits import Limits
@@ -59,7 +59,7 @@ class AgentOptions(TypedDict, total=False):
     session: Session | None
     persist: bool
     settings: str | Path | Settings | None
-    sandbox: Sandbox | None
+    sandbox: WorkspaceAccess | None
     command_sandbox: SandboxSettings | OsSandbox | None
     builtin_tools: bool
     notebook: str | Path | NotebookBridge | None
@@ -94,7 +94,7 @@ class AgentConfig:
     cells: CellPolicy
     cells_from_settings: bool
     instructions: str
-    sandbox: Sandbox
+    sandbox: WorkspaceAccess
     command_sandbox: OsSandbox
     notebook: str | Path | NotebookBridge | None
     session: Session | None
@@ -145,7 +145,7 @@ def resolve_config(
     session: Session | None = None,
     persist: bool = True,
     settings: str | Path | Settings | None = None,
-    sandbox: Sandbox | None = None,
+    sandbox: WorkspaceAccess | None = None,
     command_sandbox: SandboxSettings | OsSandbox | None = None,
     builtin_tools: bool = True,
     notebook: str | Path | NotebookBridge | None = None,
@@ -248,7 +248,7 @@ def resolve_config(
         cells=cells or applied.cell_policy(),
         cells_from_settings=cells is None,
         instructions=instructions,
-        sandbox=sandbox or Sandbox(root),
+        sandbox=sandbox or WorkspaceAccess(root),
         command_sandbox=command_sandbox,
         notebook=notebook,
         session=session,

@@ -25,10 +25,10 @@ from pathlib import Path
 
 from ..errors import ToolError
 from ..permissions import Hazard
+from ..workspace.access import WorkspaceAccess
 from ..workspace.autorun import autorun_for
 from ..workspace.paths import read_regular
 from ..workspace.provenance import WrittenFiles
-from ..workspace.sandbox import Sandbox
 from .analysis import CommandLine, PathUse, Word
 
 HARMLESS_TARGETS = ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/fd/")
@@ -38,7 +38,7 @@ def command_hazards(
     line: CommandLine,
     *,
     cwd: Path,
-    sandbox: Sandbox,
+    sandbox: WorkspaceAccess,
     written: WrittenFiles | None = None,
     scratch: Sequence[Path] = (),
     writable: Sequence[Path] = (),
@@ -148,7 +148,7 @@ TEST_SET_UP = ("conftest.py", "pytest.ini", "pyproject.toml", "setup.cfg", "tox.
 class _ChangedCode:
     """The hazards found so far, each path reported once."""
 
-    def __init__(self, sandbox: Sandbox, written: WrittenFiles) -> None:
+    def __init__(self, sandbox: WorkspaceAccess, written: WrittenFiles) -> None:
         self.sandbox = sandbox
         self.written = written
         self.hazards: list[Hazard] = []
@@ -216,7 +216,11 @@ class _ChangedCode:
 
 
 def _changed_code(
-    line: CommandLine, cwd: Path, sandbox: Sandbox, written: WrittenFiles, path_env: str | None
+    line: CommandLine,
+    cwd: Path,
+    sandbox: WorkspaceAccess,
+    written: WrittenFiles,
+    path_env: str | None,
 ) -> list[Hazard]:
     """Workspace code the line would run that changed during the session (and that the
     user has not approved running since)."""
@@ -258,7 +262,7 @@ _GIT_OWN_KEYS = re.compile(
 """Keys git writes itself (init, clone, remote, branch): none of them runs a command."""
 
 
-def _foreign_git(line: CommandLine, cwd: Path, sandbox: Sandbox) -> list[Hazard]:
+def _foreign_git(line: CommandLine, cwd: Path, sandbox: WorkspaceAccess) -> list[Hazard]:
     """git in a repository nested in the workspace reads that repository's configuration,
     which anyone who could write there may have made run commands (core.fsmonitor runs at
     every `git status`). Only the workspace's own repository (or one above it) is the

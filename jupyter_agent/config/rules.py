@@ -379,7 +379,7 @@ class Rules:
     @classmethod
     def defaults(cls) -> Rules:
         """Reading allowed; notebook edits allowed (they are undoable); file writes allowed
-        (the sandbox keeps them inside the workspace); deletes, shell commands, running
+        (workspace access keeps them inside the workspace); deletes, shell commands, running
         code in the kernel and the tools of MCP servers ask (those the user granted as
         read-only in the server's settings are reading tools, and run)."""
         P = Permission

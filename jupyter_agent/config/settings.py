@@ -78,9 +78,9 @@ from ..models import ModelStringError, ProviderConfig, check_alias, parse_model
 from ..models._catalog import PROVIDER_TYPES, ProviderType
 from ..notebook.running_cells import MAX_WAIT, CellPolicy, StopPolicy
 from ..permissions import Role
+from ..workspace.access import WorkspaceAccess
 from ..workspace.paths import LinkPolicy, PathRefused, Root, read_regular
 from ..workspace.patterns import Budget, compile_name
-from ..workspace.sandbox import Sandbox
 from .rules import Rule, RuleOrigin, Rules
 
 if sys.version_info >= (3, 11):
@@ -320,7 +320,7 @@ class Settings(BaseModel):
         path = self.prompt_path(given)
         try:
             if confined_to is not None:  # the workspace's rules, then its gate
-                path = Sandbox(confined_to).resolve(str(path), must_exist=True)
+                path = WorkspaceAccess(confined_to).resolve(str(path), must_exist=True)
                 raw = Root(confined_to).read(path, limit=MAX_BYTES)
             else:
                 raw, cut = read_regular(path, MAX_BYTES)

@@ -23,8 +23,8 @@ import types
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..workspace.access import secret_place
 from ..workspace.paths import read_regular
-from ..workspace.sandbox import secret_place
 
 _TYPE_DICT = type.__dict__["__dict__"]
 _MODULE_DICT = vars(types.ModuleType)["__dict__"]  # vars(): the type stubs' is a property

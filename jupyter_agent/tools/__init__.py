@@ -2,8 +2,8 @@
 
 from ._registry import ToolRegistry
 from ._run_control import ChildRun, RunControl
-from ._sandbox import sandbox_for
 from ._tool import ResourceMap, Tool, ToolContext, ToolOutput, tool
+from ._workspace_access import workspace_access
 
 __all__ = [
     "ChildRun",
@@ -13,6 +13,6 @@ __all__ = [
     "ToolContext",
     "ToolOutput",
     "ToolRegistry",
-    "sandbox_for",
     "tool",
+    "workspace_access",
 ]

@@ -2,7 +2,7 @@
 
 Invariants kept here:
 
-- Every read and write goes through the path gate (:attr:`Sandbox.gate`): folder
+- Every read and write goes through the path gate (:attr:`WorkspaceAccess.gate`): folder
   descriptors beneath the workspace's root, so a folder swapped for a link after the
   sandbox's check cannot lead it elsewhere; every write is atomic (a temporary file
   renamed over the old one).
@@ -36,13 +36,13 @@ from ..errors import ToolError
 from ..permissions import Hazard, Permission
 from ..secrets.redacted import Redacted
 from ..secrets.redaction import Masker
+from ..workspace.access import WorkspaceAccess
 from ..workspace.autorun import autorun_for
 from ..workspace.paths import FileTooLarge, MovedUnderfoot, NotRegularFile, PathRefused
 from ..workspace.provenance import WrittenFiles, code_digest
-from ..workspace.sandbox import Sandbox
 from ._masked import Found, edited, find_in_view, raw_line, secrets_for
-from ._sandbox import sandbox_for
 from ._tool import ToolContext, ToolOutput, tool
+from ._workspace_access import workspace_access
 
 EDIT_MAX_BYTES = 10_000_000
 DELETE_DIFF_BYTES = 2_000_000
@@ -57,7 +57,7 @@ DIFF_MAX_LINES = 2000
 
 def _assess_write(ctx: ToolContext, args: Mapping[str, Any]) -> list[Hazard]:
     """A write to a path that makes code run later (a git hook, .bashrc…) always asks."""
-    sandbox = sandbox_for(ctx)
+    sandbox = workspace_access(ctx)
     real = sandbox.resolve(str(args["path"]), for_write=True, follow_symlinks=False)
     why = autorun_for(sandbox.root).reason(real)
     if why is None:
@@ -99,7 +99,7 @@ def _bound(given: str, rel: str, real: Path, text: str | None) -> tuple[Bound, .
 async def _preview_update(ctx: ToolContext, args: Mapping[str, Any]) -> Shown:
     """The diff update_file would make, computed without writing; bound to the text it
     was computed from."""
-    sandbox = sandbox_for(ctx)
+    sandbox = workspace_access(ctx)
     real = sandbox.resolve(str(args["path"]), must_exist=True, for_write=True)
     given = str(args["path"])
     secrets = secrets_for(ctx)
@@ -127,7 +127,7 @@ async def _preview_update(ctx: ToolContext, args: Mapping[str, Any]) -> Shown:
 async def _preview_create(ctx: ToolContext, args: Mapping[str, Any]) -> Shown:
     """The diff create_file would make, computed without writing; bound to the file it
     replaces (to no file, for a new one)."""
-    sandbox = sandbox_for(ctx)
+    sandbox = workspace_access(ctx)
     given = str(args["path"])
     real = sandbox.resolve(given, for_write=True)
     rel = sandbox.relative(real)
@@ -158,7 +158,7 @@ async def _preview_create(ctx: ToolContext, args: Mapping[str, Any]) -> Shown:
 async def _preview_delete(ctx: ToolContext, args: Mapping[str, Any]) -> Shown:
     """What delete_file would remove, as a diff, computed without deleting; bound to the
     file as it is (a link: to where it leads)."""
-    sandbox = sandbox_for(ctx)
+    sandbox = workspace_access(ctx)
     given = str(args["path"])
     entry = sandbox.resolve(given, must_exist=True, for_write=True, follow_symlinks=False)
     rel = sandbox.relative(entry)
@@ -176,7 +176,7 @@ async def _preview_delete(ctx: ToolContext, args: Mapping[str, Any]) -> Shown:
     return await asyncio.to_thread(work)
 
 
-def _deleted_text(sandbox: Sandbox, entry: Path, given: str) -> str | None:
+def _deleted_text(sandbox: WorkspaceAccess, entry: Path, given: str) -> str | None:
     """The text delete_file shows it removes (None: not a text file, or too large)."""
     try:
         return _read_for_edit(sandbox, entry, given, limit=DELETE_DIFF_BYTES)
@@ -235,7 +235,7 @@ async def update_file(
         )
     if old_text == new_text:
         raise ToolError("old_text and new_text are the same: there is nothing to change.")
-    sandbox = sandbox_for(ctx)
+    sandbox = workspace_access(ctx)
     real = sandbox.resolve(path, must_exist=True, for_write=True)
     rel = sandbox.relative(real)
     secrets = secrets_for(ctx)
@@ -349,7 +349,7 @@ async def create_file(
         content: The complete content of the file.
         overwrite: Replace the file if it already exists.
     """
-    sandbox = sandbox_for(ctx)
+    sandbox = workspace_access(ctx)
     real = sandbox.resolve(path, for_write=True)
     rel = sandbox.relative(real)
     if real.is_dir():
@@ -413,7 +413,7 @@ async def delete_file(ctx: ToolContext, path: str) -> ToolOutput:
     Args:
         path: File path, relative to the workspace root.
     """
-    sandbox = sandbox_for(ctx)
+    sandbox = workspace_access(ctx)
     entry = sandbox.resolve(path, must_exist=True, for_write=True, follow_symlinks=False)
     rel = sandbox.relative(entry)
     if entry.is_symlink():
@@ -450,7 +450,7 @@ async def delete_file(ctx: ToolContext, path: str) -> ToolOutput:
     )
 
 
-def _unlink(sandbox: Sandbox, path: Path, given: str) -> None:
+def _unlink(sandbox: WorkspaceAccess, path: Path, given: str) -> None:
     try:
         sandbox.gate.remove(path)
     except (MovedUnderfoot, PathRefused):
@@ -499,7 +499,9 @@ def _cap_lines(text: str, limit: int) -> str:
 # --- reading and writing -----------------------------------------------------------------
 
 
-def _read_for_edit(sandbox: Sandbox, real: Path, given: str, *, limit: int = EDIT_MAX_BYTES) -> str:
+def _read_for_edit(
+    sandbox: WorkspaceAccess, real: Path, given: str, *, limit: int = EDIT_MAX_BYTES
+) -> str:
     try:
         data = sandbox.gate.read(real, limit=limit)
     except IsADirectoryError:
@@ -526,7 +528,7 @@ def _read_for_edit(sandbox: Sandbox, real: Path, given: str, *, limit: int = EDI
 
 
 def _write(
-    sandbox: Sandbox, real: Path, text: str, given: str, *, make_folders: bool = False
+    sandbox: WorkspaceAccess, real: Path, text: str, given: str, *, make_folders: bool = False
 ) -> None:
     """Write ``real`` atomically, through folder descriptors beneath the workspace's root,
     so a folder swapped for a link after the check cannot lead the write elsewhere."""
@@ -548,7 +550,7 @@ def _line_count(text: str) -> int:
     return text.count("\n") + (0 if text.endswith("\n") else 1)
 
 
-def _describe_size(sandbox: Sandbox, path: Path) -> str:
+def _describe_size(sandbox: WorkspaceAccess, path: Path) -> str:
     try:
         size = sandbox.gate.stat(path).st_size
     except OSError:

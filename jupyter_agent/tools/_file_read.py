@@ -1,6 +1,6 @@
 """The workspace reading tools: read_file, list_directory and get_file_info.
 
-Every path goes through the workspace :class:`~jupyter_agent.workspace.sandbox.Sandbox`; bodies run
+Every path goes through :class:`~jupyter_agent.workspace.access.WorkspaceAccess`; bodies run
 off the event loop and stop when asked. Listing never follows a symbolic link nor enters
 the skipped folders (.git, node_modules…) unless asked for one directly; reading caps the
 lines and bytes it returns and says how to read on.
@@ -27,7 +27,7 @@ from .._wording import byte_size
 from ..errors import ToolError
 from ..permissions import Permission
 from ..secrets.redaction import Masker, Secrets
-from ..workspace.sandbox import SKIP_DIRS, Sandbox
+from ..workspace.access import SKIP_DIRS, WorkspaceAccess
 from ._file_text import (
     SNIFF_BYTES,
     binary_message,
@@ -39,8 +39,8 @@ from ._file_text import (
     sniff,
 )
 from ._masked import secrets_for
-from ._sandbox import sandbox_for
 from ._tool import ToolContext, ToolOutput, tool
+from ._workspace_access import workspace_access
 
 READ_MAX_LINES = 2000
 READ_MAX_BYTES = 100_000
@@ -89,7 +89,7 @@ async def read_file(
     if end_line is not None and end_line < start_line:
         raise ToolError(f"end_line ({end_line}) is before start_line ({start_line}).")
     return await off_loop(
-        _read_file, sandbox_for(ctx), secrets_for(ctx), path, start_line, end_line
+        _read_file, workspace_access(ctx), secrets_for(ctx), path, start_line, end_line
     )
 
 
@@ -108,7 +108,7 @@ class _Lines:
 
 def _read_file(
     stop: threading.Event,
-    sandbox: Sandbox,
+    sandbox: WorkspaceAccess,
     secrets: Secrets,
     path: str,
     start_line: int,
@@ -276,11 +276,11 @@ async def list_directory(
     """
     if not 1 <= max_entries <= 10_000:
         raise ToolError(f"max_entries must be between 1 and 10,000, got {max_entries}.")
-    return await off_loop(_list_directory, sandbox_for(ctx), path, recursive, max_entries)
+    return await off_loop(_list_directory, workspace_access(ctx), path, recursive, max_entries)
 
 
 def _list_directory(
-    stop: threading.Event, sandbox: Sandbox, path: str, recursive: bool, max_entries: int
+    stop: threading.Event, sandbox: WorkspaceAccess, path: str, recursive: bool, max_entries: int
 ) -> ToolOutput:
     real = sandbox.resolve(path, must_exist=True)
     if not real.is_dir():
@@ -310,7 +310,7 @@ def _list_directory(
     return ToolOutput("\n".join(lines), data={"path": rel, "entries": len(entries), "more": more})
 
 
-def _list_entries(sandbox: Sandbox, folder: Path, recursive: bool) -> Iterator[str]:
+def _list_entries(sandbox: WorkspaceAccess, folder: Path, recursive: bool) -> Iterator[str]:
     asked_for_skipped = any(p in SKIP_DIRS for p in Path(sandbox.relative(folder)).parts)
     try:
         entries = sorted(sandbox.gate.entries(folder), key=lambda e: (e.name.lower(), e.name))
@@ -352,7 +352,7 @@ def _link_target(path: Path) -> str:
         return "?"
 
 
-def _count_entries(sandbox: Sandbox, path: Path) -> str:
+def _count_entries(sandbox: WorkspaceAccess, path: Path) -> str:
     try:
         n = len(sandbox.gate.entries(path))
     except OSError:
@@ -360,7 +360,7 @@ def _count_entries(sandbox: Sandbox, path: Path) -> str:
     return f"{n:,} entr{'y' if n == 1 else 'ies'}"
 
 
-def _inside_root(sandbox: Sandbox, path: str) -> bool:
+def _inside_root(sandbox: WorkspaceAccess, path: str) -> bool:
     real = os.path.realpath(path)
     root = str(sandbox.root)
     return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
@@ -381,10 +381,10 @@ async def get_file_info(ctx: ToolContext, path: str) -> ToolOutput:
     Args:
         path: File or folder path, relative to the workspace root.
     """
-    return await off_loop(_get_file_info, sandbox_for(ctx), path)
+    return await off_loop(_get_file_info, workspace_access(ctx), path)
 
 
-def _get_file_info(stop: threading.Event, sandbox: Sandbox, path: str) -> ToolOutput:
+def _get_file_info(stop: threading.Event, sandbox: WorkspaceAccess, path: str) -> ToolOutput:
     entry = sandbox.resolve(path, must_exist=True, follow_symlinks=False)
     rel = sandbox.relative(entry)
     info: dict[str, object] = {"path": rel}
@@ -427,7 +427,9 @@ def _get_file_info(stop: threading.Event, sandbox: Sandbox, path: str) -> ToolOu
     return ToolOutput("\n".join(lines), data=info)
 
 
-def _describe_text(sandbox: Sandbox, path: Path, stop: threading.Event) -> tuple[str, int | None]:
+def _describe_text(
+    sandbox: WorkspaceAccess, path: Path, stop: threading.Event
+) -> tuple[str, int | None]:
     try:
         with sandbox.open_file(path) as f:
             sample = f.read(SNIFF_BYTES)

@@ -27,13 +27,13 @@ import regex
 from ..errors import ToolError
 from ..permissions import Permission
 from ..secrets.redaction import Masker, Secrets
+from ..workspace.access import SKIP_DIRS, WorkspaceAccess
 from ..workspace.globs import glob_to_regex
 from ..workspace.paths import read_limited
-from ..workspace.sandbox import SKIP_DIRS, Sandbox
 from ._file_text import SNIFF_BYTES, off_loop
 from ._masked import secrets_for, seen_lines
-from ._sandbox import sandbox_for
 from ._tool import ToolContext, ToolOutput, tool
+from ._workspace_access import workspace_access
 
 GREP_LINE_CHARS = 300
 GREP_MAX_FILE_BYTES = 10_000_000
@@ -87,7 +87,7 @@ async def grep(
         raise ToolError(f"Invalid regular expression {_clip(pattern)!r}: {why}.") from None
     globs = _expand_braces(glob) if glob else None
     return await off_loop(
-        _grep, sandbox_for(ctx), secrets_for(ctx), compiled, path, glob, globs, max_results
+        _grep, workspace_access(ctx), secrets_for(ctx), compiled, path, glob, globs, max_results
     )
 
 
@@ -108,7 +108,7 @@ class _Tally:
 
 def _grep(
     stop: threading.Event,
-    sandbox: Sandbox,
+    sandbox: WorkspaceAccess,
     secrets: Secrets,
     pattern: regex.Pattern[str],
     path: str,
@@ -134,7 +134,9 @@ def _grep(
     return _grep_output(tally, sandbox.relative(real), pattern, glob, max_results, stop)
 
 
-def _file_lines(sandbox: Sandbox, file: Path, masker: Masker, tally: _Tally) -> list[str] | None:
+def _file_lines(
+    sandbox: WorkspaceAccess, file: Path, masker: Masker, tally: _Tally
+) -> list[str] | None:
     """The lines of ``file`` as the model reads them; ``None`` for a file passed over (one
     that cannot be opened, too large, or binary)."""
     try:  # through the gate: never a FIFO or a device, never a link swapped in
@@ -235,7 +237,7 @@ def _grep_output(
     return ToolOutput("\n".join(results), data=data_out)
 
 
-def _walk_files(sandbox: Sandbox, start: Path) -> Iterator[Path]:
+def _walk_files(sandbox: WorkspaceAccess, start: Path) -> Iterator[Path]:
     """The readable files under ``start`` (or ``start`` itself), in a stable order; walked
     through the gate, so a folder swapped for a link meanwhile is not followed."""
     if not start.is_dir():
@@ -274,7 +276,7 @@ def _expand_braces(pattern: str) -> list[str]:
 
 
 def _glob_matches(
-    globs: list[str], file: Path, start: Path, sandbox: Sandbox, masker: Masker
+    globs: list[str], file: Path, start: Path, sandbox: WorkspaceAccess, masker: Masker
 ) -> bool:
     """Whether a glob matches ``file``'s name or path, as the model reads them."""
     for g in globs:

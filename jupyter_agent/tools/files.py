@@ -1,6 +1,6 @@
 """Workspace file tools: read, list, search, describe, edit, create and delete files.
 
-Every path goes through the workspace :class:`~jupyter_agent.workspace.sandbox.Sandbox`; every
+Every path goes through :class:`~jupyter_agent.workspace.access.WorkspaceAccess`; every
 write is atomic (a temporary file renamed over the old one). Tool names, argument names
 and the shape of their messages are part of the contract with the prompts.
 

@@ -36,14 +36,14 @@ from ..commands import (
 )
 from ..errors import ToolDenied, ToolError
 from ..permissions import Hazard, Permission
+from ..workspace.access import WorkspaceAccess
 from ..workspace.autorun import autorun_for
 from ..workspace.provenance import WrittenFiles, code_digest
-from ..workspace.sandbox import Sandbox
 from ..workspace.system_programs import system_program
 from ._process_tree import any_alive, close_pipes, descendants, group_alive, signal_group
-from ._sandbox import sandbox_for
 from ._shell_output import CommandOutput
 from ._tool import ToolContext, ToolOutput, tool
+from ._workspace_access import workspace_access
 
 MAX_TIMEOUT = 1800.0
 KILL_GRACE = 2.0
@@ -118,7 +118,7 @@ def workspace_os_sandbox(workspace: Path, **options: Any) -> OsSandbox:
 
 def _assess(ctx: ToolContext, args: Mapping[str, Any]) -> list[Hazard]:
     """What no rule may decide about this command (see :mod:`jupyter_agent.commands.hazards`)."""
-    sandbox = sandbox_for(ctx)
+    sandbox = workspace_access(ctx)
     cwd = sandbox.resolve(str(args.get("working_dir", ".")), must_exist=True)
     os_sandbox = os_sandbox_for(ctx)
     return command_hazards(
@@ -195,7 +195,7 @@ async def execute_command(
         raise ToolError("The command is empty.")
     if not 0 < timeout <= MAX_TIMEOUT:
         raise ToolError(f"timeout must be more than 0 and at most {MAX_TIMEOUT:.0f} seconds.")
-    sandbox = sandbox_for(ctx)
+    sandbox = workspace_access(ctx)
     cwd = sandbox.resolve(working_dir, must_exist=True)
     if not cwd.is_dir():
         raise ToolError(f"working_dir {working_dir!r} is a file, not a folder.")
@@ -237,7 +237,7 @@ def _check_what_runs(ctx: ToolContext, args: Mapping[str, Any], grant: Grant | N
             raise ChangedSinceShown(bound.what, key=bound.key)
     if ctx.run is None:
         return  # called from code, not decided by an agent's run: nothing to hold it to
-    sandbox = sandbox_for(ctx)
+    sandbox = workspace_access(ctx)
     for hazard in _assess(ctx, args):
         if hazard.action == "refuse":
             raise ToolDenied(hazard.reason)
@@ -251,7 +251,7 @@ def _check_what_runs(ctx: ToolContext, args: Mapping[str, Any], grant: Grant | N
 
 
 async def _launched(
-    ctx: ToolContext, command: str, cwd: Path, sandbox: Sandbox, timeout: float
+    ctx: ToolContext, command: str, cwd: Path, sandbox: WorkspaceAccess, timeout: float
 ) -> ToolOutput:
     """Run ``command`` in ``cwd``, confined, and return what it did."""
     os_sandbox = os_sandbox_for(ctx)
@@ -425,7 +425,7 @@ async def _shielded(aw: Awaitable[T]) -> tuple[T, bool]:
     return task.result(), cancelled
 
 
-def _record_writes(ctx: ToolContext, command: str, cwd: Path, sandbox: Sandbox) -> None:
+def _record_writes(ctx: ToolContext, command: str, cwd: Path, sandbox: WorkspaceAccess) -> None:
     """Remember the workspace files the line wrote by name, so running one asks again."""
     written = ctx.resources.get(WrittenFiles)
     if written is None:

@@ -19,7 +19,7 @@ Which apply: git's redirects, :data:`USER_LEVEL` and the places environment vari
 always; :data:`HOME_PLACES` when the home folder lies in the workspace or in a writable
 folder of the sandbox (elsewhere it is read-only already); :data:`ANY_DEPTH` in the
 workspace. ``.git/`` and ``.jupyter_agent/`` inside the workspace are never written by the
-file tools at all (:data:`jupyter_agent.workspace.sandbox.PROTECTED_DIRS`).
+file tools at all (:data:`jupyter_agent.workspace.access.PROTECTED_DIRS`).
 """
 
 from __future__ import annotations

@@ -26,8 +26,8 @@ from pathlib import Path
 
 from ..approvals import file_hash
 from ..errors import ToolError
+from .access import SKIP_DIRS
 from .paths import NotRegularFile, Root
-from .sandbox import SKIP_DIRS
 
 WRITE_WAIT = 10.0
 """Seconds an approved command waits for the agent's writes under way to the files it runs."""

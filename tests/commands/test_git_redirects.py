@@ -42,7 +42,7 @@ from jupyter_agent.os_sandbox.launch import OsSandbox, SandboxSettings
 from jupyter_agent.tools import ToolContext
 from jupyter_agent.tools.files import create_file
 from jupyter_agent.tools.shell import workspace_os_sandbox
-from jupyter_agent.workspace.sandbox import Sandbox
+from jupyter_agent.workspace.access import WorkspaceAccess
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the bubblewrap sandbox is Linux's")
 
@@ -564,7 +564,7 @@ def test_writing_a_configuration_git_includes_asks_from_a_file_tool_and_a_comman
         assert [h.action for h in hazards] == ["ask"], (rel, hazards)
         assert whose in hazards[0].reason and "run commands" in hazards[0].reason
         line = analyze(f"printf '[core]\\n' >> {rel}")
-        hazards = command_hazards(line, cwd=p.ws, sandbox=Sandbox(p.ws))
+        hazards = command_hazards(line, cwd=p.ws, sandbox=WorkspaceAccess(p.ws))
         assert [h.action for h in hazards] == ["ask"], (rel, hazards)
         assert whose in hazards[0].reason
     assert create_file.assess(ctx, {"path": "notes.md", "content": "x"}) == []

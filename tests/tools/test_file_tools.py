@@ -677,10 +677,10 @@ async def test_a_file_that_is_one_huge_line_is_read_in_bounded_memory(workspace)
 
 
 def test_a_huge_path_is_refused_without_being_echoed(workspace):
-    from jupyter_agent.workspace.sandbox import Sandbox
+    from jupyter_agent.workspace.access import WorkspaceAccess
 
     with pytest.raises(ToolError) as refused:
-        Sandbox(workspace).resolve("a/" * 5_000_000)
+        WorkspaceAccess(workspace).resolve("a/" * 5_000_000)
     assert len(str(refused.value)) < 300
     assert "10,000,000 characters" in str(refused.value)
 

@@ -1,17 +1,20 @@
-"""The workspace sandbox: which paths the file and shell tools may touch.
+"""Workspace access: which paths the file and shell tools may touch.
 
-Every path a tool receives goes through :meth:`Sandbox.resolve`, which anchors it at the
+(Called "the sandbox" before the OS sandbox of commands came, :mod:`jupyter_agent.os_sandbox`;
+``Sandbox`` stays as an alias of :class:`WorkspaceAccess` for code written then.)
+
+Every path a tool receives goes through :meth:`WorkspaceAccess.resolve`, which anchors it at the
 workspace root, follows symbolic links, and refuses (with a :class:`ToolError` the model
 reads) anything that leads outside the root, into a place that holds credentials, into a
 file that may hold secrets, or — for writes — into git's internals or the agent's own
 session store.
 
-The sandbox decides; the path gate (:mod:`jupyter_agent.workspace.paths`) opens: the file tools
-read, list and write through :attr:`Sandbox.gate`, the workspace pinned as a root beneath
+Workspace access decides; the path gate (:mod:`jupyter_agent.workspace.paths`) opens: the file tools
+read, list and write through :attr:`WorkspaceAccess.gate`, the workspace pinned as a root beneath
 which no link is followed out, so a path swapped for a link after the check cannot lead
 them elsewhere.
 
-The sandbox guards the file tools only. A shell command can reach anything its user can;
+It guards the file tools only. A shell command can reach anything its user can;
 commands are guarded by the permission rules and the user's approval instead.
 """
 
@@ -99,7 +102,7 @@ def _check_given(path: object) -> None:
         raise ToolError(f"Refused {path!r}: the path contains a NUL byte.")
 
 
-class Sandbox:
+class WorkspaceAccess:
     """Resolves the paths tools are given and refuses the ones they must not touch."""
 
     def __init__(
@@ -124,7 +127,7 @@ class Sandbox:
         ]
 
     def __repr__(self) -> str:
-        return f"Sandbox({str(self.root)!r})"
+        return f"WorkspaceAccess({str(self.root)!r})"
 
     @functools.cached_property
     def gate(self) -> Root:
@@ -231,8 +234,8 @@ class Sandbox:
             if glob_matches(pattern, parts, is_dir):
                 why = _DENY_REASONS.get(pattern)
                 if why is not None and pattern in DEFAULT_DENY_GLOBS:
-                    return f"{why} (a default rule; change Sandbox.deny_globs to allow)"
-                return f"it matches the deny rule {pattern!r} (Sandbox.deny_globs)"
+                    return f"{why} (a default rule; change WorkspaceAccess.deny_globs to allow)"
+                return f"it matches the deny rule {pattern!r} (WorkspaceAccess.deny_globs)"
         return None
 
     def read_refusal(self, path: Path | str) -> str | None:
@@ -361,3 +364,7 @@ def _expand_sensitive(entries: Iterable[str]) -> list[tuple[str, list[Path]]]:
                     places.append(Path(p))
         out.append((entry, places))
     return out
+
+
+Sandbox = WorkspaceAccess
+"""The name :class:`WorkspaceAccess` had before the OS sandbox came (kept for old code)."""

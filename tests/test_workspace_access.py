@@ -10,17 +10,17 @@ import pytest
 from inline_snapshot import snapshot
 
 from jupyter_agent.errors import ToolError
-from jupyter_agent.tools import ToolContext, sandbox_for
+from jupyter_agent.tools import ToolContext, workspace_access
+from jupyter_agent.workspace.access import WorkspaceAccess
 from jupyter_agent.workspace.paths import Root
-from jupyter_agent.workspace.sandbox import Sandbox
 
 
 @pytest.fixture
-def sb(workspace: Path) -> Sandbox:
-    return Sandbox(workspace)
+def sb(workspace: Path) -> WorkspaceAccess:
+    return WorkspaceAccess(workspace)
 
 
-def refusal(sb: Sandbox, path: str, **kwargs) -> str:
+def refusal(sb: WorkspaceAccess, path: str, **kwargs) -> str:
     with pytest.raises(ToolError) as info:
         sb.resolve(path, **kwargs)
     return str(info.value)
@@ -45,7 +45,7 @@ def test_absolute_paths_inside_the_workspace_are_allowed(sb, workspace):
 def test_a_workspace_reached_through_a_symlink_accepts_its_own_absolute_paths(tmp_path, workspace):
     alias = tmp_path / "alias"
     alias.symlink_to(workspace)
-    sb = Sandbox(alias)
+    sb = WorkspaceAccess(alias)
     assert sb.resolve(str(alias / "x.txt")) == Path(os.path.realpath(workspace)) / "x.txt"
     assert sb.relative(alias / "x.txt") == "x.txt"
 
@@ -119,7 +119,7 @@ def test_etc_passwd_is_refused_as_sensitive(sb):
 
 
 def test_sensitive_places_are_refused_even_below_a_root_workspace():
-    sb = Sandbox(Path("/"))
+    sb = WorkspaceAccess(Path("/"))
     assert "/etc is a sensitive location" in refusal(sb, "/etc/passwd")
     assert "/proc is a sensitive location" in refusal(sb, "/proc/self/environ")
     assert "/sys is a sensitive location" in refusal(sb, "sys/kernel")
@@ -130,7 +130,7 @@ def test_sensitive_places_are_refused_even_below_a_root_workspace():
 
 def test_sensitive_places_in_home_are_refused_when_the_workspace_is_home(monkeypatch, workspace):
     monkeypatch.setenv("HOME", str(workspace))
-    sb = Sandbox(workspace)
+    sb = WorkspaceAccess(workspace)
     for path, place in [
         (".ssh/id_ed25519", "~/.ssh"),
         (".kube/config", "~/.kube"),
@@ -150,7 +150,7 @@ def test_sensitive_places_in_home_are_refused_when_the_workspace_is_home(monkeyp
 def test_env_files_are_refused_at_any_depth(sb, path):
     assert refusal(sb, path) == (
         f"Refused {path!r}: .env files may hold secrets "
-        "(a default rule; change Sandbox.deny_globs to allow)."
+        "(a default rule; change WorkspaceAccess.deny_globs to allow)."
     )
 
 
@@ -178,8 +178,8 @@ def test_a_symlink_to_an_env_file_is_refused(sb, workspace):
 
 
 def test_deny_globs_can_be_changed(workspace):
-    Sandbox(workspace, deny_globs=()).resolve(".env")
-    custom = Sandbox(workspace, deny_globs=("data/raw/", "*.key"))
+    WorkspaceAccess(workspace, deny_globs=()).resolve(".env")
+    custom = WorkspaceAccess(workspace, deny_globs=("data/raw/", "*.key"))
     assert "matches the deny rule 'data/raw/'" in refusal(custom, "data/raw/x.csv")
     assert "matches the deny rule '*.key'" in refusal(custom, "a/b/server.key")
     custom.resolve("data/clean/x.csv")
@@ -275,12 +275,12 @@ def test_an_interrupt_mid_write_leaves_the_old_file_and_no_temp_file(workspace, 
     assert os.listdir(workspace) == ["a.txt"]
 
 
-# --- sandbox_for --------------------------------------------------------------------
+# --- workspace_access --------------------------------------------------------------------
 
 
 def test_tools_use_the_agents_sandbox_when_there_is_one(workspace):
     ctx = ToolContext(workspace=workspace)
-    assert sandbox_for(ctx).root == Path(os.path.realpath(workspace))
-    custom = Sandbox(workspace, deny_globs=())
+    assert workspace_access(ctx).root == Path(os.path.realpath(workspace))
+    custom = WorkspaceAccess(workspace, deny_globs=())
     ctx.resources.insert(custom)
-    assert sandbox_for(ctx) is custom
+    assert workspace_access(ctx) is custom
