@@ -45,10 +45,14 @@ class CloudModel(AnthropicModel):
         """Raise a clear error if the SDK's support for the platform is not installed."""
         missing = [m for m in self._extra_modules if not _installed(m)]
         if missing:
-            raise ModelError(
-                f"Claude on {self.service} needs {', '.join(missing)}: "
-                f'pip install "{DISTRIBUTION}[{self.extra}]"'
-            )
+            raise self._missing_extra(missing)
+
+    def _missing_extra(self, modules: list[str] | tuple[str, ...]) -> ModelError:
+        """The error for the platform's ``modules`` missing: what to pip install."""
+        return ModelError(
+            f"Claude on {self.service} needs {', '.join(modules)}: "
+            f'pip install "{DISTRIBUTION}[{self.extra}]"'
+        )
 
     def _where(self) -> str:
         """Where requests go, for error messages: the region (and project)."""
@@ -82,10 +86,7 @@ class CloudModel(AnthropicModel):
             # The SDK loads and refreshes the credentials as it sends (in a thread), and
             # imports the platform's library then: a failed import is its cause.
             if isinstance(exc.__cause__, ImportError):
-                raise ModelError(
-                    f"Claude on {self.service} needs {', '.join(self._extra_modules)}: "
-                    f'pip install "{DISTRIBUTION}[{self.extra}]"'
-                ) from exc
+                raise self._missing_extra(self._extra_modules) from exc
             problem = self._credentials_problem(exc, client)
             if problem is None:
                 raise
