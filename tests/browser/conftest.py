@@ -9,9 +9,11 @@
 - ``collaborative_lab`` (module): the same with real-time collaboration on (every view of
   a notebook edits one shared Yjs document, which the server saves); skips the test when
   jupyter-collaboration is not installed.
-- ``browser`` (module): Debian's chromium through Python Playwright.
-- ``page`` (function): the module's JupyterLab window (``lab_window``): JupyterLab stays
-  loaded while each test opens its notebooks in it, and after the test they are closed,
+- ``browser`` (session or module, see ``_browser_scope``): Debian's chromium through
+  Python Playwright.
+- ``page`` (function): the process's JupyterLab window (``lab_window``, as long-lived as
+  ``browser``): JupyterLab stays loaded while each test opens its notebooks in it (a test
+  on another server loads that one's), and after the test they are closed,
   their kernels shut down and the layout reset, as a user's window lives. A test marked
   ``own_window`` (it changes the page in ways no reset undoes) gets a fresh browser
   context instead. On failure a screenshot, the test's browser console and the server
@@ -43,7 +45,7 @@ from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import quote
 
 import pytest
@@ -235,6 +237,14 @@ def start_lab_server(
         target = settings / name
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(json.dumps(values))
+    # No build check: the page asks for one on each load and the server answers by running
+    # node twice (yarn's registry, node's version), 1.3 CPU-seconds for an extension that
+    # ships prebuilt.
+    labconfig = base / "config" / "labconfig"
+    labconfig.mkdir(parents=True, exist_ok=True)
+    (labconfig / "page_config.json").write_text(
+        json.dumps({"buildCheck": False, "buildAvailable": False})
+    )
     # A short folder of its own: a kernel's Unix socket path there must fit in 107 bytes
     # (kernel-<uuid>-ipc-N is 47), which a pytest temporary folder may not leave room for.
     runtime = Path(tempfile.mkdtemp(prefix="lab-"))
@@ -340,13 +350,23 @@ def collaborative_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabS
 # --- the browser -----------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
+def _browser_scope(fixture_name: str, config: pytest.Config) -> Literal["session", "module"]:
+    """How long Chromium and its window live: the whole session where it runs browser tests
+    alone (``scripts/run-tests`` runs them so), else one test module. While Playwright's
+    sync API is up, its event loop is the thread's running loop (asyncio's marker is per
+    thread, and Playwright switches greenlets inside ``run_until_complete``), so an async
+    test run meanwhile fails with "cannot be called from a running event loop": browser
+    test modules hold none, other modules do. Loading JupyterLab once per process rather
+    than per module saves the browser job about 15 CPU-seconds a module."""
+    start = config.invocation_params.dir
+    chosen = [Path(start, arg.split("::")[0]).resolve() for arg in config.args]
+    here = Path(__file__).resolve().parent
+    return "session" if chosen and all(p.is_relative_to(here) for p in chosen) else "module"
+
+
+@pytest.fixture(scope=_browser_scope)
 def browser() -> Iterator[Any]:
-    """Chromium for one test module. Not for the session: while Playwright's sync API is
-    up, its event loop is the thread's running loop (asyncio's marker is per thread, and
-    Playwright switches greenlets inside ``run_until_complete``), so every async test run
-    meanwhile fails with "cannot be called from a running event loop". Browser test
-    modules therefore hold no async tests."""
+    """Debian's Chromium, for the session or for one module (``_browser_scope``)."""
     from playwright.sync_api import expect, sync_playwright
 
     expect.set_options(timeout=EXPECT_TIMEOUT)
@@ -461,11 +481,11 @@ class LabWindow:
     console: list[str]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope=_browser_scope)
 def lab_window(browser: Any) -> Iterator[LabWindow]:
-    """One browser page for a module's tests. Loading JupyterLab costs Chromium about
-    10 CPU-seconds and the server 2; opening a notebook in a loaded JupyterLab, about
-    2 and 1 (measured on this 2-core machine): most of the browser tests' time."""
+    """One browser page for the tests of ``browser``'s lifetime. Loading JupyterLab costs
+    Chromium about 10 CPU-seconds and the server 2; opening a notebook in a loaded
+    JupyterLab, about 2 and 1 (measured on this 2-core machine)."""
     context, page, console = _new_page(browser)
     try:
         yield LabWindow(page, console)
