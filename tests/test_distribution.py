@@ -42,9 +42,11 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
 NAME = PROJECT["name"]
-VERSION = re.search(
+_VERSION_LINE = re.search(
     r'^__version__ = "([^"]+)"', (ROOT / "jupyter_agent" / "__init__.py").read_text(), re.M
-)[1]
+)
+assert _VERSION_LINE is not None, "jupyter_agent/__init__.py sets no __version__"
+VERSION = _VERSION_LINE[1]
 EXTENSION = "jupyter-agent"  # js/package.json's name: the folder under share/jupyter/labextensions
 PREBUILT = ROOT / "jupyter_agent" / "labextension" / "static" / "style.js"
 
@@ -105,7 +107,15 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         "no built lab extension in jupyter_agent/labextension: run `make install`"
     )
     tmp = tmp_path_factory.mktemp("dist")
-    build = [sys.executable, "-m", "build", "--no-isolation", "--outdir", tmp / "dist", ROOT]
+    build: list[str | Path] = [
+        sys.executable,
+        "-m",
+        "build",
+        "--no-isolation",
+        "--outdir",
+        tmp / "dist",
+        ROOT,
+    ]
     log = _run(build, env=_env(tmp), cwd=tmp)
     # the hook ran for the sdist and for the wheel, and both times reused the prebuilt extension
     assert log.count("Skipping build") == 2, log

@@ -53,7 +53,7 @@ def _valid(text: str) -> str | None:
     try:
         nbformat.validate(data, version=data["nbformat"], version_minor=data["nbformat_minor"])
     except nbformat.ValidationError as e:
-        return e.message
+        return str(e.message)
     return None
 
 
@@ -148,9 +148,9 @@ async def test_insert_move_delete_keep_every_other_cell_as_it_was(copy_of, name)
     now = await bridge.read()
     doc = Document.parse(after)
     assert now[0].id == last and now[2].id == added.id
-    for cell, stored in zip(now, doc.cells, strict=True):
+    for cell, saved in zip(now, doc.cells, strict=True):
         if cell.id != added.id:
-            assert stored.text == texts[cell.id]
+            assert saved.text == texts[cell.id]
     assert removed not in [c.id for c in now] or removed in (first, last)
     if not doc.stores_ids:
         assert all("id" not in c.value for c in doc.cells)

@@ -26,4 +26,5 @@ RUN_AXE = """async element => {
 def violations(page: Any, panel: Any) -> list[dict[str, Any]]:
     if not page.evaluate("() => 'axe' in window"):
         page.add_script_tag(path=str(AXE))
-    return panel.evaluate(RUN_AXE)
+    found: list[dict[str, Any]] = panel.evaluate(RUN_AXE)
+    return found

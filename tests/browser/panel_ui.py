@@ -22,7 +22,7 @@ SHOTS = ROOT / "test-artifacts" / "screenshots"
 STOP_LIMIT_MS = 10_000
 
 # The plan the helpers' scripted Planner submits, with a prerequisite for the table to show.
-PLAN = {**helpers.PLAN, "prerequisites": ["sales.csv in the notebook's folder"]}
+PLAN: dict[str, Any] = {**helpers.PLAN, "prerequisites": ["sales.csv in the notebook's folder"]}
 LONG_TEXT = "The agent keeps **writing** so there is time to stop it. " * 300
 
 

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from importlib.metadata import version
 from pathlib import Path
+from typing import Any
 
 VERSION = version("jupyter-in-kernel-agent")  # the distribution name (pyproject.toml)
 PROTOCOL = json.loads(
@@ -42,9 +43,10 @@ print(json.dumps({"replies": replies, "closed": closed}))
 """
 
 
-def _shown_json(text: str) -> dict:
+def _shown_json(text: str) -> dict[str, Any]:
     """The JSON object a cell printed (its output is exactly one line of JSON)."""
-    return json.loads(text)
+    shown: dict[str, Any] = json.loads(text)
+    return shown
 
 
 def test_the_extension_is_installed_and_enabled():

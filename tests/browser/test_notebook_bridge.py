@@ -65,7 +65,8 @@ def ui_cell(notebook: Any, cell_id: str) -> Any:
 
 
 def tool_results(notebook: Any) -> dict[str, Any]:
-    return json.loads(notebook.run_cell(TOOL_RESULTS))
+    results: dict[str, Any] = json.loads(notebook.run_cell(TOOL_RESULTS))
+    return results
 
 
 ORIGINAL = ["x = 21", "print('hello')", "# a cell to delete\nz = 0", ""]
