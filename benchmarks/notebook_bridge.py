@@ -23,6 +23,7 @@ measured side by side.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import math
 import struct
@@ -214,7 +215,9 @@ PANEL = """const panelOf = path => Array.from(window.jupyterapp.shell.widgets('m
 def live_read(cells: int, rounds: int) -> dict[str, Any]:
     """Start JupyterLab as the browser tests do, open the big notebook, time from a cell."""
     sys.path.insert(0, str(ROOT / "tests" / "browser"))
-    import conftest as harness  # the browser test harness: server pieces and NotebookUI
+    # the browser test harness (server pieces and NotebookUI): its conftest, first on the
+    # path now; loaded by name, as the checker would take the tests' own conftest for it
+    harness: Any = importlib.import_module("conftest")
     from playwright.sync_api import sync_playwright
 
     with tempfile.TemporaryDirectory(prefix="bridge-bench-") as tmp:
@@ -259,7 +262,8 @@ def live_read(cells: int, rounds: int) -> dict[str, Any]:
                 browser.close()
         finally:
             harness.stop_lab_server(server)
-    return json.loads(shown)
+    measured: dict[str, Any] = json.loads(shown)
+    return measured
 
 
 def main() -> None:

@@ -108,7 +108,8 @@ async def ours(path: Path) -> tuple[int, int, int, int, int]:
         return text_tokens(whole.text) + images, text_tokens(whole.text), images, 1, 0
     first = render_outline(cells, title)
     first_tokens = text_tokens(first.text)
-    text, images, calls, start = text_tokens(first.text), 0, 1, 1
+    text, images, calls = text_tokens(first.text), 0, 1
+    start: int | None = 1
     while start is not None:
         view = render_notebook(cells, title, start=start)
         text += text_tokens(view.text)
@@ -223,7 +224,7 @@ def main() -> None:
     print(f"largest first read: {max(r[6] for r in rows):,} tokens (target < 15,000)")
 
 
-def _row(cells: tuple) -> str:
+def _row(cells: tuple[object, ...]) -> str:
     widths = (48, 10, 9, 9, 9, 5, 10)
     out = []
     for n, (cell, width) in enumerate(zip(cells, widths, strict=True)):

@@ -182,14 +182,14 @@ def _use_real(loaded: Any, real: bool | None, name: str) -> bool:
 # --------------------------------------------------------------------------------------
 
 
-def _contents_manager_view(nb: dict) -> nbformat.NotebookNode:
+def _contents_manager_view(nb: dict[str, Any]) -> nbformat.NotebookNode:
     """The notebook as Jupyter's contents manager hands it to the MCP server.
 
     ``nbformat.read(..., as_version=4)``: the version's reader joins multi-line strings
     (``rejoin_lines``) and drops transient fields, then ``nbformat.convert`` upgrades a
     v3 notebook to v4 (with reproducible cell ids). Validation is left out: it only logs.
     """
-    node = nbformat.reader.reads(json.dumps(nb))
+    node: nbformat.NotebookNode = nbformat.reader.reads(json.dumps(nb))
     if node.get("nbformat", 4) >= 4:
         return node
     node = nbformat.convert(node, 4)
@@ -200,12 +200,13 @@ def _contents_manager_view(nb: dict) -> nbformat.NotebookNode:
     return node
 
 
-def _ai_tools_view(nb: dict) -> dict:
+def _ai_tools_view(nb: dict[str, Any]) -> dict[str, Any]:
     """The notebook dict jupyter-ai-tools formats: the raw JSON for v4, v3 converted."""
     if int(nb.get("nbformat", 4)) >= 4:
         return copy.deepcopy(nb)
     # plain dicts, as JSON would give them (a NotebookNode would carry a YAML tag)
-    return json.loads(json.dumps(_contents_manager_view(nb)))
+    plain: dict[str, Any] = json.loads(json.dumps(_contents_manager_view(nb)))
+    return plain
 
 
 # --------------------------------------------------------------------------------------
@@ -238,7 +239,7 @@ def _coerce_bundle_text(value: Any) -> str:
     return str(value)
 
 
-def _get_mimebundle_text(bundle: dict | None, default: str | None = None) -> str | None:
+def _get_mimebundle_text(bundle: dict[str, Any] | None, default: str | None = None) -> str | None:
     # jupyter_mcp_server/utils.py get_mimebundle_text, 2.2.4
     if not bundle:
         return default
@@ -255,7 +256,7 @@ def _get_mimebundle_text(bundle: dict | None, default: str | None = None) -> str
     return default
 
 
-def _image_block(data: Any, mime_type: str) -> dict:
+def _image_block(data: Any, mime_type: str) -> dict[str, Any]:
     """An MCP ``ImageContent`` as ``model_dump(by_alias=True, exclude_none=True)`` gives it."""
     return {"type": "image", "data": data, "mimeType": mime_type}
 
@@ -266,7 +267,7 @@ def _is_image(block: Any) -> bool:
     return getattr(block, "type", None) == "image"
 
 
-def _extract_output(output: Any) -> str | dict:
+def _extract_output(output: Any) -> str | dict[str, Any]:
     # jupyter_mcp_server/utils.py extract_output, 2.2.4 (the dict branches; the CRDT
     # branches do not apply to a notebook read from a file). ALLOW_IMG_OUTPUT is taken as
     # its default, True.
@@ -307,11 +308,11 @@ def _extract_output(output: Any) -> str | dict:
     return f"[Unknown output type: {output_type}]"
 
 
-def _safe_extract_outputs(outputs: Any) -> list[str | dict]:
+def _safe_extract_outputs(outputs: Any) -> list[str | dict[str, Any]]:
     # jupyter_mcp_server/utils.py safe_extract_outputs, 2.2.4
     if not outputs:
         return []
-    result: list[str | dict] = []
+    result: list[str | dict[str, Any]] = []
     if hasattr(outputs, "__iter__") and not isinstance(outputs, (str, dict)):
         try:
             for output in outputs:
@@ -335,7 +336,7 @@ def _normalize_cell_source(source: Any) -> list[str]:
         return [str(line) for line in source]
     if not isinstance(source, str):
         source = str(source)
-    lines = source.split("\n")
+    lines: list[str] = source.split("\n")
     if lines[-1] == "":
         lines.pop()
     return [line + "\n" for line in lines[:-1]] + lines[-1:]
@@ -353,7 +354,7 @@ def _format_tsv(headers: list[str], rows: list[list[Any]]) -> str:
 
 class _Cell:
     # jupyter_mcp_server/models.py Cell, 2.2.4 (get_source, get_outputs, get_overview)
-    def __init__(self, cell: dict) -> None:
+    def __init__(self, cell: dict[str, Any]) -> None:
         self.cell_type = cell.get("cell_type", "raw")
         self.source = cell.get("source", [])
         self.execution_count = cell.get("execution_count")
@@ -362,7 +363,7 @@ class _Cell:
     def get_source(self) -> str:
         return "\n".join(line.rstrip("\n") for line in _normalize_cell_source(self.source))
 
-    def get_outputs(self) -> list[str | dict]:
+    def get_outputs(self) -> list[str | dict[str, Any]]:
         return _safe_extract_outputs(self.outputs)
 
     def get_overview(self) -> str:
@@ -377,7 +378,7 @@ class _Cell:
 
 class _Notebook:
     # jupyter_mcp_server/models.py Notebook, 2.2.4 (__len__, __getitem__, format_output)
-    def __init__(self, content: dict) -> None:
+    def __init__(self, content: dict[str, Any]) -> None:
         self.cells = [_Cell(c) for c in content.get("cells", [])]
 
     def __len__(self) -> int:
@@ -442,7 +443,7 @@ def _content_of(value: Any) -> list[Any]:
     return [_as_text(value)]
 
 
-def _outputs_shape(value: Any) -> dict:
+def _outputs_shape(value: Any) -> dict[str, Any]:
     # jupyter_mcp_server/server.py _outputs, 2.2.4: the structured shape of read_cell
     blocks = value if isinstance(value, list) else [value]
     outputs: list[Any] = []
@@ -473,7 +474,7 @@ def _without_image_data(value: Any) -> Any:
     return value
 
 
-def _default_shape(value: Any) -> dict:
+def _default_shape(value: Any) -> dict[str, Any]:
     # jupyter_mcp_server/results.py _default_shape, 2.2.4, for the values these two
     # tools return (a str, or a list of str and images)
     if isinstance(value, dict):
@@ -490,7 +491,7 @@ def _default_shape(value: Any) -> dict:
 # --------------------------------------------------------------------------------------
 
 
-def _mcp_notebook(nb: dict, use_real: bool) -> Any:
+def _mcp_notebook(nb: dict[str, Any], use_real: bool) -> Any:
     content = _contents_manager_view(nb)
     if use_real:
         return _REAL_MCP["Notebook"](**content)
@@ -564,7 +565,7 @@ def _mcp_wire(
 
 
 def _mcp_pages(
-    nb: dict, response_format: str, notebook_name: str, wire: Wire, real: bool | None
+    nb: dict[str, Any], response_format: str, notebook_name: str, wire: Wire, real: bool | None
 ) -> tuple[str, int]:
     use_real = _use_real(_REAL_MCP, real, "jupyter_mcp_server")
     notebook = _mcp_notebook(nb, use_real)
@@ -579,14 +580,22 @@ def _mcp_pages(
 
 
 def mcp_server_outline(
-    nb: dict, *, notebook_name: str = "notebook", wire: Wire = "content", real: bool | None = None
+    nb: dict[str, Any],
+    *,
+    notebook_name: str = "notebook",
+    wire: Wire = "content",
+    real: bool | None = None,
 ) -> tuple[str, int]:
     """Jupyter MCP Server ``read_notebook(response_format="brief")``, every page of 20."""
     return _mcp_pages(nb, "brief", notebook_name, wire, real)
 
 
 def mcp_server_detailed(
-    nb: dict, *, notebook_name: str = "notebook", wire: Wire = "content", real: bool | None = None
+    nb: dict[str, Any],
+    *,
+    notebook_name: str = "notebook",
+    wire: Wire = "content",
+    real: bool | None = None,
 ) -> tuple[str, int]:
     """Jupyter MCP Server ``read_notebook(response_format="detailed")``, every page.
 
@@ -596,7 +605,7 @@ def mcp_server_detailed(
 
 
 def mcp_server_full(
-    nb: dict, *, wire: Wire = "content", real: bool | None = None
+    nb: dict[str, Any], *, wire: Wire = "content", real: bool | None = None
 ) -> tuple[str, int]:
     """Jupyter MCP Server ``read_cell(cell_index=i, include_outputs=True)`` for every cell."""
     use_real = _use_real(_REAL_MCP, real, "jupyter_mcp_server")
@@ -616,7 +625,7 @@ def mcp_server_full(
 # --------------------------------------------------------------------------------------
 
 
-def _ai_metadata_to_md(metadata_json: dict) -> str:
+def _ai_metadata_to_md(metadata_json: dict[str, Any]) -> str:
     # jupyter_ai_tools/utils.py metadata_to_md, 0.7.0
     import yaml  # PyYAML, as theirs (installed with jupyter_server's jupyter_events)
 
@@ -624,7 +633,7 @@ def _ai_metadata_to_md(metadata_json: dict) -> str:
     return f"```yaml\n{yaml_str}```"
 
 
-def _ai_format_outputs(outputs: list) -> str:
+def _ai_format_outputs(outputs: list[dict[str, Any]]) -> str:
     # jupyter_ai_tools/utils.py format_outputs, 0.7.0
     result = []
     for output in outputs:
@@ -643,7 +652,7 @@ def _ai_format_outputs(outputs: list) -> str:
     return "\n\n".join(result)
 
 
-def _ai_cell_to_md(cell_json: dict, index: int = 0, include_outputs: bool = True) -> str:
+def _ai_cell_to_md(cell_json: dict[str, Any], index: int = 0, include_outputs: bool = True) -> str:
     # jupyter_ai_tools/utils.py cell_to_md, 0.7.0
     md_parts = [f"### Cell {index}", "#### Metadata"]
     meta = {
@@ -673,7 +682,7 @@ def _ai_cell_to_md(cell_json: dict, index: int = 0, include_outputs: bool = True
     return "\n\n".join(md_parts)
 
 
-def _ai_notebook_json_to_md(notebook_json: dict, include_outputs: bool = True) -> str:
+def _ai_notebook_json_to_md(notebook_json: dict[str, Any], include_outputs: bool = True) -> str:
     # jupyter_ai_tools/utils.py notebook_json_to_md, 0.7.0
     md_parts = [_ai_metadata_to_md(notebook_json.get("metadata", {}))]
     for i, cell in enumerate(notebook_json.get("cells", [])):
@@ -681,7 +690,7 @@ def _ai_notebook_json_to_md(notebook_json: dict, include_outputs: bool = True) -
     return "\n\n".join(md_parts)
 
 
-def ai_tools_full(nb: dict, *, real: bool | None = None) -> tuple[str, int]:
+def ai_tools_full(nb: dict[str, Any], *, real: bool | None = None) -> tuple[str, int]:
     """jupyter-ai-tools ``read_notebook(file_path, include_outputs=True)``: Markdown, no images."""
     use_real = _use_real(_REAL_AI_TOOLS, real, "jupyter_ai_tools")
     notebook_json = _ai_tools_view(nb)

@@ -26,14 +26,20 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from jupyter_agent.messages import Message  # noqa: E402
+from jupyter_agent.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock  # noqa: E402
 from jupyter_agent.sessions import store as _session  # noqa: E402
-from jupyter_agent.sessions.index import INDEX_FILE, SESSIONS_DIR, SessionIndex  # noqa: E402
+from jupyter_agent.sessions.index import (  # noqa: E402
+    INDEX_FILE,
+    SESSIONS_DIR,
+    SessionIndex,
+    index_records,
+)
 from jupyter_agent.sessions.store import Session  # noqa: E402
 
 WORDS = [
@@ -67,24 +73,17 @@ def step(n: int, i: int) -> list[Message]:
     call = Message(
         role="assistant",
         content=[
-            {"type": "text", "text": f"Let me look at the {a} data."},
-            {
-                "type": "tool_use",
-                "id": f"t{n}_{i}",
-                "name": "read_file",
-                "input": {"path": f"{b}.csv"},
-            },
+            TextBlock(text=f"Let me look at the {a} data."),
+            ToolUseBlock(id=f"t{n}_{i}", name="read_file", input={"path": f"{b}.csv"}),
         ],
         message_type="tool_call",
     )
     result = Message(
         role="user",
         content=[
-            {
-                "type": "tool_result",
-                "tool_use_id": f"t{n}_{i}",
-                "content": [{"type": "text", "text": f"{a},{b}\n" + "1,2\n" * 200}],
-            }
+            ToolResultBlock(
+                tool_use_id=f"t{n}_{i}", content=[TextBlock(text=f"{a},{b}\n" + "1,2\n" * 200)]
+            )
         ],
         message_type="tool_result",
     )
@@ -96,6 +95,11 @@ def step(n: int, i: int) -> list[Message]:
     ]
 
 
+def hook_index(hook: Callable[..., None]) -> None:
+    """Give the session store ``hook`` as what ``Session.flush`` indexes its records with."""
+    _session.index_records = hook  # type: ignore[attr-defined]  # its import, swapped on purpose
+
+
 def median_us(samples: list[float]) -> str:
     return f"{statistics.median(samples) * 1e6:8.1f} µs"
 
@@ -104,10 +108,9 @@ def flush_cost(workspace: Path, rounds: int) -> None:
     hooked: list[float] = []
     bare: list[float] = []
     session = Session.create(workspace, session_id="flush-cost", title="flush cost")
-    real = _session.index_records
     for i in range(rounds):
-        for hook, into in ((real, hooked), (lambda *a: None, bare)):
-            _session.index_records = hook  # type: ignore[assignment]
+        for hook, into in ((index_records, hooked), (lambda *a: None, bare)):
+            hook_index(hook)
             for message in step(10_000, i):
                 session.history.append(message)
                 session._unwritten.append(message)
@@ -115,7 +118,7 @@ def flush_cost(workspace: Path, rounds: int) -> None:
             started = time.perf_counter()
             session.flush()
             into.append(time.perf_counter() - started)
-    _session.index_records = real  # type: ignore[assignment]
+    hook_index(index_records)
     session.close()
     extra = statistics.median(hooked) - statistics.median(bare)
     print(f"flush of one step (4 records + metadata), median of {rounds}:")
@@ -127,9 +130,8 @@ def flush_cost(workspace: Path, rounds: int) -> None:
 async def lag(workspace: Path, steps: int, hooked: bool) -> list[float]:
     """How late a 1 ms timer fires on the event loop while a session writes ``steps`` steps
     (one every 10 ms, as if each were a quick model call), with the index hook or not."""
-    real = _session.index_records
     if not hooked:
-        _session.index_records = lambda *a: None  # type: ignore[assignment]
+        hook_index(lambda *a: None)
     late: list[float] = []
     done = False
 
@@ -153,7 +155,7 @@ async def lag(workspace: Path, steps: int, hooked: bool) -> list[float]:
         done = True
         await tick
         session.close()
-        _session.index_records = real  # type: ignore[assignment]
+        hook_index(index_records)
     return late
 
 

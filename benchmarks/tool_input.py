@@ -71,24 +71,24 @@ def _serve(kind: str, urls: Any) -> None:
     server = MessagesServer() if kind == "anthropic" else ChatCompletionsServer()
     with server:
         server.responder = _answer
-        urls.put(server.url if kind == "anthropic" else server.base_url)
+        urls.put(server.base_url if isinstance(server, ChatCompletionsServer) else server.url)
         threading.Event().wait()
 
 
 @contextlib.contextmanager
 def _limit(size: int) -> Iterator[None]:
     """The tool input limit set to ``size`` wherever it is read, for the time being."""
-    places = (input_limit, _anthropic_stream, _chat_stream)
-    kept = [p.TOOL_INPUT_LIMIT for p in places]
+    places = [vars(module) for module in (input_limit, _anthropic_stream, _chat_stream)]
+    kept = [p["TOOL_INPUT_LIMIT"] for p in places]
     defaults = input_limit.oversized.__defaults__
     try:
         for p in places:
-            p.TOOL_INPUT_LIMIT = size
+            p["TOOL_INPUT_LIMIT"] = size
         input_limit.oversized.__defaults__ = (size,)
         yield
     finally:
         for p, value in zip(places, kept, strict=True):
-            p.TOOL_INPUT_LIMIT = value
+            p["TOOL_INPUT_LIMIT"] = value
         input_limit.oversized.__defaults__ = defaults
 
 

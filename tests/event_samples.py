@@ -4,13 +4,13 @@ through."""
 from __future__ import annotations
 
 from jupyter_agent import events as ev
-from jupyter_agent.plans import Plan, Question
+from jupyter_agent.plans import Plan, PlanStep, Question, QuestionOption
 from jupyter_agent.states import AgentState
 
-PLAN = Plan(goal="g", steps=[{"step_number": 1, "action": "a"}])
-QUESTION = Question(question="q?", options=[{"label": "Yes", "value": "y"}], default="y")
+PLAN = Plan(goal="g", steps=[PlanStep(step_number=1, action="a")])
+QUESTION = Question(question="q?", options=[QuestionOption(label="Yes", value="y")], default="y")
 
-SAMPLES = [
+SAMPLES: list[ev.Event] = [
     ev.AgentStartEvent(task="t", role="planner", model="m", loop="tool_use", max_steps=3),
     ev.TurnStartEvent(step=1),
     ev.TextDeltaEvent(text="he", phase="reason"),

@@ -4,11 +4,20 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, TypeVar
 
 from jupyter_agent.messages import Message, conversation_problems, to_api_messages
 from jupyter_agent.notebook.bridge import RunResult
 from jupyter_agent.sessions.context_view import ModelView
+from jupyter_agent.testing import RecordedRequest
+
+T = TypeVar("T")
+
+
+def of_type(items: Iterable[object], kind: type[T]) -> list[T]:
+    """The items that are instances of ``kind`` (the events or blocks of one kind), typed so."""
+    return [item for item in items if isinstance(item, kind)]
 
 
 async def until(predicate: Any, timeout: float = 30.0, interval: float = 0.002) -> None:
@@ -21,7 +30,7 @@ async def until(predicate: Any, timeout: float = 30.0, interval: float = 0.002) 
         await asyncio.sleep(interval)
 
 
-def sent_key(request: Any) -> str:
+def sent_key(request: RecordedRequest) -> str:
     """The API key a request to the loopback server carried (as x-api-key, or as a bearer
     token: SDK versions differ)."""
     headers = request.headers

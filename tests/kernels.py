@@ -302,7 +302,7 @@ def agent_kernel(folder: Path, **env: str) -> Kernel:
     """A kernel in ``folder`` whose notebook is a new, empty ``analysis.ipynb`` there, with
     the extension loaded (``%load_ext jupyter_agent``); ``env`` adds to ``agent_env``."""
     notebook = folder / "analysis.ipynb"
-    nbformat.write(nbformat.v4.new_notebook(), notebook)  # type: ignore[no-untyped-call]
+    nbformat.write(nbformat.v4.new_notebook(), notebook)
     k = start_kernel(folder, agent_env(notebook, **env))
     try:
         k.ok("%load_ext jupyter_agent")

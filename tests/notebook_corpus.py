@@ -40,7 +40,7 @@ def lines(text: str) -> list[str]:
     return text.splitlines(True)
 
 
-def code(source: str, count: int | None = None, outputs: list[Any] | None = None) -> dict:
+def code(source: str, count: int | None = None, outputs: list[Any] | None = None) -> dict[str, Any]:
     return {
         "cell_type": "code",
         "execution_count": count,
@@ -50,15 +50,15 @@ def code(source: str, count: int | None = None, outputs: list[Any] | None = None
     }
 
 
-def markdown(source: str) -> dict:
+def markdown(source: str) -> dict[str, Any]:
     return {"cell_type": "markdown", "metadata": {}, "source": lines(source)}
 
 
-def stream(text: str) -> dict:
+def stream(text: str) -> dict[str, Any]:
     return {"name": "stdout", "output_type": "stream", "text": lines(text)}
 
 
-def v4(cells: list[dict], minor: int = 4) -> dict:
+def v4(cells: list[dict[str, Any]], minor: int = 4) -> dict[str, Any]:
     return {
         "cells": cells,
         "metadata": {
@@ -70,7 +70,7 @@ def v4(cells: list[dict], minor: int = 4) -> dict:
     }
 
 
-def analysis_cells() -> list[dict]:
+def analysis_cells() -> list[dict[str, Any]]:
     return [
         markdown("# An analysis\nSome *text*."),
         code("values = [3, 1, 2]\nprint(sorted(values))", 1, [stream("[1, 2, 3]\n")]),
@@ -92,7 +92,7 @@ def analysis_cells() -> list[dict]:
 
 
 def dumps(
-    nb: dict,
+    nb: dict[str, Any],
     *,
     indent: int | None = 1,
     separators=(",", ": "),

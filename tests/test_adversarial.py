@@ -594,7 +594,7 @@ def attempt(world: World, case: Case) -> dict[str, Any]:
     since = time.time_ns()
     call = f"print(await _attempt({case.role!r}, {case.allow_all}, {case.approve}))"
     out = world.kernel.ok(call, timeout=45).stdout
-    outcome = json.loads(out.strip().splitlines()[-1])
+    outcome: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
     outcome["since"] = since
     outcome["bodies"] = [r.raw.decode("utf-8", "replace") for r in world.server.requests[first:]]
     return outcome

@@ -5,12 +5,13 @@ not trusted may not make Stop leave cells running (it may not widen what the age
 from __future__ import annotations
 
 import asyncio
+from typing import cast
 
 import pytest
 
 from jupyter_agent import Agent, ScriptedModel
 from jupyter_agent.config.settings import SettingsError, load_settings
-from jupyter_agent.notebook.bridge import RunResult
+from jupyter_agent.notebook.bridge import NotebookBridge, RunResult
 from jupyter_agent.notebook.running_cells import CellPolicy, CellRuns, wait_free
 
 
@@ -86,9 +87,10 @@ class SlowBridge:
 
 async def test_a_stopped_run_interrupts_only_its_own_running_cells():
     bridge = SlowBridge()
+    notebook = cast(NotebookBridge, bridge)  # runs and interrupts: all CellRuns asks of it
     runs = CellRuns()
     mine, other, done = (
-        runs.start(bridge, c, r, None) for c, r in [("a", "r1"), ("b", "r2"), ("c", "r1")]
+        runs.start(notebook, c, r, None) for c, r in [("a", "r1"), ("b", "r2"), ("c", "r1")]
     )
     await asyncio.sleep(0)
     bridge.ends["c"].set_result(RunResult(status="ok"))
@@ -98,7 +100,7 @@ async def test_a_stopped_run_interrupts_only_its_own_running_cells():
     assert bridge.interrupted == ["a"] and mine.interrupted == "interrupted by Stop"
     assert other.running and not done.interrupted
     with pytest.raises(Exception, match="Cell b is still running"):
-        runs.start(bridge, "b", "r3", None)
+        runs.start(notebook, "b", "r3", None)
 
 
 async def test_a_wait_counts_only_time_the_loop_was_free():

@@ -4,6 +4,7 @@ the history itself is never changed."""
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
@@ -58,7 +59,7 @@ def summary(through: Message, text: str = "SUMMARY") -> Message:
     )
 
 
-def sent_texts(api: list[dict]) -> str:
+def sent_texts(api: list[dict[str, Any]]) -> str:
     parts = []
     for turn in api:
         for block in turn["content"]:

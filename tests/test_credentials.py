@@ -17,6 +17,7 @@ import os
 import stat
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +32,6 @@ from jupyter_agent.jupyter.panel.widget import AgentPanel
 from jupyter_agent.secrets import credentials
 from jupyter_agent.states import AgentState
 from jupyter_agent.testing import Fault, Reply, text, tool_use
-from jupyter_agent.workspace import paths
 
 KEY = "sk-ant-api03-SECRETSECRETSECRET-0123456789abcdef"
 
@@ -45,7 +45,7 @@ def test_a_saved_key_is_owner_only_from_its_creation_and_written_atomically(monk
             modes.append(mode)
         return real_open(path, flags, mode, **kw)
 
-    monkeypatch.setattr(paths.os, "open", watching_open)
+    monkeypatch.setattr(os, "open", watching_open)
     path = credentials.save_key(KEY)
     assert path == credentials.credentials_file()
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
@@ -147,7 +147,7 @@ async def test_a_key_from_the_panel_reaches_the_api_and_nothing_else(
         policy=Rules([Rule.allow("execute_command")]),
     )
     panel = AgentPanel(agent)
-    sent: list[dict[str, Any]] = []
+    sent: list[Mapping[str, Any]] = []
     panel.outbox = sent.append
     traits: list[Any] = []
     panel.observe(lambda change: traits.append(change["new"]))
@@ -199,10 +199,10 @@ async def test_a_key_from_the_panel_reaches_the_api_and_nothing_else(
 
 
 def test_a_key_is_refused_when_it_cannot_be_one_without_echoing_it(workspace: Path) -> None:
-    async def scenario() -> list[dict[str, Any]]:
+    async def scenario() -> list[Mapping[str, Any]]:
         agent = Agent("planner", AnthropicModel(), workspace=workspace)
         panel = AgentPanel(agent)
-        sent: list[dict[str, Any]] = []
+        sent: list[Mapping[str, Any]] = []
         panel.outbox = sent.append
         panel.receive({"type": "command", "id": "k", "name": "set_key", "key": "two words-secret"})
         panel.receive({"type": "command", "id": "e", "name": "set_key", "key": "   "})
@@ -306,7 +306,7 @@ async def test_retry_sends_the_last_message_again(workspace: Path, messages_serv
     messages_server.script([Fault.status(400, message="bad luck"), Reply([text("Now it works.")])])
     agent = Agent("actor", AnthropicModel(base_url=messages_server.url), workspace=workspace)
     panel = AgentPanel(agent)
-    sent: list[dict[str, Any]] = []
+    sent: list[Mapping[str, Any]] = []
     panel.outbox = sent.append
     first = await agent.run("Sum the column")
     assert first.state is AgentState.error
@@ -321,9 +321,9 @@ async def test_retry_sends_the_last_message_again(workspace: Path, messages_serv
 
 
 def test_retry_with_nothing_sent_yet_says_so(workspace: Path) -> None:
-    async def scenario() -> list[dict[str, Any]]:
+    async def scenario() -> list[Mapping[str, Any]]:
         panel = AgentPanel(Agent("planner", ScriptedModel([]), workspace=workspace))
-        sent: list[dict[str, Any]] = []
+        sent: list[Mapping[str, Any]] = []
         panel.outbox = sent.append
         panel.receive({"type": "command", "id": "r", "name": "retry"})
         panel.close()

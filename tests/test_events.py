@@ -12,7 +12,7 @@ from pydantic import ValidationError
 from jupyter_agent import events as ev
 from jupyter_agent.agent.render import TextRenderer, event_kinds
 from jupyter_agent.events import EventAdapter
-from jupyter_agent.plans import Plan
+from jupyter_agent.plans import Plan, PlanStep
 from jupyter_agent.states import AgentState
 
 
@@ -229,7 +229,7 @@ def test_a_record_shows_every_event_kind_and_escapes_what_it_shows():
     for e in SAMPLES:
         recorder(e)
     recorder(ev.TextEvent(text=hostile))
-    recorder(ev.PlanEvent(plan=Plan(goal=hostile, steps=[{"step_number": 1, "action": hostile}])))
+    recorder(ev.PlanEvent(plan=Plan(goal=hostile, steps=[PlanStep(step_number=1, action=hostile)])))
     html = record_html(recorder.events, header=hostile, note=hostile)
     assert "<img" not in html
     assert html.count("&lt;img src=x onerror=&quot;alert(1)&quot;&gt;") == 5

@@ -68,8 +68,8 @@ def hostile_objects(kind: str, marker: Path) -> dict[str, object]:
     def wrapped(x=acting_default):  # a default whose repr acts
         return x
 
-    wrapped.__wrapped__ = Proxy()
-    wrapped.__signature__ = Proxy()
+    wrapped.__wrapped__ = Proxy()  # type: ignore[attr-defined]  # a hook inspect follows
+    wrapped.__signature__ = Proxy()  # type: ignore[attr-defined]  # a hook inspect reads
     bound = types.MethodType(Proxy(), Repr())
 
     return {
@@ -276,7 +276,7 @@ def test_nothing_an_inspected_object_tries_happens(kind, tmp_path, monkeypatch):
     monkeypatch.delenv("JUPYTER_AGENT_GUARD_TEST", raising=False)
     objects = hostile_objects(kind, marker)
     names = list(objects)
-    objects[PlantedKey(kind, marker, "by_repr")] = 1
+    objects[PlantedKey(kind, marker, "by_repr")] = 1  # type: ignore[index]  # a non-str key, on purpose
     CALLS.clear()
     monkeypatch.setitem(ARMED, "on", True)
     outputs = [call(list_variables, objects).text]

@@ -208,7 +208,8 @@ def attempt_in(sb: OsSandbox, layout: Layout, paths: list[str]) -> dict[str, str
     finally:
         launch.close()
     assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+    outcomes: dict[str, str] = json.loads(done.stdout)
+    return outcomes
 
 
 # --- the OS sandbox ------------------------------------------------------------------------

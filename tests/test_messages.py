@@ -11,6 +11,7 @@ from jupyter_agent.messages import (
     Message,
     MessageAdapter,
     TextBlock,
+    ThinkingBlock,
     ToolUseBlock,
     classify,
     conversation_problems,
@@ -33,21 +34,21 @@ def test_message_round_trips_with_every_block_kind():
     msg = Message(
         role="assistant",
         content=[
-            {"type": "thinking", "thinking": "hmm", "signature": "s"},
-            {"type": "text", "text": "hello"},
-            {"type": "tool_use", "id": "t1", "name": "x", "input": {"a": 1}},
+            ThinkingBlock(thinking="hmm", signature="s"),
+            TextBlock(text="hello"),
+            ToolUseBlock(id="t1", name="x", input={"a": 1}),
         ],
     )
     assert MessageAdapter.validate_json(MessageAdapter.dump_json(msg)) == msg
 
 
 def test_a_message_checks_what_it_is_given():
-    given_as_dicts = Message(role="user", content=[{"type": "text", "text": "hi"}])
+    given_as_dicts = Message(role="user", content=[{"type": "text", "text": "hi"}])  # type: ignore[list-item]  # a dict, validated
     assert given_as_dicts.content == [TextBlock(text="hi")]
     with pytest.raises(ValueError, match="'user' or 'assistant', not 'system'"):
         Message(role="system", content=[TextBlock(text="hi")])  # type: ignore[arg-type]
     with pytest.raises(ValidationError, match="tool_use_id"):
-        Message(role="user", content=[{"type": "tool_result", "content": []}])
+        Message(role="user", content=[{"type": "tool_result", "content": []}])  # type: ignore[list-item]  # an invalid dict
     with pytest.raises(ValidationError):
         MessageAdapter.validate_json('{"role": "user", "content": [{"type": "video"}]}')
 

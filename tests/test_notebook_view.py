@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import base64
 import io
+from typing import Any
 
 import pytest
 from notebook_corpus import png, write
 from PIL import Image
 
 from jupyter_agent._wording import duration
+from jupyter_agent.messages import ImageBlock
 from jupyter_agent.notebook.bridge import Cell
 from jupyter_agent.notebook.file import FileBridge
 from jupyter_agent.notebook.outputs import ViewLimits, clip, render_output
@@ -18,12 +20,12 @@ from jupyter_agent.notebook.view import fits_whole, render_notebook, render_outl
 KEY = "sk-ant-api03-" + "Q" * 80
 
 
-def _rich(data: dict) -> dict:
+def _rich(data: dict[str, Any]) -> dict[str, Any]:
     return {"output_type": "execute_result", "data": data, "metadata": {}, "execution_count": 1}
 
 
 def test_a_formula_keeps_its_latex_and_its_small_picture_is_listed_not_attached():
-    images: list = []
+    images: list[ImageBlock] = []
     text = render_output(
         _rich({"image/png": png(180, 40), "text/latex": "$x^2$", "text/plain": "x**2"}),
         ViewLimits(),
@@ -36,7 +38,7 @@ def test_a_formula_keeps_its_latex_and_its_small_picture_is_listed_not_attached(
 
 
 def test_a_figure_is_attached_downscaled_with_its_text_beside_it():
-    images: list = []
+    images: list[ImageBlock] = []
     text = render_output(
         _rich({"image/png": png(1600, 1000), "text/plain": "<Figure size 1600x1000 with 1 Axes>"}),
         ViewLimits(),
@@ -61,7 +63,7 @@ def test_an_image_whose_header_claims_a_vast_size_is_never_decoded(monkeypatch):
     header = ihdr[:8] + (10_000).to_bytes(4, "big") + (8_000).to_bytes(4, "big") + ihdr[16:21]
     crc = zlib.crc32(header[4:]).to_bytes(4, "big")
     data = base64.b64encode(bomb[:8] + header + crc + bomb[33:]).decode()
-    images: list = []
+    images: list[ImageBlock] = []
     text = render_output(_rich({"image/png": data}), ViewLimits(), images)
     assert "png 10000×8000" in text and "unreadable or too large" in text
     assert images == [] and loads == []
@@ -103,13 +105,13 @@ def test_clipping_comes_before_masking_and_never_leaks_a_secret_cut_at_the_edge(
 
 def test_a_huge_output_is_masked_only_where_it_is_kept(monkeypatch):
     import jupyter_agent.notebook.outputs as output_view
+    from jupyter_agent.secrets.shapes import mask_secrets
 
     masked: list[int] = []
-    real = output_view.mask_secrets
 
     def counted(text: str) -> str:
         masked.append(len(text))
-        return real(text)
+        return mask_secrets(text)
 
     monkeypatch.setattr(output_view, "mask_secrets", counted)
     for text in ("z" * 50_000_000, "a line\n" * 5_000_000):

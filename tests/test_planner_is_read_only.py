@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
+from typing import Any
 
 import inline_snapshot
 import pytest
@@ -22,7 +23,7 @@ from jupyter_agent import Agent, ScriptedModel
 from jupyter_agent.messages import MessageAdapter
 from jupyter_agent.permissions import PLANNER, Permission
 
-ATTEMPTS: list[tuple[str, dict]] = [
+ATTEMPTS: list[tuple[str, dict[str, Any]]] = [
     # the write tools, directly
     ("update_file", {"path": "data.csv", "old_text": "a,b", "new_text": "x,y"}),
     (
@@ -67,7 +68,7 @@ ATTEMPTS: list[tuple[str, dict]] = [
 ]
 
 # Reading must stay possible, but not outside the workspace or into secrets.
-READS: list[tuple[str, dict, bool]] = [
+READS: list[tuple[str, dict[str, Any], bool]] = [
     ("read_file", {"path": "notes.md"}, False),
     ("read_file", {"path": "../outside/secret.txt"}, True),
     ("read_file", {"path": "link_out/secret.txt"}, True),

@@ -5,7 +5,7 @@ from helpers import PLAN
 from inline_snapshot import snapshot
 from pydantic import ValidationError
 
-from jupyter_agent.plans import Plan, Question
+from jupyter_agent.plans import Plan, PlanStep, Question
 
 
 def test_plan_reads_the_seed_format_and_adds_a_format_version():
@@ -17,16 +17,19 @@ def test_plan_reads_the_seed_format_and_adds_a_format_version():
 
 
 def test_plan_steps_are_sorted_and_must_be_unique():
-    steps = [{"step_number": 2, "action": "b"}, {"step_number": 1, "action": "a"}]
+    steps = [PlanStep(step_number=2, action="b"), PlanStep(step_number=1, action="a")]
     assert [s.action for s in Plan(goal="g", steps=steps).steps] == ["a", "b"]
     with pytest.raises(ValidationError, match="unique"):
-        Plan(goal="g", steps=[{"step_number": 1, "action": "a"}, {"step_number": 1, "action": "b"}])
+        Plan(
+            goal="g",
+            steps=[PlanStep(step_number=1, action="a"), PlanStep(step_number=1, action="b")],
+        )
     with pytest.raises(ValidationError):
         Plan(goal="g", steps=[])
 
 
 def test_plan_markdown_escapes_pipes():
-    plan = Plan(goal="g", steps=[{"step_number": 1, "action": "a | b"}], risks=["r"])
+    plan = Plan(goal="g", steps=[PlanStep(step_number=1, action="a | b")], risks=["r"])
     text = plan.to_markdown()
     assert "a \\| b" in text
     assert "**Risks:**" in text

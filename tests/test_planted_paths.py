@@ -34,6 +34,7 @@ from jupyter_agent.agent import Session
 from jupyter_agent.errors import SessionError
 from jupyter_agent.notebook.file import FileBridge
 from jupyter_agent.sessions.index import INDEX_FILE, SESSIONS_DIR, SessionIndex
+from jupyter_agent.sessions.store import SessionMetadata
 from jupyter_agent.workspace.paths import ForeignDatabase, PathRefused, Root
 
 pytestmark = pytest.mark.timeout(60)
@@ -238,7 +239,7 @@ def test_a_special_file_as_session_metadata_hangs_nothing(workspace: Path, speci
             os.mkfifo(folder / name)
         else:
             os.mknod(folder / name, stat.S_IFCHR | 0o666, os.makedev(1, 5))  # /dev/zero
-    done: list[object] = []
+    done: list[list[SessionMetadata]] = []
     thread = threading.Thread(target=lambda: done.append(Session.list(workspace)), daemon=True)
     thread.start()
     thread.join(10)

@@ -402,7 +402,9 @@ def test_no_scope_remembers_a_redirection(command):
     for option in Rules().remember_options(shell(command)):
         rules = _option_rules(command, option.id)
         assert not isinstance(rules.decide(shell(command)), Allow), option
-        redirects = [p for p in command_parts(shell(command)) if "redirect" in p.input]
+        parts = command_parts(shell(command))
+        assert parts is not None
+        redirects = [p for p in parts if "redirect" in p.input]
         assert redirects
         for part in redirects:
             assert rules.first_match(part) is None, option

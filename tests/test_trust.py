@@ -15,6 +15,7 @@ import json
 import random
 import re
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,9 @@ from helpers import call, until
 from inline_snapshot import snapshot
 
 from jupyter_agent import Agent, Permission, ScriptedModel
+from jupyter_agent.config.rules import Rules
 from jupyter_agent.config.settings import SettingsError, is_trusted, load_settings
+from jupyter_agent.config.trust import TrustEffect, TrustPrompt
 from jupyter_agent.jupyter.panel.widget import AgentPanel
 from jupyter_agent.messages import INTERRUPTED_RESULT
 from jupyter_agent.permissions import ToolCall
@@ -257,11 +260,11 @@ def generated_settings(seed: int) -> dict[str, Any]:
     }
 
 
-def _all_text(prompt: Any) -> str:
+def _all_text(prompt: TrustPrompt) -> str:
     return json.dumps(prompt.model_dump(mode="json"), ensure_ascii=False) + prompt.text()
 
 
-def _values(prompt: Any) -> list[str]:
+def _values(prompt: TrustPrompt) -> list[str]:
     return [d.value for e in prompt.effects for d in e.details] + [
         d.name for e in prompt.effects for d in e.details
     ]
@@ -324,7 +327,7 @@ def _names(effect: Any) -> set[str]:
     return {d.value for d in effect.details if d.label == "name"}
 
 
-def _values_of(effect: Any) -> set[str]:
+def _values_of(effect: TrustEffect) -> set[str]:
     return {d.value for d in effect.details} | {d.name for d in effect.details}
 
 
@@ -363,6 +366,7 @@ def test_an_untrusted_folder_cannot_redefine_a_rule_of_yours_by_its_id(workspace
         'matcher = { kind = "command", prefix = "nothing-at-all" }\n',
     )
     agent = Agent("actor", ScriptedModel(), workspace=workspace)
+    assert isinstance(agent.policy, Rules)  # the rules the settings give
     ids = [(r.id, r.decision) for r in agent.policy if r.id == "no-push"]
     assert ids == [("no-push", "deny")]
     assert agent.policy.decide(shell("git push")).decision == "deny"
@@ -371,6 +375,7 @@ def test_an_untrusted_folder_cannot_redefine_a_rule_of_yours_by_its_id(workspace
     (effect,) = [e for e in prompt.effects if e.kind == "rule"]
     assert "your rule" in effect.summary and "no-push" in effect.summary
     agent.trust_workspace()  # trusted: the folder's rule of that id replaces the user's
+    assert isinstance(agent.policy, Rules)
     assert [(r.id, r.decision) for r in agent.policy if r.id == "no-push"] == [("no-push", "ask")]
 
 
@@ -420,7 +425,7 @@ def test_a_folder_rules_description_never_reaches_the_approval_card(
         turns = [turn, {"text": "ok"}]
         agent = Agent("actor", ScriptedModel(turns), workspace=workspace)
         panel = AgentPanel(agent)
-        sent: list[dict[str, Any]] = []
+        sent: list[Mapping[str, Any]] = []
         panel.outbox = sent.append  # the comm, not opened here
 
         def requests() -> list[dict[str, Any]]:
@@ -587,9 +592,9 @@ async def test_a_hostile_pattern_never_holds_the_loop_and_stop_still_works(
 # --- the prompt in the panel -------------------------------------------------------------
 
 
-def _panel(agent: Agent) -> tuple[AgentPanel, list[dict[str, Any]]]:
+def _panel(agent: Agent) -> tuple[AgentPanel, list[Mapping[str, Any]]]:
     panel = AgentPanel(agent)
-    sent: list[dict[str, Any]] = []
+    sent: list[Mapping[str, Any]] = []
     panel.outbox = sent.append  # the comm, not opened here
     return panel, sent
 
@@ -597,7 +602,7 @@ def _panel(agent: Agent) -> tuple[AgentPanel, list[dict[str, Any]]]:
 def test_trust_from_the_panel_drops_the_prompt_and_says_what_now_applies(workspace, home):
     folder_settings(workspace, HOSTILE_SERVERS)
 
-    async def scenario() -> tuple[dict[str, Any], dict[str, Any] | None, list[dict[str, Any]]]:
+    async def scenario() -> tuple[dict[str, Any], dict[str, Any] | None, list[Mapping[str, Any]]]:
         agent = Agent("planner", ScriptedModel(), workspace=workspace)
         panel, sent = _panel(agent)
         shown = panel.trust
@@ -624,7 +629,7 @@ def test_settings_changed_since_the_prompt_was_made_are_not_trusted(workspace, h
         workspace, '[[rules]]\ndecision = "allow"\nmatcher = { kind = "command", prefix = "ls" }\n'
     )
 
-    async def scenario() -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    async def scenario() -> tuple[list[Mapping[str, Any]], dict[str, Any] | None]:
         agent = Agent("actor", ScriptedModel(), workspace=workspace)
         panel, sent = _panel(agent)
         path.write_text(

@@ -6,20 +6,27 @@ import asyncio
 import threading
 
 import pytest
-from helpers import PLAN, assert_valid, call, calls, until
+from helpers import PLAN, assert_valid, call, calls, of_type, until
 
-from jupyter_agent import Agent, ScriptedModel, tool
+from jupyter_agent import Agent, RunHandle, ScriptedModel, tool
 from jupyter_agent.agent import Session
 from jupyter_agent.errors import AgentBusy, IllegalTransition
-from jupyter_agent.events import Event, EventAdapter, ToolOutcome
+from jupyter_agent.events import AgentStartEvent, Event, EventAdapter, ToolEndEvent, ToolOutcome
 from jupyter_agent.models import Pricing
 from jupyter_agent.permissions import Allow, Ask, Deny, Role, ToolCall
+from jupyter_agent.plans import Question
 from jupyter_agent.states import AgentState
 from jupyter_agent.tools import ToolContext
 
 
 def agent_for(workspace, *turns, role="actor", **options) -> Agent:
     return Agent(role, ScriptedModel(list(turns)), workspace=workspace, **options)
+
+
+def scripted(agent: Agent) -> ScriptedModel:
+    """The scripted model ``agent`` runs on (what ``agent_for`` gives it)."""
+    assert isinstance(agent.model, ScriptedModel)
+    return agent.model
 
 
 def tool_results(agent: Agent) -> list[tuple[str, bool]]:
@@ -104,7 +111,7 @@ async def test_execute_plan_hands_the_last_plan_to_the_actor(workspace):
         AgentState.completed,
         "Loaded it",
     )
-    task = agent.model.requests[1].messages[-1]["content"]
+    task = scripted(agent).requests[1].messages[-1]["content"]
     assert "update_plan_step" in str(task) and "Drop duplicate rows" in str(task)
     assert [p.status for p in handle.plan_progress] == ["done", "pending"]
 
@@ -133,6 +140,7 @@ async def test_a_planning_run_ends_with_its_plan_ready_and_execute_plan_says_so_
     assert prompt.role == "user" and prompt.text == start.task
     # Carried in the event stream and in the session file alike.
     again = EventAdapter.validate_json(EventAdapter.dump_json(start))
+    assert isinstance(again, AgentStartEvent)
     assert again.action == "execute_plan"
     resumed = Agent.resume(agent.session.id, workspace=workspace, model=ScriptedModel([]))
     assert [m.message_type for m in resumed.history].count("execute_plan") == 1
@@ -203,8 +211,9 @@ async def test_execute_plan_after_a_stopped_execution_carries_on(workspace):
     assert_valid(agent.history)
     agent.model = ScriptedModel([{"text": "Noted."}])
     await agent.run("thanks")  # a later run: executing the plan now is a new request
-    assert agent.execute_plan().id not in (first.id, again.id)
-    await agent.handle.wait()
+    handle = agent.execute_plan()
+    assert handle.id not in (first.id, again.id)
+    await handle.wait()
 
 
 async def test_update_plan_step_without_a_plan_is_an_error_the_model_reads(workspace):
@@ -246,7 +255,8 @@ async def test_ask_user_without_options_is_request_input(workspace):
     )
     handle = agent.start("go")
     await until(lambda: handle.pending_question is not None)
-    assert handle.pending_question.free_text
+    question = handle.pending_question
+    assert question is not None and question.free_text
     handle.answer("sales_2024.csv")
     await handle.wait()
     assert tool_results(agent)[0] == ("The user answered: sales_2024.csv", False)
@@ -272,7 +282,7 @@ async def test_question_timeout_emits_the_event_and_stops_without_deciding(works
     assert handle.stop_reason == "input_timeout"
     assert handle.state is AgentState.cancelled
     assert "request_input_timeout" in kinds(handle)
-    assert agent.model.remaining == 1  # it did not go on for the user
+    assert scripted(agent).remaining == 1  # it did not go on for the user
     text, is_error = tool_results(agent)[0]
     assert is_error and "No answer within 0.05 s" in text
     (ended,) = [e for e in handle.events_so_far if e.kind == "tool_end"]
@@ -319,9 +329,9 @@ async def test_tool_exceptions_become_error_results(workspace):
     agent = agent_for(
         workspace, call("explode"), call("task_complete", summary="x"), tools=[explode]
     )
-    await agent.run("go")
+    handle = await agent.run("go")
     assert tool_results(agent)[0] == ("explode failed: RuntimeError: disk on fire", True)
-    ends = [e for e in agent.handle.events_so_far if e.kind == "tool_end"]
+    ends = of_type(handle.events_so_far, ToolEndEvent)
     assert ends[0].is_error
 
 
@@ -330,7 +340,7 @@ async def test_a_role_cannot_call_a_tool_it_lacks_even_if_never_offered(workspac
         workspace, call("write_note", text="x"), {"text": "ok"}, role="planner", tools=[write_note]
     )
     await agent.run("go")
-    offered = [t["name"] for t in agent.model.requests[0].tools]
+    offered = [t["name"] for t in scripted(agent).requests[0].tools]
     assert "write_note" not in offered
     text, is_error = tool_results(agent)[0]
     assert is_error
@@ -401,7 +411,7 @@ async def test_user_defined_role_gets_exactly_its_permissions(workspace):
         tools=[write_note],
     )
     await agent.run("review")
-    assert "# Reviewer" in agent.model.requests[0].system
+    assert "# Reviewer" in scripted(agent).requests[0].system
     assert tool_results(agent)[0][1]
     with pytest.raises(
         ValueError, match="unknown role 'boss'; known roles: actor, planner, reviewer"
@@ -679,6 +689,7 @@ async def test_a_subagent_records_lineage_and_forwards_its_events(workspace):
     agent = Agent("actor", model, workspace=workspace, tools=[delegate])
     handle = await agent.run("go")
     child = children[0]
+    assert isinstance(child, RunHandle)  # what spawn hands the tool
     assert child.summary == "Child says hi"
     meta = child.agent.session.metadata
     assert meta.parent_session_id == agent.session.id
@@ -705,11 +716,13 @@ async def test_stopping_the_parent_stops_its_children(workspace):
     agent = Agent("actor", model, workspace=workspace, tools=[delegate])
     handle = agent.start("go")
     await started.wait()
-    await until(lambda: holder[0].pending_question is not None)
+    child = holder[0]
+    assert isinstance(child, RunHandle)  # what spawn hands the tool
+    await until(lambda: child.pending_question is not None)
     handle.stop()
     await handle.wait()
-    assert holder[0].state is AgentState.cancelled
-    assert_valid(holder[0].history)
+    assert child.state is AgentState.cancelled
+    assert_valid(child.history)
 
 
 # --- runtime and labels ----------------------------------------------------------------------
@@ -749,7 +762,9 @@ async def test_the_scripted_model_is_labelled_wherever_it_shows(workspace):
     agent = agent_for(workspace, {"text": "hi"})
     agent.subscribe(TextRenderer(out, color=False))
     handle = await agent.run("go")
-    assert handle.events_so_far[1].model_label == "Scripted replay — no real model is called"
+    start = handle.events_so_far[1]
+    assert isinstance(start, AgentStartEvent)
+    assert start.model_label == "Scripted replay — no real model is called"
     assert "Scripted replay — no real model is called" in out.getvalue()
 
 
@@ -768,6 +783,7 @@ async def test_wait_for_user_returns_each_new_request_once(workspace):
     assert await handle.wait_for_user() == "write_note(text='a')"
     handle.approve(True)
     question = await handle.wait_for_user()  # not the approval just given
+    assert isinstance(question, Question)
     assert question.question == "Which?"
     handle.answer("a")
     assert await handle.wait_for_user() == "write_note(text='b')"

@@ -200,7 +200,7 @@ async def test_a_resumed_session_sees_the_compacted_view_and_continues(
 
 
 async def test_compact_now_summarises_the_earlier_turns(workspace: Path):
-    turns = [
+    turns: list[dict[str, Any]] = [
         {"text": "Looking.", "tool_calls": [{"name": "list_files", "input": {}}]},
         {"text": "First answer."},
         {"text": "Second answer."},

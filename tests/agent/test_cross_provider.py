@@ -13,6 +13,7 @@ import asyncio
 import base64
 import io
 import re
+from typing import Any
 
 import pytest
 from helpers import assert_valid, chat_problems, until
@@ -59,7 +60,7 @@ def gpt(chat_server):
     return OpenAIModel("gpt-4o", api_key="test-key", base_url=chat_server.base_url)
 
 
-def assert_claude_takes(body: dict) -> None:
+def assert_claude_takes(body: dict[str, Any]) -> None:
     """What the Messages API checks of a history, and what it refuses from others."""
     turns = body["messages"]
     assert not conversation_problems(turns), conversation_problems(turns)

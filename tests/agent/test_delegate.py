@@ -26,6 +26,7 @@ from jupyter_agent import Agent, AnthropicModel, ScriptedModel, tool
 from jupyter_agent.agent import RunHandle
 from jupyter_agent.agent.render import TextRenderer
 from jupyter_agent.config.rules import Rule, Rules
+from jupyter_agent.events import QuestionEvent
 from jupyter_agent.messages import INTERRUPTED_RESULT
 from jupyter_agent.models import Pricing
 from jupyter_agent.permissions import Allow, Ask, Permission, Role, ToolCall
@@ -375,6 +376,9 @@ class AskForNotes:
         self.allowed_sessions.add(call.session_id)
         return "allow note this session"
 
+    def preview_remember(self, call: ToolCall) -> str | None:
+        return "allow note this session"
+
 
 async def test_a_child_shares_its_parents_rules_and_always_allow(workspace):
     policy = AskForNotes()
@@ -416,7 +420,8 @@ async def test_a_roles_rules_never_let_a_parent_skip_an_approval_through_a_subag
         roles=[scribe],
         policy=rules(),
     )
-    assert results(await alone.run("go")) == [("noted own", False)]
+    await alone.run("go")
+    assert results(alone) == [("noted own", False)]
     # ...but an Actor, asked about notes, cannot write one through a scribe unasked.
     model = routed(
         [call("delegate", task="scribe it", role="scribe"), {"text": "ok"}],
@@ -478,7 +483,9 @@ async def test_a_childs_question_reaches_the_user_and_the_answer_the_child(works
         for e in handle.events_so_far
         if e.kind == "subagent_output" and e.event.kind == "question"
     )
-    found = handle.waiting_on(wrapped.event.question_id)
+    asked = wrapped.event
+    assert isinstance(asked, QuestionEvent)
+    found = handle.waiting_on(asked.question_id)
     assert found is not None and found.session_id == wrapped.child_session_id
     found.answer("b")
     await handle.wait()

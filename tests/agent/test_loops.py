@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from helpers import assert_valid, call
 
 from jupyter_agent import Agent, ScriptedModel, tool
 from jupyter_agent.agent import Run, parse_control
+from jupyter_agent.events import AgentStartEvent
 from jupyter_agent.messages import Message
 
 
@@ -15,7 +18,7 @@ def count_rows(table: str) -> str:
     return f"{table}: 120 rows"
 
 
-def reason(text: str, finish: bool = False, **extra) -> dict:
+def reason(text: str, finish: bool = False, **extra: Any) -> dict[str, Any]:
     import json
 
     block = json.dumps(
@@ -24,7 +27,7 @@ def reason(text: str, finish: bool = False, **extra) -> dict:
     return {"text": f"{text}\n\n```json\n{block}\n```"}
 
 
-def observe(text: str, should_continue: bool = True, final_answer: str = "") -> dict:
+def observe(text: str, should_continue: bool = True, final_answer: str = "") -> dict[str, Any]:
     import json
 
     block = json.dumps(
@@ -64,6 +67,7 @@ async def test_roa_runs_reason_act_observe_in_order_with_phase_events(workspace)
     ]
     first_reason = next(e for e in handle.events_so_far if e.kind == "reason")
     assert first_reason.text == "I should count the rows first."  # control block split off
+    assert first_reason.control is not None
     assert first_reason.control["tools_to_consider"] == ["count_rows"]
     # reason and observe are plain calls: no tool use allowed; act may use tools
     assert [r.tool_choice for r in model.requests] == [
@@ -143,7 +147,9 @@ async def test_a_programmer_written_loop_uses_the_same_pieces(workspace):
     model = ScriptedModel([{"text": "A long first answer."}, {"text": "Short."}])
     handle = await Agent("planner", model, workspace=workspace, loop=two_shot).run("q")
     assert handle.summary == "Short."
-    assert handle.events_so_far[1].loop == "two_shot"
+    start = handle.events_so_far[1]
+    assert isinstance(start, AgentStartEvent)
+    assert start.loop == "two_shot"
     assert_valid(handle.history)
 
 

@@ -30,6 +30,9 @@ class AskForNotes:
     def remember(self, call: ToolCall) -> str | None:
         return None
 
+    def preview_remember(self, call: ToolCall) -> str | None:
+        return None
+
 
 @pytest.fixture
 def model(chat_server):

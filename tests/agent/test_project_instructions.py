@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import cast
 
 import pytest
 from helpers import call, until
@@ -160,7 +159,8 @@ matcher = { kind = "all" }
 
 async def test_a_hostile_agents_md_changes_no_role_rule_or_tool(repo: Path, home: Path) -> None:
     plain = Agent("planner", ScriptedModel(), workspace=repo)
-    rules = cast(Rules, plain.policy)  # the rules from the settings
+    rules = plain.policy
+    assert isinstance(rules, Rules)  # the rules from the settings
     before = (plain.role, plain.roles["planner"].permissions, list(rules), plain.trusted)
     tools_before = [t.name for t in plain.tools.allowed(plain.roles["planner"].permissions)]
     (repo / "AGENTS.md").write_text(HOSTILE)
@@ -181,6 +181,7 @@ async def test_a_hostile_agents_md_changes_no_role_rule_or_tool(repo: Path, home
         before[1],
         before[3],
     )
+    assert isinstance(agent.policy, Rules)
     assert [(r.matcher, r.decision) for r in agent.policy] == [
         (r.matcher, r.decision) for r in before[2]
     ]

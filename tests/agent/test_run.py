@@ -9,16 +9,29 @@ run goes on. However the run ends, every ``tool_use`` in the history has its
 
 from __future__ import annotations
 
-from helpers import assert_valid, call, calls, until
+from typing import TypeVar
 
-from jupyter_agent import Agent, ScriptedModel, tool
-from jupyter_agent.events import ToolOutcome
+from helpers import assert_valid, call, calls, of_type, until
+
+from jupyter_agent import Agent, RunHandle, ScriptedModel, tool
+from jupyter_agent.events import (
+    AnswerEvent,
+    PermissionRequestEvent,
+    PermissionResponseEvent,
+    QuestionEvent,
+    StoppedEvent,
+    ToolEndEvent,
+    ToolOutcome,
+    TurnStartEvent,
+)
 from jupyter_agent.messages import INTERRUPTED_RESULT
 from jupyter_agent.permissions import Allow, Ask, Deny, ToolCall
 from jupyter_agent.states import AgentState
 
 TOUCHED: list[str] = []
 """What the ``record`` tool did: a call that never ran leaves nothing here."""
+
+E = TypeVar("E")
 
 
 @tool(category="files", permissions={"write_files"})
@@ -55,12 +68,19 @@ def agent_for(workspace, *turns, role="actor", **options) -> Agent:
     return Agent(role, ScriptedModel(list(turns)), workspace=workspace, **options)
 
 
+def scripted(agent: Agent) -> ScriptedModel:
+    """The scripted model ``agent`` runs on (what ``agent_for`` gives it)."""
+    assert isinstance(agent.model, ScriptedModel)
+    return agent.model
+
+
 def results(agent: Agent) -> list[tuple[str, bool]]:
     return [(r.text, r.is_error) for m in agent.history for r in m.tool_results]
 
 
-def events(handle, kind: str) -> list:
-    return [e for e in handle.events_so_far if e.kind == kind]
+def events(handle: RunHandle, kind: type[E]) -> list[E]:
+    """The events of one kind the run has sent so far."""
+    return of_type(handle.events_so_far, kind)
 
 
 # --- the order of a call's steps ----------------------------------------------------
@@ -82,7 +102,7 @@ async def test_a_tool_the_role_lacks_is_refused_before_the_policy_is_asked(works
     )
     handle = await agent.run("go")
     assert policy.seen == []
-    assert events(handle, "permission_request") == []
+    assert events(handle, PermissionRequestEvent) == []
     assert TOUCHED == []
     assert handle.state is AgentState.completed
 
@@ -94,7 +114,7 @@ async def test_an_invalid_input_is_rejected_before_the_policy_is_asked(workspace
     )
     handle = await agent.run("go")  # never waits for an approval: it ends on its own
     assert "record" not in policy.seen
-    assert events(handle, "permission_request") == []
+    assert events(handle, PermissionRequestEvent) == []
     assert results(agent)[0] == (
         "Invalid arguments for record: text: Field required; wrong: unexpected argument",
         True,
@@ -112,8 +132,8 @@ async def test_a_denied_call_never_runs_and_the_run_goes_on(workspace):
     handle = await agent.run("go")
     assert TOUCHED == []
     assert results(agent)[0] == ("Refused by a permission rule: no notes today.", True)
-    assert [e.is_error for e in events(handle, "tool_end")] == [True, False]
-    assert [e.outcome for e in events(handle, "tool_end")] == [ToolOutcome.denied, ToolOutcome.ok]
+    assert [e.is_error for e in events(handle, ToolEndEvent)] == [True, False]
+    assert [e.outcome for e in events(handle, ToolEndEvent)] == [ToolOutcome.denied, ToolOutcome.ok]
     assert handle.summary == "done"
 
 
@@ -127,7 +147,8 @@ async def test_a_call_that_needs_approval_waits_and_runs_only_once_allowed(works
     handle = agent.start("go")
     await until(lambda: handle.pending_approval is not None)
     pending = handle._run.user.approval
-    (request,) = events(handle, "permission_request")
+    assert pending is not None
+    (request,) = events(handle, PermissionRequestEvent)
     assert pending.id == request.request_id
     assert (pending.call.name, dict(pending.call.input)) == ("record", {"text": "x"})
     assert request.reason == "notes need approval"
@@ -140,7 +161,7 @@ async def test_a_call_that_needs_approval_waits_and_runs_only_once_allowed(works
     await handle.wait()
     assert TOUCHED == ["x"]
     assert results(agent)[0] == ("recorded x", False)
-    assert [e.allowed for e in events(handle, "permission_response")] == [True]
+    assert [e.allowed for e in events(handle, PermissionResponseEvent)] == [True]
     assert handle.pending_approval is None
 
 
@@ -156,10 +177,10 @@ async def test_a_tool_exception_is_an_error_result_and_the_next_call_still_runs(
         ("recorded after", False),
     ]
     assert TOUCHED == ["after"]
-    outcomes = [e.outcome for e in events(handle, "tool_end")]
+    outcomes = [e.outcome for e in events(handle, ToolEndEvent)]
     assert outcomes[:2] == [ToolOutcome.error, ToolOutcome.ok]
     # The model reads both results, the error first, on its next call.
-    sent = agent.model.requests[1].messages[-1]["content"]
+    sent = scripted(agent).requests[1].messages[-1]["content"]
     assert [(b["type"], b.get("is_error", False)) for b in sent] == [
         ("tool_result", True),
         ("tool_result", False),
@@ -180,7 +201,8 @@ async def test_a_question_waits_until_its_own_id_is_answered(workspace):
     await until(lambda: handle.pending_question is not None)
     user = handle._run.user
     pending = user.question
-    (asked,) = events(handle, "question")
+    assert pending is not None
+    (asked,) = events(handle, QuestionEvent)
     assert pending.id == asked.question_id
     assert pending.question.question == "Which file?"
     assert user.waiting.is_set()
@@ -190,7 +212,7 @@ async def test_a_question_waits_until_its_own_id_is_answered(workspace):
     handle.answer("sales.csv")
     await handle.wait()
     assert results(agent)[0] == ("The user answered: sales.csv", False)
-    assert [(e.question_id, e.value) for e in events(handle, "answer")] == [
+    assert [(e.question_id, e.value) for e in events(handle, AnswerEvent)] == [
         (pending.id, "sales.csv")
     ]
     assert user.question is None and not user.waiting.is_set()
@@ -204,10 +226,11 @@ async def test_max_steps_stops_before_another_model_call(workspace):
         workspace, *[call("send_update", message=str(i)) for i in range(5)], max_steps=2
     )
     handle = await agent.run("loop")
-    assert len(agent.model.requests) == 2
-    assert agent.model.remaining == 3
-    assert [e.step for e in events(handle, "turn_start")] == [1, 2]
+    assert len(scripted(agent).requests) == 2
+    assert scripted(agent).remaining == 3
+    assert [e.step for e in events(handle, TurnStartEvent)] == [1, 2]
     last = handle.events_so_far[-1]
+    assert isinstance(last, StoppedEvent)
     assert (last.kind, last.reason) == ("stopped", "iteration_limit")
     assert handle.state is AgentState.cancelled
     assert_valid(agent.history)
@@ -229,13 +252,13 @@ async def test_a_stop_during_an_approval_answers_every_tool_use_of_the_turn(work
     await handle.wait()
     assert handle.stop_reason == "manual_stop"
     assert TOUCHED == []
-    assert events(handle, "permission_response") == []
+    assert events(handle, PermissionResponseEvent) == []
     assert handle.pending_approval is None
     uses = [b.id for m in agent.history for b in m.tool_uses]
     answered = [r.tool_use_id for m in agent.history for r in m.tool_results]
     assert len(uses) == 2 and answered == uses
     assert results(agent) == [(INTERRUPTED_RESULT, True), (INTERRUPTED_RESULT, True)]
-    (ended,) = events(handle, "tool_end")  # the call waiting for approval
+    (ended,) = events(handle, ToolEndEvent)  # the call waiting for approval
     assert ended.outcome == ToolOutcome.interrupted
-    assert agent.model.remaining == 1  # the model was not asked again
+    assert scripted(agent).remaining == 1  # the model was not asked again
     assert_valid(agent.history)

@@ -12,7 +12,7 @@ from jupyter_agent import Agent, ScriptedModel
 from jupyter_agent.agent import Session
 from jupyter_agent.errors import SessionError
 from jupyter_agent.messages import Message
-from jupyter_agent.sessions.store import SESSIONS_DIR
+from jupyter_agent.sessions.index import SESSIONS_DIR
 
 
 async def test_a_session_is_saved_beside_the_workspace_and_resumes(workspace):

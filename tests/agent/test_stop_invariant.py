@@ -22,11 +22,12 @@ import os
 import random
 import signal
 import threading
+from typing import Any
 
 import pytest
 from helpers import assert_valid, chat_problems, until
 
-from jupyter_agent import Agent, ContextPolicy, ScriptedModel, tool
+from jupyter_agent import Agent, ContextPolicy, RunHandle, ScriptedModel, tool
 from jupyter_agent.messages import INTERRUPTED_RESULT
 from jupyter_agent.permissions import Allow, Ask, ToolCall
 from jupyter_agent.states import AgentState
@@ -68,6 +69,9 @@ class AskForGuarded:
     def remember(self, call: ToolCall) -> str | None:
         return None
 
+    def preview_remember(self, call: ToolCall) -> str | None:
+        return None
+
 
 WORDS = [
     "the",
@@ -84,7 +88,7 @@ WORDS = [
 ]
 
 
-def random_turn(rng: random.Random) -> dict:
+def random_turn(rng: random.Random) -> dict[str, Any]:
     text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(0, 30)))
     calls = []
     for _ in range(rng.choice([0, 0, 1, 1, 2, 3])):
@@ -106,7 +110,7 @@ def random_turn(rng: random.Random) -> dict:
     return {"text": text, "tool_calls": calls, "thinking": "hmm" if rng.random() < 0.2 else None}
 
 
-async def stopped_run(seed: int, workspace) -> tuple[Agent, object]:
+async def stopped_run(seed: int, workspace) -> tuple[Agent, RunHandle]:
     rng = random.Random(seed)
     script = [random_turn(rng) for _ in range(rng.randint(1, 6))]
     model = ScriptedModel(
@@ -314,9 +318,10 @@ async def test_stop_at_a_random_point_through_the_real_client(
 ):
     """The same invariant with a real client streaming from a loopback API: the anthropic
     client from the Messages API, the openai client from Chat Completions."""
-    from jupyter_agent.models import AnthropicModel, OpenAIModel
+    from jupyter_agent.models import AnthropicModel, Model, OpenAIModel
 
     rng = random.Random(seed)
+    model: Model
     if provider == "anthropic":
         monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
         messages_server = request.getfixturevalue("messages_server")

@@ -44,6 +44,7 @@ import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import quote
@@ -390,7 +391,7 @@ def _poll_on_a_timer() -> None:
     default): a loaded headless Chromium starved the frames, and a condition that held
     went unseen past the wait's own timeout (the quickstart tutorial's wait for its last
     cell ran 300 s)."""
-    from playwright.sync_api import Page
+    from playwright.sync_api import JSHandle, Page
 
     original = Page.wait_for_function
     if getattr(original, "polls_on_a_timer", False):
@@ -400,10 +401,10 @@ def _poll_on_a_timer() -> None:
         self: Page,
         expression: str,
         *,
-        arg: Any = None,
-        timeout: float | None = None,
-        polling: float | str = POLL_MS,
-    ) -> Any:
+        arg: Any | None = None,
+        polling: float | Literal["raf"] | None = POLL_MS,
+        timeout: float | timedelta | None = None,
+    ) -> JSHandle:
         return original(self, expression, arg=arg, timeout=timeout, polling=polling)
 
     wait_for_function.polls_on_a_timer = True  # type: ignore[attr-defined]

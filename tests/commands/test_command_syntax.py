@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from jupyter_agent.commands._syntax import MAX_PARTS, MAX_SOURCE, parse_script
+from jupyter_agent.commands._syntax import MAX_SOURCE, parse_script
+from jupyter_agent.commands._tree_walk import MAX_PARTS
 from jupyter_agent.commands.analysis import analyze
 
 

@@ -205,7 +205,10 @@ def run_in(sb: OsSandbox, p: Place, argv: list[str], cwd: Path | None = None) ->
 
 def attempt(sb: OsSandbox, p: Place, **ops: tuple[str, ...]) -> dict[str, str]:
     """Each operation's outcome inside the sandbox; every one must have failed."""
-    return json.loads(run_in(sb, p, [sys.executable, "-c", _ATTEMPT, json.dumps(ops)]))
+    outcomes: dict[str, str] = json.loads(
+        run_in(sb, p, [sys.executable, "-c", _ATTEMPT, json.dumps(ops)])
+    )
+    return outcomes
 
 
 def assert_refused(results: dict[str, str]) -> None:

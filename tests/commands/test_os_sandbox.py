@@ -41,8 +41,8 @@ from jupyter_agent.os_sandbox.launch import (
     Launch,
     OsSandbox,
     SandboxSettings,
-    seatbelt_profile,
 )
+from jupyter_agent.os_sandbox.seatbelt import seatbelt_profile
 from jupyter_agent.secrets import credentials
 
 linux = pytest.mark.skipif(sys.platform != "linux", reason="the bubblewrap sandbox is Linux's")
@@ -152,7 +152,8 @@ def sh(sb: OsSandbox, script: str, cwd: Path) -> subprocess.CompletedProcess[str
 def attempt(sb: OsSandbox, cwd: Path, **ops: tuple[str, ...]) -> dict[str, object]:
     done = run(sb, [sys.executable, "-c", _ATTEMPT, json.dumps(ops)], cwd)
     assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+    outcomes: dict[str, object] = json.loads(done.stdout)
+    return outcomes
 
 
 def python_in(sb: OsSandbox, code: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -791,7 +792,9 @@ def test_it_works_for_a_non_root_user(nobodys_folder):
 def _run_bpf(program: bytes, nr: int, arch: int, arg0: int = 0) -> int:
     """A classic-BPF interpreter for the instructions the filter uses."""
     data = struct.pack("<iIQ6Q", nr, arch, 0, arg0, 0, 0, 0, 0, 0)
-    insns = [struct.unpack("HBBI", program[i : i + 8]) for i in range(0, len(program), 8)]
+    insns: list[tuple[int, int, int, int]] = [
+        struct.unpack("HBBI", program[i : i + 8]) for i in range(0, len(program), 8)
+    ]
     acc, pc = 0, 0
     while True:
         code, jt, jf, k = insns[pc]

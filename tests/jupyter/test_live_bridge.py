@@ -464,11 +464,11 @@ async def test_connect_notebook_falls_back_to_the_file(monkeypatch, tmp_path):
         frontend = FakeFrontend({"ping": lambda _: None})
 
         def closing(
-            frontend: FakeFrontend = frontend, close_data: dict = close_with, **kw: Any
+            frontend: FakeFrontend = frontend, close_data: dict[str, str] = close_with, **kw: Any
         ) -> Any:
             made = frontend.factory(**kw)
 
-            def send(_data: dict[str, Any], made: FakeComm = made) -> None:
+            def send(data: dict[str, Any], made: FakeComm = made) -> None:
                 threading.Thread(target=made.close_from_frontend, args=(close_data,)).start()
 
             made.send = send  # type: ignore[method-assign]  # this comm's frontend closes it

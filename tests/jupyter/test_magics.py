@@ -695,7 +695,8 @@ def hello(kernel: Kernel, comm: str, view: str = "v1") -> list[dict[str, Any]]:
     kernel.to_panel(comm, {"type": "hello", "view": view})
     snapshot = kernel.from_panel(comm, lambda c: c["type"] == "snapshot", since=since)
     assert snapshot["view"] == view
-    return snapshot["entries"]
+    entries: list[dict[str, Any]] = snapshot["entries"]
+    return entries
 
 
 def command(kernel: Kernel, comm: str, name: str, **args: Any) -> dict[str, Any]:

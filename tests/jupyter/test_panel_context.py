@@ -8,6 +8,7 @@ goes through the same handler the comm calls.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -33,9 +34,9 @@ def _reads(workspace: Path) -> list[dict[str, Any]]:
     return [*turns, {"text": "The answer is 42."}]
 
 
-def _panel(agent: Agent) -> tuple[AgentPanel, list[dict[str, Any]]]:
+def _panel(agent: Agent) -> tuple[AgentPanel, list[Mapping[str, Any]]]:
     panel = AgentPanel(agent)
-    sent: list[dict[str, Any]] = []
+    sent: list[Mapping[str, Any]] = []
     panel.outbox = sent.append  # the comm, not opened here
     return panel, sent
 
@@ -49,7 +50,7 @@ def _resumed(agent: Agent) -> tuple[Agent, AgentPanel]:
     return resumed, panel
 
 
-def _command(panel: AgentPanel, sent: list[dict[str, Any]], cid: str, **fields: Any) -> Any:
+def _command(panel: AgentPanel, sent: list[Mapping[str, Any]], cid: str, **fields: Any) -> Any:
     panel.receive({"type": "command", "id": cid, **fields})
     return next(m for m in reversed(sent) if m["type"] == "reply" and m["id"] == cid)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, get_args
 
@@ -98,10 +99,10 @@ def test_a_malformed_message_from_a_view_is_refused_with_a_reply_that_says_why(
         with pytest.raises(ValidationError):
             ViewMessageAdapter.validate_python(message)
 
-    async def scenario() -> list[dict[str, Any]]:
+    async def scenario() -> list[Mapping[str, Any]]:
         agent = Agent("planner", ScriptedModel([{"text": "hi"}]), workspace=workspace)
         panel = AgentPanel(agent)
-        sent: list[dict[str, Any]] = []
+        sent: list[Mapping[str, Any]] = []
         panel.outbox = sent.append  # the comm, not opened here
         panel.receive(message)
         panel.close()
@@ -114,10 +115,10 @@ def test_a_malformed_message_from_a_view_is_refused_with_a_reply_that_says_why(
 
 
 def test_commands_arrive_typed_and_hello_gets_a_snapshot(workspace: Path) -> None:
-    async def scenario() -> tuple[list[dict[str, Any]], Agent]:
+    async def scenario() -> tuple[list[Mapping[str, Any]], Agent]:
         agent = Agent("planner", ScriptedModel([{"text": "hello there"}]), workspace=workspace)
         panel = AgentPanel(agent)
-        sent: list[dict[str, Any]] = []
+        sent: list[Mapping[str, Any]] = []
         panel.outbox = sent.append  # the comm, not opened here
         panel.receive({"type": "command", "id": "a", "name": "set_max_steps", "value": 7})
         panel.receive({"type": "command", "id": "b", "name": "send", "text": "go"})
@@ -161,6 +162,9 @@ def test_a_subagents_approval_shows_in_the_panel_and_the_answer_reaches_the_suba
         def remember(self, call: ToolCall) -> str | None:
             return None
 
+        def preview_remember(self, call: ToolCall) -> str | None:
+            return None
+
     def answer(request: Any) -> dict[str, Any]:
         first = request.messages[0]["content"]
         task = first if isinstance(first, str) else first[0]["text"]
@@ -177,7 +181,7 @@ def test_a_subagents_approval_shows_in_the_panel_and_the_answer_reaches_the_suba
             ]
         }
 
-    async def scenario() -> tuple[list[dict[str, Any]], Agent]:
+    async def scenario() -> tuple[list[Mapping[str, Any]], Agent]:
         agent = Agent(
             "actor",
             ScriptedModel([answer] * 10),
@@ -186,7 +190,7 @@ def test_a_subagents_approval_shows_in_the_panel_and_the_answer_reaches_the_suba
             policy=AskForNotes(),
         )
         panel = AgentPanel(agent)
-        sent: list[dict[str, Any]] = []
+        sent: list[Mapping[str, Any]] = []
         panel.outbox = sent.append  # the comm, not opened here
 
         def entries() -> list[dict[str, Any]]:
@@ -243,7 +247,7 @@ def test_a_subagents_approval_shows_in_the_panel_and_the_answer_reaches_the_suba
 
 
 def test_a_session_search_replies_with_matches_and_one_can_be_resumed(workspace: Path) -> None:
-    async def scenario() -> tuple[list[dict[str, Any]], AgentPanel, str]:
+    async def scenario() -> tuple[list[Mapping[str, Any]], AgentPanel, str]:
         past = Agent("planner", ScriptedModel([{"text": "Median is 4.2 ms"}]), workspace=workspace)
         await past.run("measure the p50 latency")
         agent = Agent("planner", ScriptedModel([{"text": "hi"}]), workspace=workspace)
@@ -251,7 +255,7 @@ def test_a_session_search_replies_with_matches_and_one_can_be_resumed(workspace:
             agent,
             resume=lambda sid: Agent.resume(sid, workspace=workspace, model=ScriptedModel()),
         )
-        sent: list[dict[str, Any]] = []
+        sent: list[Mapping[str, Any]] = []
         panel.outbox = sent.append  # the comm, not opened here
         panel.receive({"type": "command", "id": "s", "name": "search_sessions", "query": "medi"})
         panel.receive({"type": "command", "id": "e", "name": "search_sessions", "query": "(*)"})

@@ -20,9 +20,9 @@ import time
 try:  # mcp 2.x
     from mcp.server.mcpserver import Context
     from mcp.server.mcpserver import MCPServer as Server
-except ImportError:  # mcp 1.x
-    from mcp.server.fastmcp import Context  # type: ignore[no-redef]
-    from mcp.server.fastmcp import FastMCP as Server  # type: ignore[no-redef]
+except ImportError:  # mcp 1.x (the checker sees 2.x, where these are absent)
+    from mcp.server.fastmcp import Context  # type: ignore[no-redef,attr-defined]
+    from mcp.server.fastmcp import FastMCP as Server  # type: ignore[no-redef,attr-defined]
 
 from mcp.types import (
     CallToolResult,

@@ -8,6 +8,7 @@ import itertools
 import json
 import os
 import threading
+from typing import Any
 
 import pytest
 from helpers import assert_valid, sent_key, until
@@ -15,7 +16,7 @@ from inline_snapshot import snapshot
 
 from jupyter_agent import Agent, AnthropicModel
 from jupyter_agent.errors import MissingAPIKey
-from jupyter_agent.messages import ThinkingBlock, to_api_messages
+from jupyter_agent.messages import ThinkingBlock, ToolUseBlock, to_api_messages
 from jupyter_agent.models import ModelRequest, StreamDone, StreamRestart, pricing_for
 from jupyter_agent.states import AgentState
 from jupyter_agent.testing import Fault, MessagesServer, Reply, text, thinking, tool_use
@@ -229,7 +230,7 @@ async def test_an_answer_that_is_no_event_stream_says_to_check_the_address(works
 
 async def test_a_callers_messages_are_sent_as_they_are_at_each_call(model, messages_server):
     messages_server.script([Reply([text("one")]), Reply([text("two")])])
-    turn = {"role": "user", "content": [{"type": "text", "text": "first"}]}
+    turn: dict[str, Any] = {"role": "user", "content": [{"type": "text", "text": "first"}]}
     request = ModelRequest(system="s", messages=[turn])
     [p async for p in model.stream(request)]
     turn["content"][0]["text"] = "changed since"  # a caller's own dicts: nothing is kept
@@ -242,7 +243,7 @@ async def test_events_are_read_whole_however_the_bytes_arrive():
     from jupyter_agent.models._anthropic_stream import server_sent_events
     from jupyter_agent.models.anthropic import _http_package
 
-    events = [
+    events: list[dict[str, Any]] = [
         {"type": "message_start", "message": {"model": "m", "usage": {"input_tokens": 3}}},
         {
             "type": "content_block_delta",
@@ -498,7 +499,7 @@ def test_a_tool_call_cut_off_by_max_tokens_is_flagged_not_parsed():
     from jupyter_agent.models._anthropic_stream import ReplyBuilder
 
     turn = ReplyBuilder()
-    events = [  # as the API streams them
+    events: list[dict[str, Any]] = [  # as the API streams them
         {
             "type": "message_start",
             "message": {
@@ -533,7 +534,9 @@ def test_a_tool_call_cut_off_by_max_tokens_is_flagged_not_parsed():
     response = turn.response(pricing_for("claude-sonnet-4-6"))
     assert response.stop_reason == "max_tokens"
     assert response.truncated_tool_ids == ["toolu_1"]
-    assert response.content[0].input == {}
+    call = response.content[0]
+    assert isinstance(call, ToolUseBlock)
+    assert call.input == {}
     assert response.usage.output_tokens == 4096
 
 

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import json
 import random
+from typing import Any
 
 import pytest
 from helpers import chat_problems
 
 from jupyter_agent.messages import (
     ApiTurn,
+    ContentBlock,
     ImageBlock,
     ImageSource,
     Message,
@@ -45,7 +47,7 @@ def random_history(rng: random.Random) -> list[Message]:
     (errors and images among them), partial texts of stopped calls."""
     history = [Message.user("task 0")]
     for step in range(rng.randint(1, 8)):
-        content: list = []
+        content: list[ContentBlock] = []
         if rng.random() < 0.4:
             content.append(
                 ThinkingBlock(thinking=f"think {step}", signature=rng.choice(["", "sig"]))
@@ -65,7 +67,7 @@ def random_history(rng: random.Random) -> list[Message]:
             Message(role="assistant", content=content, interrupted=not uses and rng.random() < 0.2)
         )
         if uses:
-            results = [
+            results: list[ContentBlock] = [
                 tool_result(
                     u.id,
                     f"result {u.id}",
@@ -84,7 +86,7 @@ def random_history(rng: random.Random) -> list[Message]:
     return history
 
 
-def said(turns: list[dict]) -> list[str]:
+def said(turns: list[dict[str, Any]]) -> list[str]:
     """The texts, calls and results of an API view, in order."""
     out = []
     for turn in turns:
@@ -100,7 +102,7 @@ def said(turns: list[dict]) -> list[str]:
     return out
 
 
-def said_in_chat(messages: list[dict]) -> list[str]:
+def said_in_chat(messages: list[dict[str, Any]]) -> list[str]:
     out = []
     for m in messages:
         if m["role"] == "system":
@@ -148,7 +150,7 @@ def test_without_images_each_becomes_a_note_and_nothing_else_changes(seed):
 
 
 def test_a_callers_history_with_missing_and_stray_results_is_made_valid():
-    turns = [
+    turns: list[dict[str, Any]] = [
         {"role": "user", "content": "plain string content"},
         {
             "role": "assistant",

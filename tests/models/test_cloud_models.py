@@ -25,6 +25,7 @@ from helpers import PLAN, assert_valid, until
 
 from jupyter_agent import Agent, AnthropicModel
 from jupyter_agent.errors import ModelError
+from jupyter_agent.messages import TextBlock
 from jupyter_agent.models import (
     BedrockModel,
     ModelRequest,
@@ -246,7 +247,9 @@ async def test_our_request_is_the_one_the_sdks_own_client_sends(messages_server,
         messages_server.push(Reply([text("hello")]))
         parts = [part async for part in model.stream(_request())]
         assert isinstance(parts[-1], StreamDone)
-        assert parts[-1].response.content[0].text == "hello"
+        said = parts[-1].response.content[0]
+        assert isinstance(said, TextBlock)
+        assert said.text == "hello"
     mine, sdks = messages_server.requests
     assert mine.path == sdks.path == cloud.path
     assert mine.body == sdks.body
@@ -290,7 +293,9 @@ async def test_a_stream_that_breaks_midway_is_retried(messages_server, each_clou
     restarts = [part for part in parts if isinstance(part, StreamRestart)]
     assert len(restarts) == 1
     assert isinstance(parts[-1], StreamDone)
-    assert parts[-1].response.content[0].text == "whole answer"
+    said = parts[-1].response.content[0]
+    assert isinstance(said, TextBlock)
+    assert said.text == "whole answer"
     assert len(messages_server.requests) == 2
 
 

@@ -5,6 +5,7 @@ trust cannot choose where the conversation (and the key) goes."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from jupyter_agent.errors import MissingAPIKey
 from jupyter_agent.messages import TextBlock
 from jupyter_agent.models import (
     ModelStringError,
+    OpenAIModel,
     ProviderConfig,
     default_model_string,
     model_string,
@@ -267,10 +269,11 @@ async def test_a_credential_in_a_model_string_never_reaches_the_picker(workspace
             "openai-compatible:llama3@http://bob:•••@gpu-box:8000/v1"
         ]
         assert secret not in json.dumps(panel.models)
-        sent: list[dict[str, Any]] = []
+        sent: list[Mapping[str, Any]] = []
         panel.outbox = sent.append
         panel.receive({"type": "command", "id": "c1", "name": "set_model", "model": shown[0]["id"]})
         assert sent == [{"type": "reply", "id": "c1", "ok": True, "error": None}]
+        assert isinstance(agent.model, OpenAIModel)
         assert agent.model.name == "llama3"
         assert agent.model.base_url == f"http://bob:{secret}@gpu-box:8000/v1"
         assert secret not in json.dumps(panel.models)

@@ -9,6 +9,7 @@ import http.server
 import io
 import sys
 import threading
+from typing import Any
 
 import inline_snapshot
 import pytest
@@ -16,7 +17,7 @@ from helpers import assert_valid, chat_problems, sent_key, until
 
 from jupyter_agent import Agent
 from jupyter_agent.errors import MissingAPIKey, ModelError, PromptTooLong
-from jupyter_agent.messages import ImageBlock, ImageSource, ThinkingBlock
+from jupyter_agent.messages import ImageBlock, ImageSource, ThinkingBlock, ToolUseBlock
 from jupyter_agent.models import ModelRequest, OpenAIModel, StreamDone, StreamThinking
 from jupyter_agent.models.openai import NO_KEY_SENT
 from jupyter_agent.states import AgentState
@@ -146,7 +147,7 @@ async def test_tool_calls_come_whole_however_the_server_streams_them(
 
 
 async def test_usage_and_cost_of_an_openai_model_are_counted(workspace, model, chat_server):
-    usage = {
+    usage: dict[str, Any] = {
         "prompt_tokens": 1000,
         "completion_tokens": 200,
         "prompt_tokens_details": {"cached_tokens": 400},
@@ -606,7 +607,9 @@ def test_a_tool_call_cut_off_by_the_output_limit_is_flagged_not_parsed():
     response = reply.response(None)
     assert response.stop_reason == "max_tokens"
     assert response.truncated_tool_ids == ["call_1"]
-    assert response.content[0].input == {}
+    call = response.content[0]
+    assert isinstance(call, ToolUseBlock)
+    assert call.input == {}
     assert response.usage.output_tokens == 4096
 
 

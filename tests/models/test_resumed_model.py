@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from jupyter_agent import Agent
+from jupyter_agent.models import BedrockModel, OpenAIModel
 from jupyter_agent.sessions.store import Session
 from jupyter_agent.testing import ChatCompletionsServer, Reply, text
 
@@ -22,7 +23,7 @@ def _settings(home: Path, text: str) -> None:
 
 def _plant(workspace: Path, **fields: str) -> str:
     """A session file as a cloned repository could carry it."""
-    session = Session.create(workspace, agent_type="planner", **fields)
+    session = Session.create(workspace, persist=True, agent_type="planner", **fields)
     return session.id
 
 
@@ -45,6 +46,7 @@ def test_a_session_on_a_settings_provider_goes_on_there(workspace, home):
     agent = Agent(workspace=workspace, model="gateway:gpt-4o")
     assert agent.session.metadata.model_string == "gateway:gpt-4o"
     again = Agent.resume(agent.session.id, workspace=workspace)
+    assert isinstance(again.model, OpenAIModel)
     assert again.model.name == "gpt-4o"
     assert again.model.base_url == "https://gateway.corp.example/v1"
     # Switching records the new choice, which resume then takes.
@@ -98,6 +100,7 @@ async def test_a_server_only_typed_is_not_gone_back_to_by_itself(workspace, home
     assert any("cannot choose the server" in w and "[providers]" in w for w in _warnings(handle))
     # Named as the model, it is used.
     chosen = Agent.resume(agent.session.id, workspace=workspace, model=model)
+    assert isinstance(chosen.model, OpenAIModel)
     assert chosen.model.base_url == "http://127.0.0.1:8000/v1"
 
 
@@ -156,9 +159,9 @@ def test_a_planted_session_may_pick_a_provider_the_user_has(workspace, home):
     """A name is all a session file gives: the server and key stay the user's."""
     _settings(home, GATEWAY)
     sid = _plant(workspace, model="m", provider="openai", model_string="gateway:m")
-    assert Agent.resume(sid, workspace=workspace).model.base_url == (
-        "https://gateway.corp.example/v1"
-    )
+    resumed = Agent.resume(sid, workspace=workspace).model
+    assert isinstance(resumed, OpenAIModel)
+    assert resumed.base_url == "https://gateway.corp.example/v1"
     sid = _plant(workspace, model="claude-haiku-4-5", provider="anthropic")
     assert Agent.resume(sid, workspace=workspace).model.name == "claude-haiku-4-5"
 
@@ -168,6 +171,7 @@ def test_an_address_with_credentials_is_never_written_to_the_session(workspace, 
     for url in (f"http://bob:{secret}@127.0.0.1:9/v1", f"http://127.0.0.1:9/v1?key={secret}"):
         agent = Agent(workspace=workspace, model=f"openai-compatible:llama3@{url}")
         agent.session.save(now=True)
+        assert agent.session.path is not None
         files = agent.session.path.rglob("*")
         assert not any(secret in f.read_text() for f in files if f.is_file())
         assert agent.session.metadata.model_string == ""
@@ -188,7 +192,7 @@ def test_a_session_records_the_model_string_as_the_user_wrote_it(workspace, home
 
 def test_a_model_made_in_code_is_recorded_when_a_string_can_make_it_again(workspace, home):
     from jupyter_agent import AnthropicModel, ScriptedModel
-    from jupyter_agent.models import OpenAIModel
+    from jupyter_agent.models import Model
 
     local = "http://127.0.0.1:8000/v1"
     _settings(
@@ -196,7 +200,7 @@ def test_a_model_made_in_code_is_recorded_when_a_string_can_make_it_again(worksp
         f'[providers.local]\ntype = "openai-compatible"\nbase_url = "{local}"\n'
         '[models]\ndefault = "scripted"\n',
     )
-    for model, written in [
+    made: list[tuple[Model, str]] = [
         (AnthropicModel("claude-haiku-4-5"), "claude-haiku-4-5"),
         (OpenAIModel("gpt-4o"), "openai:gpt-4o"),
         (
@@ -207,7 +211,8 @@ def test_a_model_made_in_code_is_recorded_when_a_string_can_make_it_again(worksp
         (AnthropicModel("claude-haiku-4-5", base_url="https://proxy.corp.example"), ""),
         (OpenAIModel("gpt-4o", base_url="https://gateway.corp.example/v1"), ""),
         (ScriptedModel(), ""),
-    ]:
+    ]
+    for model, written in made:
         agent = Agent(workspace=workspace, model=model)
         assert agent.session.metadata.model_string == written, model
         again = Agent.resume(agent.session.id, workspace=workspace)
@@ -328,4 +333,5 @@ def test_a_planted_bedrock_session_runs_in_the_users_region(
     monkeypatch.setenv("AWS_REGION", "eu-west-1")
     _settings(home, '[models]\ndefault = "scripted"\n')
     again = _resumed(workspace, "bedrock:us.anthropic.claude-x-v1:0", "bedrock")
+    assert isinstance(again.model, BedrockModel)
     assert again.model.region == "eu-west-1"

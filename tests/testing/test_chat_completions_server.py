@@ -16,10 +16,12 @@ from __future__ import annotations
 import json
 import urllib.request
 from collections.abc import Iterator
+from typing import Any
 
 import openai
 import pytest
-from openai.types.chat import ChatCompletionMessageParam
+from openai.types.chat import ChatCompletionChunk, ChatCompletionMessageParam
+from openai.types.chat.chat_completion_chunk import ChoiceDeltaToolCall, ChoiceDeltaToolCallFunction
 
 from jupyter_agent.testing import ChatCompletionsServer, Fault, Reply, text, thinking, tool_use
 
@@ -39,7 +41,7 @@ def client(server: ChatCompletionsServer) -> Iterator[openai.OpenAI]:
         yield client
 
 
-def stream(client: openai.OpenAI, **extra) -> list:
+def stream(client: openai.OpenAI, **extra: Any) -> list[ChatCompletionChunk]:
     return list(
         client.chat.completions.create(
             model="gpt-test",
@@ -49,6 +51,12 @@ def stream(client: openai.OpenAI, **extra) -> list:
             **extra,
         )
     )
+
+
+def function_of(call: ChoiceDeltaToolCall) -> ChoiceDeltaToolCallFunction:
+    """The function part of a streamed tool call (the server sends one in every piece)."""
+    assert call.function is not None
+    return call.function
 
 
 def test_a_reply_streams_as_chunks_the_sdk_validates(server, client) -> None:
@@ -65,13 +73,16 @@ def test_a_reply_streams_as_chunks_the_sdk_validates(server, client) -> None:
     assert "".join(d.content or "" for d in deltas) == "Hello!"
     assert "".join(d.model_dump().get("reasoning_content") or "" for d in deltas) == "hmm"
     calls = [call for d in deltas for call in d.tool_calls or ()]
-    assert calls[0].id == "call_1" and calls[0].function.name == "lookup"
+    assert calls[0].id == "call_1" and function_of(calls[0]).name == "lookup"
     assert {call.index for call in calls} == {0}
-    assert json.loads("".join(call.function.arguments or "" for call in calls)) == {"key": "a"}
+    arguments = "".join(function_of(call).arguments or "" for call in calls)
+    assert json.loads(arguments) == {"key": "a"}
     assert [c.choices[0].finish_reason for c in chunks if c.choices][-1] == "tool_calls"
     usage = chunks[-1].usage
     assert not chunks[-1].choices
+    assert usage is not None
     assert (usage.prompt_tokens, usage.completion_tokens) == (9, 5)
+    assert usage.prompt_tokens_details is not None
     assert usage.prompt_tokens_details.cached_tokens == 2
 
 
@@ -92,7 +103,9 @@ def test_an_error_status_has_openais_body_and_code(server, client) -> None:
     with pytest.raises(openai.BadRequestError) as too_long:
         stream(client)
     assert too_long.value.code == "context_length_exceeded"
-    assert too_long.value.body["message"] == "maximum context length is 10 tokens"
+    body = too_long.value.body
+    assert isinstance(body, dict)
+    assert body["message"] == "maximum context length is 10 tokens"
 
 
 def test_an_error_mid_stream_raises_api_error_with_the_error_object(server, client) -> None:
@@ -100,7 +113,9 @@ def test_an_error_mid_stream_raises_api_error_with_the_error_object(server, clie
     with pytest.raises(openai.APIError) as caught:
         stream(client)
     assert not isinstance(caught.value, openai.APIStatusError)
-    assert caught.value.body["type"] == "server_error"
+    body = caught.value.body
+    assert isinstance(body, dict)
+    assert body["type"] == "server_error"
 
 
 def test_a_dropped_stream_raises_api_connection_error(server, client) -> None:

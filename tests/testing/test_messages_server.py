@@ -29,10 +29,13 @@ import anthropic
 import httpx2
 import pytest
 from anthropic.types import (
+    Message,
     MessageParam,
+    TextBlock,
     ThinkingBlockParam,
     ThinkingConfigParam,
     ToolResultBlockParam,
+    ToolUseBlock,
     ToolUseBlockParam,
 )
 from helpers import until
@@ -43,6 +46,19 @@ MODEL = "claude-test-model"
 HI: list[MessageParam] = [{"role": "user", "content": "hi"}]
 # Older SDKs raise the base class for 529.
 OverloadedError = getattr(anthropic, "OverloadedError", anthropic.InternalServerError)
+
+
+def first_text(message: Message) -> str:
+    """The text of a reply's first block (a text block, as scripted)."""
+    block = message.content[0]
+    assert isinstance(block, TextBlock)
+    return block.text
+
+
+def error_json(error: anthropic.APIError) -> dict[str, Any]:
+    """The error's body as the SDK parsed it: a JSON object, on every route here."""
+    assert isinstance(error.body, dict)
+    return error.body
 
 
 @pytest.fixture
@@ -212,7 +228,7 @@ def test_sdk_retries_reach_the_success_after_an_error_status(
     ],
 )
 def test_without_retries_an_error_status_raises_its_sdk_class(
-    server: MessagesServer, code: int, error_class: type[Exception], error_type: str
+    server: MessagesServer, code: int, error_class: type[anthropic.APIStatusError], error_type: str
 ) -> None:
     server.push(Fault.status(code, message="nope"))
     client = anthropic.Anthropic(base_url=server.url, api_key="test-key", max_retries=0)
@@ -270,7 +286,7 @@ async def test_midstream_error_raises_the_same_in_the_async_client(server: Messa
             async with client.messages.stream(model=MODEL, max_tokens=10, messages=HI) as stream:
                 await stream.get_final_message()
 
-    assert caught.value.body["error"]["type"] == "api_error"
+    assert error_json(caught.value)["error"]["type"] == "api_error"
 
 
 def test_dropped_stream_raises_httpx_remote_protocol_error(
@@ -291,7 +307,7 @@ def test_dropped_stream_raises_httpx_remote_protocol_error(
     server.wait_idle()
     assert server.requests[0].outcome == "dropped"
     # The client recovers on a new connection.
-    assert client.messages.create(model=MODEL, max_tokens=10, messages=HI).content[0].text == "next"
+    assert first_text(client.messages.create(model=MODEL, max_tokens=10, messages=HI)) == "next"
 
 
 async def test_dropped_stream_raises_the_same_in_the_async_client(server: MessagesServer) -> None:
@@ -308,7 +324,7 @@ def test_dropped_non_streaming_response_is_retried_then_an_api_connection_error(
 ) -> None:
     server.script([Fault.drop(), Reply([text("second try")]), Fault.drop()])
     # The SDK reads a whole JSON body inside its retry loop, so it retries a drop...
-    assert client.messages.create(model=MODEL, max_tokens=10, messages=HI).content[0].text == (
+    assert first_text(client.messages.create(model=MODEL, max_tokens=10, messages=HI)) == (
         "second try"
     )
     # ...and without retries the drop surfaces wrapped.
@@ -479,7 +495,7 @@ def test_the_responder_answers_when_the_queue_is_empty(
     server.responder = lambda body: Reply([text(f"echo: {body['messages'][-1]['content']}")])
 
     answers = [
-        client.messages.create(model=MODEL, max_tokens=10, messages=HI).content[0].text
+        first_text(client.messages.create(model=MODEL, max_tokens=10, messages=HI))
         for _ in range(2)
     ]
 
@@ -491,7 +507,7 @@ def test_script_replaces_the_queue(server: MessagesServer, client: anthropic.Ant
     server.script([Reply([text("one")]), Reply([text("two")])])
 
     answers = [
-        client.messages.create(model=MODEL, max_tokens=10, messages=HI).content[0].text
+        first_text(client.messages.create(model=MODEL, max_tokens=10, messages=HI))
         for _ in range(2)
     ]
 
@@ -504,7 +520,7 @@ def test_other_paths_get_a_404_json_error(server: MessagesServer) -> None:
     with pytest.raises(anthropic.NotFoundError) as caught:
         client.models.list()
 
-    assert caught.value.body["error"]["type"] == "not_found_error"
+    assert error_json(caught.value)["error"]["type"] == "not_found_error"
     assert server.requests[0].method == "GET"
 
 
@@ -526,7 +542,7 @@ def test_a_request_cut_off_while_sending_uses_up_no_reply(
     assert server.requests[0].outcome == "disconnected"
 
     reply = client.messages.create(model=MODEL, max_tokens=10, messages=HI)
-    assert reply.content[0].text == "for the next request"
+    assert first_text(reply) == "for the next request"
 
 
 # --- the cloud platforms' routes ---------------------------------------------------------------
@@ -559,8 +575,10 @@ def test_the_same_script_is_served_on_bedrock_and_vertex_streamed_or_not(
         with client.messages.stream(model=model, max_tokens=10, messages=HI) as stream:
             message = stream.get_final_message()
         assert message.model == model
-        assert message.content[0].text == "streamed "
-        assert message.content[1].input == {"a": 1}
+        assert first_text(message) == "streamed "
+        call = message.content[1]
+        assert isinstance(call, ToolUseBlock)
+        assert call.input == {"a": 1}
         server.push(Reply([text("whole")]))
         assert client.messages.create(model=model, max_tokens=10, messages=HI).model == model
     routes = [(r.platform, r.model, r.path.rsplit("/", 1)[-1]) for r in server.requests]
@@ -592,4 +610,4 @@ def test_errors_read_as_each_platform_words_them(
             model="anthropic.claude-x", max_tokens=10, messages=HI, stream=True
         ):
             pass
-    assert mid_stream.value.body["error"]["type"] == "serviceUnavailableException"
+    assert error_json(mid_stream.value)["error"]["type"] == "serviceUnavailableException"

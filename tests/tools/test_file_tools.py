@@ -127,6 +127,7 @@ async def test_read_file_caps_bytes(workspace):
     (workspace / "wide.txt").write_text(("x" * 999 + "\n") * 300)
     out = await run(read_file, workspace, path="wide.txt")
     assert len(out.text) < 101_000
+    assert out.data is not None
     shown = out.data["end_line"]
     assert 90 <= shown < 101
     assert out.text.endswith(
@@ -310,8 +311,10 @@ async def test_grep_filters_by_glob_and_ignores_case(project):
     out = await run(grep, project, pattern="MAIN", glob="*.py", ignore_case=True)
     assert out.text.split("\n")[0] == "src/app.py:1: def main(): pass"
     both = await run(grep, project, pattern="main", glob="*.{py,txt}", ignore_case=True)
+    assert both.data is not None
     assert both.data["matches"] == 2
     pathed = await run(grep, project, pattern="main", glob="src/**/*.py")
+    assert pathed.data is not None
     assert pathed.data["matches"] == 1
 
 
@@ -379,6 +382,7 @@ async def test_get_file_info_describes_a_text_file(workspace):
     assert lines[4].startswith("modified: 20")
     assert "T" in lines[4]
     assert lines[5] == "permissions: -rw-r----- (0640)"
+    assert out.data is not None
     assert out.data["lines"] == 3
 
 
@@ -421,6 +425,7 @@ async def test_update_file_replaces_and_returns_the_diff(workspace):
 async def test_update_file_diff_marks_a_missing_final_newline(workspace):
     (workspace / "a.txt").write_text("one\ntwo")
     out = await run(update_file, workspace, path="a.txt", old_text="two", new_text="three")
+    assert out.diff is not None
     assert out.diff.endswith(
         "-two\n\\ No newline at end of file\n+three\n\\ No newline at end of file\n"
     )
@@ -585,6 +590,7 @@ async def test_delete_file_removes_it_and_shows_what_was_removed(workspace):
 async def test_delete_file_caps_the_diff(workspace):
     (workspace / "big.txt").write_text("x\n" * 5000)
     out = await run(delete_file, workspace, path="big.txt")
+    assert out.diff is not None
     assert len(out.diff.split("\n")) < 2100
     assert out.diff.endswith("more diff lines not shown\n")
 
@@ -637,6 +643,7 @@ async def test_a_pattern_that_backtracks_without_end_is_stopped_and_never_holds_
         out = await files.grep.call(ToolContext(workspace=workspace), {"pattern": "(a|aa)+$"})
     finally:
         ticker.cancel()
+    assert out.data is not None
     assert out.data["timed_out"]
     assert "stopped after 1 s of matching, in a.txt" in out.text
     assert "backtrack" in out.text

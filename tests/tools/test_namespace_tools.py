@@ -312,7 +312,7 @@ class Tripwire:
         return 1
 
 
-class TrickyDict(dict):
+class TrickyDict(dict[str, object]):
     def __len__(self):
         Tripwire.calls.append("TrickyDict.__len__")
         return 0

@@ -111,6 +111,7 @@ async def test_output_exit_code_and_duration(workspace):
     lines = out.text.split("\n")
     assert lines[:2] == ["hello", "oops"]
     assert lines[2].startswith("[exit code 3 after ") and lines[2].endswith(" s]")
+    assert out.data is not None
     assert out.data["exit_code"] == 3
     assert not out.is_error
 
@@ -172,6 +173,7 @@ async def test_long_output_keeps_its_head_and_tail(workspace):
     assert lines[100] == "… 800 lines omitted …"
     assert lines[101:201] == [str(i) for i in range(901, 1001)]
     assert lines[201].startswith("[exit code 0")
+    assert out.data is not None
     assert out.data["omitted_lines"] == 800
 
 
@@ -212,6 +214,7 @@ async def test_timeout_kills_the_whole_process_group(workspace):
             f"[timed out after {STARTS_WITHIN} s: the command and all its child processes were"
             " killed]"
         )
+        assert out.data is not None
         assert out.data["timed_out"]
         await until(lambda: not running(mark), timeout=GONE_WITHIN)
     finally:
@@ -303,6 +306,7 @@ async def test_background_children_end_when_the_command_ends(workspace):
     try:
         assert time.monotonic() - started < RETURNS_WITHIN
         assert out.text.startswith("started\n[exit code 0 after ")
+        assert out.data is not None
         assert out.data["sandboxed"]
         await until(lambda: not running(mark), timeout=GONE_WITHIN)
     finally:
@@ -318,6 +322,7 @@ async def test_without_the_sandbox_children_holding_the_output_are_killed_after_
     out = await run_unconfined(workspace, command=f"sleep {mark} & echo started")
     try:
         assert time.monotonic() - started < RETURNS_WITHIN
+        assert out.data is not None
         assert not out.data["sandboxed"]
         assert out.text.startswith("started\n[exit code 0 after ")
         assert out.text.endswith("; background processes it left holding its output were killed]")

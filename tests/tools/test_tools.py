@@ -89,7 +89,7 @@ async def test_invalid_arguments_say_what_is_wrong(args, message):
 
 async def test_sync_tools_and_return_values():
     @tool
-    def plain(n: int) -> dict:
+    def plain(n: int) -> dict[str, int]:
         """Return a dict."""
         return {"n": n}
 
@@ -126,7 +126,7 @@ def test_summary_from_template_callable_or_default():
 
 
 def test_tools_need_type_hints_and_valid_names():
-    def untyped(x):  # type: ignore[no-untyped-def]
+    def untyped(x):
         """No hints."""
 
     with pytest.raises(TypeError, match="needs a type hint"):
@@ -194,6 +194,9 @@ class FakeRun:
 
     def send_update(self, message):
         self.calls.append(("send_update", (message,)))
+
+    def warn(self, message):
+        self.calls.append(("warn", (message,)))
 
     def complete(self, summary, message=None):
         self.calls.append(("complete", (summary, message)))
