@@ -23,7 +23,6 @@ measured side by side.
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import math
 import struct
@@ -214,10 +213,12 @@ PANEL = """const panelOf = path => Array.from(window.jupyterapp.shell.widgets('m
 
 def live_read(cells: int, rounds: int) -> dict[str, Any]:
     """Start JupyterLab as the browser tests do, open the big notebook, time from a cell."""
+    # the browser test harness (server pieces and NotebookUI): tests/browser, first on the
+    # path now
     sys.path.insert(0, str(ROOT / "tests" / "browser"))
-    # the browser test harness (server pieces and NotebookUI): its conftest, first on the
-    # path now; loaded by name, as the checker would take the tests' own conftest for it
-    harness: Any = importlib.import_module("conftest")
+    from browser_pages import CHROMIUM, CHROMIUM_ARGS
+    from lab_server import start_lab_server, stop_lab_server
+    from notebook_ui import PANEL_ID, NotebookUI
     from playwright.sync_api import sync_playwright
 
     with tempfile.TemporaryDirectory(prefix="bridge-bench-") as tmp:
@@ -225,17 +226,17 @@ def live_read(cells: int, rounds: int) -> dict[str, Any]:
         root = base / "root"
         root.mkdir()
         write_big_notebook(root / "big.ipynb", cells, TIMING_CELL.format(rounds=rounds))
-        server = harness.start_lab_server(base)
+        server = start_lab_server(base)
         try:
             with sync_playwright() as playwright:
                 browser = playwright.chromium.launch(
-                    executable_path=str(harness.CHROMIUM), args=harness.CHROMIUM_ARGS
+                    executable_path=str(CHROMIUM), args=CHROMIUM_ARGS
                 )
                 page = browser.new_page(viewport={"width": 1400, "height": 900})
                 page.set_default_timeout(120_000)
                 page.goto(f"{server.url}/lab/tree/big.ipynb?reset")
-                handle = page.wait_for_function(harness._PANEL_ID, arg="big.ipynb", timeout=120_000)
-                notebook = harness.NotebookUI(
+                handle = page.wait_for_function(PANEL_ID, arg="big.ipynb", timeout=120_000)
+                notebook = NotebookUI(
                     page=page, path="big.ipynb", panel_id=str(handle.json_value())
                 )
                 notebook.cells.first.wait_for()
@@ -261,7 +262,7 @@ def live_read(cells: int, rounds: int) -> dict[str, Any]:
                 shown = str(done.json_value())
                 browser.close()
         finally:
-            harness.stop_lab_server(server)
+            stop_lab_server(server)
     measured: dict[str, Any] = json.loads(shown)
     return measured
 

@@ -21,7 +21,6 @@ Measured in one run on this machine; printed, never asserted.
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import os
 import queue
@@ -215,15 +214,16 @@ def _finished(kernel: Kernel, comm: str, since: int) -> bool:
 def stop_clicks(samples: int) -> dict[str, list[float]]:
     from playwright.sync_api import expect, sync_playwright
 
+    # the browser tests' JupyterLab, extension and browser flags (tests/browser, first on
+    # the path now)
     sys.path.insert(0, str(ROOT / "tests" / "browser"))
-    # the browser tests' JupyterLab, extension and browser flags: their conftest, first on
-    # the path now; loaded by name, as the checker would take the tests' own conftest for it
-    harness: Any = importlib.import_module("conftest")
+    from browser_pages import CHROMIUM, CHROMIUM_ARGS
+    from lab_server import start_lab_server, stop_lab_server
     from panel_ui import stop_and_time
 
     base = Path(tempfile.mkdtemp(prefix="ja-bench-"))
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    server = harness.start_lab_server(base, env)
+    server = start_lab_server(base, env)
     url = server.url
     turns: list[dict[str, Any]] = []
     for _ in range(samples):
@@ -253,9 +253,7 @@ def stop_clicks(samples: int) -> dict[str, list[float]]:
     }
     try:
         with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(
-                executable_path=str(harness.CHROMIUM), args=harness.CHROMIUM_ARGS
-            )
+            browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
             page = browser.new_page(viewport={"width": 1400, "height": 900})
             page.set_default_timeout(30_000)
             page.goto(f"{url}/lab/tree/stop.ipynb?reset")
@@ -291,7 +289,7 @@ def stop_clicks(samples: int) -> dict[str, list[float]]:
                 measure("while a command runs")
             browser.close()
     finally:
-        harness.stop_lab_server(server)
+        stop_lab_server(server)
         shutil.rmtree(base, ignore_errors=True)
     return times
 

@@ -1,0 +1,179 @@
+"""Headless Chromium and its pages for the browser tests: how it is launched and how long it
+lives (``browser_scope``), Playwright's waits polling on a timer, fresh pages with their
+console recorded, the shared JupyterLab window cleared between tests, and a failed test's
+screenshot, console and server log in ``test-artifacts/``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import Any, Literal
+
+import pytest
+from lab_server import ROOT, LabServer
+
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
+
+
+# Bounds on waits, generous for a 2-core runner shared by two test processes: a wait ends
+# as soon as its condition holds, so a bound only decides how long a failure takes to show.
+PAGE_TIMEOUT = 60_000  # ms: the page loading and showing a notebook
+EXPECT_TIMEOUT = 30_000  # ms: the page showing what an expect() waits for (Playwright: 5 s)
+
+BROWSER_TESTS = Path(__file__).resolve().parent
+"""tests/browser: the folder of the browser tests (and of this module)."""
+
+
+def browser_scope(fixture_name: str, config: pytest.Config) -> Literal["session", "module"]:
+    """How long Chromium and its window live: the whole session where it runs browser tests
+    alone (``scripts/run-tests`` runs them so), else one test module. While Playwright's
+    sync API is up, its event loop is the thread's running loop (asyncio's marker is per
+    thread, and Playwright switches greenlets inside ``run_until_complete``), so an async
+    test run meanwhile fails with "cannot be called from a running event loop": browser
+    test modules hold none, other modules do. Loading JupyterLab once per process rather
+    than per module saves the browser job about 15 CPU-seconds a module."""
+    start = config.invocation_params.dir
+    chosen = [Path(start, arg.split("::")[0]).resolve() for arg in config.args]
+    return (
+        "session" if chosen and all(p.is_relative_to(BROWSER_TESTS) for p in chosen) else "module"
+    )
+
+
+POLL_MS = 100
+"""How often ``page.wait_for_function`` checks its condition."""
+
+
+def poll_on_a_timer() -> None:
+    """Every ``page.wait_for_function`` polls on a timer, not on animation frames (its
+    default): a loaded headless Chromium starved the frames, and a condition that held
+    went unseen past the wait's own timeout (the quickstart tutorial's wait for its last
+    cell ran 300 s)."""
+    from playwright.sync_api import JSHandle, Page
+
+    original = Page.wait_for_function
+    if getattr(original, "polls_on_a_timer", False):
+        return
+
+    def wait_for_function(
+        self: Page,
+        expression: str,
+        *,
+        arg: Any | None = None,
+        polling: float | Literal["raf"] | None = POLL_MS,
+        timeout: float | timedelta | None = None,
+    ) -> JSHandle:
+        return original(self, expression, arg=arg, timeout=timeout, polling=polling)
+
+    wait_for_function.polls_on_a_timer = True  # type: ignore[attr-defined]
+    Page.wait_for_function = wait_for_function  # type: ignore[method-assign]
+
+
+REPORTS = pytest.StashKey[dict[str, pytest.TestReport]]()
+"""A test's reports by phase (setup, call, teardown), as conftest's
+``pytest_runtest_makereport`` hook stores them on the test item."""
+
+
+def failed(node: pytest.Item) -> bool:
+    return any(report.failed for report in node.stash.get(REPORTS, {}).values())
+
+
+VIEWPORT = {"width": 1400, "height": 900}
+
+
+def new_page(browser: Any) -> tuple[Any, Any, list[str]]:
+    """A page in a fresh browser context (a user of its own), and the list its console
+    messages and uncaught errors are appended to."""
+    context = browser.new_context(viewport=VIEWPORT)
+    context.set_default_timeout(PAGE_TIMEOUT)
+    page = context.new_page()
+    console: list[str] = []
+    page.on("console", lambda message: console.append(f"[{message.type}] {message.text}"))
+    page.on("pageerror", lambda error: console.append(f"[pageerror] {error}"))
+    return context, page, console
+
+
+def save_artifacts(
+    page: Any, console: list[str], lab: LabServer, request: pytest.FixtureRequest, name: str
+) -> None:
+    """A failed test's screenshot, browser console and server log, in test-artifacts/
+    (``name`` tells a test's pages apart)."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", request.node.nodeid + (name and f"-{name}"))
+    try:
+        page.screenshot(path=str(ARTIFACTS / f"{stem}.png"), full_page=True)
+    except Exception as error:
+        console = [*console, f"(no screenshot: {error})"]
+    (ARTIFACTS / f"{stem}.console.txt").write_text("\n".join(console))
+    (ARTIFACTS / f"{stem}.server.txt").write_text(lab.log_tail(200))
+
+
+@contextmanager
+def browser_page(
+    browser: Any, lab: LabServer, request: pytest.FixtureRequest, name: str = ""
+) -> Iterator[Any]:
+    """A page in a fresh browser context, closed after the test; on failure its
+    screenshot, console and the server log land in test-artifacts/."""
+    context, page, console = new_page(browser)
+    try:
+        yield page
+    finally:
+        if failed(request.node):
+            save_artifacts(page, console, lab, request, name)
+        try:
+            page.evaluate("() => window.jupyterapp?.serviceManager.sessions.shutdownAll()")
+        except Exception:
+            pass  # the page is gone; the server still shuts the kernels down at the end
+        context.close()
+
+
+@dataclass
+class LabWindow:
+    """The page a module's tests share, and its console so far."""
+
+    page: Any
+    console: list[str]
+
+
+# Closes what a test opened, as a user closing every tab without saving: the notebooks
+# (disposed: closing asks about unsaved changes), their kernels, then the default layout
+# (side panels as a fresh JupyterLab shows them). False where the page is not a loaded
+# JupyterLab or a dialog stays open.
+_CLEAR_WINDOW = """async () => {
+  const app = window.jupyterapp;
+  if (!app || app.name !== 'JupyterLab') return false;
+  for (const widget of Array.from(app.shell.widgets('main'))) widget.dispose();
+  await app.serviceManager.sessions.shutdownAll();
+  await app.commands.execute('application:reset-layout');
+  return Array.from(app.shell.widgets('main')).length === 0
+    && document.querySelector('.jp-Dialog') === null;
+}"""
+
+
+def clear_window(page: Any) -> None:
+    """Leave the shared page as the next test expects it: JupyterLab with nothing open, or
+    a blank page (the next test loads JupyterLab) where that cannot be had."""
+    try:
+        page.set_viewport_size(VIEWPORT)
+        page.emulate_media(reduced_motion="no-override")
+        if page.evaluate(_CLEAR_WINDOW):
+            return
+    except Exception:
+        pass  # a page that cannot be cleared is replaced
+    with contextlib.suppress(Exception):
+        page.evaluate("() => window.jupyterapp?.serviceManager.sessions.shutdownAll()")
+    page.goto("about:blank")
