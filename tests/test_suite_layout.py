@@ -10,9 +10,6 @@ from pathlib import Path
 
 TESTS = Path(__file__).resolve().parent
 
-# Helpers still read from a test module; each pair is (importer, imported).
-NOT_YET_MOVED = {("test_login", "test_magics"), ("test_long_cells", "test_kernel")}
-
 
 def imported_test_modules(path: Path) -> set[str]:
     tree = ast.parse(path.read_text(), filename=str(path))
@@ -31,4 +28,4 @@ def test_no_test_module_imports_another() -> None:
         for path in TESTS.rglob("*.py")
         for imported in imported_test_modules(path)
     }
-    assert found - NOT_YET_MOVED == set()
+    assert found == set()  # (importer, imported) pairs

@@ -10,43 +10,21 @@ from __future__ import annotations
 import time
 import uuid
 from pathlib import Path
-from typing import Any
 
 import nbformat
 import pytest
+from kernel_agents import SETUP, make_notebook
 from kernels import kernel
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(60)]
 
 OPENAI = "sk-proj-abcdefghijklmnopqrstuvwx"
 GITHUB = "ghp_abcdefghijklmnopqrstuvwxyz0123"
-SETUP = """
-import asyncio, sys
-from IPython import get_ipython
-from jupyter_agent import Agent, ScriptedModel
-from jupyter_agent.notebook.file import FileBridge
-from jupyter_agent.config.rules import Everything, Rule, Rules
-from jupyter_agent.jupyter.kernel.runner import KernelExecutor, attach_kernel
-from jupyter_agent.notebook.view import ExecutionHistory
-
-def call(tool, /, **arguments):
-    return {"text": "", "tool_calls": [{"name": tool, "input": arguments}]}
-
-def results():
-    return [(r.is_error, r.text) for m in agent.history for r in m.tool_results]
-"""
 
 
 RUNNING_CELL = (
     "not h.done and any(e.kind == 'tool_start' and e.name == 'run_cell' for e in h.events_so_far)"
 )
-
-
-def make_notebook(path: Path, cells: list[Any]) -> Path:
-    nb = nbformat.v4.new_notebook()
-    nb.cells = cells
-    nbformat.write(nb, path)
-    return path
 
 
 def new_agent(notebook: Path, script: str, role: str = "actor") -> str:

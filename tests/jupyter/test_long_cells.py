@@ -13,8 +13,8 @@ import re
 
 import nbformat
 import pytest
+from kernel_agents import SETUP, make_notebook
 from kernels import kernel
-from test_kernel import SETUP, make_notebook
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(90)]
 
