@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import shutil
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -80,16 +81,22 @@ def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OLLAMA_HOST", "127.0.0.1:9")  # no Ollama of the machine's is asked
 
 
+@pytest.fixture(scope="session")
+def _credentials_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("credentials")
+
+
 @pytest.fixture(autouse=True)
-def _no_saved_key(
-    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
-) -> None:
+def _no_saved_key(monkeypatch: pytest.MonkeyPatch, _credentials_folder: Path) -> None:
     """The user's own saved key (``~/.jupyter_agent/credentials.json``) and a key given in
-    an earlier test are never seen: each test starts with neither (kernels too)."""
+    an earlier test are never seen: each test starts with neither (kernels too), in a new
+    folder at the same path. The same path: the variable's name makes its value a secret
+    to hide, and a value new to a process costs every agent a compiled pattern (40 ms)."""
     from jupyter_agent.secrets import credentials
 
-    folder = tmp_path_factory.mktemp("credentials")
-    monkeypatch.setenv(credentials.LOCATION_VARIABLE, str(folder / "credentials.json"))
+    shutil.rmtree(_credentials_folder, ignore_errors=True)
+    _credentials_folder.mkdir()
+    monkeypatch.setenv(credentials.LOCATION_VARIABLE, str(_credentials_folder / "credentials.json"))
     monkeypatch.setattr(credentials, "_session_keys", {})
 
 
