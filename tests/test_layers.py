@@ -12,6 +12,7 @@ another: the layer rules count every import, whenever it runs.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -220,7 +221,12 @@ CORE = {
     "_wording",
 }
 
-GRAPH = build_graph()
+
+@functools.cache
+def graph() -> ImportGraph:
+    """The package's import graph, read once a process, when a test first asks (every
+    test process collects this module; only one runs it)."""
+    return build_graph()
 
 
 def _layer(module: str) -> str:
@@ -230,10 +236,10 @@ def _layer(module: str) -> str:
     if (
         parts[0] == "jupyter"
         and len(parts) > 1
-        and f"{PACKAGE}.jupyter.{parts[1]}" in GRAPH.packages
+        and f"{PACKAGE}.jupyter.{parts[1]}" in graph().packages
     ):
         return f"jupyter.{parts[1]}"
-    if f"{PACKAGE}.{parts[0]}" in GRAPH.packages:
+    if f"{PACKAGE}.{parts[0]}" in graph().packages:
         return parts[0]
     return "core"
 
@@ -249,28 +255,30 @@ def layer_violations() -> list[str]:
     rank = {name: i for i, name in enumerate(LAYERS)}
     return [
         f"{a} ({_layer(a)}) imports {b} ({_layer(b)})"
-        for a, b in _edges(GRAPH)
+        for a, b in _edges(graph())
         if rank[_layer(b)] > rank[_layer(a)]
     ]
 
 
 def test_no_module_level_import_cycle_but_the_known_ones() -> None:
-    assert strongly_connected(_without_reexports(GRAPH)) == KNOWN_CYCLES
+    assert strongly_connected(_without_reexports(graph())) == KNOWN_CYCLES
 
 
 def test_type_only_cycles_stay_inside_one_package() -> None:
     # Agent and Run name each other in annotations: fine within agent/, never across layers.
-    for component in strongly_connected(_union(_without_reexports(GRAPH), GRAPH.typing)):
+    for component in strongly_connected(_union(_without_reexports(graph()), graph().typing)):
         assert len({_layer(m) for m in component}) == 1, component
 
 
 def test_every_package_is_a_named_layer() -> None:
-    packages = {_layer(p) for p in GRAPH.packages if p != PACKAGE}
+    packages = {_layer(p) for p in graph().packages if p != PACKAGE}
     assert packages == set(LAYERS) - {"core", "facade"}
 
 
 def test_the_root_holds_the_core_types_alone() -> None:
-    root = {m.split(".")[1] for m in GRAPH.modules if m.count(".") == 1 and m not in GRAPH.packages}
+    root = {
+        m.split(".")[1] for m in graph().modules if m.count(".") == 1 and m not in graph().packages
+    }
     assert root == CORE
 
 
@@ -279,8 +287,8 @@ def test_imports_go_down_the_layers_only() -> None:
 
 
 def test_the_graph_sees_the_package() -> None:
-    assert f"{PACKAGE}.agent._run" in GRAPH.modules
-    assert f"{PACKAGE}.tools._tool" in GRAPH.eager[f"{PACKAGE}.tools.control"]
+    assert f"{PACKAGE}.agent._run" in graph().modules
+    assert f"{PACKAGE}.tools._tool" in graph().eager[f"{PACKAGE}.tools.control"]
     assert _layer(f"{PACKAGE}.jupyter.panel.widget") == "jupyter.panel"
     assert _layer(f"{PACKAGE}.jupyter.magic") == "jupyter"
     assert _layer(f"{PACKAGE}.errors") == "core"
@@ -288,16 +296,16 @@ def test_the_graph_sees_the_package() -> None:
 
 def main() -> None:
     print("module-level cycles (package re-exports left out):")
-    for component in strongly_connected(_without_reexports(GRAPH)):
+    for component in strongly_connected(_without_reexports(graph())):
         print("  ", component)
     print("module-level cycles (all):")
-    for component in strongly_connected(GRAPH.eager):
+    for component in strongly_connected(graph().eager):
         print("  ", component)
     print("cycles counting function-level imports:")
-    for component in strongly_connected(_union(GRAPH.eager, GRAPH.late)):
+    for component in strongly_connected(_union(graph().eager, graph().late)):
         print("  ", component)
     print("cycles counting TYPE_CHECKING imports too:")
-    for component in strongly_connected(_union(GRAPH.eager, GRAPH.typing)):
+    for component in strongly_connected(_union(graph().eager, graph().typing)):
         print("  ", component)
     print("layer violations (all imports, TYPE_CHECKING ones included):")
     for line in layer_violations():
