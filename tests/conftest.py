@@ -95,7 +95,7 @@ def _no_saved_key(monkeypatch: pytest.MonkeyPatch, _credentials_folder: Path) ->
     from jupyter_agent.secrets import credentials
 
     shutil.rmtree(_credentials_folder, ignore_errors=True)
-    _credentials_folder.mkdir()
+    _credentials_folder.mkdir(mode=0o700)  # as pytest makes its temporary folders
     monkeypatch.setenv(credentials.LOCATION_VARIABLE, str(_credentials_folder / "credentials.json"))
     monkeypatch.setattr(credentials, "_session_keys", {})
 

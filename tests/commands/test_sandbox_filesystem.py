@@ -289,3 +289,21 @@ def test_programs_installed_under_the_real_tmp_stay_visible(make_sandbox, worksp
         assert tool.read_text() == "#!/bin/sh\necho tool ran\n"
     finally:
         shutil.rmtree(env, ignore_errors=True)
+
+
+@linux
+def test_a_sandbox_collected_during_a_read_only_inspection_still_removes_its_private_tmp(
+    workspace,
+):
+    import gc
+
+    from jupyter_agent.namespace.guard import read_only
+
+    sb = OsSandbox(workspace)
+    assert sh(sb, "true", workspace).returncode == 0
+    (tmp,) = glob.glob(f"{tempfile.gettempdir()}/jupyter_agent-tmp-{os.getpid()}-*")
+    with read_only() as refused:  # the collector may run while the namespace is inspected
+        del sb
+        gc.collect()
+    assert not Path(tmp).exists()
+    assert refused == []  # the removal is the sandbox's own, not the inspected code's
