@@ -299,9 +299,11 @@ def test_a_sandbox_collected_during_a_read_only_inspection_still_removes_its_pri
 
     from jupyter_agent.namespace.guard import read_only
 
+    ours = f"{tempfile.gettempdir()}/jupyter_agent-tmp-{os.getpid()}-*"
+    before = set(glob.glob(ours))
     sb = OsSandbox(workspace)
     assert sh(sb, "true", workspace).returncode == 0
-    (tmp,) = glob.glob(f"{tempfile.gettempdir()}/jupyter_agent-tmp-{os.getpid()}-*")
+    (tmp,) = set(glob.glob(ours)) - before
     with read_only() as refused:  # the collector may run while the namespace is inspected
         del sb
         gc.collect()
