@@ -44,10 +44,11 @@ test-fast: $(STAMP) $(PANEL)
 	$(BIN)/python -m pytest --ignore=tests/browser -m "not slow" -n 3 -q $(PYTEST_ARGS)
 
 # mypy --strict over the package, the tests and the benchmarks ([tool.mypy] in
-# pyproject.toml); the browser tests' conftest.py on its own, as its name is taken.
+# pyproject.toml); each folder's conftest.py on its own, as they share one module name.
 typecheck: $(STAMP)
 	$(BIN)/python -m mypy
-	$(BIN)/python -m mypy --no-warn-unused-configs tests/browser/conftest.py
+	for conftest in tests/*/conftest.py; do \
+		$(BIN)/python -m mypy --no-warn-unused-configs $$conftest || exit 1; done
 
 install: $(STAMP) $(PANEL)
 

@@ -20,33 +20,20 @@ import os
 import subprocess
 import sys
 import textwrap
-from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from git_places import Place, git_place, init, run_in, sandbox_maker
+from git_places import Place, init, run_in
 from helpers import assert_valid, call, until
 
 from jupyter_agent import Agent, ScriptedModel
 from jupyter_agent.commands import analyze, command_hazards, with_git_overrides
-from jupyter_agent.os_sandbox.launch import OsSandbox, SandboxSettings
+from jupyter_agent.os_sandbox.launch import SandboxSettings
 from jupyter_agent.tools import ToolContext
 from jupyter_agent.tools.files import create_file
 from jupyter_agent.workspace.access import WorkspaceAccess
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the bubblewrap sandbox is Linux's")
-
-
-@pytest.fixture
-def place(monkeypatch: pytest.MonkeyPatch) -> Iterator[Place]:
-    with git_place(monkeypatch) as p:
-        yield p
-
-
-@pytest.fixture
-def sandbox(place: Place) -> Iterator[Callable[..., OsSandbox]]:
-    with sandbox_maker(place) as make:
-        yield make
 
 
 # --- the agent's own git still works ------------------------------------------------------

@@ -25,11 +25,10 @@ import shutil
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from git_places import Place, git_place, init, run_in, sandbox_maker
+from git_places import Place, init, run_in
 
 from jupyter_agent.os_sandbox.launch import OsSandbox
 from jupyter_agent.tools import ToolContext
@@ -73,18 +72,6 @@ for name, (op, path, *rest) in json.loads(sys.argv[1]).items():
                 pass
 print(json.dumps(out))
 """
-
-
-@pytest.fixture
-def place(monkeypatch: pytest.MonkeyPatch) -> Iterator[Place]:
-    with git_place(monkeypatch) as p:
-        yield p
-
-
-@pytest.fixture
-def sandbox(place: Place) -> Iterator[Callable[..., OsSandbox]]:
-    with sandbox_maker(place) as make:
-        yield make
 
 
 def attempt(sb: OsSandbox, p: Place, **ops: tuple[str, ...]) -> dict[str, str]:

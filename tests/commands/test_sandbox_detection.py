@@ -17,28 +17,15 @@ import subprocess
 import sys
 import tempfile
 import textwrap
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sandbox_runs import linux, outside_folder, sandbox_maker
+from sandbox_runs import linux
 
 from jupyter_agent.os_sandbox import seccomp as _seccomp
 from jupyter_agent.os_sandbox.launch import Launch, OsSandbox, SandboxSettings
 from jupyter_agent.os_sandbox.seatbelt import seatbelt_profile
-
-
-@pytest.fixture
-def outside() -> Iterator[Path]:
-    with outside_folder() as folder:
-        yield folder
-
-
-@pytest.fixture
-def make_sandbox(workspace: Path) -> Iterator[Callable[..., OsSandbox]]:
-    with sandbox_maker(workspace) as make:
-        yield make
-
 
 # --- detection -----------------------------------------------------------------------
 

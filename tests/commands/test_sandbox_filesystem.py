@@ -21,26 +21,11 @@ import subprocess
 import sys
 import tempfile
 import uuid
-from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import pytest
-from sandbox_runs import PROCESS_WAIT, attempt, linux, outside_folder, sandbox_maker, sh
+from sandbox_runs import PROCESS_WAIT, attempt, linux, sh
 
 from jupyter_agent.os_sandbox.launch import OsSandbox, SandboxSettings
-
-
-@pytest.fixture
-def outside() -> Iterator[Path]:
-    with outside_folder() as folder:
-        yield folder
-
-
-@pytest.fixture
-def make_sandbox(workspace: Path) -> Iterator[Callable[..., OsSandbox]]:
-    with sandbox_maker(workspace) as make:
-        yield make
-
 
 # --- the filesystem ------------------------------------------------------------------
 

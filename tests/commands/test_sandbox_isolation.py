@@ -21,39 +21,23 @@ import os
 import signal
 import socket
 import subprocess
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Iterator
 
 import pytest
 from sandbox_runs import (
     PROCESS_WAIT,
     attempt,
     linux,
-    outside_folder,
     processes_with,
     python_in,
     run,
-    sandbox_maker,
     sh,
     sleep_marks,
     wait_for,
 )
 
-from jupyter_agent.os_sandbox.launch import OsSandbox, SandboxSettings
+from jupyter_agent.os_sandbox.launch import SandboxSettings
 from jupyter_agent.secrets import credentials
-
-
-@pytest.fixture
-def outside() -> Iterator[Path]:
-    with outside_folder() as folder:
-        yield folder
-
-
-@pytest.fixture
-def make_sandbox(workspace: Path) -> Iterator[Callable[..., OsSandbox]]:
-    with sandbox_maker(workspace) as make:
-        yield make
-
 
 # --- what commands cannot see --------------------------------------------------------
 

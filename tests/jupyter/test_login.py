@@ -8,26 +8,15 @@ from __future__ import annotations
 
 import json
 import stat
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-from kernels import Kernel, agent_kernel, stop_kernel
+from kernels import Kernel
 
 from jupyter_agent.secrets import credentials
 
 pytestmark = pytest.mark.slow  # real kernels
 
 KEY = "sk-ant-api03-LOGINLOGINLOGIN-0123456789abcdef"
-
-
-@pytest.fixture
-def kernel(tmp_path: Path) -> Iterator[Kernel]:
-    k = agent_kernel(tmp_path)
-    try:
-        yield k
-    finally:
-        stop_kernel(k)
 
 
 def test_without_a_key_the_panel_says_so_before_anything_is_typed(kernel: Kernel) -> None:

@@ -12,26 +12,16 @@ import os
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import nbformat
 import pytest
 from helpers import PLAN
-from kernels import Kernel, Result, agent_kernel, stop_kernel
+from kernels import Kernel, Result
 from magic_kernel import plan_turns, scripted
 
 pytestmark = pytest.mark.slow  # real kernels
-
-
-@pytest.fixture
-def kernel(tmp_path: Path) -> Iterator[Kernel]:
-    k = agent_kernel(tmp_path)
-    try:
-        yield k
-    finally:
-        stop_kernel(k)
 
 
 # --- frontends without widgets ---------------------------------------------------------------

@@ -11,24 +11,13 @@ a scripted model for every run.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from pathlib import Path
 
 import inline_snapshot
 import pytest
-from kernels import TIMEOUT, Kernel, agent_kernel, stop_kernel
+from kernels import TIMEOUT, Kernel
 from magic_kernel import LONG_TEXT, command, hello, plan_turns, scripted
 
 pytestmark = pytest.mark.slow  # real kernels
-
-
-@pytest.fixture
-def kernel(tmp_path: Path) -> Iterator[Kernel]:
-    k = agent_kernel(tmp_path)
-    try:
-        yield k
-    finally:
-        stop_kernel(k)
 
 
 # --- runs ---------------------------------------------------------------------------------

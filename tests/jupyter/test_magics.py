@@ -24,15 +24,6 @@ from magic_kernel import command, hello, scripted
 pytestmark = pytest.mark.slow  # real kernels
 
 
-@pytest.fixture
-def kernel(tmp_path: Path) -> Iterator[Kernel]:
-    k = agent_kernel(tmp_path)
-    try:
-        yield k
-    finally:
-        stop_kernel(k)
-
-
 @pytest.fixture(scope="module")
 def shared_kernel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kernel]:
     """One kernel for the tests that only parse and refuse (they start no run)."""

@@ -10,25 +10,15 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import inline_snapshot
 import pytest
-from kernels import Kernel, agent_kernel, stop_kernel
+from kernels import Kernel
 from magic_kernel import LONG_TEXT, command, hello, plan_turns, scripted
 
 pytestmark = pytest.mark.slow  # real kernels
-
-
-@pytest.fixture
-def kernel(tmp_path: Path) -> Iterator[Kernel]:
-    k = agent_kernel(tmp_path)
-    try:
-        yield k
-    finally:
-        stop_kernel(k)
 
 
 # --- the panel's protocol over the comm ------------------------------------------------------
