@@ -8,7 +8,9 @@ import asyncio
 import os
 import socket
 import subprocess
+import threading
 import types
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -53,9 +55,13 @@ def acts(kind: str, marker: Path) -> None:
         os.remove(marker.parent / "keep.txt")
     elif kind == "rename":
         os.rename(marker.parent / "keep.txt", marker)
+    elif kind == "thread":
+        threading.Thread(target=marker.write_text, args=("ran",)).start()
 
 
-KINDS = ["write", "os-open", "process", "system", "connect", "exec", "env", "remove", "rename"]
+KINDS = [
+    "write", "os-open", "process", "system", "connect", "exec", "env", "remove", "rename", "thread"
+]  # fmt: skip
 
 
 def hostile_objects(kind: str, marker: Path) -> dict[str, object]:
@@ -312,3 +318,55 @@ def test_library_code_still_runs_under_the_guard():
         import json  # noqa: F401  # an installed module may still be imported
     assert "count" in text
     assert blocked == []
+
+
+def _start_thread(write):
+    threading.Thread(target=write).start()
+
+
+def _start_raw_thread(write):
+    import _thread
+
+    _thread.start_new_thread(write, ())
+
+
+def _submit_to_a_new_pool(write):
+    ThreadPoolExecutor(max_workers=1).submit(write)
+
+
+def _schedule_on_the_loop(write):
+    asyncio.get_running_loop().call_soon(write)  # runs after the block, in its context
+
+
+@pytest.mark.parametrize(
+    "route", [_start_thread, _start_raw_thread, _submit_to_a_new_pool, _schedule_on_the_loop]
+)
+def test_code_that_reads_cannot_hand_its_action_to_other_code(route, tmp_path):
+    """A lazy property that starts a worker, submits to a pool or schedules a callback:
+    the action still happens under the guard, or not at all."""
+    marker = tmp_path / "m.txt"
+    errors: list[BaseException] = []
+
+    def write():
+        try:
+            marker.write_text("ran")
+        except PermissionError as error:
+            errors.append(error)
+
+    async def inspect():
+        with read_only() as blocked:
+            try:
+                route(write)
+            except PermissionError as error:
+                errors.append(error)
+        await asyncio.sleep(0.05)  # a scheduled callback runs now, after the block
+        return blocked
+
+    blocked = asyncio.run(inspect())
+    assert not marker.exists()
+    assert errors and blocked
+    assert all("refused while the agent only reads" in str(e) for e in errors)
+    thread = threading.Thread(target=write)  # outside the block, threads start again
+    thread.start()
+    thread.join()
+    assert marker.read_text() == "ran"

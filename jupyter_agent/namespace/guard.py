@@ -9,24 +9,34 @@ that is not part of an installed library (``exec``/``eval`` of strings, importin
 of the workspace). The refused operation raises :class:`PermissionError` inside that
 code, and the guard records it, so the tool can say what it stopped.
 
-The hook is installed once per process and cannot be removed (Python's rule); it costs
-one context-variable read per audited event while no guard is on, and it only acts in the
-context (thread, task) that turned the guard on.
+The guard holds in the context that turned it on, and in the tasks and callbacks created
+there, which copy that context (even after the block). Starting a thread is refused: a
+new thread would run unguarded, and Python 3.11 raises no audit event for it, so the
+guard wraps ``threading``'s and ``_thread``'s starters.
 
-Limits: code in C extensions that does not raise audit events (a library's own file
-writes through C ``fopen``, say) is not seen; reading files is allowed; an object can
-still spend CPU time.
+The hook is installed once per process and cannot be removed (Python's rule); it costs
+one context-variable read per audited event while no guard is on.
+
+Limits: this is a seat belt against code that acts as a side effect of being read (a
+lazy property that connects, a ``__repr__`` that caches to disk), not a sandbox against
+code written to defeat it (audit hooks are not one, PEP 578): such code runs in the same
+interpreter and can leave the context (``contextvars.Context().run``) or rebind this
+module's names. Work handed to a thread that already runs (a pool's worker) and work
+scheduled outside the context (``atexit``, ``weakref.finalize``, signal handlers) run
+unguarded. Code in C extensions that raises no audit events (a library's own C
+``fopen``) is not seen. Reading files is allowed; an object can still spend CPU time.
 """
 
 from __future__ import annotations
 
+import _thread
 import contextlib
 import contextvars
 import os
 import sys
 import sysconfig
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 _blocked: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar(
@@ -104,14 +114,30 @@ def _first(args: tuple[Any, ...]) -> str:
     return text[:80]
 
 
+def _refuse(blocked: list[str], why: str) -> None:
+    blocked.append(why)
+    raise PermissionError(f"refused while the agent only reads: {why}")
+
+
 def _hook(event: str, args: tuple[Any, ...]) -> None:
     blocked = _blocked.get()
     if blocked is None:
         return
     why = _refusal(event, args)
     if why is not None:
-        blocked.append(why)
-        raise PermissionError(f"refused while the agent only reads: {why}")
+        _refuse(blocked, why)
+
+
+def _refusing_threads(start: Callable[..., int]) -> Callable[..., int]:
+    """``start`` (a thread starter), refused where the guard is on."""
+
+    def start_new_thread(function: Callable[..., object], *args: Any) -> int:
+        blocked = _blocked.get()
+        if blocked is not None:
+            _refuse(blocked, f"starting a thread ({getattr(function, '__qualname__', '?')})")
+        return start(function, *args)
+
+    return start_new_thread
 
 
 def _install() -> None:
@@ -119,6 +145,8 @@ def _install() -> None:
     with _install_lock:
         if not _installed:
             sys.addaudithook(_hook)
+            threading._start_new_thread = _refusing_threads(threading._start_new_thread)  # type: ignore[attr-defined]
+            _thread.start_new_thread = _refusing_threads(_thread.start_new_thread)
             _installed = True
 
 
