@@ -265,6 +265,7 @@ def open_notebook_in(
             f"JupyterLab did not open {path} within {PAGE_TIMEOUT / 1000:.0f} s"
         ) from None
     notebook = NotebookUI(page=page, path=path, panel_id=str(handle.json_value()))
+    page.evaluate("() => { window.__jaLoadedForTests = true; }")  # gone if a test reloads
     notebook.cells.first.wait_for()
     notebook.wait_for_kernel_idle()
     return notebook
