@@ -150,25 +150,20 @@ class LabWindow:
 
 
 # Closes what a test opened, as a user closing every tab without saving: the notebooks
-# (disposed: closing asks about unsaved changes), their kernels, then the default layout
-# (side panels as a fresh JupyterLab shows them), whose main area holds a Launcher, closed
-# too (JupyterLab opened on a notebook shows that notebook alone), and which leaves the
-# right sidebar open if it was (a fresh JupyterLab has it closed). False where the page is
-# not a JupyterLab the tests loaded (a test reloaded it, and it may still be reopening the
+# (disposed: closing asks about unsaved changes) and their kernels; then puts the side
+# panels as a fresh JupyterLab shows them (the file browser open on the left, the right
+# closed). The main area, emptied, shows JupyterLab's Launcher, which the next notebook
+# opened closes (``notebook_ui.open_in_loaded_lab``). False where the page is not a
+# JupyterLab the tests loaded (a test reloaded it, and it may still be reopening the
 # notebooks of its URL and its last layout: the next test loads it), or a dialog stays open.
 _CLEAR_WINDOW = """async () => {
   const app = window.jupyterapp;
   if (!app || app.name !== 'JupyterLab' || !window.__jaLoadedForTests) return false;
-  const closeAll = () => {
-    for (const widget of Array.from(app.shell.widgets('main'))) widget.dispose();
-  };
-  closeAll();
+  for (const widget of Array.from(app.shell.widgets('main'))) widget.dispose();
   await app.serviceManager.sessions.shutdownAll();
-  await app.commands.execute('application:reset-layout');
-  closeAll();
+  app.shell.activateById('filebrowser');
   app.shell.collapseRight();
-  return Array.from(app.shell.widgets('main')).length === 0
-    && document.querySelector('.jp-Dialog') === null;
+  return document.querySelector('.jp-Dialog') === null;
 }"""
 
 

@@ -55,6 +55,14 @@ _CELL_SOURCE = f"""([path, index]) => {{ {_PANEL_OF}
   return panelOf(path).content.widgets[index]?.model.sharedModel.getSource() ?? null;
 }}"""
 
+# Every cell of the model is in the page: a notebook just opened renders its cells a batch
+# at a time, and until then the page's last cell is not the notebook's.
+_ALL_CELLS_SHOWN = f"""path => {{ {_PANEL_OF}
+  const panel = panelOf(path);
+  return panel.content.widgets.length === panel.model.cells.length
+    && panel.node.querySelectorAll('.jp-Notebook .jp-Cell').length === panel.model.cells.length;
+}}"""
+
 _CELL_OUTPUTS = f"""([path, index]) => {{ {_PANEL_OF}
   return panelOf(path).content.widgets[index].model.toJSON().outputs ?? [];
 }}"""
@@ -104,6 +112,7 @@ class NotebookUI:
         from playwright.sync_api import expect
 
         self.wait_for_kernel_idle()
+        self.page.wait_for_function(_ALL_CELLS_SHOWN, arg=self.path, timeout=PAGE_TIMEOUT)
         index = self.cells.count() - 1
         cell = self.cells.nth(index)
         editor = cell.locator(".cm-content")
@@ -221,9 +230,19 @@ def open_in_loaded_lab(page: Any, path: str, mode: str = "tab-after") -> Noteboo
     )
     handle = page.wait_for_function(PANEL_ID, arg=path, timeout=PAGE_TIMEOUT)
     notebook = NotebookUI(page=page, path=path, panel_id=str(handle.json_value()))
+    page.evaluate(_CLOSE_LAUNCHERS)
     notebook.cells.first.wait_for()
     notebook.wait_for_kernel_idle()
     return notebook
+
+
+# JupyterLab shows a Launcher whenever its main area empties (the previous test's notebooks
+# closed): the notebook opened, it goes, as in JupyterLab opened on that notebook.
+_CLOSE_LAUNCHERS = """() => {
+  for (const widget of Array.from(window.jupyterapp.shell.widgets('main'))) {
+    if (widget.id.startsWith('launcher-')) widget.dispose();
+  }
+}"""
 
 
 def shows_lab(page: Any, lab: LabServer) -> bool:
