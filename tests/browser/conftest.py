@@ -14,7 +14,7 @@
 - ``page`` (function): the process's JupyterLab window (``lab_window``, as long-lived as
   ``browser``): JupyterLab stays loaded while each test opens its notebooks in it (a test
   on another server loads that one's), and after the test they are closed,
-  their kernels shut down and the layout reset, as a user's window lives. A test marked
+  their kernels shut down and the side panels put back, as a user's window lives. A test marked
   ``own_window`` (it changes the page in ways no reset undoes) gets a fresh browser
   context instead. On failure a screenshot, the test's browser console and the server
   log tail land in ``test-artifacts/``.
