@@ -7,12 +7,12 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PANEL := jupyter_agent/jupyter/panel/static/panel.js
 
-.PHONY: lab test tests test-fast lint typecheck install system-packages
+.PHONY: lab test tests test-fast lint typecheck install system-packages bytecode
 
 # Containers often run as root, which Jupyter refuses without --allow-root.
 ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
-lab: $(STAMP) $(PANEL)
+lab: $(STAMP) $(PANEL) bytecode
 	@[ -n "$$ANTHROPIC_API_KEY" ] || echo "No ANTHROPIC_API_KEY: the tutorials run on their offline scripted replays."
 	$(BIN)/jupyter lab --notebook-dir=notebooks $(ROOT_FLAG) $(LAB_ARGS)
 
@@ -25,7 +25,7 @@ test: $(STAMP) $(PANEL) system-packages
 # The tests: the JS unit tests, the browser tests and the others side by side, each spread
 # over processes (scripts/run-tests); with PYTEST_ARGS (say, PYTEST_ARGS=tests/models), one
 # pytest with those arguments.
-tests: $(STAMP) $(PANEL)
+tests: $(STAMP) $(PANEL) bytecode
 ifeq ($(strip $(PYTEST_ARGS)),)
 	./scripts/run-tests $(BIN)/python
 else
@@ -40,7 +40,7 @@ lint: $(STAMP)
 
 # The edit loop: every test not marked slow (no browser, no real kernels, tutorials or
 # builds), spread over processes.
-test-fast: $(STAMP) $(PANEL)
+test-fast: $(STAMP) $(PANEL) bytecode
 	$(BIN)/python -m pytest --ignore=tests/browser -m "not slow" -n 3 -q $(PYTEST_ARGS)
 
 # mypy --strict over the package, the tests and the benchmarks ([tool.mypy] in
@@ -60,13 +60,21 @@ $(PANEL): $(wildcard js/src/panel/*.ts) js/scripts/panel.js | $(STAMP)
 # The distribution was called jupyter_agent before it became jupyter-in-kernel-agent: an
 # older .venv drops that record first, since its files are ours too (-qq: silent if absent).
 # The packages come through uv, which downloads them side by side: on this project's
-# 2-core machine a fresh install took 165 s with uv and 990 s with pip alone.
+# 2-core machine a fresh install took 165 s with uv and 990 s with pip alone. They are
+# compiled to bytecode here, as pip does and uv does not by default: where
+# PYTHONDONTWRITEBYTECODE is set (CI), every Python process (each kernel, each test
+# process) otherwise compiled pandas, IPython and the SDKs from source again.
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip uv
 	$(BIN)/python -m pip uninstall -qq --yes jupyter_agent
-	$(BIN)/python -m uv pip install --quiet --python $(BIN)/python -e ".[test]"
+	$(BIN)/python -m uv pip install --quiet --compile-bytecode --python $(BIN)/python -e ".[test]"
 	touch $(STAMP)
+
+# The package's own bytecode: an editable install is not compiled, and each kernel imports
+# it (compileall writes only what changed).
+bytecode: $(STAMP)
+	$(BIN)/python -m compileall -q jupyter_agent
 
 system-packages:
 	./scripts/ensure-system-packages
