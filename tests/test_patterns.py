@@ -4,6 +4,8 @@ not (fail closed), and the reason says why."""
 
 from __future__ import annotations
 
+import time
+
 from jupyter_agent.config.rules import McpServer, PathGlob, Regex, Rule, Rules
 from jupyter_agent.permissions import Permission, ToolCall
 from jupyter_agent.workspace.globs import glob_matches, glob_test
@@ -34,6 +36,15 @@ def test_a_match_that_runs_out_of_time_is_unsure():
     assert budget.unsure == [SLOW]
     assert budget.search(compile_regex("a+!"), SUBJECT) is True
     assert budget.unsure == [SLOW]
+
+
+def test_a_budget_counts_computing_not_waiting():
+    # A loaded machine keeps the deciding thread waiting for a core: that is not the
+    # pattern's doing, and a plain pattern must still match.
+    budget = Budget(total=0.05)
+    time.sleep(0.2)
+    assert budget.search(compile_regex(r"\.env\Z"), "folder/.env") is True
+    assert budget.unsure == []
 
 
 def test_a_spent_budget_tries_no_more_matches():

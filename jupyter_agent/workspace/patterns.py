@@ -37,8 +37,10 @@ MATCH_LIMIT = 0.05
 """Seconds of computing one match of a settings pattern may take (the ``regex`` package
 counts the time the match computes: on a busy machine it lasts longer by the clock)."""
 DECISION_LIMIT = 0.25
-"""Seconds (by the clock) all the matches of one decision may take together: no match
-starts after it, and none is given more than what is left."""
+"""Seconds of computing all the matches of one decision may take together (the thread's
+CPU time: by the clock, a decision on a loaded machine ran out while its thread waited for
+a core, and a plain ``.env`` pattern counted as unsure): no match starts after it, and
+none is given more than what is left."""
 MAX_PATTERN = 2_000
 """Characters a settings pattern may have."""
 
@@ -87,7 +89,7 @@ class Budget:
     """
 
     def __init__(self, total: float = DECISION_LIMIT) -> None:
-        self._deadline = time.monotonic() + total
+        self._deadline = time.thread_time() + total  # one decision runs in one thread
         self.unsure: list[str] = []
         """The patterns whose match ran out of time, in order."""
 
@@ -103,7 +105,7 @@ class Budget:
     def _run(
         self, pattern: Pattern, method: Callable[..., regex.Match[str] | None], text: str
     ) -> bool | None:
-        left = self._deadline - time.monotonic()
+        left = self._deadline - time.thread_time()
         if left > 0:
             try:
                 # concurrent: the GIL is let go while it matches (decisions run off the loop)
