@@ -12,7 +12,7 @@ code, and the guard records it, so the tool can say what it stopped.
 The guard holds in the context that turned it on, and in the tasks and callbacks created
 there, which copy that context (even after the block). Starting a thread is refused: a
 new thread would run unguarded, and Python 3.11 raises no audit event for it, so the
-guard wraps ``threading``'s and ``_thread``'s starters.
+guard wraps ``threading``'s and ``_thread``'s starters (whichever this Python has).
 
 The hook is installed once per process and cannot be removed (Python's rule); it costs
 one context-variable read per audited event while no guard is on.
@@ -37,7 +37,7 @@ import sys
 import sysconfig
 import threading
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, NoReturn
 
 _blocked: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar(
     "jupyter_agent_read_only", default=None
@@ -114,7 +114,7 @@ def _first(args: tuple[Any, ...]) -> str:
     return text[:80]
 
 
-def _refuse(blocked: list[str], why: str) -> None:
+def _refuse(blocked: list[str], why: str) -> NoReturn:
     blocked.append(why)
     raise PermissionError(f"refused while the agent only reads: {why}")
 
@@ -126,6 +126,14 @@ def _hook(event: str, args: tuple[Any, ...]) -> None:
     why = _refusal(event, args)
     if why is not None:
         _refuse(blocked, why)
+
+
+_THREAD_STARTERS = (
+    (threading, "_start_new_thread"),  # what Thread.start calls up to Python 3.12
+    (threading, "_start_joinable_thread"),  # and from 3.13
+    (_thread, "start_new_thread"),
+    (_thread, "start_joinable_thread"),
+)
 
 
 def _refusing_threads(start: Callable[..., int]) -> Callable[..., int]:
@@ -145,8 +153,10 @@ def _install() -> None:
     with _install_lock:
         if not _installed:
             sys.addaudithook(_hook)
-            threading._start_new_thread = _refusing_threads(threading._start_new_thread)  # type: ignore[attr-defined]
-            _thread.start_new_thread = _refusing_threads(_thread.start_new_thread)
+            for module, name in _THREAD_STARTERS:
+                start = getattr(module, name, None)
+                if start is not None:  # which exist depends on the Python version
+                    setattr(module, name, _refusing_threads(start))
             _installed = True
 
 
