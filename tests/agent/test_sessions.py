@@ -142,11 +142,14 @@ async def test_held_writes_wait_for_their_release(workspace):
     current()  # a second release does nothing
     assert _records(workspace, "s7") == ["one", "two", "three", "four"]
 
-    session.hold_writes(limit=0.05)
+    session.hold_writes(limit=0.5)
     session.append(Message.user("waits"))
-    await asyncio.sleep(0.01)
+    await asyncio.sleep(0)
     assert _lines(workspace, "s7") == 4
-    await asyncio.sleep(0.1)  # a hold is never released: its limit lets the writes go
+    for _ in range(200):  # a hold is never released: its limit lets the writes go
+        if _lines(workspace, "s7") == 5:
+            break
+        await asyncio.sleep(0.05)
     assert _records(workspace, "s7")[-1] == "waits"
 
     session.hold_writes()
