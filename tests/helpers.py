@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import time
 from collections.abc import Iterable
 from typing import Any, TypeVar
 
@@ -11,6 +13,7 @@ from jupyter_agent.messages import Message, conversation_problems, to_api_messag
 from jupyter_agent.notebook.bridge import RunResult
 from jupyter_agent.sessions.context_view import ModelView
 from jupyter_agent.testing import RecordedRequest
+from jupyter_agent.workspace.provenance import file_clock_ns
 
 T = TypeVar("T")
 
@@ -238,3 +241,14 @@ class PrintingCell:
     def interrupt(self) -> bool:
         self.interrupted = True
         return True
+
+
+def there_before_the_agent(*paths: str | os.PathLike[str]) -> None:
+    """Make files count as there before an agent started next: their modification time
+    put back, and the file clock moved past their change time (which no one can set)."""
+    newest = 0
+    for path in paths:
+        os.utime(path, (1_600_000_000, 1_600_000_000))
+        newest = max(newest, os.stat(path).st_ctime_ns)
+    while file_clock_ns() <= newest:
+        time.sleep(0.001)

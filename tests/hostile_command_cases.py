@@ -3,12 +3,13 @@ command before it, and what it plants in the workspace first."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from helpers import there_before_the_agent
 
 MARK = "{mark}"
 OUT = "{out}"
@@ -104,8 +105,9 @@ def script_file(ws: Path) -> None:
     (ws / "tests").mkdir()
     (ws / "tests" / "test_ok.py").write_text("def test_ok():\n    assert True\n")
     # written before the agent started: not "changed during the session"
-    for path in (ws / "analysis.py", ws / "run.sh", ws / "Makefile", ws / "tests" / "test_ok.py"):
-        os.utime(path, (1_600_000_000, 1_600_000_000))
+    there_before_the_agent(
+        ws / "analysis.py", ws / "run.sh", ws / "Makefile", ws / "tests" / "test_ok.py"
+    )
 
 
 def rewrite(path: str, content: str) -> dict[str, Any]:

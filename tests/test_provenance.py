@@ -4,8 +4,9 @@ version (its content, whatever the file's times say), and the next change asks a
 from __future__ import annotations
 
 import os
+import time
 
-from helpers import call, until
+from helpers import call, there_before_the_agent, until
 
 from jupyter_agent import Agent, ScriptedModel
 from jupyter_agent.workspace.provenance import WrittenFiles, code_digest
@@ -18,7 +19,7 @@ def _approve(written: WrittenFiles, path) -> None:
 def test_a_file_is_changed_until_the_user_approves_running_it(tmp_path):
     old, new = tmp_path / "old.py", tmp_path / "new.py"
     old.write_text("print(1)\n")
-    os.utime(old, (1_600_000_000, 1_600_000_000))  # before the agent started
+    there_before_the_agent(old)
     written = WrittenFiles()
     new.write_text("print(2)\n")
     assert not written.changed(old)
@@ -32,6 +33,22 @@ def test_a_file_is_changed_until_the_user_approves_running_it(tmp_path):
     assert not written.changed(new)
     new.write_text("print(3)\n")  # someone changes it after the approval
     assert written.changed(new)
+
+
+def test_a_file_written_the_moment_after_the_agent_started_is_changed(tmp_path):
+    # The file system stamps a write from a clock that may be milliseconds behind
+    # time.time(): a script written at once after the start must not pass for one that was
+    # there before it (and an "Always allow" then cover code nobody saw).
+    before = tmp_path / "before.py"
+    before.write_text("print('there already')\n")
+    there_before_the_agent(before)
+    for n in range(200):  # a stamp falls behind now and then, more often after a pause
+        time.sleep(0.004)
+        written = WrittenFiles()
+        after = tmp_path / f"after{n}.py"
+        after.write_text("print('new')\n")
+        assert written.changed(after), n
+    assert not written.changed(before)
 
 
 def test_a_rewrite_that_keeps_the_files_times_is_still_a_change(tmp_path):
@@ -87,7 +104,7 @@ def test_the_code_a_script_may_import_is_what_the_agent_wrote(tmp_path):
 
 async def test_a_rewritten_script_asks_once_per_version(workspace):
     (workspace / "analysis.py").write_text("print('v1')\n")
-    os.utime(workspace / "analysis.py", (1_600_000_000, 1_600_000_000))
+    there_before_the_agent(workspace / "analysis.py")
     run = call("execute_command", command="python3 analysis.py")
     rewrite = call("create_file", path="analysis.py", content="print('v2')\n", overwrite=True)
     model = ScriptedModel(

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import sys
 import time
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
@@ -85,8 +86,9 @@ class WrittenFiles:
     started, and the code approved commands are running now (kept in memory, one per
     agent and its subagents)."""
 
-    def __init__(self, since: float | None = None) -> None:
-        self.since = time.time() if since is None else since
+    def __init__(self, since_ns: int | None = None) -> None:
+        self.since_ns = file_clock_ns() if since_ns is None else since_ns
+        """The earliest time stamp a file changed after the agent started can carry."""
         self._written: set[str] = set()
         self._seen: dict[str, str] = {}
         """Real path → the digest of the content the user approved running."""
@@ -115,7 +117,7 @@ class WrittenFiles:
         real = os.path.realpath(path)
         if real in self._seen:
             return self.digest(real) != self._seen[real]
-        return real in self._written or _changed_at(real) >= self.since
+        return real in self._written or _changed_at(real) >= self.since_ns
 
     def digest(self, path: Path | str) -> str:
         """:func:`code_digest` of ``path``, read again only when its status changed."""
@@ -225,11 +227,29 @@ class WrittenFiles:
         return found
 
 
-def _changed_at(path: str) -> float:
-    """When the file last changed: its status change time too, which no one can set back
-    (a rewrite that puts its modification time back still counts)."""
+def _changed_at(path: str) -> int:
+    """When the file last changed (ns): its status change time too, which no one can set
+    back (a rewrite that puts its modification time back still counts)."""
     try:
         st = os.stat(path)
     except OSError:
-        return 0.0
-    return max(st.st_mtime, st.st_ctime)
+        return 0
+    return max(st.st_mtime_ns, st.st_ctime_ns)
+
+
+_FILE_CLOCK = 5 if sys.platform.startswith("linux") else None
+"""Linux stamps a file from its coarse clock (CLOCK_REALTIME_COARSE, not named in Python
+3.11), a tick or more behind ``time.time()``, or from a later fine-grained time."""
+_MARGIN_NS = 50_000_000
+"""Elsewhere, how far behind ``time.time()`` a file's stamp may be (Windows stamps from a
+clock that moves in 15.6 ms steps)."""
+
+
+def file_clock_ns() -> int:
+    """A time no stamp of a later write is earlier than. Read from ``time.time()``, a
+    script written a moment after the agent started could carry an earlier stamp and count
+    as there before, and an "Always allow" would cover code nobody saw. A file written a
+    moment before the start may count as changed: it asks once more, which is safe."""
+    if _FILE_CLOCK is None:
+        return time.time_ns() - _MARGIN_NS
+    return time.clock_gettime_ns(_FILE_CLOCK)

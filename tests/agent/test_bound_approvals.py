@@ -20,7 +20,7 @@ from typing import Any
 
 import nbformat
 import pytest
-from helpers import assert_valid, call, calls, until
+from helpers import assert_valid, call, calls, there_before_the_agent, until
 from inline_snapshot import snapshot
 from kernels import kernel
 
@@ -341,7 +341,7 @@ def script(workspace: Path, name: str, marker: str, *, old: bool = True) -> Path
     path = workspace / name
     path.write_text(f"echo {marker} >> ran.txt\n")
     if old:
-        os.utime(path, (1_600_000_000, 1_600_000_000))  # there before the agent started
+        there_before_the_agent(path)
     return path
 
 
