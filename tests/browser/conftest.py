@@ -14,10 +14,9 @@
 - ``page`` (function): the process's JupyterLab window (``lab_window``, as long-lived as
   ``browser``): JupyterLab stays loaded while each test opens its notebooks in it (a test
   on another server loads that one's), and after the test they are closed,
-  their kernels shut down and the side panels put back, as a user's window lives. A test marked
-  ``own_window`` (it changes the page in ways no reset undoes) gets a fresh browser
-  context instead. On failure a screenshot, the test's browser console and the server
-  log tail land in ``test-artifacts/``.
+  their kernels shut down and the side panels put back, as a user's window lives (a test
+  that changes the page otherwise undoes it). On failure a screenshot, the test's browser
+  console and the server log tail land in ``test-artifacts/``.
 - ``open_notebook`` (function): writes a notebook into the server root, opens it and
   waits for its kernel; the returned ``NotebookUI`` runs cells the way a person does
   (type into the cell editor, Shift+Enter) and reads what the page shows.
@@ -135,10 +134,6 @@ def lab_window(browser: Any) -> Iterator[LabWindow]:
 def page(
     browser: Any, lab: LabServer, lab_window: LabWindow, request: pytest.FixtureRequest
 ) -> Iterator[Any]:
-    if request.node.get_closest_marker("own_window") is not None:
-        with browser_page(browser, lab, request) as page:
-            yield page
-        return
     window, start = lab_window, len(lab_window.console)
     try:
         yield window.page

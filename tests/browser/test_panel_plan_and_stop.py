@@ -296,8 +296,6 @@ def test_stop_while_waiting_for_an_answer(open_notebook, lab, page):
     expect(panel.locator(".ja-text").last).to_have_text("Understood, no file then.")
 
 
-# Its document listener hides the panel's event from the extension for the page's life.
-@pytest.mark.own_window
 @pytest.mark.parametrize("interrupter", ["lab extension", "server endpoint"])
 def test_stop_while_the_agent_runs_a_cell_interrupts_the_kernel(
     open_notebook, lab, page, interrupter
@@ -312,28 +310,40 @@ def test_stop_while_the_agent_runs_a_cell_interrupts_the_kernel(
         sources=["import time\ntime.sleep(60)", ""],
     )
     interrupts: list[str] = []
-    page.on(
-        "request",
-        lambda request: (
+
+    def seen(request: Any) -> None:
+        if request.method == "POST" and "/interrupt" in request.url:
             interrupts.append(request.url)
-            if request.method == "POST" and "/interrupt" in request.url
-            else None
-        ),
-    )
+
+    page.on("request", seen)
     # Who takes the panel's interrupt event: the extension (it calls preventDefault), or
-    # nobody (a frontend without our extension, made here by hiding the event from it).
+    # nobody (a frontend without our extension, made here by hiding the event from it). The
+    # listeners go when the test ends: the window serves the next test.
     page.evaluate(
         """withoutExtension => {
           window.__jaTaken = null;
-          document.addEventListener('jupyter-agent:interrupt', event => {
-            if (withoutExtension) event.stopImmediatePropagation();
-          }, { capture: true });
-          document.addEventListener('jupyter-agent:interrupt', event => {
-            window.__jaTaken = event.defaultPrevented;
-          });
+          const hide = event => { if (withoutExtension) event.stopImmediatePropagation(); };
+          const note = event => { window.__jaTaken = event.defaultPrevented; };
+          document.addEventListener('jupyter-agent:interrupt', hide, { capture: true });
+          document.addEventListener('jupyter-agent:interrupt', note);
+          window.__jaUnlisten = () => {
+            document.removeEventListener('jupyter-agent:interrupt', hide, { capture: true });
+            document.removeEventListener('jupyter-agent:interrupt', note);
+            delete window.__jaTaken;
+          };
         }""",
         interrupter == "server endpoint",
     )
+    try:
+        _stop_the_running_cell(page, lab, notebook, interrupts, interrupter)
+    finally:
+        page.remove_listener("request", seen)
+        page.evaluate("() => window.__jaUnlisten()")
+
+
+def _stop_the_running_cell(
+    page: Any, lab: Any, notebook: Any, interrupts: list[str], interrupter: str
+) -> None:
     panel = start(notebook, "%agent act --model $m Run the first cell")
     panel.get_by_role("button", name="Allow", exact=True).click()
     expect(status(panel)).to_have_text("running tool run_cell")
