@@ -7,25 +7,32 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PANEL := jupyter_agent/jupyter/panel/static/panel.js
 
-.PHONY: lab test tests test-fast lint typecheck install system-packages bytecode
+.PHONY: lab test tests test-fast lint typecheck install system-packages
 
 # Containers often run as root, which Jupyter refuses without --allow-root.
+# Python writes the bytecode of what it imports, once, for every later process (each kernel,
+# each test process, pytest's rewritten test modules): where PYTHONDONTWRITEBYTECODE is set
+# (CI), each compiled pandas, IPython and the SDKs from source again. Compiling everything
+# at install instead cost 58 CPU-seconds, most of it for modules no process imports.
+unexport PYTHONDONTWRITEBYTECODE
+
 ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
-lab: $(STAMP) $(PANEL) bytecode
+lab: $(STAMP) $(PANEL)
 	@[ -n "$$ANTHROPIC_API_KEY" ] || echo "No ANTHROPIC_API_KEY: the tutorials run on their offline scripted replays."
 	$(BIN)/jupyter lab --notebook-dir=notebooks $(ROOT_FLAG) $(LAB_ARGS)
 
-# All checks: the linters first (they fail in seconds), then mypy beside the tests (each
-# report printed whole when it ends).
-test: $(STAMP) $(PANEL) system-packages
-	$(MAKE) --no-print-directory lint
-	$(MAKE) --no-print-directory --jobs=2 --output-sync=target typecheck tests
+# All checks. The Python packages and the Debian ones install side by side (both mostly
+# wait on downloads); then the linters, mypy and the tests run side by side, each report
+# printed whole when it ends.
+test:
+	$(MAKE) --no-print-directory --jobs=2 install system-packages
+	$(MAKE) --no-print-directory --jobs=3 --output-sync=target lint typecheck tests
 
 # The tests: the JS unit tests, the browser tests and the others side by side, each spread
 # over processes (scripts/run-tests); with PYTEST_ARGS (say, PYTEST_ARGS=tests/models), one
 # pytest with those arguments.
-tests: $(STAMP) $(PANEL) bytecode
+tests: $(STAMP) $(PANEL)
 ifeq ($(strip $(PYTEST_ARGS)),)
 	./scripts/run-tests $(BIN)/python
 else
@@ -40,7 +47,7 @@ lint: $(STAMP)
 
 # The edit loop: every test not marked slow (no browser, no real kernels, tutorials or
 # builds), spread over processes.
-test-fast: $(STAMP) $(PANEL) bytecode
+test-fast: $(STAMP) $(PANEL)
 	$(BIN)/python -m pytest --ignore=tests/browser -m "not slow" -n 3 -q $(PYTEST_ARGS)
 
 # mypy --strict over the package, the tests and the benchmarks ([tool.mypy] in
@@ -57,24 +64,21 @@ install: $(STAMP) $(PANEL)
 $(PANEL): $(wildcard js/src/panel/*.ts) js/scripts/panel.js | $(STAMP)
 	cd js && npm run --silent build:panel
 
-# The distribution was called jupyter_agent before it became jupyter-in-kernel-agent: an
-# older .venv drops that record first, since its files are ours too (-qq: silent if absent).
 # The packages come through uv, which downloads them side by side: on this project's
-# 2-core machine a fresh install took 165 s with uv and 990 s with pip alone. They are
-# compiled to bytecode here, as pip does and uv does not by default: where
-# PYTHONDONTWRITEBYTECODE is set (CI), every Python process (each kernel, each test
-# process) otherwise compiled pandas, IPython and the SDKs from source again.
+# 2-core machine a fresh install took 165 s with uv and 990 s with pip alone. The venv is
+# made without pip and gets uv from the system's pip (7 s; bootstrapping pip into the venv
+# and upgrading it took 26 s), or from the venv's own pip where the system has none; uv
+# then installs pip with the rest. The distribution was called jupyter_agent before it
+# became jupyter-in-kernel-agent: an older .venv drops that record first, since its files
+# are ours too.
 $(STAMP): pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip uv
-	$(BIN)/python -m pip uninstall -qq --yes jupyter_agent
-	$(BIN)/python -m uv pip install --quiet --compile-bytecode --python $(BIN)/python -e ".[test]"
+	test -x $(BIN)/python || $(PYTHON) -m venv --without-pip $(VENV)
+	$(BIN)/python -m uv --version >/dev/null 2>&1 \
+		|| $(PYTHON) -m pip --python $(BIN)/python install --quiet uv \
+		|| { $(BIN)/python -m ensurepip && $(BIN)/python -m pip install --quiet uv; }
+	$(BIN)/python -m uv pip uninstall --quiet --python $(BIN)/python jupyter_agent
+	$(BIN)/python -m uv pip install --quiet --python $(BIN)/python pip -e ".[test]"
 	touch $(STAMP)
-
-# The package's own bytecode: an editable install is not compiled, and each kernel imports
-# it (compileall writes only what changed).
-bytecode: $(STAMP)
-	$(BIN)/python -m compileall -q jupyter_agent
 
 system-packages:
 	./scripts/ensure-system-packages
