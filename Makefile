@@ -7,18 +7,13 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PANEL := jupyter_agent/jupyter/panel/static/panel.js
 
-.PHONY: lab test tests test-fast lint typecheck install system-packages
+.PHONY: lab test tests test-fast lint typecheck install system-packages bytecode
+.PHONY: python-packages js-lib
 
 # Containers often run as root, which Jupyter refuses without --allow-root.
-# Python writes the bytecode of what it imports, once, for every later process (each kernel,
-# each test process, pytest's rewritten test modules): where PYTHONDONTWRITEBYTECODE is set
-# (CI), each compiled pandas, IPython and the SDKs from source again. Compiling everything
-# at install instead cost 58 CPU-seconds, most of it for modules no process imports.
-unexport PYTHONDONTWRITEBYTECODE
-
 ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
-lab: $(STAMP) $(PANEL)
+lab: $(STAMP) $(PANEL) bytecode
 	@[ -n "$$ANTHROPIC_API_KEY" ] || echo "No ANTHROPIC_API_KEY: the tutorials run on their offline scripted replays."
 	$(BIN)/jupyter lab --notebook-dir=notebooks $(ROOT_FLAG) $(LAB_ARGS)
 
@@ -32,7 +27,7 @@ test:
 # The tests: the JS unit tests, the browser tests and the others side by side, each spread
 # over processes (scripts/run-tests); with PYTEST_ARGS (say, PYTEST_ARGS=tests/models), one
 # pytest with those arguments.
-tests: $(STAMP) $(PANEL)
+tests: $(STAMP) $(PANEL) bytecode
 ifeq ($(strip $(PYTEST_ARGS)),)
 	./scripts/run-tests $(BIN)/python
 else
@@ -47,7 +42,7 @@ lint: $(STAMP)
 
 # The edit loop: every test not marked slow (no browser, no real kernels, tutorials or
 # builds), spread over processes.
-test-fast: $(STAMP) $(PANEL)
+test-fast: $(STAMP) $(PANEL) bytecode
 	$(BIN)/python -m pytest --ignore=tests/browser -m "not slow" -n 3 -q $(PYTEST_ARGS)
 
 # mypy --strict over the package, the tests and the benchmarks ([tool.mypy] in
@@ -64,21 +59,39 @@ install: $(STAMP) $(PANEL)
 $(PANEL): $(wildcard js/src/panel/*.ts) js/scripts/panel.js | $(STAMP)
 	cd js && npm run --silent build:panel
 
-# The packages come through uv, which downloads them side by side: on this project's
-# 2-core machine a fresh install took 165 s with uv and 990 s with pip alone. The venv is
-# made without pip and gets uv from the system's pip (7 s; bootstrapping pip into the venv
-# and upgrading it took 26 s), or from the venv's own pip where the system has none; uv
-# then installs pip with the rest. The distribution was called jupyter_agent before it
-# became jupyter-in-kernel-agent: an older .venv drops that record first, since its files
-# are ours too.
-$(STAMP): pyproject.toml
+# The Python packages come through uv, which downloads them side by side (on this project's
+# 2-core machine a fresh install took 165 s with uv, 990 s with pip alone), and are compiled
+# to bytecode, as pip does and uv does not by default: where PYTHONDONTWRITEBYTECODE is set
+# (CI), every kernel and test process otherwise compiled pandas, IPython and the SDKs again.
+# Meanwhile npm installs and builds js/ (the lab extension's build needs the Python
+# packages); then the package goes in editable, its build hook told that js/ is built.
+# The venv is made without pip and gets uv from the system's pip (7 s; bootstrapping pip
+# into the venv and upgrading it took 26 s), or from its own pip where the system has none.
+# The distribution was called jupyter_agent before it became jupyter-in-kernel-agent: an
+# older .venv drops that record first, since its files are ours too.
+$(STAMP): pyproject.toml js/package.json
 	test -x $(BIN)/python || $(PYTHON) -m venv --without-pip $(VENV)
 	$(BIN)/python -m uv --version >/dev/null 2>&1 \
 		|| $(PYTHON) -m pip --python $(BIN)/python install --quiet uv \
 		|| { $(BIN)/python -m ensurepip && $(BIN)/python -m pip install --quiet uv; }
 	$(BIN)/python -m uv pip uninstall --quiet --python $(BIN)/python jupyter_agent
-	$(BIN)/python -m uv pip install --quiet --python $(BIN)/python pip -e ".[test]"
+	$(MAKE) --no-print-directory --jobs=2 --output-sync=target python-packages js-lib
+	cd js && PATH="$(abspath $(BIN)):$$PATH" npm run --silent build:labextension:dev
+	HATCH_JUPYTER_BUILDER_SKIP_NPM=1 \
+		$(BIN)/python -m uv pip install --quiet --python $(BIN)/python --no-deps -e .
 	touch $(STAMP)
+
+# The two halves of the install that run side by side.
+python-packages:
+	$(BIN)/python -m uv pip install --quiet --compile-bytecode --python $(BIN)/python \
+		pip -r pyproject.toml --extra test
+js-lib:
+	cd js && npm install --no-audit --no-fund --loglevel=error && npm run --silent build:lib
+
+# The package's own bytecode: an editable install is not compiled, and each kernel imports
+# it (compileall writes only what changed).
+bytecode: $(STAMP)
+	$(BIN)/python -m compileall -q jupyter_agent
 
 system-packages:
 	./scripts/ensure-system-packages
