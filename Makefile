@@ -7,6 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PYTHON_PACKAGES := $(VENV)/.packages
 JS_PACKAGES := js/node_modules/.installed
+JS_LIB := js/lib/.built
 PANEL := jupyter_agent/jupyter/panel/static/panel.js
 
 .PHONY: lab test tests test-fast lint typecheck install system-packages bytecode
@@ -56,9 +57,15 @@ typecheck: $(PYTHON_PACKAGES)
 install: $(STAMP) $(PANEL)
 
 # The panel's bundle is built, not tracked: the install builds it, and this rebuilds it
-# when a checkout lacks it or its sources changed.
-$(PANEL): $(wildcard js/src/panel/*.ts) js/scripts/panel.js | $(STAMP)
+# when a checkout lacks it or its sources changed. The lab extension's TypeScript builds
+# beside it. Both build from the generated sources as tracked (protocol.ts, wire.ts: the JS
+# tests fail when the schema gives others; `npm run build` makes them again).
+$(PANEL): $(wildcard js/src/panel/*.ts) js/scripts/panel.js | $(JS_PACKAGES)
 	cd js && npm run --silent build:panel
+
+$(JS_LIB): $(wildcard js/src/*.ts js/src/panel/*.ts) js/tsconfig.json | $(JS_PACKAGES)
+	cd js && npm run --silent build:ts
+	touch $@
 
 # The Python packages come through uv, which downloads them side by side (on this project's
 # 2-core machine a fresh install took 165 s with uv, 990 s with pip alone), and are compiled
@@ -79,12 +86,11 @@ $(JS_PACKAGES): js/package.json
 	cd js && npm install --no-audit --no-fund --loglevel=error
 	touch $@
 
-# The package, editable, once js/ is built (the lab extension's build needs the Python
-# packages): its build hook is told that js/ is built. The distribution was called
-# jupyter_agent before it became jupyter-in-kernel-agent: an older .venv drops that record
-# first, since its files are ours too.
-$(STAMP): $(PYTHON_PACKAGES) $(JS_PACKAGES)
-	cd js && npm run --silent build:lib
+# The lab extension (its build needs the Python packages), then the package, editable: its
+# build hook is told that js/ is built. The distribution was called jupyter_agent before it
+# became jupyter-in-kernel-agent: an older .venv drops that record first, since its files
+# are ours too.
+$(STAMP): $(PYTHON_PACKAGES) $(JS_LIB) $(PANEL)
 	cd js && PATH="$(abspath $(BIN)):$$PATH" npm run --silent build:labextension:dev
 	$(BIN)/python -m uv pip uninstall --quiet --python $(BIN)/python jupyter_agent
 	HATCH_JUPYTER_BUILDER_SKIP_NPM=1 \
