@@ -160,6 +160,9 @@ def test_a_planted_side_file_link_keeps_sqlite_from_writing_through_it(
     saved.close()
     index = SessionIndex.of(workspace / SESSIONS_DIR)
     index.search("churn")  # our own index exists now
+    # The writer thread's connection gone: closing, SQLite removes its side files by name
+    # (the planted link among them, had it been planted already).
+    assert index.wait()
     for suffix in ("-wal", "-shm", "-journal"):
         (workspace / SESSIONS_DIR / (INDEX_FILE + suffix)).unlink(missing_ok=True)
     target = victim / "notes.md"
