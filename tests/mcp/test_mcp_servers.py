@@ -29,6 +29,8 @@ from jupyter_agent.config.settings import Settings
 from jupyter_agent.events import Event
 from jupyter_agent.mcp import McpServerConfig
 
+pytestmark = pytest.mark.slow  # real MCP server processes (each loads the mcp package: ~1.5 CPU-s)
+
 SERVER = str(Path(__file__).with_name("mcp_server_for_tests.py"))
 SECRET = "tok-5ecret-value-1234"
 

@@ -126,6 +126,7 @@ async def test_a_workspace_cannot_start_a_server_until_the_user_trusts_it(home, 
     await agent.mcp.close()
 
 
+@pytest.mark.slow  # a real MCP server process
 async def test_a_trusted_workspace_starts_its_servers(home, workspace):
     write_settings(
         workspace,
