@@ -15,7 +15,7 @@ PANEL := jupyter_agent/jupyter/panel/static/panel.js
 # Containers often run as root, which Jupyter refuses without --allow-root.
 ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
-lab: $(STAMP) $(PANEL) bytecode
+lab: $(STAMP) bytecode
 	@[ -n "$$ANTHROPIC_API_KEY" ] || echo "No ANTHROPIC_API_KEY: the tutorials run on their offline scripted replays."
 	$(BIN)/jupyter lab --notebook-dir=notebooks $(ROOT_FLAG) $(LAB_ARGS)
 
@@ -29,7 +29,7 @@ test:
 # The tests: the JS unit tests, the browser tests and the others side by side, each spread
 # over processes (scripts/run-tests); with PYTEST_ARGS (say, PYTEST_ARGS=tests/models), one
 # pytest with those arguments.
-tests: $(STAMP) $(PANEL) bytecode system-packages
+tests: $(STAMP) bytecode system-packages
 ifeq ($(strip $(PYTEST_ARGS)),)
 	./scripts/run-tests $(BIN)/python
 else
@@ -44,7 +44,7 @@ lint: $(PYTHON_PACKAGES) $(JS_PACKAGES)
 
 # The edit loop: every test not marked slow (no browser, no real kernels, tutorials or
 # builds), spread over processes.
-test-fast: $(STAMP) $(PANEL) bytecode
+test-fast: $(STAMP) bytecode
 	$(BIN)/python -m pytest --ignore=tests/browser -m "not slow" -n 3 -q $(PYTEST_ARGS)
 
 # mypy --strict over the package, the tests and the benchmarks ([tool.mypy] in
@@ -54,7 +54,7 @@ typecheck: $(PYTHON_PACKAGES)
 	for conftest in tests/*/conftest.py; do \
 		$(BIN)/python -m mypy --no-warn-unused-configs $$conftest || exit 1; done
 
-install: $(STAMP) $(PANEL)
+install: $(STAMP)
 
 # The panel's bundle is built, not tracked: the install builds it, and this rebuilds it
 # when a checkout lacks it or its sources changed. The lab extension's TypeScript builds

@@ -33,6 +33,14 @@ def violations(page: Any, panel: Any) -> list[dict[str, Any]]:
     return found
 
 
+def violation_lines(page: Any, element: Any, theme: str) -> list[str]:
+    """:func:`violations` inside ``element``, one line each for a failure message."""
+    return [
+        f"{theme}: {v['impact']} {v['rule']}: {v['help']} at {v['where']}"
+        for v in violations(page, element)
+    ]
+
+
 THEMES = ["JupyterLab Light", "JupyterLab Dark"]
 
 # The lowest contrast between any text in the panel and what is behind it (WCAG's ratio:

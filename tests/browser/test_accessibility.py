@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from axe_audit import AXE, THEMES, change_theme, lowest_contrast, violations
+from axe_audit import AXE, THEMES, change_theme, lowest_contrast, violation_lines
 from panel_ui import PLAN, agent_notebook, call, step
 from playwright.sync_api import expect
 
@@ -45,10 +45,7 @@ def test_the_panel_has_no_serious_accessibility_violations(open_notebook, lab, p
     try:
         for theme in THEMES:  # the same panel, in each theme
             change_theme(page, theme)
-            found += [
-                f"{theme}: {v['impact']} {v['rule']}: {v['help']} at {v['where']}"
-                for v in violations(page, root)
-            ]
+            found += violation_lines(page, root, theme)
             ratio, where = lowest_contrast(panel)
             # 3:1 is WCAG's floor for large text and controls; dim captions stay above it.
             if ratio < 3:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from axe_audit import AXE, THEMES, change_theme, violations
+from axe_audit import AXE, THEMES, change_theme, violation_lines
 from panel_ui import sidebar_width
 from playwright.sync_api import expect
 
@@ -78,10 +78,7 @@ def test_the_trust_prompt_shows_as_the_panel_opens_and_is_accessible(
         found: list[str] = []
         for theme in THEMES:  # the same card, in each theme
             change_theme(page, theme)
-            found += [
-                f"{theme}: {v['impact']} {v['rule']}: {v['help']} at {v['where']}"
-                for v in violations(page, side)
-            ]
+            found += violation_lines(page, side, theme)
         assert not found, "\n".join(found)
 
         card.get_by_role("button", name="Trust this folder").click()
