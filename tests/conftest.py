@@ -131,3 +131,29 @@ def chat_server() -> Iterator[object]:
 
     with ChatCompletionsServer() as server:
         yield server
+
+
+# --- a file system with coarse time stamps ------------------------------------------------
+
+
+@pytest.fixture(params=[1, 2], ids=["whole seconds", "even seconds"])
+def coarse_stamps(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> int:
+    """The file system keeps time stamps in whole or even seconds, cut down (HFS+, ext3,
+    many network file systems; FAT): every status ``os`` reports is as such a file
+    system's would be. Returns the step in nanoseconds."""
+    seconds: int = request.param
+    step = seconds * 1_000_000_000
+
+    def coarse(st: os.stat_result) -> os.stat_result:
+        fields = list(st)
+        fields[7:10] = [t // seconds * seconds for t in fields[7:10]]
+        extra = {name: getattr(st, name) for name in ("st_blksize", "st_blocks", "st_rdev")}
+        for name in ("st_atime", "st_mtime", "st_ctime"):
+            stamp = getattr(st, f"{name}_ns") // step * step
+            extra[f"{name}_ns"], extra[name] = stamp, stamp / 1e9
+        return os.stat_result(fields, extra)
+
+    for name in ("stat", "lstat", "fstat"):
+        real = getattr(os, name)
+        monkeypatch.setattr(os, name, lambda *a, _real=real, **k: coarse(_real(*a, **k)))
+    return step

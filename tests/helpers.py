@@ -13,7 +13,7 @@ from jupyter_agent.messages import Message, conversation_problems, to_api_messag
 from jupyter_agent.notebook.bridge import RunResult
 from jupyter_agent.sessions.context_view import ModelView
 from jupyter_agent.testing import RecordedRequest
-from jupyter_agent.workspace.provenance import file_clock_ns
+from jupyter_agent.workspace.stamps import file_clock_ns
 
 T = TypeVar("T")
 

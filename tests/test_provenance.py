@@ -9,7 +9,9 @@ import time
 from helpers import call, there_before_the_agent, until
 
 from jupyter_agent import Agent, ScriptedModel
+from jupyter_agent.workspace import provenance
 from jupyter_agent.workspace.provenance import WrittenFiles, code_digest
+from jupyter_agent.workspace.stamps import file_clock_ns
 
 
 def _approve(written: WrittenFiles, path) -> None:
@@ -60,6 +62,51 @@ def test_a_rewrite_that_keeps_the_files_times_is_still_a_change(tmp_path):
     script.write_text("print('other')\n")  # same length, times put back
     os.utime(script, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))
     assert written.changed(script)
+
+
+def test_on_coarse_time_stamps_a_file_written_after_the_start_is_changed(tmp_path, coarse_stamps):
+    # Written within the agent's first second or two, a file carries a stamp cut down to
+    # before the start: it must not pass for one that was there before.
+    for n in range(6):
+        written = WrittenFiles()
+        after = tmp_path / f"after{n}.py"
+        after.write_text("print('new')\n")
+        assert written.changed(after), n
+        time.sleep(0.3)
+
+
+def test_on_coarse_time_stamps_a_rewrite_after_an_approval_is_a_change(tmp_path, coarse_stamps):
+    # A rewrite of the same length within the stamp's step leaves the status as it was:
+    # the approved content's digest must not be taken from the cache for it.
+    script = tmp_path / "job.py"
+    script.write_text("print('approved')\n")
+    written = WrittenFiles()
+    _approve(written, script)
+    assert not written.changed(script)
+    script.write_text("print('swapped!')\n")
+    assert written.changed(script)
+
+
+def test_an_approved_file_is_not_read_again_once_its_stamp_is_settled(tmp_path, monkeypatch):
+    script = tmp_path / "job.py"
+    script.write_text("print('approved')\n")
+    there_before_the_agent(script)
+    settled = script.stat().st_ctime_ns + 2_000_000_000  # no later write can stamp it
+    while file_clock_ns() <= settled:
+        time.sleep(0.05)
+    written = WrittenFiles()
+    _approve(written, script)
+    reads: list[str] = []
+    digest = provenance.code_digest
+
+    def reading(path: str) -> str:
+        reads.append(path)
+        return digest(path)
+
+    monkeypatch.setattr(provenance, "code_digest", reading)
+    for _ in range(3):
+        assert not written.changed(script)
+    assert len(reads) == 1
 
 
 def test_an_approval_is_of_the_content_the_card_was_shown_for(tmp_path):

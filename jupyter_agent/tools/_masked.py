@@ -39,6 +39,7 @@ from ..errors import ToolError
 from ..secrets.redacted import Hidden, Redacted
 from ..secrets.redaction import Masker, Secrets
 from ..secrets.shapes import MASK
+from ..workspace.stamps import settled
 from ._tool import ToolContext
 
 SECRET_MARK = "‹secret:"
@@ -66,7 +67,8 @@ class CleanFiles:
     """The files whose text showed nothing hidden, as they were then: a search need not
     mask them again until they change. A file is known by its device, inode, size, and
     modification and change times (a program can set the first back, not the second),
-    and by the passes it was masked with (other secrets: masked again)."""
+    and by the passes it was masked with (other secrets: masked again); remembered once
+    its status is settled (``stamps.settled``)."""
 
     LIMIT = 200_000
     """Files remembered at most (the oldest forgotten first)."""
@@ -109,7 +111,7 @@ def seen_lines(
     if unchanged and CLEAN_FILES.clean(after, masker):
         return text.split("\n")
     view = masker.view(text)
-    if unchanged and not view.hidden:
+    if unchanged and not view.hidden and settled(after):
         CLEAN_FILES.mark(after, masker)
     return view.lines()
 

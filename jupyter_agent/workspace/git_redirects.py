@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .paths import read_regular
+from .stamps import settled
 from .system_programs import system_program
 
 WALK_ENTRIES = 50_000
@@ -338,11 +339,13 @@ def _config_values(path: Path) -> tuple[list[str], list[str]]:
         return [], []
     if not stat.S_ISREG(info.st_mode):
         return [], []
-    return _parsed(str(path), info.st_ino, info.st_mtime_ns, info.st_size)
+    if not settled(info):  # a rewrite now could keep this status: read it as it is
+        return _parsed.__wrapped__(str(path), info.st_ino, info.st_mtime_ns, info.st_size)
+    return _parsed(str(path), info.st_ino, (info.st_mtime_ns, info.st_ctime_ns), info.st_size)
 
 
 @functools.lru_cache(maxsize=512)
-def _parsed(path: str, inode: int, mtime: int, size: int) -> tuple[list[str], list[str]]:
+def _parsed(path: str, inode: int, times: object, size: int) -> tuple[list[str], list[str]]:
     data = _read_small(Path(path), _CONFIG_MAX_BYTES)
     if data is None:
         return [], []

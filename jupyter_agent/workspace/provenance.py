@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import sys
-import time
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
@@ -29,6 +27,7 @@ from ..approvals import file_hash
 from ..errors import ToolError
 from .access import SKIP_DIRS
 from .paths import NotRegularFile, Root
+from .stamps import file_clock_ns, settled, stamped_since
 
 WRITE_WAIT = 10.0
 """Seconds an approved command waits for the agent's writes under way to the files it runs."""
@@ -94,7 +93,8 @@ class WrittenFiles:
         """Real path → the digest of the content the user approved running."""
         self._digests: dict[str, tuple[tuple[int, ...], str]] = {}
         """Real path → its digest when last computed, by its status then (so an unchanged
-        file is not read again; the change time is in it, and no one can set it back)."""
+        file is not read again; the change time is in it, and no one can set it back),
+        once no later write can carry the same status."""
         self._running: dict[str, list[str]] = {}
         """Real path → the approved commands running it now."""
         self._writing: dict[str, int] = {}
@@ -117,7 +117,7 @@ class WrittenFiles:
         real = os.path.realpath(path)
         if real in self._seen:
             return self.digest(real) != self._seen[real]
-        return real in self._written or _changed_at(real) >= self.since_ns
+        return real in self._written or stamped_since(_changed_at(real), self.since_ns)
 
     def digest(self, path: Path | str) -> str:
         """:func:`code_digest` of ``path``, read again only when its status changed."""
@@ -133,7 +133,8 @@ class WrittenFiles:
         if cached is not None and cached[0] == status:
             return cached[1]
         found = code_digest(real)
-        self._digests[real] = (status, found)
+        if settled(st):
+            self._digests[real] = (status, found)
         return found
 
     # --- approved commands running code ---------------------------------------------------
@@ -235,21 +236,3 @@ def _changed_at(path: str) -> int:
     except OSError:
         return 0
     return max(st.st_mtime_ns, st.st_ctime_ns)
-
-
-_FILE_CLOCK = 5 if sys.platform.startswith("linux") else None
-"""Linux stamps a file from its coarse clock (CLOCK_REALTIME_COARSE, not named in Python
-3.11), a tick or more behind ``time.time()``, or from a later fine-grained time."""
-_MARGIN_NS = 50_000_000
-"""Elsewhere, how far behind ``time.time()`` a file's stamp may be (Windows stamps from a
-clock that moves in 15.6 ms steps)."""
-
-
-def file_clock_ns() -> int:
-    """A time no stamp of a later write is earlier than. Read from ``time.time()``, a
-    script written a moment after the agent started could carry an earlier stamp and count
-    as there before, and an "Always allow" would cover code nobody saw. A file written a
-    moment before the start may count as changed: it asks once more, which is safe."""
-    if _FILE_CLOCK is None:
-        return time.time_ns() - _MARGIN_NS
-    return time.clock_gettime_ns(_FILE_CLOCK)

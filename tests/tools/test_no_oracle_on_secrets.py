@@ -131,6 +131,20 @@ async def test_grep_answers_nothing_about_a_masked_value(planted, head, secret):
     assert head + rebuilt in read  # no more than the read shows (ghp_ of ghp_•••)
 
 
+async def test_a_secret_written_into_a_file_grep_found_clean_is_masked(workspace, coarse_stamps):
+    # A file whose text showed nothing hidden is not masked again until its status changes.
+    # Where stamps keep whole or even seconds, a rewrite of the same length within that
+    # step leaves the status as it was: grep must not search it unmasked then.
+    ctx = _context(workspace)
+    notes = workspace / "notes.txt"
+    notes.write_text(f"GITHUB={'x' * len(PAT)}\n")
+    said = await _seen(grep, ctx, pattern="GITHUB=x", path="notes.txt")
+    assert not said.startswith("No matches")
+    notes.write_text(f"GITHUB={PAT}\n")
+    said = await _seen(grep, ctx, pattern=re.escape(PAT[:12]), path="notes.txt")
+    assert said.startswith("No matches"), said
+
+
 async def test_grep_counts_and_ignore_case_answer_nothing_either(planted):
     ctx = _context(planted)
     said = [
