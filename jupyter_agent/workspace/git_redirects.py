@@ -340,12 +340,19 @@ def _config_values(path: Path) -> tuple[list[str], list[str]]:
     if not stat.S_ISREG(info.st_mode):
         return [], []
     if not settled(info):  # a rewrite now could keep this status: read it as it is
-        return _parsed.__wrapped__(str(path), info.st_ino, info.st_mtime_ns, info.st_size)
-    return _parsed(str(path), info.st_ino, (info.st_mtime_ns, info.st_ctime_ns), info.st_size)
+        return _parse(str(path))
+    return _parsed(str(path), info.st_ino, info.st_mtime_ns, info.st_ctime_ns, info.st_size)
 
 
 @functools.lru_cache(maxsize=512)
-def _parsed(path: str, inode: int, times: object, size: int) -> tuple[list[str], list[str]]:
+def _parsed(
+    path: str, inode: int, mtime: int, ctime: int, size: int
+) -> tuple[list[str], list[str]]:
+    """:func:`_parse`, remembered by the file's status (settled: the caller checks)."""
+    return _parse(path)
+
+
+def _parse(path: str) -> tuple[list[str], list[str]]:
     data = _read_small(Path(path), _CONFIG_MAX_BYTES)
     if data is None:
         return [], []

@@ -33,6 +33,7 @@ from git_places import Place, init, run_in
 from jupyter_agent.os_sandbox.launch import OsSandbox
 from jupyter_agent.tools import ToolContext
 from jupyter_agent.tools.files import create_file
+from jupyter_agent.workspace.git_redirects import git_redirects
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the bubblewrap sandbox is Linux's")
 
@@ -417,3 +418,16 @@ def test_the_users_template_folder_and_includes_through_a_linked_gitconfig_are_r
     assert [h.action for h in hazards] == ["ask"]
     assert "init.templateDir" in hazards[0].reason
     assert_nothing_ran(p)
+
+
+def test_a_config_rewritten_within_a_stamps_step_is_read_again(tmp_path, coarse_stamps):
+    # Where stamps keep whole or even seconds, a rewrite of the same length leaves the
+    # configuration's status as it was: the hooks folder it names now is the one confined.
+    ws = (tmp_path / "ws").resolve()
+    ws.mkdir()
+    subprocess.run(["git", "init", "-q", str(ws)], check=True)
+    config = ws / ".git" / "config"
+    config.write_text("[core]\n\thooksPath = hooks-a\n")
+    assert ws / "hooks-a" in git_redirects([ws], home=tmp_path).hooks
+    config.write_text("[core]\n\thooksPath = hooks-b\n")
+    assert ws / "hooks-b" in git_redirects([ws], home=tmp_path).hooks
