@@ -137,10 +137,10 @@ def chat_server() -> Iterator[object]:
 
 
 @pytest.fixture(params=[1, 2], ids=["whole seconds", "even seconds"])
-def coarse_stamps(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> int:
+def coarse_stamps(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     """The file system keeps time stamps in whole or even seconds, cut down (HFS+, ext3,
     many network file systems; FAT): every status ``os`` reports is as such a file
-    system's would be. Returns the step in nanoseconds."""
+    system's would be."""
     seconds: int = request.param
     step = seconds * 1_000_000_000
 
@@ -156,4 +156,3 @@ def coarse_stamps(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatc
     for name in ("stat", "lstat", "fstat"):
         real = getattr(os, name)
         monkeypatch.setattr(os, name, lambda *a, _real=real, **k: coarse(_real(*a, **k)))
-    return step
