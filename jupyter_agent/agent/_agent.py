@@ -38,6 +38,7 @@ from ._bus import EventBus
 from ._config import AgentConfig, AgentOptions, lookup_role, resolve_config
 from ._context import Context
 from ._handle import RunHandle
+from ._home import call_on, on_loop
 from ._limits import Limits
 from ._loops import LOOPS, Loop
 from ._notices import Notices
@@ -137,6 +138,10 @@ class Agent:
                 f"{self.session.unsaved}"
             )
         self._run: Run | None = None
+        self.home: asyncio.AbstractEventLoop | None = None
+        """The loop its runs live on, whichever thread starts them (a kernel's agent
+        thread: :mod:`jupyter_agent.jupyter.kernel.agent_thread`); None: the loop of the
+        code that starts each run."""
         runtime.add(self)
 
     def __repr__(self) -> str:
@@ -330,8 +335,9 @@ class Agent:
     def start(self, task: str, *, role: str | Role | None = None) -> RunHandle:
         """Start a run on ``task`` and return its handle at once.
 
-        Needs a running event loop (a notebook cell, or code under ``asyncio.run``).
-        Starting again after a run ended continues the same conversation.
+        Needs a running event loop (a notebook cell, or code under ``asyncio.run``), or
+        an agent with a :attr:`home` (any thread then). Starting again after a run
+        ended continues the same conversation.
         """
         return self._start(task, role=role)
 
@@ -377,6 +383,19 @@ class Agent:
         :attr:`~jupyter_agent.events.AgentStartEvent.action`); ``as_role``: the role of
         this run only (the agent's own stays); ``loop``: this run's loop;
         ``record_task``: False for a run that is no turn of the conversation (compact)."""
+        if self.home is not None and not on_loop(self.home):
+            # Started on its home's thread, at once: the run and its state live there.
+            return call_on(
+                self.home,
+                lambda: self._start(
+                    task,
+                    role=role,
+                    action=action,
+                    as_role=as_role,
+                    loop=loop,
+                    record_task=record_task,
+                ),
+            )
         try:
             asyncio.get_running_loop()
         except RuntimeError:
@@ -556,6 +575,7 @@ class Agent:
         child.notices = Notices()  # said to the user once, by the agent they started
         child.notices.sandbox_noted = True
         child.metadata = self.metadata
+        child.home = self.home
         self.session.metadata.child_session_ids.append(child_session.id)
         self.session.save(now=True)
         return child

@@ -3,6 +3,10 @@
 Publishing never waits: each async subscriber has its own queue, and callbacks run
 inline and must be quick (a widget batching deltas, a renderer printing). A slow or
 failing subscriber therefore cannot stall the agent.
+
+Events are published on the agent's loop; a stream may be read on another thread's loop
+(a cell awaiting ``handle.events()`` while the agent lives on its own thread): its queue
+is filled on the reader's loop.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterable
 
 from ..events import Event
+from ._home import on_loop
 
 log = logging.getLogger(__name__)
 
@@ -23,8 +28,19 @@ class _Queue:
     def __init__(self) -> None:
         self.items: deque[Event] = deque()
         self.ready = asyncio.Event()
+        self.loop = asyncio.get_running_loop()
+        """The reader's loop."""
 
     def put(self, event: Event) -> None:
+        if on_loop(self.loop):
+            self._put(event)
+            return
+        try:
+            self.loop.call_soon_threadsafe(self._put, event)
+        except RuntimeError:  # the reader's loop has closed: no one reads any more
+            pass
+
+    def _put(self, event: Event) -> None:
         self.items.append(event)
         self.ready.set()
 
@@ -48,7 +64,7 @@ class EventBus:
                 callback(event)
             except Exception:
                 log.exception("an event subscriber failed on %s; it stays subscribed", event.kind)
-        for queue in self._queues:
+        for queue in tuple(self._queues):  # a reader on another thread may leave meanwhile
             queue.put(event)
         return event
 

@@ -1,9 +1,9 @@
 """The handle of a run: watch it, steer it, wait for it.
 
-Every control method is safe to call from any thread. With JupyterLab's comms over
-subshells, widget clicks arrive on another thread than the kernel's event loop, so
-calls are handed to the loop with ``call_soon_threadsafe``; on the loop's own
-thread they run at once.
+Every method is safe to call from any thread. In a kernel the run lives on the agent's
+own thread, while cells and widget clicks (on the main thread, or on a subshell's) are
+elsewhere: control calls are handed to the run's loop with ``call_soon_threadsafe`` (on
+the loop's own thread they run at once), and waits cross to it (``_home``).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from ..messages import Message
 from ..models import Usage
 from ..plans import Plan, Question, StepProgress
 from ..states import AgentState, StopReason
+from ._home import call_on, on_loop, schedule
 
 if TYPE_CHECKING:
     from ._agent import Agent
@@ -163,6 +164,11 @@ class RunHandle:
 
     def add_done_callback(self, callback: Callable[[RunHandle], None]) -> None:
         """Call ``callback(handle)`` on the loop's thread when the run ends (now if it has)."""
+        loop = self._run.loop
+        if loop is not None and not on_loop(loop):
+            # On the run's thread, where it ends: it cannot end between the look and the add.
+            call_on(loop, self.add_done_callback, callback)
+            return
         if self.done:
             callback(self)
         else:
@@ -227,16 +233,9 @@ class RunHandle:
         assert loop is not None, "the run has not been launched"
         return loop
 
-    def _on_loop(self) -> bool:
-        try:
-            return asyncio.get_running_loop() is self._run.loop
-        except RuntimeError:
-            return False
-
     def _call(self, fn: Callable[..., Any], *args: Any) -> None:
-        if self._on_loop():
-            fn(*args)
-            return
         loop = self._loop()
-        if not loop.is_closed():
-            loop.call_soon_threadsafe(fn, *args)
+        if on_loop(loop):
+            fn(*args)
+        else:
+            schedule(loop, fn, *args)

@@ -44,6 +44,7 @@ from ..permissions import Role
 from ..plans import Plan, Question, QuestionOption, StepStatus
 from ..states import AgentState, StopReason, check_transition
 from . import _control, _dispatch
+from ._home import await_on, on_loop
 from ._interaction import UserInteraction
 from ._lifecycle import Lifecycle
 from ._limits import Limits
@@ -125,6 +126,10 @@ class Run:
         self._lifecycle.cancel(reason, message, CANCEL_GRACE)
 
     async def wait(self) -> None:
+        """Until the run has ended; from any thread's loop (the run lives on its own)."""
+        if self.loop is not None and not on_loop(self.loop):
+            await await_on(self.loop, self._lifecycle.wait())
+            return
         await self._lifecycle.wait()
 
     def close_history(self, note: str = INTERRUPTED_RESULT) -> None:

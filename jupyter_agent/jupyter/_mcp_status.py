@@ -1,13 +1,15 @@
 """``%agent mcp``: the MCP servers, their state and their tools.
 
 The magic returns at once: servers not running are started in the background on the
-kernel's loop, and the listing it showed is updated in place (by its display id) when
-they have started or failed. Nothing is printed from the background task.
+agent's loop (the servers' sessions live there, where the agent calls their tools), and
+the listing it showed is updated in place (by its display id) when they have started or
+failed. Nothing is printed from the background task.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import logging
 from typing import Any
 
@@ -19,9 +21,9 @@ log = logging.getLogger(__name__)
 STARTING = "\n\n(starting the servers that are not running: this listing updates when they have)"
 
 
-def show_mcp(agent: Agent, *, live: bool) -> asyncio.Task[None] | None:
+def show_mcp(agent: Agent, *, live: bool) -> concurrent.futures.Future[None] | None:
     """Show the servers; with ``live`` (a kernel, whose loop runs on), start those not
-    running and update the listing in place. Returns the task that starts them, if any."""
+    running and update the listing in place. Returns the future of their start, if any."""
     servers = agent.mcp
     text = render_status(servers.status())
     waiting = [c for c in servers.connections.values() if c.config.enabled and c.state != "running"]
@@ -40,4 +42,4 @@ def show_mcp(agent: Agent, *, live: bool) -> asyncio.Task[None] | None:
             log.debug("starting MCP servers for %%agent mcp failed", exc_info=True)
         handle.update({"text/plain": render_status(servers.status())}, raw=True)
 
-    return asyncio.get_running_loop().create_task(start(), name="jupyter_agent-mcp-status")
+    return asyncio.run_coroutine_threadsafe(start(), agent.home or asyncio.get_running_loop())

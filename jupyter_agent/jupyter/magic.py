@@ -209,6 +209,7 @@ class AgentMagics(Magics):
         if not in_kernel(self.shell):
             return _run_in_terminal(agent, start)
         panel = kernel.ensure_panel()
+        self._show(kernel, command)  # first: the run starts at once, on the agent's thread
         try:
             handle = start()
         except (AgentError, ValueError, RuntimeError) as exc:
@@ -216,7 +217,6 @@ class AgentMagics(Magics):
         # A remember edit runs as the Actor; the panel shows the agent's own role once
         # it ends.
         handle.add_done_callback(lambda _: panel.refresh())
-        self._show(kernel, command)
         self._keep_as_underscore(handle)
         return handle
 
@@ -238,12 +238,13 @@ class AgentMagics(Magics):
             role = "planner" if call.name == Subcommand.plan else "actor"
         if not in_kernel(self.shell):
             return _run_in_terminal(agent, lambda: agent.start(command.task, role=role))
-        kernel.ensure_panel()  # before the run starts, so it sees the run's first event
+        # Shown before the run starts: it starts at once, on the agent's own thread, and
+        # this display is the one that records it from its first event.
+        self._show(kernel, command)
         try:
             handle = agent.start(command.task, role=role)
         except (AgentError, ValueError, RuntimeError) as exc:
             raise UsageError(str(exc)) from None
-        self._show(kernel, command)
         self._keep_as_underscore(handle)
         return handle
 

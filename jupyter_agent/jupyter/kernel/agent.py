@@ -12,17 +12,20 @@ connected in a background task, and notebook tools wait for it.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import logging
 import os
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
 from ...agent import Agent
+from ...agent._home import schedule
 from ...models import Model
 from ...notebook.bridge import BridgeMode, Cell, CellType, NotebookBridge, RunResult
 from ...notebook.file import FileBridge
+from .agent_thread import agent_loop, main_loop
 from .runner import KernelExecutor, attach_kernel
 
 log = logging.getLogger(__name__)
@@ -90,9 +93,17 @@ class PendingBridge:
     Every operation waits for the connection, then goes to the live or the file bridge.
     """
 
-    def __init__(self, path: str, connecting: Awaitable[NotebookBridge]) -> None:
+    def __init__(
+        self,
+        path: str,
+        connecting: Coroutine[Any, Any, NotebookBridge],
+        loop: asyncio.AbstractEventLoop,
+    ) -> None:
         self.path = path
-        self._task: asyncio.Future[NotebookBridge] = asyncio.ensure_future(connecting)
+        # Connected on ``loop`` (the agent's), awaited from there and from cells alike.
+        self._task: concurrent.futures.Future[NotebookBridge] = asyncio.run_coroutine_threadsafe(
+            connecting, loop
+        )
 
     @property
     def bridge(self) -> NotebookBridge | None:
@@ -117,7 +128,7 @@ class PendingBridge:
         )
 
     async def ready(self) -> NotebookBridge:
-        return await asyncio.shield(self._task)
+        return await asyncio.shield(asyncio.wrap_future(self._task))
 
     async def read(self) -> list[Cell]:
         return await (await self.ready()).read()
@@ -184,6 +195,12 @@ class KernelAgent:
         self.notebook_path = notebook[0] if notebook else None
         self.notebook_file = notebook[1] if notebook else None
         self.workspace = self.notebook_file.parent if self.notebook_file else Path.cwd()
+        self.main = main_loop()
+        """The kernel's loop, where cells run (None outside an event loop)."""
+        self.home = agent_loop() if in_kernel(shell) else None
+        """The agents' loop: their own thread's in a kernel, so that they never wait
+        for a cell (None in terminal IPython, which runs them on its own loop as it
+        waits for them)."""
 
     # The agent ----------------------------------------------------------------------
 
@@ -226,6 +243,7 @@ class KernelAgent:
         return agent
 
     def _equip(self, agent: Agent) -> Agent:
+        agent.home = self.home
         attach_kernel(agent, self.shell)
         connection = _connection_file()
         if connection is not None:
@@ -241,12 +259,13 @@ class KernelAgent:
             return self.bridge
         assert self.notebook_path is not None
         assert self.notebook_file is not None
-        executor = KernelExecutor(self.shell)
+        executor = KernelExecutor(self.shell, loop=self.main)
         connect = _connect_notebook() if in_kernel(self.shell) else None
         if connect is None:
             self.bridge = FileBridge(self.notebook_file, executor=executor)
             return self.bridge
-        path, file = self.notebook_path, self.notebook_file
+        path, file, home = self.notebook_path, self.notebook_file, self.home
+        assert home is not None  # a frontend may answer: a kernel, with an agent thread
 
         async def connecting() -> NotebookBridge:
             try:
@@ -255,8 +274,8 @@ class KernelAgent:
                 log.warning("could not connect to the notebook frontend; editing %s", file)
                 return FileBridge(file, executor=executor)
 
-        pending = PendingBridge(path, connecting())
-        pending._task.add_done_callback(lambda _: self._connected(pending))
+        pending = PendingBridge(path, connecting(), home)
+        pending._task.add_done_callback(lambda _: schedule(home, self._connected, pending))
         self.bridge = pending
         return pending
 
@@ -285,7 +304,10 @@ class KernelAgent:
         agent = self.ensure()
         if self.panel is None:
             self.panel = AgentPanel(
-                agent, kernel_id=kernel_id(self.shell), resume=lambda sid: self.resume(sid)
+                agent,
+                kernel_id=kernel_id(self.shell),
+                resume=lambda sid: self.resume(sid),
+                loop=self.home,
             )
         return self.panel
 

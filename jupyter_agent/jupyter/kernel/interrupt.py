@@ -31,6 +31,8 @@ import threading
 import time
 from typing import Any
 
+from ...agent._home import on_loop
+
 __all__ = ["Interrupter"]
 
 
@@ -91,11 +93,17 @@ class Interrupter:
                 self._uses_signal = False
 
     def interrupt(self) -> None:
-        """Interrupt the code now (an explicit interrupt_cell, or Stop), from the loop:
-        the code is then suspended at an await, so it is cancelled there."""
+        """Interrupt the code now (an explicit interrupt_cell, or Stop). From the loop,
+        the code is suspended at an await, so it is cancelled there; from another thread
+        (the agent's), it may be running synchronous code: interrupted as by the
+        timeout."""
         with self._lock:
-            if self._armed:
+            if not self._armed:
+                return
+            if on_loop(self.loop):
                 self._cancel()
+            else:
+                self._send_interrupt()
 
     def _watch(self) -> None:
         for i, wait in enumerate((self.timeout, self.grace, self.grace)):
@@ -106,13 +114,17 @@ class Interrupter:
                     return
                 if i == 0:
                     self.timed_out = True
-                if self._uses_signal and signal.getsignal(signal.SIGINT) == self._on_sigint:
-                    self._pending += 1
-                    signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)
-                else:
-                    # A cell of the user's is executing and owns SIGINT (or signals are
-                    # unavailable): cancel the code at its next await instead.
-                    self.loop.call_soon_threadsafe(self._cancel)
+                self._send_interrupt()
+
+    def _send_interrupt(self) -> None:
+        """From another thread than the loop's, holding the lock."""
+        if self._uses_signal and signal.getsignal(signal.SIGINT) == self._on_sigint:
+            self._pending += 1
+            signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)
+        else:
+            # A cell of the user's is executing and owns SIGINT (or signals are
+            # unavailable): cancel the code at its next await instead.
+            self.loop.call_soon_threadsafe(self._cancel)
 
     def _cancel(self) -> None:
         if not self.task.done():

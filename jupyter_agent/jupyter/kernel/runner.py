@@ -42,6 +42,7 @@ import sys
 import time
 from typing import Any, Literal
 
+from ...agent._home import await_on, on_loop
 from ...namespace.kernel_namespace import KernelNamespace
 from ...notebook.bridge import RunResult
 from .capture import CAPTURE, ROUTER, Capture, detach_from_cell
@@ -80,9 +81,17 @@ class KernelExecutor:
     """
 
     def __init__(
-        self, shell: Any | None = None, *, interrupt_grace: float = 2.0, cancel_grace: float = 5.0
+        self,
+        shell: Any | None = None,
+        *,
+        interrupt_grace: float = 2.0,
+        cancel_grace: float = 5.0,
+        loop: asyncio.AbstractEventLoop | None = None,
     ) -> None:
         self.shell = _shell(shell)
+        self.loop = loop
+        """The kernel's loop, where the code runs (the caller's when None): an agent on
+        its own thread hands its code to the main thread, as IPython requires."""
         self.interrupt_grace = interrupt_grace
         self.cancel_grace = cancel_grace
         self._lock: asyncio.Lock | None = None
@@ -99,7 +108,8 @@ class KernelExecutor:
 
     def interrupt(self) -> bool:
         """Interrupt the code running now, as the frontend's Interrupt button would; it
-        ends with the interrupt's error. Called on the loop, so the code is at an await."""
+        ends with the interrupt's error. From any thread: from the agent's, synchronous
+        code is interrupted too (with SIGINT, unless a cell of the user's owns it)."""
         interrupter = self._interrupter
         if interrupter is None:
             return False
@@ -107,6 +117,15 @@ class KernelExecutor:
         return True
 
     async def __call__(self, code: str, timeout: float | None = None) -> RunResult:
+        if self.loop is not None and not on_loop(self.loop):
+            # The agent's thread: the code runs on the main thread, awaited from here;
+            # a cancel (Stop) waits for it to unwind there, as below.
+            return await await_on(
+                self.loop, self._serially(code, timeout), grace=self.cancel_grace + 1
+            )
+        return await self._serially(code, timeout)
+
+    async def _serially(self, code: str, timeout: float | None) -> RunResult:
         if self._lock is None:
             self._lock = asyncio.Lock()
         async with self._lock:

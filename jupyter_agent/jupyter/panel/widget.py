@@ -24,9 +24,11 @@ split by purpose:
   a test drives the panel through it and reads what views would get from
   :attr:`AgentPanel.outbox`.
 
-Comm messages arrive on the kernel's shell thread, or on a subshell thread when JupyterLab
-runs comms over subshells; every one is handed to the agent's event loop with
-``call_soon_threadsafe`` before it touches the agent, so both cases behave the same.
+The panel lives on the agent's loop (in a kernel, the agent's own thread): events are
+shown and commands carried out there. Comm messages arrive on the kernel's shell thread,
+or on a subshell's (the lab extension's control channel, or JupyterLab's comms over
+subshells); every one is handed to the agent's loop before it touches the agent, so a
+Stop clicked during a busy cell reaches the agent at once where a subshell carried it.
 
 **Where it shows** (:mod:`._displays`): one display per ``%agent`` cell, the newest live
 and the others frozen into records of what happened while they were live (the runs
@@ -50,6 +52,7 @@ from pydantic import ValidationError
 
 from ... import events as ev
 from ...agent import Agent
+from ...agent._home import on_loop, schedule
 from ...config.trust import TrustPrompt
 from ...errors import AgentError
 from ...models import context_window
@@ -277,10 +280,7 @@ class AgentPanel(anywidget.AnyWidget):
 
     def _local_models_changed(self) -> None:
         """From the thread that asked Ollama: list its models, on the loop."""
-        try:
-            self._loop.call_soon_threadsafe(self._show_models)
-        except RuntimeError:  # the loop has closed (the kernel is shutting down)
-            pass
+        schedule(self._loop, self._show_models)
 
     def _show_models(self) -> None:
         offered = offered_models(self.agent)
@@ -385,6 +385,9 @@ class AgentPanel(anywidget.AnyWidget):
             setattr(self, name, value)
 
     def _schedule_flush(self, delay: float | None = None) -> None:
+        if not on_loop(self._loop):  # a magic, on the main thread
+            schedule(self._loop, self._schedule_flush, delay)
+            return
         if self._flush_handle is not None:
             return
         if delay is None:
@@ -431,11 +434,8 @@ class AgentPanel(anywidget.AnyWidget):
 
     def _on_msg(self, _widget: Any, content: Any, _buffers: Any) -> None:
         """From the comm (any thread): carried out on the agent's loop."""
-        if not isinstance(content, dict):
-            return
-        if self._loop.is_closed():
-            return
-        self._loop.call_soon_threadsafe(self.receive, content)
+        if isinstance(content, dict):
+            schedule(self._loop, self.receive, content)
 
     def receive(self, content: dict[str, Any]) -> None:
         """Carry out a message from a view, as the comm delivers it (on the loop's thread).
