@@ -211,11 +211,34 @@ class Kernel:
         )
         return str(opened["content"]["comm_id"])
 
-    def to_panel(self, comm_id: str, content: Message) -> None:
+    def subshell(self, timeout: float = TIMEOUT) -> str:
+        """A new subshell of the kernel (JEP 91), as the lab extension opens for the agent's
+        control messages: its id, for ``to_panel(..., subshell=…)``."""
+        request = self.client.session.msg("create_subshell_request", {})
+        self.client.control_channel.send(request)
+        deadline = time.monotonic() + timeout
+        while True:
+            reply: Message = self.client.get_control_msg(timeout=deadline - time.monotonic())
+            if reply["parent_header"].get("msg_id") == request["header"]["msg_id"]:
+                assert reply["content"]["status"] == "ok", reply["content"]
+                return str(reply["content"]["subshell_id"])
+
+    def to_panel(self, comm_id: str, content: Message, *, subshell: str | None = None) -> None:
+        """Send the panel a view's message; on ``subshell``, it is read while a cell runs."""
         msg = self.client.session.msg(
             "comm_msg", {"comm_id": comm_id, "data": {"method": "custom", "content": content}}
         )
+        if subshell is not None:
+            msg["header"]["subshell_id"] = subshell
         self.client.shell_channel.send(msg)
+
+    def execute(self, code: str) -> str:
+        """Start a cell without waiting for it; its request's id (``idle_after`` waits)."""
+        return str(self.client.execute(code))
+
+    def idle_after(self, msg_id: str, timeout: float = TIMEOUT) -> Message:
+        """The idle status that ends request ``msg_id`` (the cell has ended)."""
+        return self.wait_for(_is_idle_after(msg_id), timeout)
 
     def from_panel(
         self,

@@ -47,8 +47,10 @@ def hello(kernel: Kernel, comm: str, view: str = "v1") -> list[dict[str, Any]]:
     return entries
 
 
-def command(kernel: Kernel, comm: str, name: str, **args: Any) -> dict[str, Any]:
+def command(
+    kernel: Kernel, comm: str, name: str, *, subshell: str | None = None, **args: Any
+) -> dict[str, Any]:
     cid = f"c{time.monotonic_ns()}"
     since = len(kernel.seen)
-    kernel.to_panel(comm, {"type": "command", "id": cid, "name": name, **args})
+    kernel.to_panel(comm, {"type": "command", "id": cid, "name": name, **args}, subshell=subshell)
     return kernel.from_panel(comm, lambda c: c["type"] == "reply" and c["id"] == cid, since=since)

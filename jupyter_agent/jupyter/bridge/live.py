@@ -49,6 +49,7 @@ from ...notebook.bridge import (
 )
 from ...notebook.file import FileBridge
 from . import messages as ops
+from .comms import answer_on_the_senders_subshell
 from .protocol import (
     ERROR_CODES,
     KERNEL_ERROR_CODES,
@@ -239,6 +240,7 @@ class LiveBridge:
             )
         self._comm = made
         self._closed = None
+        answer_on_the_senders_subshell(made)
         made.on_msg(self._on_msg)
         made.on_close(self._on_close)
 

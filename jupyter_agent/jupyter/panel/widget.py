@@ -59,6 +59,7 @@ from ...models import context_window
 from ...models._local import LOCAL_MODELS
 from ...permissions import Permission
 from ...sessions.index import SearchError
+from ..bridge.comms import answer_on_the_senders_subshell
 from .commands import carry_out
 from .displays import PanelDisplays
 from .protocol import (
@@ -169,6 +170,7 @@ class AgentPanel(anywidget.AnyWidget):
         # The trust prompt is in the first state a view gets: it shows before anything else.
         super().__init__(kernel_id=kernel_id, trust=_trust_prompt(agent))
         self.widget_id = self.model_id
+        answer_on_the_senders_subshell(self.comm)
         try:
             self._loop = loop or asyncio.get_running_loop()
         except RuntimeError:

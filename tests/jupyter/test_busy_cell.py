@@ -1,0 +1,172 @@
+"""The agent while the user's own cell runs synchronous code, in a real kernel.
+
+The agent lives on a thread of its own: its stream, tools and panel go on while the main
+thread sleeps in a cell, and the panel's messages sent over a subshell (as the lab
+extension sends them) are carried out at once. A Stop then ends the run, not the cell.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import nbformat
+import pytest
+from kernels import Kernel, Message
+from magic_kernel import LONG_TEXT, command, hello, scripted
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
+
+SLEEP = "import time\nt0 = time.monotonic()\ntime.sleep({s})\nt1 = time.monotonic()"
+
+
+def _custom(m: Message, comm: str) -> dict[str, Any] | None:
+    """A custom message the panel sent to its views, if ``m`` is one."""
+    if m["msg_type"] != "comm_msg" or m["content"]["comm_id"] != comm:
+        return None
+    data = m["content"]["data"]
+    return data["content"] if data.get("method") == "custom" else None
+
+
+def _has_text(content: dict[str, Any] | None) -> bool:
+    if content is None:
+        return False
+    if content["type"] == "text":
+        return True
+    return content["type"] == "events" and any(
+        e["kind"] in ("text_delta", "text") for e in content["entries"]
+    )
+
+
+def _has_event(content: dict[str, Any] | None, kind: str) -> bool:
+    return (
+        content is not None
+        and content["type"] == "events"
+        and any(e["kind"] == kind for e in content["entries"])
+    )
+
+
+def _busy(kernel: Kernel, cell: str) -> int:
+    """Once the kernel runs ``cell``: the index in ``seen`` of its busy status."""
+    kernel.wait_for(
+        lambda m: (
+            m["parent_header"].get("msg_id") == cell
+            and m["msg_type"] == "status"
+            and m["content"]["execution_state"] == "busy"
+        )
+    )
+    return len(kernel.seen)
+
+
+def _index(kernel: Kernel, message: Message) -> int:
+    return next(i for i, m in enumerate(kernel.seen) if m is message)
+
+
+def test_the_agent_streams_and_stops_at_once_while_the_users_cell_sleeps(kernel: Kernel) -> None:
+    scripted(kernel, "m", [{"text": LONG_TEXT}], delay=0.005)  # ~10 s of text
+    kernel.ok("%agent")
+    comm = kernel.panel_comm()
+    hello(kernel, comm)
+    subshell = kernel.subshell()
+    since = len(kernel.seen)
+    kernel.ok("h = %agent plan --model $m Write a lot")
+    kernel.from_panel(comm, lambda c: c["type"] == "text", since=since)
+
+    cell = kernel.execute(SLEEP.format(s=8))
+    during = _busy(kernel, cell)
+    # The stream goes on while the main thread sleeps.
+    for _ in range(5):
+        found = kernel.from_panel(comm, lambda c: c["type"] == "text", since=len(kernel.seen))
+        assert found["text"]
+    assert not any(_is_idle(m, cell) for m in kernel.seen[during:])
+
+    # Stop over the subshell: carried out, and the run stopped, while the cell still runs.
+    reply = command(kernel, comm, "stop", subshell=subshell)
+    assert reply["ok"] is True
+    stopped = kernel.wait_for(lambda m: _has_event(_custom(m, comm), "stopped"), since=during)
+    assert not any(_is_idle(m, cell) for m in kernel.seen[during:])
+
+    # The cell was not interrupted: it slept its 8 s and ended without an error.
+    end = kernel.idle_after(cell)
+    assert not [m for m in kernel.outputs(cell) if m["msg_type"] == "error"]
+    assert kernel.value("t1 - t0") >= 8
+    assert kernel.ok("await h.wait(); print(h.stop_reason)").stdout == "manual_stop\n"
+    # Nothing the run had streamed arrives after its Stop.
+    after = kernel.seen[_index(kernel, stopped) + 1 : _index(kernel, end) + 1]
+    assert not [m for m in after if _has_text(_custom(m, comm))]
+
+
+def test_an_answer_and_an_allow_take_effect_while_the_users_cell_sleeps(kernel: Kernel) -> None:
+    ask = {"tool_calls": [{"name": "ask_user", "input": {"question": "Which file?"}}]}
+    shell = {"tool_calls": [{"name": "execute_command", "input": {"command": "echo ja-ran"}}]}
+    scripted(kernel, "m", [ask, shell, {"text": "All done."}])
+    kernel.ok("%agent")
+    comm = kernel.panel_comm()
+    hello(kernel, comm)
+    subshell = kernel.subshell()
+    since = len(kernel.seen)
+    kernel.ok("h = %agent act --model $m Ask, then run a command")
+    asked = kernel.from_panel(comm, lambda c: _has_event(c, "question"), since=since)
+    qid = next(e for e in asked["entries"] if e["kind"] == "question")["question_id"]
+
+    cell = kernel.execute(SLEEP.format(s=8))
+    during = _busy(kernel, cell)
+    answer = command(kernel, comm, "answer", question_id=qid, value="data.csv", subshell=subshell)
+    assert answer["ok"] is True
+    request = kernel.from_panel(comm, lambda c: _has_event(c, "permission_request"), since=during)
+    rid = next(e for e in request["entries"] if e["kind"] == "permission_request")["request_id"]
+    allow = command(kernel, comm, "approve", request_id=rid, allow=True, subshell=subshell)
+    assert allow["ok"] is True
+    # The command ran and the run completed, all while the cell slept.
+    kernel.from_panel(comm, lambda c: _has_event(c, "completed"), since=during)
+    assert not any(_is_idle(m, cell) for m in kernel.seen[during:])
+
+    kernel.idle_after(cell)
+    assert kernel.value("h.state.value") == "completed"
+    results = kernel.value("[r.text for m in h.history for r in m.tool_results]")
+    assert results[0] == "data.csv" or "data.csv" in results[0]
+    assert "ja-ran" in results[1]
+
+
+def test_the_agent_reads_a_file_while_a_synchronous_cell_it_started_runs(
+    kernel: Kernel,
+) -> None:
+    """File mode (no frontend answers): the agent runs the cell on the kernel's main
+    thread, which sleeps; after the window the agent goes on, then waits for the cell."""
+    notebook = kernel.folder / "analysis.ipynb"
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("import time\ntime.sleep(10)\nprint('slept')", id="sync")]
+    nbformat.write(nb, notebook)
+    (kernel.folder / "notes.txt").write_text("the notes say hello\n")
+    turns = [
+        {"tool_calls": [{"name": "run_cell", "input": {"cell_id": "sync", "wait": 2}}]},
+        {"tool_calls": [{"name": "read_file", "input": {"path": "notes.txt"}}]},
+        {"tool_calls": [{"name": "wait_for_cell", "input": {"cell_id": "sync"}}]},
+        {"tool_calls": [{"name": "task_complete", "input": {"summary": "ran it"}}]},
+    ]
+    scripted(kernel, "m", turns)
+    kernel.ok(
+        "from jupyter_agent.config.rules import Everything, Rule, Rules\n"
+        "from jupyter_agent.jupyter.kernel.agent import kernel_agent\n"
+        "kernel_agent().ensure().policy = Rules([Rule.allow(Everything())])"
+    )
+    kernel.ok("h = %agent act --model $m Run the cell")
+    kernel.ok("await h.wait()", timeout=90)
+    assert kernel.value("h.state.value") == "completed"
+    results = kernel.value("[r.text for m in h.history for r in m.tool_results]")
+    ran, read, waited = results[0], results[1], results[2]
+    assert ran.startswith("Cell sync is still running (")
+    assert "the notes say hello" in read
+    assert waited.startswith("Cell sync ran [") and "slept" in waited
+    # The file was read while the cell ran: before the cell's end, by the kernel's clock.
+    times = kernel.value("[(e.name, e.time) for e in h.events_so_far if e.kind == 'tool_end']")
+    read_at = next(t for name, t in times if name == "read_file")
+    waited_at = next(t for name, t in times if name == "wait_for_cell")
+    assert waited_at - read_at > 4  # the cell slept 10 s from the first call
+
+
+def _is_idle(m: Message, cell: str) -> bool:
+    return (
+        m["parent_header"].get("msg_id") == cell
+        and m["msg_type"] == "status"
+        and m["content"]["execution_state"] == "idle"
+    )
