@@ -11,7 +11,9 @@ it makes room in the context window —
 3. the next start on the same agent works and completes.
 
 Each seeded run below builds a random script, stops at a random point (a random event,
-or a random moment, from the loop's thread or another thread) and checks all three.
+or a random moment, from the loop's thread or another thread) and checks all three. The
+runs of the second half live on a loop of their own on another thread, as a kernel's
+agents do (``Agent.home``), started, stopped and waited for from the test's loop.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import os
 import random
 import signal
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -33,6 +36,8 @@ from jupyter_agent.permissions import Allow, Ask, ToolCall
 from jupyter_agent.states import AgentState
 
 PIDS: list[int] = []
+PUBLISHED_ON: set[str] = set()
+"""The threads a seeded run's events were published on."""
 
 
 @tool
@@ -110,7 +115,24 @@ def random_turn(rng: random.Random) -> dict[str, Any]:
     return {"text": text, "tool_calls": calls, "thinking": "hmm" if rng.random() < 0.2 else None}
 
 
-async def stopped_run(seed: int, workspace) -> tuple[Agent, RunHandle]:
+SEEDS = 200
+"""Seeded runs on the test's own loop; as many again live on a home thread's loop."""
+
+
+@pytest.fixture(scope="module")
+def home() -> Iterator[asyncio.AbstractEventLoop]:
+    """A loop on a thread of its own, as a kernel's agent thread."""
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, name="test-home", daemon=True)
+    thread.start()
+    yield loop
+    loop.call_soon_threadsafe(loop.stop)
+    thread.join(5)
+
+
+async def stopped_run(
+    seed: int, workspace, home: asyncio.AbstractEventLoop | None = None
+) -> tuple[Agent, RunHandle]:
     rng = random.Random(seed)
     script = [random_turn(rng) for _ in range(rng.randint(1, 6))]
     model = ScriptedModel(
@@ -127,12 +149,14 @@ async def stopped_run(seed: int, workspace) -> tuple[Agent, RunHandle]:
         # then lands in the middle of clearing or summarising too.
         context=ContextPolicy(window=rng.choice([None, None, 12_000])),
     )
+    agent.home = home
     stop_at = rng.randint(1, 60)
     from_thread = rng.random() < 0.3
     pause_first = rng.random() < 0.1
     handle = agent.start("clean up the data")
 
     def maybe_stop(event) -> None:
+        PUBLISHED_ON.add(threading.current_thread().name)
         if event.seq == stop_at and not handle.done:
             if pause_first:
                 handle.pause()
@@ -150,10 +174,13 @@ async def stopped_run(seed: int, workspace) -> tuple[Agent, RunHandle]:
     return agent, handle
 
 
-@pytest.mark.parametrize("seed", range(200))
-async def test_stop_at_a_random_point_leaves_a_valid_history(seed, workspace):
+@pytest.mark.parametrize("seed", range(2 * SEEDS))
+async def test_stop_at_a_random_point_leaves_a_valid_history(seed, workspace, home):
     PIDS.clear()
-    agent, handle = await stopped_run(seed, workspace)
+    PUBLISHED_ON.clear()
+    homed = home if seed >= SEEDS else None
+    agent, handle = await stopped_run(seed, workspace, homed)
+    assert PUBLISHED_ON <= {"test-home" if homed else threading.current_thread().name}
 
     # 1. a valid conversation, interrupted parts marked
     assert handle.state.terminal
@@ -170,7 +197,8 @@ async def test_stop_at_a_random_point_leaves_a_valid_history(seed, workspace):
 
     # 2. nothing left running
     await asyncio.sleep(0)
-    leftovers = [t for t in asyncio.all_tasks() if t.get_name().startswith("jupyter_agent-")]
+    tasks = asyncio.all_tasks() if homed is None else await _tasks_of(homed)
+    leftovers = [t for t in tasks if t.get_name().startswith("jupyter_agent-")]
     assert not leftovers
     for pid in PIDS:
         with pytest.raises(ProcessLookupError):
@@ -182,6 +210,16 @@ async def test_stop_at_a_random_point_leaves_a_valid_history(seed, workspace):
     assert again.state is AgentState.completed
     assert again.summary == "Recovered and finished."
     assert_valid(agent.history)
+
+
+async def _tasks_of(loop: asyncio.AbstractEventLoop) -> set[asyncio.Task[Any]]:
+    """The tasks of ``loop`` (another thread's), read on that thread after one turn."""
+
+    async def tasks() -> set[asyncio.Task[Any]]:
+        await asyncio.sleep(0)
+        return {t for t in asyncio.all_tasks() if t is not asyncio.current_task()}
+
+    return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(tasks(), loop))
 
 
 async def test_stop_while_streaming_keeps_the_partial_text_marked_interrupted(workspace):
