@@ -164,6 +164,7 @@ class KernelNamespace:
         hidden: Names (or a name → object mapping, like IPython's ``user_ns_hidden``) that
             the kernel put there; a name of the mapping is hidden only while it still
             holds that very object, so a user's own ``exit = 3`` is listed.
+        cell_running: How long the kernel's current cell has run (None: none runs).
     """
 
     def __init__(
@@ -171,8 +172,12 @@ class KernelNamespace:
         namespace: Mapping[str, Any] | Callable[[], Mapping[str, Any]],
         *,
         hidden: Mapping[str, Any] | Iterable[str] = (),
+        cell_running: Callable[[], float | None] = lambda: None,
     ) -> None:
         self._namespace = namespace
+        self.cell_running = cell_running
+        """Seconds the kernel's current cell has run, None while none runs: the agent
+        reads from its own thread, so a cell may be changing what it reads."""
         if isinstance(hidden, Mapping):
             self._hidden: Mapping[str, Any] | frozenset[str] = hidden
         else:
@@ -361,6 +366,24 @@ class KernelNamespace:
         if close:
             return f"There is no variable named {name!r}. Close matches: {', '.join(close)}."
         return f"There is no variable named {name!r}. list_variables shows the variables."
+
+    def busy_note(self) -> str:
+        """What the model must know when a cell runs while it reads (empty: none runs).
+
+        Values are read at once, never waited for: a cell may run for hours (training),
+        and reading runs none of the user's code, so no read can disturb the cell or be
+        unsafe. What it cannot be is a snapshot: a name, a shape or a preview is the
+        value of that instant, and statistics over data the cell is changing in place
+        may mix values from before and after its changes."""
+        running = self.cell_running()
+        if running is None:
+            return ""
+        return (
+            f"\n\n(A cell is running in the kernel, for {running:.1f} s so far: these are "
+            "the values as they are now. They may change while it runs, and statistics "
+            "over data it changes in place may mix old and new values. Read again once "
+            "it has ended to be sure.)"
+        )
 
     def inspect_text(self, path: str) -> str:
         """A description of one variable, as the model reads it."""

@@ -7,6 +7,8 @@ the user's code, and secrets are masked (see
 :mod:`jupyter_agent.namespace.kernel_namespace`). Whatever
 code still runs while it is read (a library's) cannot write files, start processes or
 connect: :func:`jupyter_agent.namespace.guard.read_only` refuses it, and the result says so.
+In a kernel the agent reads from its own thread, at once, even while a cell runs; the
+result then says that the values may be changing (``KernelNamespace.busy_note``).
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ def list_variables(
             include_private=include_private, include_modules=include_modules
         )
     return ToolOutput(
-        text + blocked_note(blocked),
+        text + blocked_note(blocked) + namespace.busy_note(),
         data={
             "variables": [v.name for v in shown],
             "not_listed": {kind: len(names) for kind, names in left_out.items()},
@@ -77,7 +79,7 @@ def inspect_variable(ctx: ToolContext, name: str) -> ToolOutput:
     namespace = namespace_of(ctx)
     with read_only() as blocked:
         text = namespace.inspect_text(name)
-    return ToolOutput(text + blocked_note(blocked), data={"name": name})
+    return ToolOutput(text + blocked_note(blocked) + namespace.busy_note(), data={"name": name})
 
 
 NAMESPACE_TOOLS = (list_variables, inspect_variable)

@@ -170,3 +170,29 @@ def _is_idle(m: Message, cell: str) -> bool:
         and m["msg_type"] == "status"
         and m["content"]["execution_state"] == "idle"
     )
+
+
+def test_a_message_sent_during_the_users_cell_starts_a_run_that_reads_its_variables(
+    kernel: Kernel,
+) -> None:
+    look = {"tool_calls": [{"name": "inspect_variable", "input": {"name": "step"}}]}
+    scripted(kernel, "m", [look, {"text": "Seen."}])
+    kernel.ok("%agent --model $m")
+    comm = kernel.panel_comm()
+    hello(kernel, comm)
+    subshell = kernel.subshell()
+    cell = kernel.execute("import time\nfor step in range(80):\n    time.sleep(0.1)")
+    during = _busy(kernel, cell)
+    sent = command(kernel, comm, "send", text="What is step now?", subshell=subshell)
+    assert sent["ok"] is True
+    kernel.from_panel(comm, lambda c: _has_event(c, "completed"), since=during)
+    assert not any(_is_idle(m, cell) for m in kernel.seen[during:])
+    kernel.idle_after(cell)
+    kernel.ok("from jupyter_agent.jupyter.kernel.agent import kernel_agent")
+    (result,) = kernel.value(
+        "[r.text for m in kernel_agent().agent.history for r in m.tool_results]"
+    )
+    assert result.startswith("step: int = ")
+    assert 0 <= int(result.split("=")[1].split()[0]) < 79  # read mid-loop
+    assert "A cell is running in the kernel, for " in result
+    assert "They may change while it runs" in result

@@ -245,6 +245,11 @@ class CellTimes:
         shell._jupyter_agent_cell_times = times
         return times
 
+    def running_for(self) -> float | None:
+        """Seconds the longest-running cell now running has run; None when none runs."""
+        started = list(self._started.values())  # read from the agent's thread
+        return time.monotonic() - min(started) if started else None
+
     def pre_run_cell(self, info: Any) -> None:
         self._started[id(info)] = time.monotonic()
 
@@ -283,7 +288,10 @@ class IPythonHistory:
 def kernel_namespace(shell: Any | None = None) -> KernelNamespace:
     """The kernel's user namespace as a resource for the namespace tools."""
     shell = _shell(shell)
-    return KernelNamespace(lambda: shell.user_ns, hidden=shell.user_ns_hidden)
+    times = CellTimes.of(shell)
+    return KernelNamespace(
+        lambda: shell.user_ns, hidden=shell.user_ns_hidden, cell_running=times.running_for
+    )
 
 
 def attach_kernel(agent: Any, shell: Any | None = None) -> None:
