@@ -182,7 +182,7 @@ async def test_stop_at_a_random_point_leaves_a_valid_history(seed, workspace, ho
     agent, handle = await stopped_run(seed, workspace, homed)
     home_thread = "test-home" if homed else threading.current_thread().name
     published_on = set(PUBLISHED_ON)
-    assert published_on == {home_thread}
+    assert published_on <= {home_thread}  # none: the run ended before the subscription
 
     # 1. a valid conversation, interrupted parts marked
     assert handle.state.terminal
