@@ -34,6 +34,8 @@ import type { BridgeEvent } from './protocol';
 import {
   COMM_TARGET,
   type IAgentBridge,
+  type IKernelControl,
+  type IKernelControls,
   type INotebookTarget,
   type IOpenData,
   type OperationHandler
@@ -56,10 +58,12 @@ interface IKernelEntry {
 
 /** An accepted comm, bound to one notebook. */
 class Channel {
+  /** `_control`: the kernel's control channel, for replies; null: the comm's own. */
   constructor(
     readonly comm: Kernel.IComm,
     readonly target: INotebookTarget,
-    private readonly _forget: (channel: Channel) => void
+    private readonly _forget: (channel: Channel) => void,
+    private readonly _control: (() => IKernelControl) | null
   ) {
     target.context.disposed.connect(this._onContextDisposed, this);
     target.context.pathChanged.connect(this._onPathChanged, this);
@@ -88,7 +92,12 @@ class Channel {
       return;
     }
     try {
-      this.comm.send(data);
+      // Over the agent's subshell, a reply reaches the kernel while a cell runs.
+      if (this._control) {
+        this._control().send(this.comm.commId, data);
+      } else {
+        this.comm.send(data);
+      }
     } catch (error) {
       console.warn(`${COMM_TARGET}: could not send a reply`, error);
     }
@@ -109,6 +118,7 @@ export class NotebookBridge implements IAgentBridge, IDisposable {
   constructor(options: NotebookBridge.IOptions) {
     this.version = options.version;
     this._notebooks = options.notebooks;
+    this._controls = options.controls ?? null;
     registerCoreOperations(this._table, this.version);
     registerNotebookOperations(this._table, options.saveRoute ?? null);
 
@@ -277,7 +287,13 @@ export class NotebookBridge implements IAgentBridge, IDisposable {
         );
       }
     };
-    const channel = new Channel(comm, target, c => entry.channels.delete(c));
+    const controls = this._controls;
+    const channel = new Channel(
+      comm,
+      target,
+      c => entry.channels.delete(c),
+      controls && (() => controls.of(kernel))
+    );
     entry.channels.add(channel);
     comm.onMsg = msg => {
       // Not awaited, on purpose (see above): an operation that waits for
@@ -324,6 +340,7 @@ export class NotebookBridge implements IAgentBridge, IDisposable {
 
   private _isDisposed = false;
   private _notebooks: INotebookTracker;
+  private _controls: IKernelControls | null;
   private _table = new OperationTable<INotebookTarget>();
   private _sessions = new WeakSet<ISessionContext>();
   private _kernels = new Map<Kernel.IKernelConnection, IKernelEntry>();
@@ -335,6 +352,8 @@ export namespace NotebookBridge {
     notebooks: INotebookTracker;
     /** Consoles, whose connection may be the one handling a notebook kernel's comms. */
     consoles?: IConsoleTracker | null;
+    /** The kernels' control channels, for replies; without them, each comm's own. */
+    controls?: IKernelControls | null;
     /** The extension's version, reported by `ping`. */
     version: string;
     /** How collaborative notebooks are saved; without it, as any other. */

@@ -16,8 +16,16 @@ import {
 } from '@jupyterlab/notebook';
 
 import { NotebookBridge } from './bridge';
+import { KernelControls } from './control';
 import { AgentSidebar, agentIcon } from './sidebar';
-import { CommandIDs, IAgentBridge, PanelEvents, PluginIDs } from './tokens';
+import {
+  CommandIDs,
+  IAgentBridge,
+  type IControlDetail,
+  IKernelControls,
+  PanelEvents,
+  PluginIDs
+} from './tokens';
 import { VERSION } from './version';
 
 /** The comm endpoint the in-kernel agent reads and edits its notebook through. */
@@ -27,17 +35,19 @@ const bridgePlugin: JupyterFrontEndPlugin<IAgentBridge> = {
     'Answers the in-kernel agent on the jupyter_agent comm, for the notebook it runs in.',
   autoStart: true,
   requires: [INotebookTracker],
-  optional: [IConsoleTracker, INotebookWidgetFactory],
+  optional: [IConsoleTracker, INotebookWidgetFactory, IKernelControls],
   provides: IAgentBridge,
   activate: (
     app: JupyterFrontEnd,
     notebooks: INotebookTracker,
     consoles: IConsoleTracker | null,
-    notebookFactory: NotebookWidgetFactory.IFactory | null
+    notebookFactory: NotebookWidgetFactory.IFactory | null,
+    controls: IKernelControls | null
   ): IAgentBridge =>
     new NotebookBridge({
       notebooks,
       consoles,
+      controls,
       version: VERSION,
       // jupyter-collaboration sets the factory's content provider when it
       // activates, which may be after this plugin: read it at each save.
@@ -117,8 +127,47 @@ const sidebarPlugin: JupyterFrontEndPlugin<void> = {
 };
 
 /**
- * Stop while the agent runs a cell: the kernel reads no comm message until the
- * cell ends, so the panel asks the frontend to interrupt the kernel.
+ * The panel's messages to its kernel, over the agent's subshell: the kernel reads them
+ * while the user's cell runs, where the widget's own comm waits for the cell to end.
+ */
+const controlPlugin: JupyterFrontEndPlugin<IKernelControls> = {
+  id: PluginIDs.control,
+  description:
+    "Sends the agent panel's messages to its kernel over a kernel subshell of its own.",
+  autoStart: true,
+  requires: [INotebookTracker],
+  provides: IKernelControls,
+  activate: (
+    _app: JupyterFrontEnd,
+    notebooks: INotebookTracker
+  ): IKernelControls => {
+    const controls = new KernelControls();
+    document.addEventListener(PanelEvents.control, event => {
+      const detail = (event as CustomEvent<Partial<IControlDetail>>).detail;
+      const kernel =
+        notebookOfKernel(notebooks, detail?.kernelId)?.sessionContext.session
+          ?.kernel ?? null;
+      if (kernel === null || !detail?.commId || !detail.message) {
+        return; // the view sends through its widget's comm
+      }
+      event.preventDefault();
+      const control = controls.of(kernel);
+      // What ipywidgets' WidgetModel.send(content) puts on the wire (no buffers).
+      control.send(detail.commId, {
+        method: 'custom',
+        content: detail.message
+      });
+      detail.subshell = control.subshell;
+      detail.known = control.known;
+    });
+    return controls;
+  }
+};
+
+/**
+ * Stop while the agent runs a cell, where the panel's messages cannot go over the
+ * agent's subshell: the kernel reads no comm message until the cell ends, so the
+ * panel asks the frontend to interrupt the kernel.
  */
 const interruptPlugin: JupyterFrontEndPlugin<void> = {
   id: PluginIDs.interrupt,
@@ -178,6 +227,7 @@ const revealCellPlugin: JupyterFrontEndPlugin<void> = {
 };
 
 const plugins: JupyterFrontEndPlugin<unknown>[] = [
+  controlPlugin,
   bridgePlugin,
   sidebarPlugin,
   interruptPlugin,

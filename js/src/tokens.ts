@@ -6,7 +6,12 @@
  */
 import type { DocumentRegistry } from '@jupyterlab/docregistry';
 import type { INotebookModel, NotebookPanel } from '@jupyterlab/notebook';
-import type { PartialJSONObject, PartialJSONValue } from '@lumino/coreutils';
+import type { Kernel } from '@jupyterlab/services';
+import type {
+  JSONObject,
+  PartialJSONObject,
+  PartialJSONValue
+} from '@lumino/coreutils';
 import { Token } from '@lumino/coreutils';
 import type { IDisposable } from '@lumino/disposable';
 
@@ -21,6 +26,7 @@ export namespace PluginIDs {
   export const sidebar = `${EXTENSION_NAME}:sidebar`;
   export const interrupt = `${EXTENSION_NAME}:interrupt`;
   export const revealCell = `${EXTENSION_NAME}:reveal-cell`;
+  export const control = `${EXTENSION_NAME}:control`;
 }
 
 /** Command ids. */
@@ -40,7 +46,52 @@ export namespace PanelEvents {
   export const dock = 'jupyter-agent:dock';
   /** `{ cellId, kernelId }`: a cell link on an approval card was clicked. */
   export const revealCell = 'jupyter-agent:reveal-cell';
+  /** IControlDetail: a message for the kernel, sent over the kernel's control channel. */
+  export const control = 'jupyter-agent:control';
 }
+
+/**
+ * `detail` of PanelEvents.control (src/panel/channel.ts writes the same shape: the panel
+ * is bundled on its own and imports nothing from here).
+ */
+export interface IControlDetail {
+  kernelId: string;
+  /** The panel widget's comm id (ipywidgets' model id). */
+  commId: string;
+  /** What anywidget's `model.send(message)` would send. */
+  message: JSONObject;
+  /** Set by the extension as it takes the event: whether the message goes over a subshell. */
+  subshell?: SubshellStatus;
+  /** Set with `subshell: 'pending'`: resolves to whether it does once that is known. */
+  known?: Promise<boolean>;
+}
+
+/** Whether a kernel's control channel has its subshell; 'pending' while that is not known. */
+export type SubshellStatus = boolean | 'pending';
+
+/** The agent's control channel to one kernel (src/control.ts). */
+export interface IKernelControl {
+  /** Whether messages go over the agent's subshell. */
+  readonly subshell: SubshellStatus;
+  /** Resolves to `subshell` once that is known. */
+  readonly known: Promise<boolean>;
+  /** Send `data` on comm `commId`, in order with everything sent to this kernel here. */
+  send(commId: string, data: JSONObject): void;
+}
+
+/**
+ * The agent's control channels: one kernel subshell (JEP 91) per kernel, whose messages
+ * the kernel reads while the user's cell runs.
+ */
+export interface IKernelControls {
+  /** The control channel to `kernel`'s kernel (one per kernel id, made on first use). */
+  of(kernel: Kernel.IKernelConnection): IKernelControl;
+}
+
+export const IKernelControls = new Token<IKernelControls>(
+  `${EXTENSION_NAME}:IKernelControls`,
+  "The agent's messages to a kernel over a subshell of its own, read while a cell runs."
+);
 
 /** The comm target the kernel opens (bridge_protocol.json, as the Python side reads it). */
 export { COMM_TARGET } from './protocol';

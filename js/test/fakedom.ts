@@ -267,12 +267,30 @@ export function html(node: unknown): string {
   return `<${n.localName}${attrs}>${inner}</${n.localName}>`;
 }
 
+const documentListeners = new Map<string, ((event: Event) => void)[]>();
+
 export const fakeDocument = {
   visibilityState: 'hidden',
   activeElement: null as FakeElement | null,
   createElement: (tag: string) => new FakeElement(tag),
   createTextNode: (text: string) => new FakeText(String(text)),
-  createDocumentFragment: () => new FakeFragment()
+  createDocumentFragment: () => new FakeFragment(),
+  /** Events on the document itself (the panel's to the lab extension): real Events. */
+  addEventListener: (type: string, listener: (event: Event) => void) =>
+    documentListeners.set(type, [
+      ...(documentListeners.get(type) ?? []),
+      listener
+    ]),
+  removeEventListener: (type: string, listener: (event: Event) => void) =>
+    documentListeners.set(
+      type,
+      (documentListeners.get(type) ?? []).filter(l => l !== listener)
+    ),
+  dispatchEvent: (event: Event): boolean => {
+    for (const listener of documentListeners.get(event.type) ?? [])
+      listener(event);
+    return !event.defaultPrevented;
+  }
 };
 
 /** Puts the fake document on globalThis (idempotent). */

@@ -518,3 +518,64 @@ describe('the context gauge', () => {
     assert.equal(button.hasAttribute('disabled'), false);
   });
 });
+
+describe("the panel view's messages", () => {
+  it('go through model.send, with a note, when no extension takes them', () => {
+    const view = mount({ kernel_id: 'kernel-1' });
+    assert.ok(view.sent.some(m => m.type === 'hello'));
+    const note = view.el.querySelector('div.ja-no-subshell') as FakeElement;
+    assert.equal(note.hasAttribute('hidden'), false);
+  });
+
+  it('go to the lab extension when it takes them', () => {
+    const taken: unknown[] = [];
+    const take = (event: Event) => {
+      const detail = (event as CustomEvent).detail;
+      event.preventDefault();
+      detail.subshell = true;
+      taken.push([detail.kernelId, detail.commId, detail.message.type]);
+    };
+    fakeDocument.addEventListener('jupyter-agent:control', take);
+    try {
+      const view = mount({ kernel_id: 'kernel-1' });
+      assert.deepEqual(view.sent, []);
+      assert.deepEqual(taken, [['kernel-1', 'w', 'hello']]);
+      const note = view.el.querySelector('div.ja-no-subshell') as FakeElement;
+      assert.equal(note.hasAttribute('hidden'), true);
+    } finally {
+      fakeDocument.removeEventListener('jupyter-agent:control', take);
+    }
+  });
+
+  it("interrupt the agent's cell on Stop only when Stop cannot go over a subshell", () => {
+    const running = { kernel_id: 'kernel-1', busy: true, running_code: true };
+    const interrupts: unknown[] = [];
+    const interrupt = (event: Event) => {
+      event.preventDefault();
+      interrupts.push((event as CustomEvent).detail.kernelId);
+    };
+    let subshell = true;
+    const control = (event: Event) => {
+      event.preventDefault();
+      (event as CustomEvent).detail.subshell = subshell;
+    };
+    fakeDocument.addEventListener('jupyter-agent:interrupt', interrupt);
+    fakeDocument.addEventListener('jupyter-agent:control', control);
+    try {
+      const stop = (view: ReturnType<typeof mount>) =>
+        (view.el.querySelector('button.ja-stop') as FakeElement).click();
+      stop(mount(running));
+      assert.deepEqual(
+        interrupts,
+        [],
+        'the kernel reads Stop and interrupts its cell'
+      );
+      subshell = false;
+      stop(mount(running));
+      assert.deepEqual(interrupts, ['kernel-1']);
+    } finally {
+      fakeDocument.removeEventListener('jupyter-agent:interrupt', interrupt);
+      fakeDocument.removeEventListener('jupyter-agent:control', control);
+    }
+  });
+});

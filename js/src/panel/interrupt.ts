@@ -1,6 +1,6 @@
 /**
- * Stop while the agent runs a cell. The kernel cannot read the Stop click while it runs a
- * cell, so the frontend interrupts it: first by asking the lab extension (an event it may
+ * Stop while the agent runs a cell, where the Stop click cannot go over a subshell
+ * (channel.ts): the kernel cannot read it while it runs a cell, so the frontend interrupts it: first by asking the lab extension (an event it may
  * take with preventDefault()), else through the Jupyter server's REST API.
  */
 

@@ -1,9 +1,9 @@
 /**
  * Commands from a view and the kernel's replies: each command gets an id (the view's id
  * and a count), and its promise settles when the reply with that id comes (rejected with
- * the kernel's sentence when it refused). A click reaches the kernel only between cells,
- * so a reply still missing after SLOW_REPLY shows a note that the command waits (it is
- * not lost).
+ * the kernel's sentence when it refused). Without a subshell (channel.ts) a click reaches
+ * the kernel only between cells, so a reply still missing after SLOW_REPLY shows a note
+ * that the command waits (it is not lost).
  */
 import { h } from './dom';
 import type { CommandArgs, CommandName, Reply } from './types';
@@ -31,7 +31,7 @@ export class Replies {
     text: 'Sent. The kernel is running a cell; it reads this when the cell ends.'
   });
 
-  /** `send`: the anywidget model's `send`, to the kernel. */
+  /** `send`: to the kernel (KernelChannel.send). */
   constructor(
     private readonly viewId: string,
     private readonly send: (message: Record<string, unknown>) => void

@@ -8,6 +8,7 @@
  * text nodes: nothing the agent or the user wrote ever reaches innerHTML.
  */
 import { REVEAL_CELL_EVENT } from './cards';
+import { KernelChannel } from './channel';
 import { ContextGauge } from './context';
 import { h } from './dom';
 import { interruptKernel } from './interrupt';
@@ -194,9 +195,17 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
     if (detail && !detail.kernelId) detail.kernelId = model.get('kernel_id');
   });
 
-  // Commands and replies
-  const replies = new Replies(viewId, message => model.send(message));
+  // Commands and replies, over the lab extension's subshell when it has one.
+  const channel = new KernelChannel(
+    () => ({
+      kernelId: model.get('kernel_id'),
+      commId: model.get('widget_id')
+    }),
+    message => model.send(message)
+  );
+  const replies = new Replies(viewId, message => channel.send(message));
   errors.before(replies.waitNote);
+  errors.before(channel.note);
   const command = <K extends CommandName>(name: K, args?: CommandArgs<K>) =>
     replies.command(name, args);
   const showError = (text: string) => {
@@ -471,8 +480,11 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
   const stop = () => {
     stopButton.disabled = true;
     focusInput();
-    if (model.get('running_code')) void interruptKernel(model.get('kernel_id'));
     command('stop').catch((error: Error) => showError(error.message));
+    // Over the subshell the kernel reads Stop at once and interrupts the cell its agent
+    // runs itself; otherwise it reads nothing until that cell ends, so interrupt it here.
+    if (model.get('running_code') && channel.subshell !== true)
+      void interruptKernel(model.get('kernel_id'));
   };
   stopButton.addEventListener('click', stop);
   // Esc anywhere in the panel stops a running agent, unless something inside used the
@@ -523,7 +535,7 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
   usage.textContent = usageText(model.get('usage'));
   maxSteps.value = String(model.get('max_steps'));
   refresh();
-  model.send({ type: 'hello', view: viewId });
+  channel.send({ type: 'hello', view: viewId });
 
   return () => {
     disposed = true;
