@@ -143,3 +143,22 @@ def test_the_settings_patterns_benchmark_reports_each_rule_set(capsys):
     out = capsys.readouterr().out
     found = re.findall(r"median +[\d.]+ ms +longest +[\d.]+ ms +[\d.]+× the built-in rules", out)
     assert len(found) == 4, out
+
+
+def test_the_busy_cell_benchmark_reports_stop_latency_and_throughput(monkeypatch, capsys):
+    """benchmarks/busy_cell.py, briefly: a real kernel, Stop and streaming during a cell."""
+    folder = BENCHMARK.parent
+    monkeypatch.syspath_prepend(str(folder))
+    spec = importlib.util.spec_from_file_location("busy_cell_benchmark", folder / "busy_cell.py")
+    assert spec is not None and spec.loader is not None
+    benchmark = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(benchmark)
+
+    benchmark.main(samples=2, seconds=0.5)
+
+    out = capsys.readouterr().out
+    for situation in ("idle kernel", "during a time.sleep cell"):
+        assert re.search(rf"{situation} +p50 +[\d.]+ ms +p95 +[\d.]+ ms", out), out
+        assert re.search(rf"{situation} +\d+ chars/s +[\d.]+ messages/s", out), out
+    assert re.search(r"no subshell \(fallback\) +one sample +\d+ ms", out), out
+    assert re.search(r"ratio busy/idle +[\d.]+×", out), out

@@ -10,10 +10,12 @@ from typing import Any
 
 def load_ipython_extension(ipython: Any) -> None:
     """``%load_ext jupyter_agent``: register ``%agent`` and ``%%agent``."""
+    from .kernel.agent_thread import main_loop
     from .kernel.parent import answer_each_request_under_its_own_header
     from .kernel.runner import CellTimes
     from .magic import AgentMagics, keep_question_marks, quiet_bare_runs
 
+    main_loop()  # the kernel's loop, remembered for the agent's own thread
     ipython.register_magics(AgentMagics)
     answer_each_request_under_its_own_header(getattr(ipython, "kernel", None))
     CellTimes.of(ipython)  # the agent sees how long each cell ran from now on

@@ -56,14 +56,19 @@ def _start() -> asyncio.AbstractEventLoop:
     return loop
 
 
+_main: asyncio.AbstractEventLoop | None = None
+
+
 def main_loop() -> asyncio.AbstractEventLoop | None:
-    """The kernel's own loop, where cells run: the caller's, on the main thread."""
-    if threading.current_thread() is not threading.main_thread():
-        return None
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:
+    """The kernel's own loop, where cells run: found on the main thread (``%load_ext``
+    runs there), remembered for the agent's thread and subshells' (the sidebar's query)."""
+    global _main
+    if threading.current_thread() is threading.main_thread():
         try:
-            return asyncio.get_event_loop_policy().get_event_loop()
+            _main = asyncio.get_running_loop()
         except RuntimeError:
-            return None
+            try:
+                _main = asyncio.get_event_loop_policy().get_event_loop()
+            except RuntimeError:
+                pass
+    return _main
