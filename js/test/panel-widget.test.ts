@@ -8,6 +8,7 @@ import { strict as assert } from 'node:assert';
 import { afterEach, describe, it, mock } from 'node:test';
 
 import widget from '../src/panel/widget';
+import { STOP_ANSWER_GRACE } from '../src/panel/interrupt';
 import type { IModel } from '../src/panel/widget';
 import {
   fakeDocument,
@@ -547,7 +548,8 @@ describe("the panel view's messages", () => {
     }
   });
 
-  it("interrupt the agent's cell on Stop only when Stop cannot go over a subshell", () => {
+  it("interrupts the agent's cell on Stop only when the kernel does not answer it soon", async () => {
+    mock.timers.enable({ apis: ['setTimeout'] });
     const running = { kernel_id: 'kernel-1', busy: true, running_code: true };
     const interrupts: unknown[] = [];
     const interrupt = (event: Event) => {
@@ -555,9 +557,12 @@ describe("the panel view's messages", () => {
       interrupts.push((event as CustomEvent).detail.kernelId);
     };
     let subshell = true;
+    const stops: string[] = [];
     const control = (event: Event) => {
+      const detail = (event as CustomEvent).detail;
       event.preventDefault();
-      (event as CustomEvent).detail.subshell = subshell;
+      detail.subshell = subshell;
+      if (detail.message.name === 'stop') stops.push(detail.message.id);
     };
     fakeDocument.addEventListener('jupyter-agent:interrupt', interrupt);
     fakeDocument.addEventListener('jupyter-agent:control', control);
@@ -565,13 +570,36 @@ describe("the panel view's messages", () => {
       const stop = (view: ReturnType<typeof mount>) =>
         (view.el.querySelector('button.ja-stop') as FakeElement).click();
       stop(mount(running));
+      mock.timers.tick(STOP_ANSWER_GRACE);
       assert.deepEqual(
         interrupts,
         [],
-        'the kernel reads Stop and interrupts its cell'
+        'over our subshell the kernel interrupts its cell'
       );
+
+      // Not over ours, but answered in time (JupyterLab's comms over subshells).
       subshell = false;
+      const answering = mount(running);
+      stop(answering);
+      answering.receive({
+        type: 'reply',
+        id: stops.at(-1),
+        ok: true,
+        error: null
+      });
+      await new Promise(resolve => setImmediate(resolve));
+      mock.timers.tick(STOP_ANSWER_GRACE);
+      assert.deepEqual(
+        interrupts,
+        [],
+        'a kernel that answered interrupts its cell itself'
+      );
+
+      // No answer: the kernel is held by the cell, so the frontend interrupts it, once.
       stop(mount(running));
+      mock.timers.tick(STOP_ANSWER_GRACE - 1);
+      assert.deepEqual(interrupts, []);
+      mock.timers.tick(1);
       assert.deepEqual(interrupts, ['kernel-1']);
     } finally {
       fakeDocument.removeEventListener('jupyter-agent:interrupt', interrupt);

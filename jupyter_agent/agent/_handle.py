@@ -17,7 +17,7 @@ from ..messages import Message
 from ..models import Usage
 from ..plans import Plan, Question, StepProgress
 from ..states import AgentState, StopReason
-from ._home import call_on, on_loop, schedule
+from ._home import await_on, call_on, on_loop, schedule
 
 if TYPE_CHECKING:
     from ._agent import Agent
@@ -150,6 +150,8 @@ class RunHandle:
         """Wait until the run needs the user — a question (returned) or an approval (its
         summary) — or has ended (None). For scripts and tests that answer in code."""
         run = self._run
+        if run.loop is not None and not on_loop(run.loop):
+            return await await_on(run.loop, self.wait_for_user())
         while not run.state.terminal and not run.user.waiting.is_set():
             waits = [
                 asyncio.ensure_future(run.user.waiting.wait()),

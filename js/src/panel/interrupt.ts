@@ -1,8 +1,15 @@
 /**
- * Stop while the agent runs a cell, where the Stop click cannot go over a subshell
- * (channel.ts): the kernel cannot read it while it runs a cell, so the frontend interrupts it: first by asking the lab extension (an event it may
- * take with preventDefault()), else through the Jupyter server's REST API.
+ * Stop while the agent runs a cell, where the kernel does not answer the Stop (it reads
+ * nothing while a cell runs, unless a subshell carried the click): the frontend interrupts
+ * it, first by asking the lab extension (an event it may take with preventDefault()),
+ * else through the Jupyter server's REST API.
  */
+
+/**
+ * How long Stop waits for the kernel's answer before the frontend interrupts the cell the
+ * agent runs (a kernel held by a cell answers nothing): ms.
+ */
+export const STOP_ANSWER_GRACE = 300;
 
 interface IPageConfig {
   baseUrl?: string;

@@ -11,7 +11,7 @@ import { REVEAL_CELL_EVENT } from './cards';
 import { KernelChannel } from './channel';
 import { ContextGauge } from './context';
 import { h } from './dom';
-import { interruptKernel } from './interrupt';
+import { interruptKernel, STOP_ANSWER_GRACE } from './interrupt';
 import { ModelPicker } from './model-picker';
 import { PlanStrip } from './plan-strip';
 import { Replies } from './replies';
@@ -480,11 +480,19 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
   const stop = () => {
     stopButton.disabled = true;
     focusInput();
-    command('stop').catch((error: Error) => showError(error.message));
-    // Over the subshell the kernel reads Stop at once and interrupts the cell its agent
-    // runs itself; otherwise it reads nothing until that cell ends, so interrupt it here.
-    if (model.get('running_code') && channel.subshell !== true)
-      void interruptKernel(model.get('kernel_id'));
+    const answered = command('stop');
+    answered.catch((error: Error) => showError(error.message));
+    // A kernel that reads the Stop (over our subshell, or JupyterLab's comms over
+    // subshells) interrupts the cell its agent runs itself. Only one that does not
+    // answer soon is held by that cell: then the frontend interrupts it, once.
+    if (model.get('running_code') && channel.subshell !== true) {
+      const late = setTimeout(
+        () => void interruptKernel(model.get('kernel_id')),
+        STOP_ANSWER_GRACE
+      );
+      const answeredSoon = () => clearTimeout(late);
+      answered.then(answeredSoon, answeredSoon);
+    }
   };
   stopButton.addEventListener('click', stop);
   // Esc anywhere in the panel stops a running agent, unless something inside used the

@@ -1,0 +1,90 @@
+"""An agent whose runs live on another thread's loop (``Agent.home``), as a kernel's do,
+steered and awaited through its public API from the caller's loop, as a cell does."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+
+from jupyter_agent import Agent, RunHandle, ScriptedModel
+from jupyter_agent.errors import AgentBusy
+from jupyter_agent.events import Event
+
+
+@pytest.fixture
+def home() -> Iterator[asyncio.AbstractEventLoop]:
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, name="agent-home", daemon=True)
+    thread.start()
+    yield loop
+    loop.call_soon_threadsafe(loop.stop)
+    thread.join(5)
+
+
+def homed(workspace, home, turns: list[dict]) -> Agent:
+    agent = Agent("actor", ScriptedModel(turns), workspace=workspace)
+    agent.home = home
+    return agent
+
+
+ASK = {"tool_calls": [{"name": "ask_user", "input": {"question": "Which file?"}}]}
+COMMAND = {"tool_calls": [{"name": "execute_command", "input": {"command": "echo homed"}}]}
+
+
+async def test_questions_and_approvals_are_waited_for_and_answered_from_the_callers_loop(
+    workspace, home
+):
+    agent = homed(workspace, home, [ASK, COMMAND, {"text": "Done."}])
+    seen_on: set[str] = set()
+    agent.subscribe(lambda _: seen_on.add(threading.current_thread().name))
+    handle = agent.start("Ask, then run something")  # at once, from this loop
+
+    asked = await asyncio.wait_for(handle.wait_for_user(), 10)
+    assert asked is not None and not isinstance(asked, str) and asked.question == "Which file?"
+    handle.answer("data.csv")
+    approval = await asyncio.wait_for(handle.wait_for_user(), 10)
+    assert approval == "Run: echo homed"
+    handle.approve(True)
+    assert await asyncio.wait_for(handle.wait_for_user(), 10) is None  # the run ended
+    await asyncio.wait_for(handle.wait(), 10)
+
+    assert handle.state.value == "completed"
+    results = [r.text for m in handle.history for r in m.tool_results]
+    assert "data.csv" in results[0] and "homed" in results[1]
+    assert seen_on == {"agent-home"}  # the run lived on its home
+
+
+async def test_events_stream_and_done_callbacks_reach_the_caller(workspace, home):
+    agent = homed(workspace, home, [{"text": "A short answer."}])
+    ended = asyncio.get_running_loop().create_future()
+    handle = agent.start("Say something")
+    handle.add_done_callback(
+        lambda h: ended.get_loop().call_soon_threadsafe(ended.set_result, h.state.value)
+    )
+    kinds = [event.kind async for event in _events(handle)]
+    assert "agent_start" in kinds and kinds[-1] == "completed"
+    assert "text_delta" in kinds
+    assert await asyncio.wait_for(ended, 10) == "completed"
+    again = await asyncio.wait_for(agent.run("Once more"), 10)  # start and wait, one call
+    assert again.state.value == "completed"
+
+
+async def test_a_stop_from_the_callers_loop_ends_the_run_on_its_home(workspace, home):
+    agent = homed(workspace, home, [ASK, {"text": "Carried on."}])
+    handle = agent.start("Ask something")
+    await asyncio.wait_for(handle.wait_for_user(), 10)
+    with pytest.raises(AgentBusy):  # raised on the home, seen here
+        agent.start("Something else")
+    handle.stop()
+    await asyncio.wait_for(handle.wait(), 10)
+    assert handle.stop_reason == "manual_stop"
+    again = await asyncio.wait_for(agent.run("Go on"), 10)
+    assert again.summary == "Carried on."
+
+
+async def _events(handle: RunHandle) -> AsyncIterator[Event]:
+    async for event in handle.events():
+        yield event
