@@ -41,6 +41,14 @@ export class KernelControl implements IKernelControl {
     this._flush();
   }
 
+  get panel(): string | null {
+    return this._panel;
+  }
+
+  sawPanel(commId: string): void {
+    this._panel = commId;
+  }
+
   /** Find out whether the kernel has subshells, then make the agent's; send what waits. */
   private async _open(info: Promise<unknown>): Promise<void> {
     const attempt = ++this._attempt;
@@ -97,6 +105,7 @@ export class KernelControl implements IKernelControl {
       // Nothing may be sent now: the connection drops what it holds as it restarts.
       ++this._attempt;
       this._subshellId = null;
+      this._panel = null; // its widget died with the process
       this._restarted = true;
       if (!this._opening) {
         this._opening = true;
@@ -140,6 +149,7 @@ export class KernelControl implements IKernelControl {
   /** Counts openings, restarts and disposal: a late reply to an old one is ignored. */
   private _attempt = 0;
   private _restarted = false;
+  private _panel: string | null = null;
 }
 
 /** The control channels of this page, one per kernel id. */
@@ -159,6 +169,11 @@ export class KernelControls implements IKernelControls {
       }
     });
     return control;
+  }
+
+  panelOf(kernelId: string): string | null {
+    const control = this._controls.get(kernelId);
+    return control !== undefined && !control.isDisposed ? control.panel : null;
   }
 
   private _controls = new Map<string, KernelControl>();

@@ -82,14 +82,15 @@ const sidebarPlugin: JupyterFrontEndPlugin<void> = {
     "Docks the active notebook's agent panel in the right sidebar ('Agent: Open panel', %agent --side).",
   autoStart: true,
   requires: [INotebookTracker],
-  optional: [ICommandPalette, ILayoutRestorer],
+  optional: [ICommandPalette, ILayoutRestorer, IKernelControls],
   activate: (
     app: JupyterFrontEnd,
     notebooks: INotebookTracker,
     palette: ICommandPalette | null,
-    restorer: ILayoutRestorer | null
+    restorer: ILayoutRestorer | null,
+    controls: IKernelControls | null
   ): void => {
-    const sidebar = new AgentSidebar(notebooks);
+    const sidebar = new AgentSidebar(notebooks, controls);
     app.shell.add(sidebar, 'right', { rank: 650 });
     restorer?.add(sidebar, sidebar.id);
 
@@ -152,6 +153,7 @@ const controlPlugin: JupyterFrontEndPlugin<IKernelControls> = {
       }
       event.preventDefault();
       const control = controls.of(kernel);
+      control.sawPanel(detail.commId); // for the sidebar: no need to ask the kernel
       // What ipywidgets' WidgetModel.send(content) puts on the wire (no buffers).
       control.send(detail.commId, {
         method: 'custom',

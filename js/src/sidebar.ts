@@ -6,7 +6,9 @@
  * this widget only finds it and renders another view of it with the
  * notebook's own widget renderer, so inline and docked views show one state.
  * It follows the active notebook, and asks that notebook's kernel for its
- * panel (which loads the extension there when needed).
+ * panel (which loads the extension there when needed), unless a view of that
+ * panel already spoke through the agent's control channel: then its id is known
+ * here, and the sidebar shows it at once, even while the kernel runs a cell.
  */
 import type { ISessionContext } from '@jupyterlab/apputils';
 import type { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
@@ -17,6 +19,7 @@ import { Signal } from '@lumino/signaling';
 import { Panel, Widget } from '@lumino/widgets';
 
 import { PANEL_EXPRESSION, WIDGET_VIEW_MIME, panelModelId } from './model';
+import type { IKernelControls } from './tokens';
 
 /** The sidebar's widget id, also its layout-restorer name. */
 export const SIDEBAR_ID = 'jupyter-agent-sidebar';
@@ -41,9 +44,13 @@ export const agentIcon = new LabIcon({
 });
 
 export class AgentSidebar extends Panel {
-  constructor(notebooks: INotebookTracker) {
+  constructor(
+    notebooks: INotebookTracker,
+    controls: IKernelControls | null = null
+  ) {
     super();
     this._notebooks = notebooks;
+    this._controls = controls;
     this.id = SIDEBAR_ID;
     this.addClass('jp-AgentSidebar');
     this.node.setAttribute(SIDE_ATTRIBUTE, '');
@@ -105,6 +112,7 @@ export class AgentSidebar extends Panel {
       if (kernel === null) {
         throw new Error(`${name} has no kernel: start one to use its agent`);
       }
+      modelId ??= this._controls?.panelOf(kernel.id) ?? undefined;
       if (modelId === undefined) {
         this._say(
           kernel.status === 'busy'
@@ -302,6 +310,7 @@ export class AgentSidebar extends Panel {
   }
 
   private _notebooks: INotebookTracker;
+  private _controls: IKernelControls | null;
   private _notebook: NotebookPanel | null = null;
   private _view: IRenderMime.IRenderer | null = null;
   private _modelId: string | null = null;

@@ -77,6 +77,13 @@ export interface IKernelControl {
   readonly known: Promise<boolean>;
   /** Send `data` on comm `commId`, in order with everything sent to this kernel here. */
   send(commId: string, data: JSONObject): void;
+  /**
+   * The model id of this kernel's agent panel, as its views said it (every view's
+   * message names its widget); null before one did, and again after a restart.
+   */
+  readonly panel: string | null;
+  /** A view of panel `commId` sent a message to this kernel. */
+  sawPanel(commId: string): void;
 }
 
 /**
@@ -86,6 +93,8 @@ export interface IKernelControl {
 export interface IKernelControls {
   /** The control channel to `kernel`'s kernel (one per kernel id, made on first use). */
   of(kernel: Kernel.IKernelConnection): IKernelControl;
+  /** The model id of `kernelId`'s agent panel, once a view of it spoke here. */
+  panelOf(kernelId: string): string | null;
 }
 
 export const IKernelControls = new Token<IKernelControls>(

@@ -213,4 +213,17 @@ describe('KernelControls', () => {
     assert.notEqual(second, first);
     assert.equal(second.kernel, console.connection);
   });
+
+  it("knows each kernel's panel once a view spoke, until the kernel restarts or goes", () => {
+    const controls = new KernelControls();
+    const kernel = new FakeKernel();
+    assert.equal(controls.panelOf(kernel.connection.id), null);
+    controls.of(kernel.connection).sawPanel('widget-1');
+    assert.equal(controls.panelOf(kernel.connection.id), 'widget-1');
+    kernel.restart(); // the widget died with the process; the id stays the kernel's
+    assert.equal(controls.panelOf(kernel.connection.id), null);
+    controls.of(kernel.connection).sawPanel('widget-2');
+    kernel.dispose();
+    assert.equal(controls.panelOf(kernel.connection.id), null);
+  });
 });

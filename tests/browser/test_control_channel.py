@@ -15,7 +15,7 @@ import json
 from typing import Any
 
 from axe_audit import AXE, violation_lines
-from panel_ui import agent_notebook, start
+from panel_ui import agent_notebook, open_from_palette, sidebar, start
 from playwright.sync_api import expect
 
 SLEEP = 8  # s: long enough to click and see the answer well inside it
@@ -147,3 +147,24 @@ def test_a_view_the_extension_cannot_route_says_its_buttons_wait_and_is_accessib
     commands = [r for r in shown["record"] if r[2] == "command" and r[3] == "set_role"]
     assert len(commands) == 1, shown["record"]
     assert violation_lines(page, panel, "JupyterLab Light") == []
+
+
+def test_the_sidebar_shows_the_agent_at_once_while_a_cell_runs(
+    open_notebook: Any, lab: Any, page: Any
+) -> None:
+    """A view of the panel has spoken through the control channel, so the extension knows
+    the kernel's panel: "Agent: Open panel" docks it without asking the busy kernel."""
+    notebook = agent_notebook(open_notebook, lab, "sidebar-busy", [])
+    panel = start(notebook, "%agent --model $m")
+    expect(panel.get_by_role("combobox", name="Role")).to_have_value("planner")
+    cell = start_cell(notebook, SLEEPER)
+    expect(cell.locator(".jp-OutputArea-output")).to_have_text("sleeping")
+    open_from_palette(page)
+    side = sidebar(page).locator(".ja-panel")
+    expect(side.get_by_role("combobox", name="Role")).to_have_value("planner", timeout=3_000)
+    expect(cell.locator(".jp-InputPrompt")).to_have_text("[*]:", timeout=1)  # still asleep
+    # The docked view works during the cell too: its click reaches the agent.
+    side.get_by_role("combobox", name="Role").select_option("actor")
+    expect(panel.locator(".ja-role-badge")).to_have_text("actor", timeout=3_000)
+    expect(cell.locator(".jp-InputPrompt")).to_have_text("[*]:", timeout=1)
+    notebook.wait_for_kernel_idle()
