@@ -14,6 +14,7 @@ inputs' accessible names. Screenshots of the main states land in
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from panel_ui import PLAN, agent_notebook, call, shoot, start, status
 from playwright.sync_api import expect
@@ -277,39 +278,96 @@ def test_an_approval_says_what_always_allow_remembers_and_warns_before_the_click
     assert out == "3"
 
 
-def test_a_click_while_a_cell_runs_waits_for_it_and_says_so(open_notebook, lab, page):
+_KERNEL_OF = """path => Array.from(window.jupyterapp.shell.widgets('main'))
+  .find(w => w.context?.path === path && w.content?.widgets !== undefined)
+  .sessionContext.session.kernel"""
+
+
+def _sleep_in_a_cell(page: Any, notebook: Any, seconds: int) -> None:
+    """Run ``time.sleep(seconds)`` in the notebook's kernel (not waited for: see
+    ``_sleeping``). Its execute request's end is noted, not the kernel's status: while a
+    cell runs, a message handled on a subshell makes JupyterLab say the kernel is idle."""
+    page.evaluate(
+        f"""path => {{
+          const future = ({_KERNEL_OF})(path).requestExecute({{
+            code: 'import time; time.sleep({seconds})'
+          }});
+          window.__jaSleeping = true;
+          void future.done.then(() => {{ window.__jaSleeping = false; }});
+        }}""",
+        notebook.path,
+    )
+    page.wait_for_function(f"path => ({_KERNEL_OF})(path).status === 'busy'", arg=notebook.path)
+
+
+def _sleeping(page: Any) -> bool:
+    return bool(page.evaluate("() => window.__jaSleeping"))
+
+
+def _slept(page: Any) -> None:
+    page.wait_for_function("() => window.__jaSleeping === false")
+
+
+def test_a_click_while_a_cell_runs_takes_effect_at_once_or_waits_and_says_so(
+    open_notebook, lab, page
+):
     notebook = agent_notebook(
         open_notebook,
         lab,
         "busy",
-        [call("execute_command", command="echo later"), call("task_complete", summary="Done.")],
+        [
+            call("execute_command", command="echo now"),
+            call("execute_command", command="echo later"),
+            call("task_complete", summary="Done."),
+        ],
     )
     panel = start(notebook, "h = %agent act --model $m Look around")
-    card = panel.get_by_role("region", name=re.compile(r"^Approval: ")).first
-    expect(card.get_by_role("button", name="Allow", exact=True)).to_be_enabled()
-    # The user runs a 5-second cell, then clicks Allow while it runs.
+    cards = panel.get_by_role("region", name=re.compile(r"^Approval: "))
+    note = panel.locator(".ja-wait")
+    # With the lab extension the click goes over the agent's subshell: Allow is taken
+    # while the user's 5-second cell runs, and nothing says it waits.
+    expect(cards.first.get_by_role("button", name="Allow", exact=True)).to_be_enabled()
+    _sleep_in_a_cell(page, notebook, 5)
+    cards.first.get_by_role("button", name="Allow", exact=True).click()
+    expect(cards.first.locator(".ja-answered")).to_have_text("Allowed", timeout=3_000)
+    expect(note).to_be_hidden()
+    assert _sleeping(page), "the cell ended before the click was taken"
+    _slept(page)
+
+    # A frontend without subshells (the extension's event unheard, JupyterLab's comms
+    # over subshells off): the kernel reads the click only when the cell ends; the panel
+    # says so, and the click is not lost.
     page.evaluate(
-        """path => Array.from(window.jupyterapp.shell.widgets('main'))
-          .find(w => w.context?.path === path && w.content?.widgets !== undefined)
-          .sessionContext.session.kernel.requestExecute({ code: 'import time; time.sleep(5)' })""",
+        f"""path => {{
+          window.__jaHide = event => event.stopImmediatePropagation();
+          document.addEventListener('jupyter-agent:control', window.__jaHide, {{ capture: true }});
+          ({_KERNEL_OF})(path).commsOverSubshells = 'disabled';
+        }}""",
         notebook.path,
     )
-    page.wait_for_function(
-        """path => Array.from(window.jupyterapp.shell.widgets('main'))
-          .find(w => w.context?.path === path && w.content?.widgets !== undefined)
-          .sessionContext.session.kernel.status === 'busy'""",
-        arg=notebook.path,
-    )
-    card.get_by_role("button", name="Allow", exact=True).click()
-    note = panel.locator(".ja-wait")
-    expect(note).to_have_text(
-        "Sent. The kernel is running a cell; it reads this when the cell ends."
-    )
-    expect(card.locator(".ja-answered")).to_be_hidden()  # not taken yet, and not lost
-    # When the cell ends, the kernel reads the click: allowed, and the note goes.
-    expect(card.locator(".ja-answered")).to_have_text("Allowed", timeout=15_000)
-    expect(note).to_be_hidden()
-    expect(status(panel)).to_have_text("completed")
+    try:
+        second = cards.nth(1)
+        expect(second.get_by_role("button", name="Allow", exact=True)).to_be_enabled()
+        _sleep_in_a_cell(page, notebook, 5)
+        second.get_by_role("button", name="Allow", exact=True).click()
+        expect(note).to_have_text(
+            "Sent. The kernel is running a cell; it reads this when the cell ends."
+        )
+        expect(second.locator(".ja-answered")).to_be_hidden()  # not taken yet, not lost
+        # When the cell ends, the kernel reads the click: allowed, and the note goes.
+        expect(second.locator(".ja-answered")).to_have_text("Allowed", timeout=15_000)
+        expect(note).to_be_hidden()
+        expect(status(panel)).to_have_text("completed")
+        _slept(page)
+    finally:
+        page.evaluate(
+            f"""path => {{
+              document.removeEventListener('jupyter-agent:control', window.__jaHide, {{ capture: true }});
+              delete window.__jaHide;
+              ({_KERNEL_OF})(path).commsOverSubshells = 'perCommTarget';
+            }}""",
+            notebook.path,
+        )
 
 
 # --- a reload ----------------------------------------------------------------------------------
