@@ -196,3 +196,43 @@ def test_a_message_sent_during_the_users_cell_starts_a_run_that_reads_its_variab
     assert 0 <= int(result.split("=")[1].split()[0]) < 79  # read mid-loop
     assert "A cell is running in the kernel, for " in result
     assert "They may change while it runs" in result
+
+
+NOISY = '''
+import logging
+from jupyter_agent import tool
+from jupyter_agent.config.rules import Everything, Rule, Rules
+from jupyter_agent.jupyter.kernel.agent import kernel_agent
+
+@tool
+def noisy() -> str:
+    """Print and log, as a careless tool or library does."""
+    print("ja-agent-print")
+    logging.getLogger("somewhere").warning("ja-agent-log")
+    return "made noise"
+
+agent = kernel_agent().ensure()
+agent.tools.register(noisy)
+agent.policy = Rules([Rule.allow(Everything())])
+'''
+
+
+def test_nothing_the_agent_prints_lands_in_the_users_running_cell(kernel: Kernel) -> None:
+    scripted(kernel, "m", [{"tool_calls": [{"name": "noisy", "input": {}}]}, {"text": "Ok."}])
+    kernel.ok(NOISY)
+    kernel.ok("%agent --model $m")
+    comm = kernel.panel_comm()
+    hello(kernel, comm)
+    subshell = kernel.subshell()
+    cell = kernel.execute("import time\nprint('user output')\ntime.sleep(4)")
+    during = _busy(kernel, cell)
+    command(kernel, comm, "send", text="Make some noise", subshell=subshell)
+    kernel.from_panel(comm, lambda c: _has_event(c, "completed"), since=during)
+    kernel.idle_after(cell)
+    ran = [m["content"] for m in kernel.outputs(cell)]
+    assert ran == [{"name": "stdout", "text": "user output\n"}]
+    # What the tool wrote went to no cell: no request is its parent.
+    noise = [
+        m for m in kernel.seen if m["msg_type"] == "stream" and "ja-agent-" in m["content"]["text"]
+    ]
+    assert noise and all(not m["parent_header"] for m in noise)
