@@ -163,8 +163,8 @@ def main(samples: int, seconds: float) -> None:
             send(kernel, comm, {"type": "hello", "view": "bench"}, None)
             shell = subshell(kernel)
             print(f"stop latency while the agent streams ({samples} samples each)")
-            for label, busy in (("idle kernel", False), ("during a time.sleep cell", True)):
-                stops = [stop_latency(kernel, comm, shell, busy) for _ in range(samples)]
+            for label, during in (("idle kernel", False), ("during a time.sleep cell", True)):
+                stops = [stop_latency(kernel, comm, shell, during) for _ in range(samples)]
                 p50 = statistics.median(stops) * 1000
                 p95 = percentile(stops, 0.95) * 1000
                 print(f"  {label:<28} p50 {p50:7.1f} ms   p95 {p95:7.1f} ms")

@@ -13,7 +13,8 @@ Prints:
   an idle kernel (target: ≤ 50 ms added);
 * in the browser, the time from a click on **Stop** to the panel's status line saying
   "stopped" (p50/p95; target p95 ≤ 150 ms) while the agent streams, while it waits for an
-  answer, and while it runs a shell command.
+  answer, while it runs a shell command, and while it streams during the user's own
+  ``time.sleep`` cell (the Stop goes over the agent's subshell).
 
 Measured in one run on this machine; printed, never asserted.
 """
@@ -211,6 +212,15 @@ def _finished(kernel: Kernel, comm: str, since: int) -> bool:
 # --- the browser side ----------------------------------------------------------------------
 
 
+SLEEP_IN_A_CELL = """() => {
+  const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+  window.__jaSleeping = true;
+  const future = kernel.requestExecute({ code: 'import time; time.sleep(3)' });
+  void future.done.then(() => { window.__jaSleeping = false; });
+}"""
+"""A 3-second synchronous cell of the user's, started from the page (not waited for)."""
+
+
 def stop_clicks(samples: int) -> dict[str, list[float]]:
     from playwright.sync_api import expect, sync_playwright
 
@@ -232,6 +242,7 @@ def stop_clicks(samples: int) -> dict[str, list[float]]:
         turns.append(
             {"tool_calls": [{"name": "execute_command", "input": {"command": "sleep 30"}}]}
         )
+        turns.append({"text": answer_text(3000)})  # stopped while the user's cell sleeps
     (base / "root" / "stop.json").write_text(json.dumps(turns))
     setup = (
         "%load_ext jupyter_agent\nfrom jupyter_agent import ScriptedModel\n"
@@ -250,6 +261,7 @@ def stop_clicks(samples: int) -> dict[str, list[float]]:
         "while streaming": [],
         "while waiting for an answer": [],
         "while a command runs": [],
+        "while your cell sleeps": [],
     }
     try:
         with sync_playwright() as playwright:
@@ -287,6 +299,17 @@ def stop_clicks(samples: int) -> dict[str, list[float]]:
                     panel.get_by_role("button", name="Always allow").click()
                 expect(status).to_have_text("running tool execute_command")
                 measure("while a command runs")
+                # The user's own synchronous cell runs: the Stop goes over the agent's
+                # subshell, and the cell is not interrupted.
+                message.fill("Write it again")
+                panel.get_by_role("button", name="Send").click()
+                expect(status).to_have_text("thinking…")
+                page.evaluate(SLEEP_IN_A_CELL)
+                page.wait_for_function("() => window.__jaSleeping === true")
+                measure("while your cell sleeps")
+                if not page.evaluate("() => window.__jaSleeping"):
+                    print("  (a cell ended before its Stop was measured: not during a cell)")
+                page.wait_for_function("() => window.__jaSleeping === false")
             browser.close()
     finally:
         stop_lab_server(server)

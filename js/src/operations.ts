@@ -16,7 +16,7 @@
  */
 import { CodeCell } from '@jupyterlab/cells';
 import type { INotebookModel, NotebookPanel } from '@jupyterlab/notebook';
-import type { Contents, Kernel, KernelMessage } from '@jupyterlab/services';
+import type { Contents, KernelMessage } from '@jupyterlab/services';
 import type { PartialJSONObject, PartialJSONValue } from '@lumino/coreutils';
 import type { IDisposable } from '@lumino/disposable';
 
@@ -44,6 +44,7 @@ import {
   type IBridgeTarget,
   type INotebookTarget
 } from './tokens';
+import { Running } from './running';
 
 /** `ping`: which notebook this comm is bound to, and who answers. */
 export function registerCoreOperations<T extends IBridgeTarget>(
@@ -235,7 +236,7 @@ export function registerNotebookOperations(
       // late interrupt never hits whatever the user ran next.
       const kernel =
         cellId !== undefined
-          ? running.kernel(target.context, cellId)
+          ? running.interrupting(target.context, cellId)
           : (target.panel?.sessionContext.session?.kernel ?? null);
       if (kernel !== null && !kernel.isDisposed) {
         await kernel.interrupt();
@@ -339,38 +340,6 @@ function edit(shared: SharedNotebook, change: () => void): void {
   undo?.stopCapturing();
 }
 
-/** The cells the bridge is running, per notebook, for `interrupt`. */
-class Running {
-  add(context: object, cellId: string, kernel: Kernel.IKernelConnection): void {
-    let cells = this._byContext.get(context);
-    if (cells === undefined) {
-      cells = new Map();
-      this._byContext.set(context, cells);
-    }
-    cells.set(cellId, kernel);
-  }
-
-  delete(
-    context: object,
-    cellId: string,
-    kernel: Kernel.IKernelConnection
-  ): void {
-    const cells = this._byContext.get(context);
-    if (cells?.get(cellId) === kernel) {
-      cells.delete(cellId);
-    }
-  }
-
-  kernel(context: object, cellId: string): Kernel.IKernelConnection | null {
-    return this._byContext.get(context)?.get(cellId) ?? null;
-  }
-
-  private _byContext = new WeakMap<
-    object,
-    Map<string, Kernel.IKernelConnection>
-  >();
-}
-
 /**
  * Run a code cell as the user would (CodeCell.execute with the panel's
  * session: the cell shows as running, its outputs stream in, its execution
@@ -425,6 +394,7 @@ async function run(
       const input = msg.content as { code?: unknown };
       if (msg.header.msg_type === 'execute_input' && input.code === source) {
         requestId = parent;
+        running.started(target.context, cellId, kernel);
       }
       return;
     }

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import AsyncIterator, Iterator
+from typing import Any
 
 import pytest
 
@@ -24,7 +25,7 @@ def home() -> Iterator[asyncio.AbstractEventLoop]:
     thread.join(5)
 
 
-def homed(workspace, home, turns: list[dict]) -> Agent:
+def homed(workspace, home, turns: list[dict[str, Any]]) -> Agent:
     agent = Agent("actor", ScriptedModel(turns), workspace=workspace)
     agent.home = home
     return agent
@@ -61,9 +62,11 @@ async def test_events_stream_and_done_callbacks_reach_the_caller(workspace, home
     agent = homed(workspace, home, [{"text": "A short answer."}])
     ended = asyncio.get_running_loop().create_future()
     handle = agent.start("Say something")
-    handle.add_done_callback(
-        lambda h: ended.get_loop().call_soon_threadsafe(ended.set_result, h.state.value)
-    )
+
+    def note_the_end(h: RunHandle) -> None:
+        ended.get_loop().call_soon_threadsafe(ended.set_result, h.state.value)
+
+    handle.add_done_callback(note_the_end)
     kinds = [event.kind async for event in _events(handle)]
     assert "agent_start" in kinds and kinds[-1] == "completed"
     assert "text_delta" in kinds

@@ -165,7 +165,7 @@ def test_the_agent_reads_a_file_while_a_synchronous_cell_it_started_runs(
 
 
 def _is_idle(m: Message, cell: str) -> bool:
-    return (
+    return bool(
         m["parent_header"].get("msg_id") == cell
         and m["msg_type"] == "status"
         and m["content"]["execution_state"] == "idle"
