@@ -226,7 +226,7 @@ def stop_clicks(samples: int) -> dict[str, list[float]]:
 
     # the browser tests' JupyterLab, extension and browser flags (tests/browser, first on
     # the path now)
-    sys.path.insert(0, str(ROOT / "tests" / "browser"))
+    sys.path[:0] = [str(ROOT / "tests" / "browser"), str(ROOT / "tests")]
     from browser_pages import CHROMIUM, CHROMIUM_ARGS
     from lab_server import start_lab_server, stop_lab_server
     from panel_ui import stop_and_time
