@@ -87,25 +87,20 @@ def _streaming(kernel: Kernel, comm: str, since: int) -> None:
 
 def _sleeping_cell(kernel: Kernel, seconds: float) -> str:
     """Start a ``time.sleep`` cell; return once the kernel runs it."""
-    msg_id = kernel.client.execute(f"import time; time.sleep({seconds})")
+    msg_id = str(kernel.client.execute(f"import time; time.sleep({seconds})"))
+    _wait_status(kernel, msg_id, "busy")
+    return msg_id
+
+
+def _wait_status(kernel: Kernel, msg_id: str, state: str) -> None:
+    """Until the kernel said it is ``state`` for request ``msg_id``."""
     while not any(
         m["parent_header"].get("msg_id") == msg_id
         and m["msg_type"] == "status"
-        and m["content"]["execution_state"] == "busy"
+        and m["content"]["execution_state"] == state
         for _, m in list(kernel.messages)
     ):
         time.sleep(0.002)
-    return str(msg_id)
-
-
-def _wait_idle(kernel: Kernel, msg_id: str) -> None:
-    while not any(
-        m["parent_header"].get("msg_id") == msg_id
-        and m["msg_type"] == "status"
-        and m["content"]["execution_state"] == "idle"
-        for _, m in list(kernel.messages)
-    ):
-        time.sleep(0.01)
 
 
 def stop_latency(kernel: Kernel, comm: str, shell: str | None, busy: bool) -> float:
@@ -120,7 +115,7 @@ def stop_latency(kernel: Kernel, comm: str, shell: str | None, busy: bool) -> fl
     send(kernel, comm, {"type": "command", "id": f"x{since}", "name": "stop"}, shell)
     latency = _stopped_after(kernel, comm, since) - sent
     if cell is not None:
-        _wait_idle(kernel, cell)
+        _wait_status(kernel, cell, "idle")
     return latency
 
 
@@ -141,7 +136,7 @@ def throughput(
     send(kernel, comm, {"type": "command", "id": f"y{since}", "name": "stop"}, shell)
     _stopped_after(kernel, comm, start)
     if cell is not None:
-        _wait_idle(kernel, cell)
+        _wait_status(kernel, cell, "idle")
     return chars / seconds, len(texts) / seconds
 
 

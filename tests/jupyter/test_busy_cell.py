@@ -57,16 +57,22 @@ def _busy(kernel: Kernel, cell: str) -> int:
     return len(kernel.seen)
 
 
+def _panel_over_a_subshell(kernel: Kernel, magic: str = "%agent") -> tuple[str, str]:
+    """Show the panel (``magic``), say hello as a view does, and open a subshell as the
+    lab extension does: the panel's comm id and the subshell's id."""
+    kernel.ok(magic)
+    comm = kernel.panel_comm()
+    hello(kernel, comm)
+    return comm, kernel.subshell()
+
+
 def _index(kernel: Kernel, message: Message) -> int:
     return next(i for i, m in enumerate(kernel.seen) if m is message)
 
 
 def test_the_agent_streams_and_stops_at_once_while_the_users_cell_sleeps(kernel: Kernel) -> None:
     scripted(kernel, "m", [{"text": LONG_TEXT}], delay=0.005)  # ~10 s of text
-    kernel.ok("%agent")
-    comm = kernel.panel_comm()
-    hello(kernel, comm)
-    subshell = kernel.subshell()
+    comm, subshell = _panel_over_a_subshell(kernel)
     since = len(kernel.seen)
     kernel.ok("h = %agent plan --model $m Write a lot")
     kernel.from_panel(comm, lambda c: c["type"] == "text", since=since)
@@ -99,10 +105,7 @@ def test_an_answer_and_an_allow_take_effect_while_the_users_cell_sleeps(kernel: 
     ask = {"tool_calls": [{"name": "ask_user", "input": {"question": "Which file?"}}]}
     shell = {"tool_calls": [{"name": "execute_command", "input": {"command": "echo ja-ran"}}]}
     scripted(kernel, "m", [ask, shell, {"text": "All done."}])
-    kernel.ok("%agent")
-    comm = kernel.panel_comm()
-    hello(kernel, comm)
-    subshell = kernel.subshell()
+    comm, subshell = _panel_over_a_subshell(kernel)
     since = len(kernel.seen)
     kernel.ok("h = %agent act --model $m Ask, then run a command")
     asked = kernel.from_panel(comm, lambda c: _has_event(c, "question"), since=since)
@@ -177,10 +180,7 @@ def test_a_message_sent_during_the_users_cell_starts_a_run_that_reads_its_variab
 ) -> None:
     look = {"tool_calls": [{"name": "inspect_variable", "input": {"name": "step"}}]}
     scripted(kernel, "m", [look, {"text": "Seen."}])
-    kernel.ok("%agent --model $m")
-    comm = kernel.panel_comm()
-    hello(kernel, comm)
-    subshell = kernel.subshell()
+    comm, subshell = _panel_over_a_subshell(kernel, "%agent --model $m")
     cell = kernel.execute("import time\nfor step in range(80):\n    time.sleep(0.1)")
     during = _busy(kernel, cell)
     sent = command(kernel, comm, "send", text="What is step now?", subshell=subshell)
@@ -220,10 +220,7 @@ agent.policy = Rules([Rule.allow(Everything())])
 def test_nothing_the_agent_prints_lands_in_the_users_running_cell(kernel: Kernel) -> None:
     scripted(kernel, "m", [{"tool_calls": [{"name": "noisy", "input": {}}]}, {"text": "Ok."}])
     kernel.ok(NOISY)
-    kernel.ok("%agent --model $m")
-    comm = kernel.panel_comm()
-    hello(kernel, comm)
-    subshell = kernel.subshell()
+    comm, subshell = _panel_over_a_subshell(kernel, "%agent --model $m")
     cell = kernel.execute("import time\nprint('user output')\ntime.sleep(4)")
     during = _busy(kernel, cell)
     command(kernel, comm, "send", text="Make some noise", subshell=subshell)
