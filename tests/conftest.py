@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import os
 import shutil
 import socket
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -105,6 +107,18 @@ def workspace(tmp_path: Path) -> Path:
     folder = tmp_path / "work"
     folder.mkdir()
     return folder
+
+
+@pytest.fixture(scope="module")
+def agent_home() -> Iterator[asyncio.AbstractEventLoop]:
+    """A loop on a thread of its own ("agent-home"), where an agent with this ``home``
+    lives, as a kernel's agents live on their thread."""
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, name="agent-home", daemon=True)
+    thread.start()
+    yield loop
+    loop.call_soon_threadsafe(loop.stop)
+    thread.join(5)
 
 
 @pytest.fixture

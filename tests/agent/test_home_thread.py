@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -15,19 +15,9 @@ from jupyter_agent.errors import AgentBusy
 from jupyter_agent.events import Event
 
 
-@pytest.fixture
-def home() -> Iterator[asyncio.AbstractEventLoop]:
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_forever, name="agent-home", daemon=True)
-    thread.start()
-    yield loop
-    loop.call_soon_threadsafe(loop.stop)
-    thread.join(5)
-
-
-def homed(workspace, home, turns: list[dict[str, Any]]) -> Agent:
+def homed(workspace, agent_home, turns: list[dict[str, Any]]) -> Agent:
     agent = Agent("actor", ScriptedModel(turns), workspace=workspace)
-    agent.home = home
+    agent.home = agent_home
     return agent
 
 
@@ -36,9 +26,9 @@ COMMAND = {"tool_calls": [{"name": "execute_command", "input": {"command": "echo
 
 
 async def test_questions_and_approvals_are_waited_for_and_answered_from_the_callers_loop(
-    workspace, home
+    workspace, agent_home
 ):
-    agent = homed(workspace, home, [ASK, COMMAND, {"text": "Done."}])
+    agent = homed(workspace, agent_home, [ASK, COMMAND, {"text": "Done."}])
     seen_on: set[str] = set()
     agent.subscribe(lambda _: seen_on.add(threading.current_thread().name))
     handle = agent.start("Ask, then run something")  # at once, from this loop
@@ -58,8 +48,8 @@ async def test_questions_and_approvals_are_waited_for_and_answered_from_the_call
     assert seen_on == {"agent-home"}  # the run lived on its home
 
 
-async def test_events_stream_and_done_callbacks_reach_the_caller(workspace, home):
-    agent = homed(workspace, home, [{"text": "A short answer."}])
+async def test_events_stream_and_done_callbacks_reach_the_caller(workspace, agent_home):
+    agent = homed(workspace, agent_home, [{"text": "A short answer."}])
     ended = asyncio.get_running_loop().create_future()
     handle = agent.start("Say something")
 
@@ -75,8 +65,8 @@ async def test_events_stream_and_done_callbacks_reach_the_caller(workspace, home
     assert again.state.value == "completed"
 
 
-async def test_a_stop_from_the_callers_loop_ends_the_run_on_its_home(workspace, home):
-    agent = homed(workspace, home, [ASK, {"text": "Carried on."}])
+async def test_a_stop_from_the_callers_loop_ends_the_run_on_its_home(workspace, agent_home):
+    agent = homed(workspace, agent_home, [ASK, {"text": "Carried on."}])
     handle = agent.start("Ask something")
     await asyncio.wait_for(handle.wait_for_user(), 10)
     with pytest.raises(AgentBusy):  # raised on the home, seen here

@@ -24,7 +24,6 @@ import os
 import random
 import signal
 import threading
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -119,17 +118,6 @@ SEEDS = 200
 """Seeded runs on the test's own loop; as many again live on a home thread's loop."""
 
 
-@pytest.fixture(scope="module")
-def home() -> Iterator[asyncio.AbstractEventLoop]:
-    """A loop on a thread of its own, as a kernel's agent thread."""
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_forever, name="test-home", daemon=True)
-    thread.start()
-    yield loop
-    loop.call_soon_threadsafe(loop.stop)
-    thread.join(5)
-
-
 async def stopped_run(
     seed: int, workspace, home: asyncio.AbstractEventLoop | None = None
 ) -> tuple[Agent, RunHandle]:
@@ -175,12 +163,12 @@ async def stopped_run(
 
 
 @pytest.mark.parametrize("seed", range(2 * SEEDS))
-async def test_stop_at_a_random_point_leaves_a_valid_history(seed, workspace, home):
+async def test_stop_at_a_random_point_leaves_a_valid_history(seed, workspace, agent_home):
     PIDS.clear()
     PUBLISHED_ON.clear()
-    homed = home if seed >= SEEDS else None
+    homed = agent_home if seed >= SEEDS else None
     agent, handle = await stopped_run(seed, workspace, homed)
-    home_thread = "test-home" if homed else threading.current_thread().name
+    home_thread = "agent-home" if homed else threading.current_thread().name
     published_on = set(PUBLISHED_ON)
     assert published_on <= {home_thread}  # none: the run ended before the subscription
 
