@@ -83,6 +83,19 @@ const received = (kernel: FakeKernel) =>
     msg.content.data
   ]);
 
+/** A control whose kernel has answered kernel_info and made subshell `id`. */
+async function withSubshell(
+  id: string
+): Promise<{ kernel: FakeKernel; control: KernelControl }> {
+  const kernel = new FakeKernel();
+  const control = new KernelControl(kernel.connection);
+  kernel.answerInfo();
+  await settle();
+  kernel.answerCreate(id);
+  await control.known;
+  return { kernel, control };
+}
+
 describe('KernelControl', () => {
   it('keeps messages in order while the subshell is made, then sends them over it', async () => {
     const kernel = new FakeKernel();
@@ -108,12 +121,7 @@ describe('KernelControl', () => {
   });
 
   it('builds comm_msgs as JupyterLab does, from this client', async () => {
-    const kernel = new FakeKernel();
-    const control = new KernelControl(kernel.connection);
-    kernel.answerInfo();
-    await settle();
-    kernel.answerCreate('sub-1');
-    await control.known;
+    const { kernel, control } = await withSubshell('sub-1');
     control.send('comm-a', { method: 'custom', content: { type: 'hello' } });
     const [msg] = kernel.sent;
     assert.equal(msg.channel, 'shell');
@@ -143,12 +151,7 @@ describe('KernelControl', () => {
   });
 
   it('makes a new subshell after a restart; a late reply for the old kernel is ignored', async () => {
-    const kernel = new FakeKernel();
-    const control = new KernelControl(kernel.connection);
-    kernel.answerInfo();
-    await settle();
-    kernel.answerCreate('sub-1');
-    await control.known;
+    const { kernel, control } = await withSubshell('sub-1');
 
     kernel.statusChanged.emit('restarting');
     control.send('comm-a', { n: 1 }); // the connection would drop it now: it waits
@@ -183,12 +186,7 @@ describe('KernelControl', () => {
   });
 
   it('deletes its subshell when the connection goes, and sends no more', async () => {
-    const kernel = new FakeKernel();
-    const control = new KernelControl(kernel.connection);
-    kernel.answerInfo();
-    await settle();
-    kernel.answerCreate('sub-1');
-    await control.known;
+    const { kernel, control } = await withSubshell('sub-1');
     control.send('comm-a', { n: 1 });
     kernel.dispose();
     control.send('comm-a', { n: 2 });
