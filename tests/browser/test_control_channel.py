@@ -12,10 +12,11 @@ and says, in one accessible line, that its buttons wait for a running cell.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from axe_audit import AXE, violation_lines
-from panel_ui import agent_notebook, open_from_palette, sidebar, start
+from panel_ui import agent_notebook, call, open_from_palette, sidebar, start
 from playwright.sync_api import expect
 
 SLEEP = 8  # s: long enough to click and see the answer well inside it
@@ -38,6 +39,7 @@ t1 = time.monotonic()"""
 
 RECORDED = """\
 import json
+import re
 print(json.dumps({'main': threading.main_thread().name, 'record': RECORD,
                   't0': globals().get('t0'), 't1': globals().get('t1')}))"""
 
@@ -168,3 +170,38 @@ def test_the_sidebar_shows_the_agent_at_once_while_a_cell_runs(
     expect(panel.locator(".ja-role-badge")).to_have_text("actor", timeout=3_000)
     expect(cell.locator(".jp-InputPrompt")).to_have_text("[*]:", timeout=1)
     notebook.wait_for_kernel_idle()
+
+
+def test_a_long_cell_the_agent_runs_is_background_work(
+    open_notebook: Any, lab: Any, page: Any
+) -> None:
+    """In JupyterLab: the agent runs a synchronous 8-second cell with a 1-second window;
+    run_cell says "still running", the agent reads the notebook through the frontend while
+    the cell runs, then waits for the cell."""
+    notebook = agent_notebook(
+        open_notebook,
+        lab,
+        "long-cell",
+        [
+            call("run_cell", cell_id="cell-0", wait=1),
+            call("read_notebook"),
+            call("wait_for_cell", cell_id="cell-0"),
+            call("task_complete", summary="It ran."),
+        ],
+        sources=["import time\nprint('started', flush=True)\ntime.sleep(8)\nprint('slept')", ""],
+    )
+    panel = start(notebook, "h = %agent act --model $m Run the slow cell")
+    cards = panel.get_by_role("region", name=re.compile(r"^Approval: "))
+    for n in (0, 1):  # run_cell, then wait_for_cell: each asks (code runs or is stopped)
+        cards.nth(n).get_by_role("button", name="Allow", exact=True).click()
+    expect(panel.get_by_role("status")).to_have_text("completed", timeout=60_000)
+    results = json.loads(
+        notebook.run_cell(
+            "import json\nprint(json.dumps([r.text for m in h.history for r in m.tool_results]))"
+        )
+    )
+    ran, read, waited = results[0], results[1], results[2]
+    assert ran.startswith("Cell cell-0 is still running ("), ran
+    assert "started" in ran
+    assert re.search(r"── 1 · cell-0 · code \[[ *]\] · running", read), read
+    assert waited.startswith("Cell cell-0 ran [") and "slept" in waited, waited
