@@ -233,3 +233,18 @@ def test_nothing_the_agent_prints_lands_in_the_users_running_cell(kernel: Kernel
         m for m in kernel.seen if m["msg_type"] == "stream" and "ja-agent-" in m["content"]["text"]
     ]
     assert noise and all(not m["parent_header"] for m in noise)
+
+
+def test_a_magic_changes_the_panel_on_the_agents_thread(kernel: Kernel) -> None:
+    """The panel's traits are set on one thread, the agent's, whoever asks: a magic in a
+    cell (main thread) hands its refresh over rather than racing the agent's events."""
+    kernel.ok("%agent")
+    kernel.ok(
+        "import threading\n"
+        "from jupyter_agent.jupyter.kernel.agent import kernel_agent\n"
+        "SET_ON = []\n"
+        "kernel_agent().panel.observe(\n"
+        "    lambda change: SET_ON.append(threading.current_thread().name), names=['role'])"
+    )
+    assert kernel.ok("%agent role actor").stdout == "Role: actor\n"
+    assert kernel.value("SET_ON") == ["jupyter-agent"]
