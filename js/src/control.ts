@@ -15,6 +15,9 @@ import { Signal } from '@lumino/signaling';
 
 import type { IKernelControl, IKernelControls, SubshellStatus } from './tokens';
 
+/** How long the kernel may take to make the agent's subshell (ms). */
+export const SUBSHELL_TIMEOUT_MS = 10_000;
+
 export class KernelControl implements IKernelControl {
   constructor(readonly kernel: Kernel.IKernelConnection) {
     kernel.statusChanged.connect(this._onStatus, this);
@@ -60,9 +63,7 @@ export class KernelControl implements IKernelControl {
     try {
       await info;
       if (attempt === this._attempt && this.kernel.supportsSubshells) {
-        const reply = await this.kernel.requestCreateSubshell({}).done;
-        // An error reply has no id: the main shell then.
-        id = reply.content.subshell_id || null;
+        id = await this._createSubshell();
       }
     } catch (error) {
       console.warn('jupyter-agent: no subshell; using the main shell', error);
@@ -74,6 +75,43 @@ export class KernelControl implements IKernelControl {
     this._opening = false;
     this._known.resolve(id !== null);
     this._flush();
+  }
+
+  /**
+   * A new subshell's id, or null: an error reply, or none within SUBSHELL_TIMEOUT_MS
+   * (the messages waiting then go on the main shell; a subshell made later is deleted).
+   */
+  private async _createSubshell(): Promise<string | null> {
+    const created = this.kernel.requestCreateSubshell({}).done;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<null>(resolve => {
+      timer = setTimeout(() => resolve(null), SUBSHELL_TIMEOUT_MS);
+    });
+    const reply = await Promise.race([created, late]);
+    clearTimeout(timer);
+    if (reply === null) {
+      console.warn(
+        'jupyter-agent: the kernel made no subshell in time; using the main shell'
+      );
+      void created.then(
+        made => this._delete(made.content.subshell_id || null),
+        () => undefined
+      );
+      return null;
+    }
+    // An error reply has no id: the main shell then.
+    return reply.content.subshell_id || null;
+  }
+
+  private _delete(id: string | null): void {
+    if (id === null || this.kernel.isDisposed) {
+      return;
+    }
+    try {
+      this.kernel.requestDeleteSubshell({ subshell_id: id });
+    } catch {
+      // the kernel is gone
+    }
   }
 
   private _flush(): void {

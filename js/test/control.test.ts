@@ -5,13 +5,17 @@
  * going deletes it.
  */
 import { strict as assert } from 'node:assert';
-import { describe, it } from 'node:test';
+import { describe, it, mock } from 'node:test';
 
 import type { Kernel, KernelMessage } from '@jupyterlab/services';
 import { PromiseDelegate } from '@lumino/coreutils';
 import { Signal } from '@lumino/signaling';
 
-import { KernelControl, KernelControls } from '../src/control';
+import {
+  KernelControl,
+  KernelControls,
+  SUBSHELL_TIMEOUT_MS
+} from '../src/control';
 
 type CreateReply = { content: { subshell_id: string } };
 
@@ -192,6 +196,28 @@ describe('KernelControl', () => {
     control.send('comm-a', { n: 2 });
     assert.deepEqual(kernel.deleted, ['sub-1']);
     assert.equal(kernel.sent.length, 1);
+  });
+});
+
+describe('KernelControl, a kernel slow to make its subshell', () => {
+  it('sends on the main shell after the timeout, and deletes a subshell made later', async () => {
+    mock.timers.enable({ apis: ['setTimeout'] });
+    try {
+      const kernel = new FakeKernel();
+      const control = new KernelControl(kernel.connection);
+      control.send('comm-a', { n: 1 });
+      kernel.answerInfo();
+      await settle();
+      assert.equal(kernel.creates.length, 1);
+      mock.timers.tick(SUBSHELL_TIMEOUT_MS);
+      assert.equal(await control.known, false);
+      assert.deepEqual(received(kernel), [[null, 'comm-a', { n: 1 }]]);
+      kernel.answerCreate('late');
+      await settle();
+      assert.deepEqual(kernel.deleted, ['late']);
+    } finally {
+      mock.timers.reset();
+    }
   });
 });
 
