@@ -248,3 +248,31 @@ def test_a_magic_changes_the_panel_on_the_agents_thread(kernel: Kernel) -> None:
     )
     assert kernel.ok("%agent role actor").stdout == "Role: actor\n"
     assert kernel.value("SET_ON") == ["jupyter-agent"]
+
+
+def test_the_kernel_notes_when_each_cell_ended_by_the_id_the_frontend_gave(
+    kernel: Kernel,
+) -> None:
+    """What guards the live bridge against a late interrupt: a cell's end, by the cell id
+    JupyterLab puts in its execute request's metadata."""
+    request = kernel.client.session.msg(
+        "execute_request",
+        {
+            "code": "x = 1",
+            "silent": False,
+            "store_history": True,
+            "user_expressions": {},
+            "allow_stdin": False,
+            "stop_on_error": True,
+        },
+        metadata={"cellId": "cell-7"},
+    )
+    kernel.client.shell_channel.send(request)
+    kernel.idle_after(request["header"]["msg_id"])
+    kernel.ok(
+        "import time\n"
+        "from jupyter_agent.jupyter.kernel.runner import CellTimes\n"
+        "ended = CellTimes.of(get_ipython()).ended_at"
+    )
+    assert kernel.value("sorted(ended)") == ["cell-7"]
+    assert kernel.value("0 < time.monotonic() - ended['cell-7'] < 60")

@@ -195,6 +195,31 @@ async def test_cancelling_a_run_asks_the_frontend_to_interrupt_that_cell():
     assert bridge._pending == {}  # the interrupt's answer is not waited for
 
 
+async def test_no_interrupt_goes_for_a_cell_the_kernel_saw_end():
+    """The agent's thread may learn that its cell ended (the kernel's post_run_cell)
+    before the frontend does (the idle status is on its way): an interrupt sent then would
+    stop whatever the frontend runs next, the user's cell. So none is sent."""
+    ended: dict[str, float] = {}
+    frontend = FakeFrontend({"run": lambda _: None, "interrupt": lambda _: {"interrupted": True}})
+    bridge = await connected(frontend, cell_ended=ended.get)
+    running = asyncio.ensure_future(bridge.run("quick", timeout=60))
+    await asyncio.sleep(0.05)
+    await bridge.interrupt("quick")  # still running: sent
+    assert frontend.ops().count("interrupt") == 1
+    ended["quick"] = time.monotonic()  # the kernel ran it to its end
+    await bridge.interrupt("quick")
+    running.cancel()  # a Stop now: the cell ended, nothing to interrupt
+    with pytest.raises(asyncio.CancelledError):
+        await running
+    assert frontend.ops().count("interrupt") == 1
+    # A later run of the same cell is new: its interrupt goes again.
+    again = asyncio.ensure_future(bridge.run("quick", timeout=60))
+    await asyncio.sleep(0.05)
+    await bridge.interrupt("quick")
+    assert frontend.ops().count("interrupt") == 2
+    again.cancel()
+
+
 async def test_a_run_bound_to_a_source_sends_it_and_a_changed_cell_runs_nothing():
     """The extension compares the source in the step that starts the execution (a browser
     test checks that half); here: the source goes with the request, and its refusal is

@@ -33,6 +33,7 @@ import itertools
 import logging
 import math
 import os
+import time
 import uuid
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -152,6 +153,9 @@ class LiveBridge:
         request_timeout: Seconds to wait for the answer to any other request (a run
             waits for its cell's timeout plus :data:`RUN_MARGIN`).
         comm_factory: Makes the comm (default ``comm.create_comm``); for tests.
+        cell_ended: When the kernel last finished running a cell, by its id (monotonic
+            seconds; None: not since it started): an interrupt for a cell that ended
+            after its run was sent is not sent (it could only reach what runs next).
     """
 
     mode: BridgeMode = "live"
@@ -163,8 +167,12 @@ class LiveBridge:
         connect_timeout: float = CONNECT_TIMEOUT,
         request_timeout: float = REQUEST_TIMEOUT,
         comm_factory: Callable[..., Any] | None = None,
+        cell_ended: Callable[[str], float | None] | None = None,
     ) -> None:
         self.kernel_path = path
+        self._cell_ended = cell_ended
+        self._runs_sent: dict[str, float] = {}
+        """When each cell's latest run was sent, by cell id (monotonic seconds)."""
         """The path the comm is opened with (may be absolute)."""
         self.path = path
         """The path as shown: the frontend's (relative to its root) once it answered."""
@@ -513,8 +521,10 @@ class LiveBridge:
             args["source"] = source
 
         def interrupt() -> None:
-            self._fire(ops.INTERRUPT({"cell_id": cell_id}))
+            if not self._ended_since_sent(cell_id):
+                self._fire(ops.INTERRUPT({"cell_id": cell_id}))
 
+        self._runs_sent[cell_id] = time.monotonic()
         try:
             result = await self._request(
                 ops.RUN(args),
@@ -532,7 +542,17 @@ class LiveBridge:
         return (await self.read_cell(cell_id)).outputs
 
     async def interrupt(self, cell_id: str | None = None) -> None:
+        if cell_id is not None and self._ended_since_sent(cell_id):
+            return  # the agent's thread learnt of its end before the frontend's reply
         await self._request(ops.INTERRUPT({"cell_id": cell_id} if cell_id else {}))
+
+    def _ended_since_sent(self, cell_id: str) -> bool:
+        """Whether the kernel finished running ``cell_id`` after its run was sent: the
+        frontend may not know yet (its idle status is on the way), and would interrupt
+        whatever cell runs next, the user's."""
+        sent = self._runs_sent.get(cell_id)
+        ended = self._cell_ended(cell_id) if self._cell_ended is not None else None
+        return sent is not None and ended is not None and ended >= sent
 
     async def save(self) -> None:
         await self._request(ops.SAVE({}))
@@ -549,6 +569,7 @@ async def connect_notebook(
     *,
     timeout: float = CONNECT_TIMEOUT,
     executor: Executor | None = None,
+    cell_ended: Callable[[str], float | None] | None = None,
 ) -> NotebookBridge:
     """The bridge to this kernel's notebook: live when JupyterLab answers, else the file.
 
@@ -572,6 +593,7 @@ async def connect_notebook(
         timeout: Seconds to wait for the frontend's answer (of time the kernel was free
             to read it).
         executor: Runs cells in file mode (e.g. this kernel's executor).
+        cell_ended: When this kernel last finished each cell (see :class:`LiveBridge`).
     """
     if path is None:
         path = kernel_notebook_path()
@@ -580,7 +602,7 @@ async def connect_notebook(
                 "This kernel does not know its notebook (no __session__ ending in .ipynb): "
                 "pass the notebook's path."
             )
-    bridge = LiveBridge(path, connect_timeout=timeout)
+    bridge = LiveBridge(path, connect_timeout=timeout, cell_ended=cell_ended)
     try:
         await bridge.connect()
     except BridgeError as error:

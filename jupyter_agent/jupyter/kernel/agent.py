@@ -26,7 +26,7 @@ from ...models import Model
 from ...notebook.bridge import BridgeMode, Cell, CellType, NotebookBridge, RunResult
 from ...notebook.file import FileBridge
 from .agent_thread import agent_loop, main_loop
-from .runner import KernelExecutor, attach_kernel
+from .runner import CellTimes, KernelExecutor, attach_kernel
 
 log = logging.getLogger(__name__)
 
@@ -265,11 +265,14 @@ class KernelAgent:
             self.bridge = FileBridge(self.notebook_file, executor=executor)
             return self.bridge
         path, file, home = self.notebook_path, self.notebook_file, self.home
+        ended = CellTimes.of(self.shell).ended_at
         assert home is not None  # a frontend may answer: a kernel, with an agent thread
 
         async def connecting() -> NotebookBridge:
             try:
-                return await connect(path, timeout=BRIDGE_TIMEOUT, executor=executor)
+                return await connect(
+                    path, timeout=BRIDGE_TIMEOUT, executor=executor, cell_ended=ended.get
+                )
             except Exception:
                 log.warning("could not connect to the notebook frontend; editing %s", file)
                 return FileBridge(file, executor=executor)

@@ -228,6 +228,9 @@ class CellTimes:
     KEPT = 10_000
 
     def __init__(self) -> None:
+        self.ended_at: dict[str, float] = {}
+        """When each cell last ended, by its id as the frontend named it (monotonic
+        seconds): the live bridge's guard against a late interrupt."""
         self.durations: dict[int, float] = {}
         self._started: dict[int, float] = {}
         """By ``id`` of the cell's ExecutionInfo: cells may overlap (one awaits, the agent
@@ -254,7 +257,14 @@ class CellTimes:
         self._started[id(info)] = time.monotonic()
 
     def post_run_cell(self, result: Any) -> None:
-        started = self._started.pop(id(getattr(result, "info", None)), None)
+        info = getattr(result, "info", None)
+        cell_id = getattr(info, "cell_id", None)
+        if isinstance(cell_id, str) and cell_id:
+            self.ended_at.pop(cell_id, None)  # the newest last, for the trimming below
+            self.ended_at[cell_id] = time.monotonic()
+            while len(self.ended_at) > self.KEPT:
+                del self.ended_at[next(iter(self.ended_at))]
+        started = self._started.pop(id(info), None)
         count = getattr(result, "execution_count", None)
         if started is None or not isinstance(count, int):
             return
