@@ -77,7 +77,10 @@ def test_file_mode_end_to_end_in_a_real_kernel(workspace):
         k.until(RUNNING_CELL)
         user_cell = k.ok("print('user cell ran meanwhile', h.done)")
         meanwhile_id, meanwhile = user_cell.msg_id, user_cell.outputs
-        assert meanwhile == [{"name": "stdout", "text": "user cell ran meanwhile False\n"}]
+        # (ipykernel may send one print as two stream messages: its flush timer can fire
+        # between the print's writes on a loaded machine)
+        assert user_cell.stdout == "user cell ran meanwhile False\n"
+        assert {o["name"] for o in meanwhile} == {"stdout"}
         assert k.value("'total' in dir()") is False  # the agent's cell is mid-way
         k.ok("release.set()")
         k.until("h.done", timeout=20)
@@ -107,8 +110,9 @@ def test_file_mode_end_to_end_in_a_real_kernel(workspace):
         assert k.value(history) is True
 
         # Nothing the agent's cell printed reached a cell of the user's, or any frontend.
-        for msg_id in (start_id, meanwhile_id):
-            assert len(k.outputs(msg_id)) == 1
+        printed = {start_id: "started\n", meanwhile_id: "user cell ran meanwhile False\n"}
+        for msg_id, text in printed.items():
+            assert "".join(o["content"]["text"] for o in k.outputs(msg_id)) == text
         assert "agent says hi" not in k.all_output_text()
         assert "total is" not in k.all_output_text()
         # The kernel's hooks are back as they were.
