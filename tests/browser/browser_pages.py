@@ -117,13 +117,30 @@ def new_page(browser: Any) -> tuple[Any, Any, list[str]]:
     return context, page, console
 
 
+# What every thread of each kernel of the page is doing, into the kernel's stderr (the
+# server log, saved beside): a kernel whose agent thread hangs still runs this on its main
+# thread. Bounded: a kernel that answers nothing is left after two seconds.
+_DUMP_KERNEL_THREADS = """async () => {
+  const code = 'import faulthandler, sys; faulthandler.dump_traceback(sys.__stderr__, all_threads=True)';
+  const kernels = Array.from(window.jupyterapp?.serviceManager.sessions.running() ?? [])
+    .map(session => window.jupyterapp.serviceManager.kernels.connectTo({ model: session.kernel }));
+  await Promise.race([
+    Promise.all(kernels.map(k => k.requestExecute({ code, silent: true }).done)),
+    new Promise(resolve => setTimeout(resolve, 2000)),
+  ]);
+  for (const kernel of kernels) kernel.dispose();
+}"""
+
+
 def save_artifacts(
     page: Any, console: list[str], lab: LabServer, request: pytest.FixtureRequest, name: str
 ) -> None:
-    """A failed test's screenshot, browser console and server log, in test-artifacts/
-    (``name`` tells a test's pages apart)."""
+    """A failed test's screenshot, browser console and server log (with each kernel's
+    thread stacks), in test-artifacts/ (``name`` tells a test's pages apart)."""
     ARTIFACTS.mkdir(exist_ok=True)
     stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", request.node.nodeid + (name and f"-{name}"))
+    with contextlib.suppress(Exception):
+        page.evaluate(_DUMP_KERNEL_THREADS)
     try:
         page.screenshot(path=str(ARTIFACTS / f"{stem}.png"), full_page=True)
     except Exception as error:
