@@ -38,7 +38,7 @@ from ._bus import EventBus
 from ._config import AgentConfig, AgentOptions, lookup_role, resolve_config
 from ._context import Context
 from ._handle import RunHandle
-from ._home import call_on, on_loop
+from ._home import at_home, call_on, on_loop
 from ._limits import Limits
 from ._loops import LOOPS, Loop
 from ._notices import Notices
@@ -157,6 +157,7 @@ class Agent:
     def _lookup_role(self, role: str | Role) -> Role:
         return lookup_role(self.roles, role)
 
+    @at_home
     def set_role(self, role: str | Role) -> None:
         """Switch role for the next run. A running run is stopped first (with a warning)."""
         new = self._lookup_role(role)
@@ -207,6 +208,7 @@ class Agent:
         for message, action in applied.notices:
             self.notices.add(message, action)
 
+    @at_home
     def set_model(self, model: str | Model) -> None:
         """Use ``model`` (a model string or a Model) from the next run on; the session
         records it, and its history goes to the new model as it is (every provider reads
@@ -231,6 +233,7 @@ class Agent:
             return []
         return await self.mcp.sync(self.tools, role.permissions)
 
+    @at_home
     def trust_workspace(self) -> TrustPrompt:
         """Trust this folder's settings from now on (remembered in the user's settings):
         everything the trust prompt listed applies. Returns what now applies that did not:

@@ -13,11 +13,13 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextvars
+import functools
 import weakref
 from collections.abc import Callable, Coroutine
-from typing import Any, TypeVar
+from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 _CONTEXTS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, contextvars.Context] = (
     weakref.WeakKeyDictionary()
@@ -117,3 +119,28 @@ async def await_on(
         if grace > 0:
             await asyncio.wait({ended}, timeout=grace)
         raise
+
+
+class Homed(Protocol):
+    """An object whose work lives on a home loop (an :class:`Agent`, its panel)."""
+
+    @property
+    def home(self) -> asyncio.AbstractEventLoop | None: ...
+
+
+H = TypeVar("H", bound=Homed)
+
+
+def at_home(method: Callable[Concatenate[H, P], T]) -> Callable[Concatenate[H, P], T]:
+    """Run ``method`` on its object's home loop, waiting for it there (:func:`call_on`),
+    when called from another thread (a magic, on the kernel's main thread): what it
+    changes, a run on the home may be reading at that moment."""
+
+    @functools.wraps(method)
+    def hop(owner: H, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        home = owner.home
+        if home is not None and home.is_running() and not on_loop(home):
+            return call_on(home, lambda: method(owner, *args, **kwargs))
+        return method(owner, *args, **kwargs)
+
+    return hop

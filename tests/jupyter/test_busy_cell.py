@@ -276,3 +276,26 @@ def test_the_kernel_notes_when_each_cell_ended_by_the_id_the_frontend_gave(
     )
     assert kernel.value("sorted(ended)") == ["cell-7"]
     assert kernel.value("0 < time.monotonic() - ended['cell-7'] < 60")
+
+
+def test_a_role_switched_from_a_cell_during_a_run_is_done_on_the_agents_thread(
+    kernel: Kernel,
+) -> None:
+    """``%agent role`` while a run streams stops that run (the role changes for the next
+    one): the stop, its warning and the session's write happen on the agent's thread, where
+    the run reads them, not on the main thread beside it."""
+    scripted(kernel, "m", [{"text": LONG_TEXT}], delay=0.005)
+    kernel.ok("%agent")
+    kernel.ok(
+        "import threading\n"
+        "from jupyter_agent.jupyter.kernel.agent import kernel_agent\n"
+        "WARNED_ON = []\n"
+        "kernel_agent().agent.subscribe(lambda e: e.kind == 'warning' and "
+        "WARNED_ON.append(threading.current_thread().name))"
+    )
+    kernel.ok("h = %agent plan --model $m Write a lot")
+    kernel.until("h.state.value == 'thinking' and h.events_so_far[-1].kind == 'text_delta'")
+    assert kernel.ok("%agent role actor").stdout == "Role: actor\n"
+    kernel.ok("await h.wait()")
+    assert kernel.value("[h.stop_reason, h.agent.role]") == ["manual_stop", "actor"]
+    assert kernel.value("WARNED_ON") == ["jupyter-agent"]

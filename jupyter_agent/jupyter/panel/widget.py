@@ -40,12 +40,11 @@ started then, as text and escaped HTML: :mod:`~jupyter_agent.jupyter.panel.recor
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
 import time
 from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from typing import Any
 
 import anywidget
 import traitlets as t
@@ -53,7 +52,7 @@ from pydantic import ValidationError
 
 from ... import events as ev
 from ...agent import Agent
-from ...agent._home import call_on, on_loop, schedule
+from ...agent._home import at_home, on_loop, schedule
 from ...config.trust import TrustPrompt
 from ...errors import AgentError
 from ...models import context_window
@@ -100,27 +99,6 @@ TEXT_REFRESH = (
 """Events after which a frontend without widgets gets the transcript again."""
 URGENT = (*TEXT_REFRESH, ev.AnswerEvent, ev.PermissionResponseEvent, ev.RequestInputTimeoutEvent)
 """Events sent at once rather than with the next batch: the user waits for them."""
-
-
-P = ParamSpec("P")
-R = TypeVar("R")
-
-
-def _on_the_panels_loop(
-    method: Callable[Concatenate[AgentPanel, P], R],
-) -> Callable[Concatenate[AgentPanel, P], R]:
-    """Run ``method`` on the panel's loop (the agent's thread, where events set its traits),
-    waiting for it there, when called from another thread (a magic, on the main thread):
-    traitlets and the transcript are not made for two threads at once."""
-
-    @functools.wraps(method)
-    def hop(panel: AgentPanel, /, *args: P.args, **kwargs: P.kwargs) -> R:
-        loop = panel._loop
-        if loop.is_running() and not on_loop(loop):
-            return call_on(loop, lambda: method(panel, *args, **kwargs))
-        return method(panel, *args, **kwargs)
-
-    return hop
 
 
 class AgentPanel(anywidget.AnyWidget):
@@ -226,7 +204,14 @@ class AgentPanel(anywidget.AnyWidget):
         assert self._agent is not None
         return self._agent
 
-    @_on_the_panels_loop
+    @property
+    def home(self) -> asyncio.AbstractEventLoop:
+        """The loop the panel lives on (the agent's): its traits are set there only, a
+        magic's refresh (main thread) handed over (``at_home``); traitlets and the
+        transcript are not made for two threads at once."""
+        return self._loop
+
+    @at_home
     def bind(self, agent: Agent) -> None:
         """Show ``agent`` (a new one after a resume): its history, then its live events."""
         if self._unsubscribe is not None:
@@ -273,7 +258,7 @@ class AgentPanel(anywidget.AnyWidget):
         if self.busy:
             self.running_code = self._stop_interrupts_kernel()
 
-    @_on_the_panels_loop
+    @at_home
     def refresh(self) -> None:
         """Show the agent's settings again (after a magic changed its role, model, limits)."""
         agent = self.agent
@@ -290,7 +275,7 @@ class AgentPanel(anywidget.AnyWidget):
         self.trust = _trust_prompt(agent)
         self.refresh_model()
 
-    @_on_the_panels_loop
+    @at_home
     def refresh_model(self) -> None:
         """Say whether the model can be called, and if not why (the set-up box), and
         what the picker offers."""
@@ -314,7 +299,7 @@ class AgentPanel(anywidget.AnyWidget):
         self._model_strings = {choice["id"]: given for given, choice in offered}
         self.models = [dict(choice) for _, choice in offered]
 
-    @_on_the_panels_loop
+    @at_home
     def refresh_context(self) -> None:
         """Set the gauge from the current or last run's count, else estimate it from what
         the model would see now (a resumed session: no request counted yet)."""
@@ -336,7 +321,7 @@ class AgentPanel(anywidget.AnyWidget):
             )
         )
 
-    @_on_the_panels_loop
+    @at_home
     def refresh_notebook(self) -> None:
         """Show how the agent reaches its notebook (after the bridge connected)."""
         bridge = self.agent.notebook
@@ -346,7 +331,7 @@ class AgentPanel(anywidget.AnyWidget):
         self.notebook = bridge.describe()
         self.bridge_mode = getattr(bridge, "mode", "") or ""
 
-    @_on_the_panels_loop
+    @at_home
     def refresh_sessions(self) -> None:
         try:
             saved = Agent.sessions(self.agent.workspace)
@@ -541,7 +526,7 @@ class AgentPanel(anywidget.AnyWidget):
         """A picker's choice shows its model string masked; the string itself stayed here."""
         return self._model_strings.get(choice, choice)
 
-    @_on_the_panels_loop
+    @at_home
     def trusted(self, applied: TrustPrompt) -> None:
         """Say in the transcript what applies now that the user trusted the folder."""
         # A TrustedEntry, as the wire carries it.
