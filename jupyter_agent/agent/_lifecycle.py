@@ -3,8 +3,8 @@
 :class:`Lifecycle` starts the run's task, cancels it (Stop, the time limit) and turns
 however the loop ended (it returned, a control tool ended the run, a limit, Stop, an
 error) into one stop reason. The end is synchronous and happens once: the history is
-closed (every ``tool_use`` answered), children are stopped, the state settles, the end
-is announced and the session saved, and then whoever waits wakes. This is where the
+closed (every ``tool_use`` answered), children are stopped, the state settles, the session
+is saved, the end is announced, and then whoever waits wakes. This is where the
 run's cancellation invariant (see ``_run``) is kept.
 """
 
@@ -146,6 +146,22 @@ class Lifecycle:
         if reason == "completed" and run.summary is None:
             run.summary = message
         run.set_state(TERMINAL_FOR[reason], detail=message)
+        session = run.session
+        meta = session.metadata
+        meta.state = run.state.value
+        meta.stop_reason = reason
+        meta.runs += 1
+        try:
+            # On disk before the end is announced: a reader of the run's events may be on
+            # another thread (a cell, while the run lives on the agent's), and reads the
+            # saved session as soon as the terminal event reaches it.
+            session.save(now=True)
+        except OSError as exc:
+            log.warning(
+                "could not write session %s at the end of run %s: %s", session.id, run.id, exc
+            )
+        except Exception:  # whatever went wrong, the run still ends and its waiters wake
+            log.exception("could not write session %s at the end of run %s", session.id, run.id)
         if reason == "completed":
             run.emit(
                 CompletedEvent(summary=run.summary or "", plan_ready=run.submitted_plan is not None)
@@ -154,19 +170,6 @@ class Lifecycle:
             run.emit(ErrorEvent(message=message, error_type=type(run.error).__name__))
         else:
             run.emit(StoppedEvent(reason=reason, message=message))
-        session = run.session
-        meta = session.metadata
-        meta.state = run.state.value
-        meta.stop_reason = reason
-        meta.runs += 1
-        try:
-            session.save(now=True)  # on disk before anyone waiting for the run reads it
-        except OSError as exc:
-            log.warning(
-                "could not write session %s at the end of run %s: %s", session.id, run.id, exc
-            )
-        except Exception:  # whatever went wrong, the run still ends and its waiters wake
-            log.exception("could not write session %s at the end of run %s", session.id, run.id)
         self._done.set()
         for callback in run.done_callbacks:
             try:

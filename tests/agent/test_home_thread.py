@@ -81,3 +81,20 @@ async def test_a_stop_from_the_callers_loop_ends_the_run_on_its_home(workspace, 
 async def _events(handle: RunHandle) -> AsyncIterator[Event]:
     async for event in handle.events():
         yield event
+
+
+async def test_the_session_is_on_disk_when_the_end_is_announced(workspace, agent_home):
+    """A cell reading the run's events wakes on the terminal event while the run, on its
+    home, still finishes: the session must be saved before that event goes out (the
+    sessions tutorial reads it at once). Read here at the moment the event is published."""
+    agent = homed(workspace, agent_home, [{"text": "Done at once."}])
+    on_disk: list[tuple[str | None, int]] = []
+
+    def read_at_the_end(event: Event) -> None:
+        if event.kind == "completed":
+            (saved,) = [m for m in Agent.sessions(workspace) if m.session_id == agent.session.id]
+            on_disk.append((saved.state, saved.runs))
+
+    agent.subscribe(read_at_the_end)
+    await asyncio.wait_for(agent.start("Say it").wait(), 10)
+    assert on_disk == [("completed", 1)]
