@@ -38,7 +38,7 @@ from ._bus import EventBus
 from ._config import AgentConfig, AgentOptions, lookup_role, resolve_config
 from ._context import Context
 from ._handle import RunHandle
-from ._home import at_home, call_on, on_loop
+from ._home import at_home
 from ._limits import Limits
 from ._loops import LOOPS, Loop
 from ._notices import Notices
@@ -372,6 +372,7 @@ class Agent:
             record_task=False,
         )
 
+    @at_home  # started on its home's thread: the run and its state live there
     def _start(
         self,
         task: str,
@@ -386,19 +387,6 @@ class Agent:
         :attr:`~jupyter_agent.events.AgentStartEvent.action`); ``as_role``: the role of
         this run only (the agent's own stays); ``loop``: this run's loop;
         ``record_task``: False for a run that is no turn of the conversation (compact)."""
-        if self.home is not None and not on_loop(self.home):
-            # Started on its home's thread, at once: the run and its state live there.
-            return call_on(
-                self.home,
-                lambda: self._start(
-                    task,
-                    role=role,
-                    action=action,
-                    as_role=as_role,
-                    loop=loop,
-                    record_task=record_task,
-                ),
-            )
         try:
             asyncio.get_running_loop()
         except RuntimeError:

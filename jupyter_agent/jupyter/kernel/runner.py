@@ -262,15 +262,19 @@ class CellTimes:
         if isinstance(cell_id, str) and cell_id:
             self.ended_at.pop(cell_id, None)  # the newest last, for the trimming below
             self.ended_at[cell_id] = time.monotonic()
-            while len(self.ended_at) > self.KEPT:
-                del self.ended_at[next(iter(self.ended_at))]
+            _keep_newest(self.ended_at, self.KEPT)
         started = self._started.pop(id(info), None)
         count = getattr(result, "execution_count", None)
         if started is None or not isinstance(count, int):
             return
         self.durations[count] = time.monotonic() - started
-        while len(self.durations) > self.KEPT:
-            del self.durations[next(iter(self.durations))]
+        _keep_newest(self.durations, self.KEPT)
+
+
+def _keep_newest(entries: dict[Any, float], kept: int) -> None:
+    """Drop the oldest entries (first inserted) beyond ``kept``."""
+    while len(entries) > kept:
+        del entries[next(iter(entries))]
 
 
 class IPythonHistory:
