@@ -396,3 +396,39 @@ def test_without_a_frontend_the_panel_says_edits_go_to_the_file(shared_kernel: K
     mode, description = out.stdout.strip().split("\n", 1)
     assert mode == "file"
     assert "analysis.ipynb" in description and "file mode" in description
+
+
+def test_a_bridge_connected_while_the_panel_is_made_is_shown(tmp_path: Path) -> None:
+    """The bridge connects on the agent's thread while ``%agent`` makes the panel on the
+    cell's: the panel reads "connecting", then the bridge connects before the kernel's agent
+    has the panel to tell. Forced here by holding the panel's maker until the bridge is in;
+    the panel still shows how edits reach the notebook."""
+    k = agent_kernel(tmp_path)
+    try:
+        k.ok(
+            "import time\n"
+            "from jupyter_agent.agent._home import call_on\n"
+            "from jupyter_agent.jupyter.kernel.agent import kernel_agent\n"
+            "from jupyter_agent.jupyter.panel import widget\n"
+            "made = widget.AgentPanel.__init__\n"
+            "def held(self, *a, **kw):\n"
+            "    made(self, *a, **kw)\n"
+            "    seen.append(self.bridge_mode)\n"
+            "    ka = kernel_agent()\n"
+            "    while ka.bridge is None or ka.bridge.mode == 'connecting': time.sleep(0.02)\n"
+            "    call_on(ka.home, lambda: None)  # what the connection handed the agent ran\n"
+            "seen = []\n"
+            "widget.AgentPanel.__init__ = held"
+        )
+        k.ok("%agent")
+        out = k.ok(
+            "import asyncio\n"
+            "p = kernel_agent().panel\n"
+            "for _ in range(100):\n"
+            "    if p.bridge_mode != 'connecting': break\n"
+            "    await asyncio.sleep(0.05)\n"
+            "print(seen, p.bridge_mode)"
+        )
+        assert out.stdout.split() == ["['connecting']", "file"]
+    finally:
+        stop_kernel(k)

@@ -312,6 +312,9 @@ class KernelAgent:
                 resume=lambda sid: self.resume(sid),
                 loop=self.home,
             )
+            # The bridge may have connected on the agent's thread while the panel was
+            # being made here, before there was a panel to tell: show it as it is now.
+            self._show_notebook()
         return self.panel
 
 
