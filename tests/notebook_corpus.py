@@ -2,15 +2,22 @@
 ``fixtures/notebooks/real``, licences in its LICENSES.md), and generated edge cases written
 the way older tools wrote them (nbformat 3, 4.0–4.4 without ids, duplicate ids, two-space
 indentation, no final newline, a 20 MB line, formulas beside images, widgets, 1,000 cells).
+
+Tests pick real notebooks by shape with ``real_with`` and ``real_where``, from the properties
+``measure`` takes from their bytes (kept in properties.json, explained in LICENSES.md).
 """
 
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
+import re
 import struct
 import zlib
+from collections import Counter
 from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +26,132 @@ REAL = Path(__file__).parent / "fixtures" / "notebooks" / "real"
 
 def real_notebooks() -> list[Path]:
     return sorted(REAL.glob("*.ipynb"))
+
+
+# --- the real notebooks' measured properties (properties.json, defined in LICENSES.md) -------
+
+
+@cache
+def real_properties() -> dict[str, dict[str, Any]]:
+    """properties.json: each real fixture's name → its measured properties."""
+    files: dict[str, dict[str, Any]] = json.loads(
+        (REAL / "properties.json").read_text(encoding="utf-8")
+    )["files"]
+    return files
+
+
+def real_with(prop: str) -> list[Path]:
+    """The real fixtures whose property ``prop`` is non-zero, true or non-empty, e.g.
+    ``real_with("plotly_outputs")`` or ``real_with("v3_worksheets")``."""
+    properties = real_properties()
+    if not any(prop in p for p in properties.values()):
+        raise KeyError(f"{prop!r} is not in properties.json (see LICENSES.md for the fields)")
+    return [REAL / name for name, p in sorted(properties.items()) if p.get(prop)]
+
+
+def real_where(**wanted: Any) -> list[Path]:
+    """The real fixtures whose properties equal every value given, e.g.
+    ``real_where(nbformat=3)`` or ``real_where(has_cell_ids=False, indent=2)``."""
+    return [
+        REAL / name
+        for name, p in sorted(real_properties().items())
+        if all(p.get(key) == value for key, value in wanted.items())
+    ]
+
+
+_V3_MIME = {
+    "text": "text/plain",
+    "html": "text/html",
+    "svg": "image/svg+xml",
+    "png": "image/png",
+    "jpeg": "image/jpeg",
+    "latex": "text/latex",
+    "json": "application/json",
+    "javascript": "application/javascript",
+    "pdf": "application/pdf",
+}
+_V3_LISTED = ("json", "javascript", "latex")
+_BOKEH = ("application/vnd.bokehjs_exec.v0+json", "application/vnd.bokehjs_load.v0+json")
+_VEGALITE = re.compile(r"application/vnd\.vegalite\.v\d+\+json")
+
+
+def _joined(value: Any) -> Any:
+    return "".join(value) if isinstance(value, list) else value
+
+
+def measure(raw: bytes) -> dict[str, Any]:
+    """A notebook's properties as LICENSES.md defines them, from its raw bytes (what
+    properties.json holds for each real fixture)."""
+    text = raw.decode("utf-8")
+    nb = json.loads(text)
+    v3 = nb["nbformat"] == 3
+    cells = [c for ws in nb.get("worksheets", []) for c in ws["cells"]] if v3 else nb["cells"]
+    outputs = [o for c in cells for o in c.get("outputs", [])]
+    sources = [
+        (c["cell_type"], _joined(c.get("input" if "input" in c else "source", ""))) for c in cells
+    ]
+    repeats = Counter(sources)
+
+    def bundle(output: dict[str, Any]) -> dict[str, Any]:
+        if output["output_type"] in ("stream", "error", "pyerr"):
+            return {}
+        if v3:
+            return {_V3_MIME[k]: v for k, v in output.items() if k in _V3_MIME}
+        data: dict[str, Any] = output.get("data", {})
+        return data
+
+    bundles = [bundle(o) for o in outputs]
+    images = [b for b in bundles if any(m.startswith("image/") for m in b)]
+    html = [_joined(b["text/html"]) for b in bundles if "text/html" in b]
+    tables = [h for h in html if "<table" in h]
+    attached = [c for c in cells if c["cell_type"] == "markdown" and c.get("attachments")]
+    first = next((line for line in text.splitlines()[1:] if line.strip()), "")
+    kernelspec = nb["metadata"].get("kernelspec", {})
+    listed = {key: sum(isinstance(o.get(key), list) for o in outputs if v3) for key in _V3_LISTED}
+    return {
+        "size_bytes": len(raw),
+        "sha256": hashlib.sha256(raw).hexdigest(),
+        "nbformat": nb["nbformat"],
+        "nbformat_minor": nb["nbformat_minor"],
+        "v3_worksheets": "worksheets" in nb,
+        "has_cell_ids": any("id" in c for c in cells),
+        "indent": len(first) - len(first.lstrip(" ")),
+        "single_line_json": "\n" not in text.rstrip("\n"),
+        "two_space_cells_line": any(line.startswith('  "cells"') for line in text.splitlines()),
+        "final_newline": text.endswith("\n"),
+        "crlf": "\r\n" in text,
+        "n_cells": len(cells),
+        "cell_types": dict(sorted(Counter(c["cell_type"] for c in cells).items())),
+        "heading_cells": sum(c["cell_type"] == "heading" for c in cells),
+        "n_outputs": len(outputs),
+        "output_types": sorted({o["output_type"] for o in outputs}),
+        "mime_types": sorted({m for b in bundles for m in b}),
+        "image_outputs": len(images),
+        "image_with_text_plain": any("text/plain" in b for b in images),
+        "image_with_text_latex": any("text/latex" in b for b in images),
+        "has_latex": any("text/latex" in b for b in bundles),
+        "widget_outputs": sum("application/vnd.jupyter.widget-view+json" in b for b in bundles),
+        "widget_state_metadata": "widgets" in nb["metadata"],
+        "html_tables": bool(tables),
+        "pandas_dataframe_html": any('class="dataframe"' in t for t in tables),
+        "error_outputs": sum(o["output_type"] in ("error", "pyerr") for o in outputs),
+        "markdown_attachments": len(attached),
+        "attachment_mime_types": sorted(
+            {m for c in attached for a in c["attachments"].values() for m in a}
+        ),
+        "kernelspec_name": kernelspec.get("name"),
+        "language": kernelspec.get("language")
+        or nb["metadata"].get("language_info", {}).get("name"),
+        "v3_list_json_outputs": listed["json"],
+        "v3_list_javascript_outputs": listed["javascript"],
+        "v3_list_latex_outputs": listed["latex"],
+        "plotly_outputs": sum("application/vnd.plotly.v1+json" in b for b in bundles),
+        "plotly_require_html": sum('require(["plotly"]' in h for h in html),
+        "vegalite_outputs": sum(any(_VEGALITE.fullmatch(m) for m in b) for b in bundles),
+        "bokeh_outputs": sum(any(m in b for m in _BOKEH) for b in bundles),
+        "duplicate_cells": sum(repeats[s] > 1 for s in sources),
+        "empty_code_cells": sum(t == "code" and not s.strip() for t, s in sources),
+    }
 
 
 def png(width: int, height: int, shade: int = 128) -> str:

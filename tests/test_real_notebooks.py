@@ -22,7 +22,16 @@ import nbformat
 import pytest
 from helpers import call, until
 from IPython.core.inputtransformer2 import TransformerManager
-from notebook_corpus import GENERATED, LARGE, real_notebooks, write
+from notebook_corpus import (
+    GENERATED,
+    LARGE,
+    measure,
+    real_notebooks,
+    real_properties,
+    real_where,
+    real_with,
+    write,
+)
 
 from jupyter_agent import Agent, ScriptedModel
 from jupyter_agent.events import ToolStartEvent
@@ -83,6 +92,24 @@ def test_the_corpus_is_what_people_have():
     assert sum(not d.stores_ids for d in docs.values()) >= 8
     assert any(d.nbformat == 3 for d in docs.values())
     assert any(d.style.indent == "  " for d in docs.values())
+
+
+def test_properties_json_is_what_the_files_measure():
+    """Tests pick fixtures by properties.json (``real_with``): it must say what the bytes say."""
+    assert sorted(real_properties()) == [p.name for p in real_notebooks()]
+    for path in real_notebooks():
+        assert real_properties()[path.name] == measure(path.read_bytes()), path.name
+
+
+def test_the_corpus_has_the_shapes_readers_stumble_on():
+    """v3 outputs stored as lists of lines (json, javascript), plotting libraries' own
+    output types, and id-less notebooks whose cells repeat one another."""
+    assert real_with("v3_list_json_outputs") and real_with("v3_list_javascript_outputs")
+    assert len(real_with("plotly_outputs")) >= 2 and real_with("plotly_require_html")
+    assert real_with("vegalite_outputs") and real_with("bokeh_outputs")
+    idless = real_where(has_cell_ids=False)
+    assert len([p for p in real_with("duplicate_cells") if p in idless]) >= 2
+    assert any(real_properties()[p.name]["empty_code_cells"] >= 3 for p in idless)
 
 
 @pytest.mark.parametrize("name", EDITED)
@@ -327,21 +354,34 @@ def _imports(text: str) -> set[str]:
             return {"<magics or Python 2>"}
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
-                found |= {a.name.split(".")[0] for a in node.names}
+                found |= {a.name for a in node.names}
             elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                found.add(node.module.split(".")[0])
+                found.add(node.module)
     return found
+
+
+def _importable(module: str) -> bool:
+    """Whether ``module`` is here, submodule and all: IPython 2's notebooks import
+    ``IPython.html``, which IPython has long since dropped."""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ImportError:  # a parent package is missing
+        return False
 
 
 def _runnable() -> list[str]:
     out = []
+    real = {p.name: p for p in real_notebooks()}
     for name in CORPUS:
-        real = {p.name: p for p in real_notebooks()}
+        if name in real and real_properties()[name]["error_outputs"]:
+            continue  # saved with a traceback: it never ran top to bottom either
         maker = GENERATED.get(name)
         needs = _imports(maker() if maker else real[name].read_text(encoding="utf-8"))
-        if "<magics or Python 2>" not in needs and all(
-            importlib.util.find_spec(m) is not None for m in needs
-        ):
+        if "<magics or Python 2>" in needs:
+            continue
+        # Packages first, so that no parent of a missing package gets imported.
+        packages = {m.split(".")[0] for m in needs}
+        if all(_importable(m) for m in packages) and all(_importable(m) for m in needs):
             out.append(name)
     return out
 
