@@ -218,6 +218,7 @@ CORE = {
     "plans",
     "states",
     "_moved",
+    "_tasks",
     "_wording",
 }
 

@@ -10,10 +10,15 @@ Cells are addressed by their nbformat cell id, never by index alone. A run may n
 source it expects the cell to hold (what the user approved): a bridge then runs the cell
 only if that is exactly its source, checked at the moment the execution starts, and
 raises :class:`SourceChanged` otherwise.
+
+An edit cancelled (a Stop) either never lands, and the bridge re-raises the cancel; or it
+was being written, and the bridge waits for the write and raises :class:`EditLanded`
+with the edit's result, so the caller records what the notebook now holds.
 """
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -112,6 +117,15 @@ class NotebookBridge(Protocol):
     async def save(self) -> None: ...
 
 
+class EditLanded(asyncio.CancelledError):
+    """A Stop came while an edit was being written: the edit landed (``result`` is what
+    the bridge call returns) and the Stop goes on. A cancellation: re-raise it."""
+
+    def __init__(self, result: Any) -> None:
+        super().__init__("the edit was written before the stop")
+        self.result = result
+
+
 class SourceChanged(ToolError):
     """A cell was not run: its source was not the one the run expected (it changed after
     it was read and approved)."""
@@ -192,7 +206,11 @@ class ChangeLog:
         """Undo every change of ``run_id``, newest first; return what was done."""
         done: list[str] = []
         for change in reversed(self.of_run(run_id)):
-            done.append(await _revert(bridge, change))
+            try:
+                done.append(await _revert(bridge, change))
+            except EditLanded:  # stopped, but this one was undone
+                self.changes.remove(change)
+                raise
             self.changes.remove(change)
         return done
 

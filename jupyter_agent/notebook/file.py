@@ -19,7 +19,9 @@ It works on the notebooks people have:
   link during a run of edits, is refused; nothing outside is read or written.
 
 File work runs in a worker thread, so a large notebook never holds the kernel's event loop
-(a Stop is seen at once); one edit at a time.
+(a Stop is seen at once); one edit at a time. An edit lands whole or not at all: what it
+returns is made before the file is written, and a Stop before the write keeps it from
+ever being written, while a Stop during the write waits for it (:class:`EditLanded`).
 """
 
 from __future__ import annotations
@@ -32,14 +34,16 @@ import os
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
+from .._tasks import to_the_end
 from ..errors import ToolError
 from ..workspace.paths import PathRefused, Root
 from .bridge import (
     BridgeMode,
     Cell,
     CellType,
+    EditLanded,
     Executor,
     RunningExecutor,
     RunResult,
@@ -80,6 +84,8 @@ class FileBridge:
         self._lock = asyncio.Lock()
         self._file_lock = threading.Lock()
         """Held by the worker thread: a cancelled call's write finishes before the next."""
+        self._commit: _Commit | None = None
+        """The edit the worker thread makes now (under the file lock)."""
 
     def describe(self) -> str:
         running = "cells run in this kernel" if self.executor else "cells cannot be run"
@@ -120,10 +126,11 @@ class FileBridge:
             new_id = cell_id if cell_id and cell_id not in ids else _fresh_id(ids)
             doc.insert(position, _new_cell(cell_type, source, new_id))
             ids.insert(position, new_id)
+            inserted = _cell(doc, position, new_id, self.path)
             self._save(doc, ids)
-            return _cell(doc, position, new_id, self.path)
+            return inserted
 
-        return await self._in_thread(work)
+        return await self._in_thread(work, edit=True)
 
     async def update(self, cell_id: str, source: str) -> Cell:
         def work() -> Cell:
@@ -132,10 +139,11 @@ class FileBridge:
             cell = doc.cell(i)
             cell["source"] = source
             doc.replace(i, cell)
+            updated = _cell(doc, i, ids[i], self.path)
             self._save(doc, ids)
-            return _cell(doc, i, ids[i], self.path)
+            return updated
 
-        return await self._in_thread(work)
+        return await self._in_thread(work, edit=True)
 
     async def delete(self, cell_id: str) -> tuple[Cell, int]:
         def work() -> tuple[Cell, int]:
@@ -147,7 +155,7 @@ class FileBridge:
             self._save(doc, ids)
             return cell, i
 
-        return await self._in_thread(work)
+        return await self._in_thread(work, edit=True)
 
     async def move(
         self, cell_id: str, *, before: str | None = None, after: str | None = None
@@ -165,7 +173,7 @@ class FileBridge:
             self._save(doc, ids)
             return to
 
-        return await self._in_thread(work)
+        return await self._in_thread(work, edit=True)
 
     async def set_type(self, cell_id: str, cell_type: CellType) -> Cell:
         def work() -> Cell:
@@ -177,10 +185,11 @@ class FileBridge:
             if cell_type != "code" and "attachments" in old:
                 new["attachments"] = old["attachments"]
             doc.replace(i, new)
+            changed = _cell(doc, i, ids[i], self.path)
             self._save(doc, ids)
-            return _cell(doc, i, ids[i], self.path)
+            return changed
 
-        return await self._in_thread(work)
+        return await self._in_thread(work, edit=True)
 
     async def run(
         self, cell_id: str, timeout: float | None = None, *, source: str | None = None
@@ -219,7 +228,7 @@ class FileBridge:
             doc.replace(i, stored)
             self._save(doc, ids)
 
-        await self._in_thread(store)
+        await self._in_thread(store, edit=True)
         return result
 
     async def outputs(self, cell_id: str) -> list[dict[str, Any]]:
@@ -241,13 +250,31 @@ class FileBridge:
 
     # --- the file -----------------------------------------------------------------------
 
-    async def _in_thread(self, work: Callable[[], T]) -> T:
+    async def _in_thread(self, work: Callable[[], T], *, edit: bool = False) -> T:
+        """``work`` in a worker thread, one at a time. Cancelled, a read or an edit not yet
+        written is abandoned (it never writes); an edit being written is waited for, and
+        :class:`EditLanded` carries its result."""
+        commit = _Commit() if edit else None
+
         def locked() -> T:
             with self._file_lock:
-                return work()
+                self._commit = commit
+                try:
+                    return work()
+                finally:
+                    self._commit = None
 
         async with self._lock:
-            return await asyncio.to_thread(locked)
+            task = asyncio.ensure_future(asyncio.to_thread(locked))
+            # Abandoned work ends in the background; its error is nobody's to report.
+            task.add_done_callback(lambda t: t.cancelled() or t.exception())
+            try:
+                return await asyncio.shield(task)
+            except asyncio.CancelledError:
+                if commit is None or commit.abandon():
+                    raise
+                result, _ = await to_the_end(task)  # raises if the write failed
+                raise EditLanded(result) from None
 
     def _open(self, *, check: bool) -> tuple[Document, list[str]]:
         """The file as a document, and its cells' ids; ``check``: refuse if changed on disk."""
@@ -324,6 +351,8 @@ class FileBridge:
                     "so it was not written."
                 )
         data = text.encode("utf-8")
+        if self._commit is not None:
+            self._commit.commit()  # the last moment a Stop keeps the edit from landing
         try:
             self._folder().write(self.file, data)
         except PathRefused as exc:  # swapped for a link since it was read
@@ -332,6 +361,33 @@ class FileBridge:
         self._valid = {self._seen: problem is None}
         self._ids = list(ids)
         self._prints = [fingerprint(c.value) for c in doc.cells]
+
+
+class _Abandoned(Exception):
+    """The edit's caller was stopped before the edit was written: it never is."""
+
+
+class _Commit:
+    """One edit's race between its writer (a worker thread) and a Stop (the loop):
+    whichever comes first decides whether the edit lands."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._state: Literal["open", "abandoned", "committed"] = "open"
+
+    def abandon(self) -> bool:
+        """Keep the edit from landing; False when it is already being written."""
+        with self._lock:
+            if self._state == "open":
+                self._state = "abandoned"
+            return self._state == "abandoned"
+
+    def commit(self) -> None:
+        """Start writing; raises :class:`_Abandoned` when a Stop came first."""
+        with self._lock:
+            if self._state == "abandoned":
+                raise _Abandoned
+            self._state = "committed"
 
 
 # --- helpers --------------------------------------------------------------------------

@@ -176,9 +176,7 @@ class Document:
 
     def cell(self, index: int) -> dict[str, Any]:
         """Cell ``index`` in version 4 shape (sources and texts joined), for reading."""
-        value = _joined(copy.deepcopy(self.cells[index].value))
-        if self.nbformat == 3:
-            value = _joined(_upgrade_v3(value))
+        value = _as_v4(self.cells[index].value, self.nbformat)
         value.pop("id", None)  # the reader decides the id (stored or derived)
         return value
 
@@ -219,6 +217,14 @@ class Document:
         cell = copy.deepcopy(cell)
         if self.nbformat == 3:
             value = _downgrade_v4(cell, old)
+            if (
+                old is not None
+                and "outputs" in old
+                and cell.get("outputs") == _as_v4(old, 3).get("outputs")
+            ):
+                # Outputs the edit left alone stay as stored: version 3 has more than one
+                # way to write them (a JSON output as a string or as lines).
+                value["outputs"] = copy.deepcopy(old.get("outputs", []))
         else:
             value = cell
             if self.stores_ids and old is not None and "id" in old:
@@ -410,6 +416,14 @@ def _unreadable(cell: Any) -> str | None:
     return None
 
 
+def _as_v4(stored: dict[str, Any], version: int) -> dict[str, Any]:
+    """A copy of a stored cell in version 4 shape, sources and texts joined."""
+    value = _joined(copy.deepcopy(stored))
+    if version == 3:
+        value = _joined(_upgrade_v3(value))
+    return value
+
+
 def _joined(cell: dict[str, Any]) -> dict[str, Any]:
     """Sources and multi-line texts as strings (nbformat's in-memory shape)."""
     for key in ("source", "input"):
@@ -430,7 +444,8 @@ def _joined(cell: dict[str, Any]) -> dict[str, Any]:
 
 
 _SPLIT_MIMES = {"application/javascript", "image/svg+xml"}
-_SPLIT_V3_KEYS = {"text", "html", "svg", "latex", "javascript", "markdown"}
+_SPLIT_V3_KEYS = {"text", "html", "svg", "latex", "javascript", "json", "markdown"}
+"""The version 3 output keys nbformat writes as lists of lines (its ``split_lines``)."""
 
 
 def _split(cell: dict[str, Any], version: int) -> dict[str, Any]:
@@ -473,7 +488,23 @@ def _upgrade_v3(cell: dict[str, Any]) -> dict[str, Any]:
     import nbformat
     from nbformat.v4.convert import upgrade_cell
 
-    return dict(upgrade_cell(nbformat.from_dict(cell)))
+    for output in cell.get("outputs") or []:
+        for key in _SPLIT_V3_KEYS & set(output):
+            if isinstance(output[key], list) and all(isinstance(v, str) for v in output[key]):
+                output[key] = "".join(output[key])  # nbformat's reader joins them first too
+        if isinstance(output.get("json"), str):
+            try:
+                json.loads(output["json"])
+            except ValueError:  # shown as the text it is, not lost
+                output.setdefault("text", output["json"])
+                del output["json"]
+    upgraded: dict[str, Any] = _plain(upgrade_cell(nbformat.from_dict(cell)))
+    for output in upgraded.get("outputs") or []:
+        data = output.get("data")
+        if isinstance(data, dict) and isinstance(data.get("application/json"), str):
+            # nbformat's upgrade parses it, but into a copy of the output it then drops
+            data["application/json"] = json.loads(data["application/json"])
+    return upgraded
 
 
 def _downgrade_v4(cell: dict[str, Any], old: dict[str, Any] | None) -> dict[str, Any]:

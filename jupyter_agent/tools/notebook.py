@@ -11,13 +11,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import difflib
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any, TypeVar
 
 from .._wording import plural
-from ..errors import ToolError
+from ..errors import ToolError, ToolInterrupted
 from ..messages import ImageBlock
-from ..notebook.bridge import Cell, CellType, Change, ChangeLog, NotebookBridge
+from ..notebook.bridge import Cell, CellType, Change, ChangeLog, EditLanded, NotebookBridge
 from ..notebook.file import FileBridge
 from ..notebook.outputs import ViewLimits, render_output
 from ..notebook.running_cells import CellRuns
@@ -40,12 +40,60 @@ from ._notebook_access import bridge_of, positions
 from ._tool import ToolContext, ToolOutput, tool
 
 P = Permission
+T = TypeVar("T")
 
 
 def _record(ctx: ToolContext, change: Change) -> None:
     log = ctx.resources.get(ChangeLog)
     if log is not None:
         log.record(change)
+
+
+_DONE = {
+    "insert": "inserted",
+    "update": "updated",
+    "delete": "deleted",
+    "move": "moved",
+    "set_type": "changed the type of",
+}
+
+
+class _Edits:
+    """The edits of one tool call, each recorded as it lands (also one a Stop came while
+    it was written), so the change log and its undo always match the notebook; a Stop
+    after one landed tells the model which."""
+
+    def __init__(self, ctx: ToolContext) -> None:
+        self.ctx = ctx
+        self.done: list[Change] = []
+
+    async def make(self, edit: Awaitable[T], change: Callable[[T], Change]) -> T:
+        """``edit`` (a bridge call), and ``change`` of its result recorded."""
+        try:
+            result = await edit
+        except EditLanded as landed:
+            self._record(change(landed.result))
+            raise ToolInterrupted(self._note()) from None
+        self._record(change(result))
+        return result
+
+    @contextlib.contextmanager
+    def told_at_stop(self) -> Iterator[None]:
+        """Around the rest of the call: a Stop there still says what landed."""
+        try:
+            yield
+        except asyncio.CancelledError as stop:
+            if isinstance(stop, ToolInterrupted) or not self.done:
+                raise
+            raise ToolInterrupted(self._note()) from None
+
+    def _record(self, change: Change) -> None:
+        self.done.append(change)
+        _record(self.ctx, change)
+
+    def _note(self) -> str:
+        made = "; ".join(f"{_DONE[c.kind]} cell {c.cell_id}" for c in self.done)
+        return f"Written before the stop: {made} (undo_notebook_changes undoes it)."
 
 
 @contextlib.contextmanager
@@ -226,38 +274,46 @@ async def insert_cell(
             that started you (where the user is looking), or else at the end.
     """
     bridge = bridge_of(ctx)
-    with _editing(ctx, bridge):
-        if before is None and after is None:
-            cell, where, after = await _insert_in_view(ctx, bridge, source, cell_type)
-        else:
-            cell = await bridge.insert(source, cell_type, before=before, after=after)
-            where = _where(before, after)
-    _record(ctx, Change("insert", cell.id, _run_id(ctx)))
-    return _edit_output(
-        f"Inserted {cell_type} cell {cell.id}{where}.",
-        cell.id,
-        "insert",
-        "",
-        source,
-        await positions(bridge, cell.id, after, before),
-    )
+    edits = _Edits(ctx)
+    with edits.told_at_stop():
+        with _editing(ctx, bridge):
+            if before is None and after is None:
+                cell, where, after = await _insert_in_view(edits, bridge, source, cell_type)
+            else:
+                inserting = bridge.insert(source, cell_type, before=before, after=after)
+                cell = await edits.make(inserting, _inserted(ctx))
+                where = _where(before, after)
+        return _edit_output(
+            f"Inserted {cell_type} cell {cell.id}{where}.",
+            cell.id,
+            "insert",
+            "",
+            source,
+            await positions(bridge, cell.id, after, before),
+        )
 
 
 async def _insert_in_view(
-    ctx: ToolContext, bridge: NotebookBridge, source: str, cell_type: CellType
+    edits: _Edits, bridge: NotebookBridge, source: str, cell_type: CellType
 ) -> tuple[Cell, str, str | None]:
     """Insert where the user is looking: after the run's newest cell or the agent's own
     cell; at the end when neither is in the notebook any more (deleted, or a file whose
     cells the frontend named differently). Returns the cell, where it went in words, and
     the cell it follows (None: at the end)."""
+    ctx = edits.ctx
     log = ctx.resources.get(ChangeLog)
     for place in log.places(_run_id(ctx)) if log is not None else []:
         try:
-            cell = await bridge.insert(source, cell_type, after=place)
+            cell = await edits.make(bridge.insert(source, cell_type, after=place), _inserted(ctx))
         except ToolError:
             continue  # that cell is gone: the next place
         return cell, f" after {place}", place
-    return await bridge.insert(source, cell_type), " at the end", None
+    cell = await edits.make(bridge.insert(source, cell_type), _inserted(ctx))
+    return cell, " at the end", None
+
+
+def _inserted(ctx: ToolContext) -> Callable[[Cell], Change]:
+    return lambda cell: Change("insert", cell.id, _run_id(ctx))
 
 
 @tool(category="notebook", permissions={P.EDIT_NOTEBOOK}, summary="Edit cell {cell_id}")
@@ -297,24 +353,26 @@ async def update_cell(
         unchanged = await asyncio.to_thread(secrets_for(ctx).redact, old.source)
         shown = unchanged, unchanged
     changed = []
-    with _editing(ctx, bridge):
-        if new_source != old.source:
-            await bridge.update(cell_id, new_source)
-            _record(ctx, Change("update", cell_id, _run_id(ctx), before=old))
-            changed.append("source")
-        if cell_type is not None and cell_type != old.cell_type:
-            await bridge.set_type(cell_id, cell_type)
-            _record(ctx, Change("set_type", cell_id, _run_id(ctx), before=old))
-            changed.append(f"type ({old.cell_type} → {cell_type})")
-    if not changed:
-        return ToolOutput(f"Cell {cell_id} already had that content; nothing changed.")
-    return _edit_output(
-        f"Updated the {' and '.join(changed)} of cell {cell_id}.",
-        cell_id,
-        "update",
-        *shown,
-        await positions(bridge, cell_id),
-    )
+    edits = _Edits(ctx)
+    with edits.told_at_stop():
+        with _editing(ctx, bridge):
+            if new_source != old.source:
+                update = Change("update", cell_id, _run_id(ctx), before=old)
+                await edits.make(bridge.update(cell_id, new_source), lambda _: update)
+                changed.append("source")
+            if cell_type is not None and cell_type != old.cell_type:
+                retype = Change("set_type", cell_id, _run_id(ctx), before=old)
+                await edits.make(bridge.set_type(cell_id, cell_type), lambda _: retype)
+                changed.append(f"type ({old.cell_type} → {cell_type})")
+        if not changed:
+            return ToolOutput(f"Cell {cell_id} already had that content; nothing changed.")
+        return _edit_output(
+            f"Updated the {' and '.join(changed)} of cell {cell_id}.",
+            cell_id,
+            "update",
+            *shown,
+            await positions(bridge, cell_id),
+        )
 
 
 def _through_view(
@@ -362,10 +420,12 @@ async def delete_cell(ctx: ToolContext, cell_id: str) -> ToolOutput:
     ids = [c.id for c in cells]
     neighbour = ids[ids.index(cell_id) + 1] if cell_id in ids[:-1] else None
     with _editing(ctx, bridge):
-        cell, index = await bridge.delete(cell_id)
-    _record(
-        ctx, Change("delete", cell_id, _run_id(ctx), before=cell, index=index, neighbour=neighbour)
-    )
+        cell, index = await _Edits(ctx).make(
+            bridge.delete(cell_id),
+            lambda done: Change(
+                "delete", cell_id, _run_id(ctx), before=done[0], index=done[1], neighbour=neighbour
+            ),
+        )
     return _edit_output(
         f"Deleted {cell.cell_type} cell {cell_id} (it was cell {index + 1}).",
         cell_id,
@@ -394,9 +454,11 @@ async def move_cell(
         raise ToolError(f"There is no cell with id {cell_id!r}.")
     position = ids.index(cell_id)
     neighbour = ids[position + 1] if position + 1 < len(ids) else None
+    moved_from = Change("move", cell_id, _run_id(ctx), index=position, neighbour=neighbour)
     with _editing(ctx, bridge):
-        index = await bridge.move(cell_id, before=before, after=after)
-    _record(ctx, Change("move", cell_id, _run_id(ctx), index=position, neighbour=neighbour))
+        index = await _Edits(ctx).make(
+            bridge.move(cell_id, before=before, after=after), lambda _: moved_from
+        )
     # The order after the move, from the order before it: no second read of the notebook.
     moved = [c for c in ids if c != cell_id]
     moved.insert(index, cell_id)

@@ -21,10 +21,11 @@ import contextlib
 import os
 import signal
 import time
-from collections.abc import AsyncIterator, Awaitable, Mapping
+from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
+from .._tasks import to_the_end
 from ..approvals import ChangedSinceShown, CommandPreview, Grant, ProgramPreview, file_key
 from ..commands import (
     OsSandbox,
@@ -55,8 +56,6 @@ PROGRESS_INTERVAL = 0.1
 
 SECRET_NAME_PARTS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL")
 """An environment variable whose name contains one of these never reaches a command."""
-
-T = TypeVar("T")
 
 
 def command_env(
@@ -261,7 +260,7 @@ async def _launched(
     )
     # The launch walks the workspace for git's redirects: off the event loop.
     try:
-        launch, cancelled = await _shielded(asyncio.to_thread(os_sandbox.launch, argv, cwd))
+        launch, cancelled = await to_the_end(asyncio.to_thread(os_sandbox.launch, argv, cwd))
     except OSError as exc:
         raise ToolError(f"Could not set up the sandbox: {exc.strerror or exc}.") from None
     if cancelled:
@@ -285,7 +284,7 @@ async def _launched(
         outcome = await _supervise(proc, output, timeout)
     except BaseException:
         # Stop (CancelledError) or anything else: end the whole group, then re-raise.
-        _, cancelled_again = await _shielded(_kill_group(proc))
+        _, cancelled_again = await to_the_end(_kill_group(proc))
         if cancelled_again:
             raise asyncio.CancelledError from None
         raise
@@ -410,21 +409,6 @@ async def _kill_group(proc: asyncio.subprocess.Process) -> None:
         await asyncio.sleep(0.01)
 
 
-async def _shielded(aw: Awaitable[T]) -> tuple[T, bool]:
-    """Await ``aw`` to its end even if the caller is cancelled meanwhile.
-
-    Returns the result and whether a cancel arrived; the caller must then re-raise it.
-    """
-    task = asyncio.ensure_future(aw)
-    cancelled = False
-    while not task.done():
-        try:
-            await asyncio.shield(task)
-        except asyncio.CancelledError:
-            cancelled = cancelled or not task.cancelled()
-    return task.result(), cancelled
-
-
 def _record_writes(ctx: ToolContext, command: str, cwd: Path, sandbox: WorkspaceAccess) -> None:
     """Remember the workspace files the line wrote by name, so running one asks again."""
     written = ctx.resources.get(WrittenFiles)
@@ -473,10 +457,10 @@ async def _spawn(
         if spawn.done() and spawn.cancelled():
             raise
         try:
-            proc, _ = await _shielded(spawn)
+            proc, _ = await to_the_end(spawn)
         except Exception:
             raise asyncio.CancelledError from None
-        await _shielded(_kill_group(proc))
+        await to_the_end(_kill_group(proc))
         close_pipes(proc)
         raise
 

@@ -9,6 +9,7 @@ frontend. Connecting, reconnecting and the real kernel: test_live_bridge_connect
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from typing import Any
 
@@ -28,7 +29,7 @@ from jupyter_agent.jupyter.bridge.live import (
     BridgeTimeout,
 )
 from jupyter_agent.jupyter.bridge.messages import INSERT_CELL_ID
-from jupyter_agent.notebook.bridge import SourceChanged
+from jupyter_agent.notebook.bridge import EditLanded, SourceChanged
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -193,6 +194,51 @@ async def test_cancelling_a_run_asks_the_frontend_to_interrupt_that_cell():
     assert frontend.requests[-1]["args"] == {"cell_id": "slow"}
     assert frontend.requests[-1]["to"] == "tab1"
     assert bridge._pending == {}  # the interrupt's answer is not waited for
+
+
+async def test_an_edit_sent_before_a_stop_is_waited_for_and_said_to_have_landed():
+    """The frontend makes an edit once it has it: a Stop after the request went out waits
+    for the answer and raises EditLanded with the edit's result (so it is recorded); a
+    Stop before the frontend answers a failure is a plain cancel."""
+    release = threading.Event()
+
+    def slow(result: Any) -> Any:
+        return lambda _: (release.wait(5), result)[1]
+
+    frontend = FakeFrontend(
+        {
+            "insert": slow({**CELL, "id": "new"}),
+            "delete": slow({**CELL, "index": 3}),
+            "move": slow({"index": 2}),
+            "update": slow(Failure("no_such_cell", cell_id="a")),
+        }
+    )
+    bridge = await connected(frontend)
+    edits = {
+        "insert": (bridge.insert("x = 1", after="a"), lambda r: r.id == "new"),
+        "delete": (bridge.delete("a"), lambda r: r[0].id == "a" and r[1] == 3),
+        "move": (bridge.move("a", before="b"), lambda r: r == 2),
+    }
+    for op, (edit, parsed) in edits.items():
+        release.clear()
+        task = asyncio.ensure_future(edit)
+        await asyncio.sleep(0.05)  # sent, not answered
+        task.cancel()
+        await asyncio.sleep(0.05)
+        assert not task.done(), op  # waiting for the answer
+        release.set()
+        with pytest.raises(EditLanded) as landed:
+            await task
+        assert parsed(landed.value.result), op
+    release.clear()
+    failing = asyncio.ensure_future(bridge.update("a", "y = 2"))
+    await asyncio.sleep(0.05)
+    failing.cancel()
+    release.set()
+    with pytest.raises(asyncio.CancelledError) as cancelled:
+        await failing
+    assert not isinstance(cancelled.value, EditLanded)
+    assert bridge._pending == {}
 
 
 async def test_no_interrupt_goes_for_a_cell_the_kernel_saw_end():

@@ -39,10 +39,12 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
+from ..._tasks import to_the_end
 from ...notebook.bridge import (
     BridgeMode,
     Cell,
     CellType,
+    EditLanded,
     Executor,
     NotebookBridge,
     RunResult,
@@ -90,6 +92,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 R = TypeVar("R")
+T = TypeVar("T")
 
 
 CONNECT_TIMEOUT = 2.0
@@ -102,6 +105,9 @@ the cell at its timeout and gives it 10 s more to stop before it answers anyway.
 
 _TICK = 0.25
 """Seconds per step of a wait; see :meth:`LiveBridge._wait`."""
+LANDING_WAIT = 5.0
+"""Seconds a Stop waits for the answer to an edit already sent: the frontend makes it
+anyway, so the Stop learns what landed (a frontend answers an edit in milliseconds)."""
 
 
 def kernel_notebook_path() -> str | None:
@@ -362,11 +368,14 @@ class LiveBridge:
         timeout: float | None = None,
         reopen: bool = True,
         abandoned: Callable[[], None] | None = None,
+        lands: bool = False,
     ) -> R:
         """Send ``request`` (made by an operation of ``bridge_messages`` from arguments of
         its type) and return the reply's result (of its type); raise :class:`BridgeError`
         if the frontend failed it, closed the comm, or did not answer within ``timeout`` s.
-        ``abandoned`` runs when the caller gives up waiting (cancelled or timed out)."""
+        ``abandoned`` runs when the caller gives up waiting (cancelled or timed out).
+        ``lands``: an edit, which the frontend makes once sent; cancelled, the reply is
+        still awaited (:data:`LANDING_WAIT`) and a success raises :class:`EditLanded`."""
         op, args = request.op, request.args
         if self._closed is not None or self._comm is None:
             if not reopen:
@@ -391,6 +400,8 @@ class LiveBridge:
         except asyncio.CancelledError:
             if abandoned is not None:
                 abandoned()
+            if lands:
+                await self._landed(future, op)
             raise
         finally:
             self._pending.pop(request_id, None)
@@ -398,6 +409,24 @@ class LiveBridge:
             # Trusted to be an R; turned into validated models where it is used.
             return cast(R, reply.get("result"))
         raise failure(op, args, reply, self.path)
+
+    async def _landed(self, future: asyncio.Future[dict[str, Any]], op: str) -> None:
+        """After a Stop, the answer to an edit sent before it: :class:`EditLanded` when the
+        frontend made it; nothing when it failed it or did not answer in time."""
+        try:
+            reply, _ = await to_the_end(self._wait(future, LANDING_WAIT))
+        except TimeoutError:
+            log.warning("no answer to %r after a stop; the edit may have been made", op)
+            return
+        if reply.get("ok"):
+            raise EditLanded(reply.get("result"))
+
+    async def _edit(self, request: ops.Request[R], parse: Callable[[R], T]) -> T:
+        """An edit's request, its reply parsed (that of an edit that landed at a Stop too)."""
+        try:
+            return parse(await self._request(request, lands=True))
+        except EditLanded as landed:
+            raise EditLanded(parse(cast(R, landed.result))) from None
 
     async def _reconnect(self, op: str) -> None:
         code, why = self._closed or "not_connected", self._closed_why()
@@ -458,7 +487,7 @@ class LiveBridge:
                 legacy["after"] = after
             if cell_id is not None:
                 legacy["id"] = cell_id
-            return Cell.model_validate(await self._request(ops.LEGACY_INSERT(legacy)))
+            return await self._edit(ops.LEGACY_INSERT(legacy), Cell.model_validate)
         args: ops.InsertArgs = {"source": source, "cell_type": cell_type}
         if before is not None:
             args["before"] = before
@@ -466,17 +495,20 @@ class LiveBridge:
             args["after"] = after
         if cell_id is not None:
             args["cell_id"] = cell_id
-        return Cell.model_validate(await self._request(ops.INSERT(args)))
+        return await self._edit(ops.INSERT(args), Cell.model_validate)
 
     async def update(self, cell_id: str, source: str) -> Cell:
-        return Cell.model_validate(
-            await self._request(ops.UPDATE({"cell_id": cell_id, "source": source}))
+        return await self._edit(
+            ops.UPDATE({"cell_id": cell_id, "source": source}), Cell.model_validate
         )
 
     async def delete(self, cell_id: str) -> tuple[Cell, int]:
-        result: dict[str, Any] = dict(await self._request(ops.DELETE({"cell_id": cell_id})))
-        index = int(result.pop("index"))
-        return Cell.model_validate(result), index
+        def parse(reply: Mapping[str, Any]) -> tuple[Cell, int]:
+            result = dict(reply)
+            index = int(result.pop("index"))
+            return Cell.model_validate(result), index
+
+        return await self._edit(ops.DELETE({"cell_id": cell_id}), parse)
 
     async def move(
         self, cell_id: str, *, before: str | None = None, after: str | None = None
@@ -486,12 +518,11 @@ class LiveBridge:
             args["before"] = before
         if after is not None:
             args["after"] = after
-        result = await self._request(ops.MOVE(args))
-        return int(result["index"])
+        return await self._edit(ops.MOVE(args), lambda result: int(result["index"]))
 
     async def set_type(self, cell_id: str, cell_type: CellType) -> Cell:
-        return Cell.model_validate(
-            await self._request(ops.SET_TYPE({"cell_id": cell_id, "cell_type": cell_type}))
+        return await self._edit(
+            ops.SET_TYPE({"cell_id": cell_id, "cell_type": cell_type}), Cell.model_validate
         )
 
     async def run(

@@ -1,0 +1,254 @@
+"""File mode on the shapes real notebooks take and the moments users act: an edit lands and
+says so, or does not land at all (a failure, a Stop); a cell id never moves to another cell
+(a new session, a file saved by someone else); outputs older than their source say so.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+
+from jupyter_agent.notebook.file import FileBridge
+
+# --- version 3 outputs stored as lines --------------------------------------------------
+
+
+def _v3_with_lines() -> dict[str, Any]:
+    """Version 3 as IPython 1–2 wrote it: every multi-line output value a list of lines,
+    JSON outputs too (nbformat's v3 ``split_lines``)."""
+
+    def code(source: str, n: int, **output: Any) -> dict[str, Any]:
+        out = {"metadata": {}, "output_type": "pyout", "prompt_number": n, **output}
+        return {
+            "cell_type": "code",
+            "collapsed": False,
+            "input": source.splitlines(True),
+            "language": "python",
+            "metadata": {},
+            "outputs": [out],
+            "prompt_number": n,
+        }
+
+    cells = [
+        {"cell_type": "heading", "level": 1, "metadata": {}, "source": ["Arrays"]},
+        code(
+            "a.__array_interface__", 1, json=["{\n", ' "shape": [3],\n', ' "typestr": "<i8"\n', "}"]
+        ),
+        code("display(js)", 2, javascript=["console.log(1);\n", "console.log(2);"]),
+        code("sympy.Integral(x, x)", 3, latex=["$$\\int x\\,\n", "dx$$"], text=["Integral(x, x)"]),
+        code("broken", 4, json=["{not json"]),
+    ]
+    return {
+        "metadata": {"name": "arrays"},
+        "nbformat": 3,
+        "nbformat_minor": 0,
+        "worksheets": [{"cells": cells, "metadata": {}}],
+    }
+
+
+@pytest.fixture
+def v3_lines(tmp_path: Path) -> Path:
+    path = tmp_path / "arrays.ipynb"
+    path.write_text(json.dumps(_v3_with_lines(), indent=1, sort_keys=True) + "\n")
+    return path
+
+
+async def test_a_v3_notebook_with_outputs_stored_as_lines_is_read(v3_lines: Path) -> None:
+    cells = await FileBridge(v3_lines).read()
+    assert [c.cell_type for c in cells] == ["markdown", "code", "code", "code", "code"]
+    json_out, js_out, latex_out, broken = (c.outputs[0] for c in cells[1:])
+    assert json_out["data"]["application/json"] == {"shape": [3], "typestr": "<i8"}
+    assert js_out["data"]["application/javascript"] == "console.log(1);\nconsole.log(2);"
+    assert latex_out["data"]["text/latex"] == "$$\\int x\\,\ndx$$"
+    # JSON that does not parse is kept as the text it is, not lost and not a failure.
+    assert broken["data"] == {"text/plain": "{not json"}
+    # As nbformat itself reads it (which fails on the JSON that does not parse).
+    readable = _v3_with_lines()
+    del readable["worksheets"][0]["cells"][-1]
+    reference = nbformat.reads(json.dumps(readable), as_version=4)
+    assert [c.outputs for c in cells[1:4]] == [c.outputs for c in reference.cells[1:]]
+
+
+async def test_edits_of_a_v3_notebook_with_line_outputs_land_and_keep_the_rest(
+    v3_lines: Path,
+) -> None:
+    before = v3_lines.read_text()
+    bridge = FileBridge(v3_lines)
+    cells = await bridge.read()
+    inserted = await bridge.insert("print('new')", after=cells[1].id)
+    assert inserted.source == "print('new')"
+    await bridge.update(cells[2].id, "display(js)  # again")
+    after = json.loads(v3_lines.read_text())
+    stored = after["worksheets"][0]["cells"]
+    assert after["nbformat"] == 3 and len(stored) == 6
+    # The untouched and the edited cells' outputs are stored as they were: lines.
+    original = _v3_with_lines()["worksheets"][0]["cells"]
+    assert stored[1] == original[1]
+    assert stored[3]["outputs"] == original[2]["outputs"]
+    assert stored[3]["input"] == ["display(js)  # again"]
+    # Every other line of the file is as it was.
+    untouched = [line for line in before.splitlines() if "display(js)" not in line]
+    assert all(line in v3_lines.read_text().splitlines() for line in untouched)
+
+
+# --- an edit lands whole or not at all ---------------------------------------------------
+
+
+def _numbered(path: Path, cells: int, minor: int = 4) -> Path:
+    """An id-less notebook (as nbformat 4.4 wrote it) of ``cells`` code cells with output."""
+    nb = nbformat.v4.new_notebook()
+    nb.nbformat_minor = minor
+    for n in range(cells):
+        cell = nbformat.v4.new_code_cell(f"x = {n}\nprint(x)")
+        cell.outputs = [nbformat.v4.new_output("stream", text="line\n" * 20)]
+        del cell["id"]
+        nb.cells.append(cell)
+    nbformat.write(nb, path, version=4)
+    return path
+
+
+EDITS = ["insert", "update", "set_type", "delete", "move"]
+
+
+async def _edit(bridge: FileBridge, kind: str, ids: list[str]) -> Any:
+    middle, other = ids[len(ids) // 2], ids[len(ids) // 3]
+    if kind == "insert":
+        return await bridge.insert("inserted = True", after=middle)
+    if kind == "update":
+        return await bridge.update(middle, "updated = True")
+    if kind == "set_type":
+        return await bridge.set_type(middle, "markdown")
+    if kind == "delete":
+        return await bridge.delete(middle)
+    return await bridge.move(middle, before=other)
+
+
+async def _outcome(task: Any) -> str:
+    """How a cancelled edit ended: finished before the cancel, landed at it (with its
+    result), or not written."""
+    import asyncio
+
+    from jupyter_agent.notebook.bridge import EditLanded
+
+    try:
+        await task
+    except EditLanded as landed:
+        return "landed" if landed.result is not None else "landed without a result"
+    except asyncio.CancelledError:
+        return "not written"
+    return "finished"
+
+
+@pytest.mark.parametrize("kind", ["insert", "update", "set_type"])
+async def test_an_edit_that_fails_before_it_is_reported_is_not_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    """The cell an edit reports is made before the file is written: when making it fails
+    (as it did on a version 3 file), nothing was written, so a retry duplicates nothing."""
+    from jupyter_agent.notebook import file as file_mode
+
+    path = _numbered(tmp_path / "a.ipynb", 10)
+    bridge = FileBridge(path)
+    ids = [c.id for c in await bridge.read()]
+    before = path.read_bytes()
+
+    def broken(*args: Any) -> Any:
+        raise TypeError("cannot report this cell")
+
+    monkeypatch.setattr(file_mode, "_cell", broken)
+    with pytest.raises(TypeError):
+        await _edit(bridge, kind, ids)
+    assert path.read_bytes() == before
+
+
+async def test_a_stop_during_an_edit_leaves_it_written_and_said_or_never_written(
+    tmp_path: Path,
+) -> None:
+    """Cancelled at any moment of an edit of a large notebook, the edit either raises a
+    plain cancel and the file is as it was for good, or raises EditLanded with its result
+    and the file holds exactly that edit."""
+    import asyncio
+    import random
+
+    path = _numbered(tmp_path / "big.ipynb", 2_000)
+    original = path.read_bytes()
+    bridge = FileBridge(path)
+    ids = [c.id for c in await bridge.read()]
+    rng = random.Random(32)
+    outcomes: dict[str, int] = {"landed": 0, "not written": 0, "finished": 0}
+    for attempt in range(30):
+        kind = EDITS[attempt % len(EDITS)]
+        path.write_bytes(original)
+        bridge = FileBridge(path)
+        await bridge.read()
+        task = asyncio.ensure_future(_edit(bridge, kind, ids))
+        await asyncio.sleep(rng.uniform(0, 0.4))
+        task.cancel()
+        outcome = await _outcome(task)
+        outcomes[outcome] += 1
+        if outcome == "not written":
+            await asyncio.sleep(0.5)  # the abandoned worker ends: it must not write later
+        assert (path.read_bytes() == original) == (outcome == "not written"), kind
+        # The next edit of the same bridge still works and sees what is on disk.
+        cells = await bridge.read()
+        await bridge.update(cells[0].id, f"after = {attempt}")
+    assert outcomes["not written"] > 0, outcomes
+
+
+async def test_a_stopped_runs_change_log_matches_the_file_and_undoes_it(tmp_path: Path) -> None:
+    """Stopped at random moments of its edits of a large notebook, a run's change log
+    holds exactly the edits the file holds (the model is told of one written at the Stop),
+    and undoing the run gives back the notebook as it was (byte for byte but for a deleted
+    cell's outputs, which an undo does not restore)."""
+    import asyncio
+    import random
+
+    from helpers import call, until
+
+    from jupyter_agent import Agent, ScriptedModel
+    from jupyter_agent.events import ToolStartEvent
+
+    path = _numbered(tmp_path / "big.ipynb", 2_000)
+    original = path.read_bytes()
+    cells = await FileBridge(path).read()
+    ids = [c.id for c in cells]
+    rng = random.Random(7)
+    for attempt in range(16):
+        path.write_bytes(original)
+        kind = ["insert_cell", "update_cell", "delete_cell", "move_cell"][attempt % 4]
+        args: dict[str, Any] = {
+            "insert_cell": {"source": "inserted = True", "after": ids[1000]},
+            "update_cell": {"cell_id": ids[1000], "source": "updated = True"},
+            "delete_cell": {"cell_id": ids[1000]},
+            "move_cell": {"cell_id": ids[1000], "before": ids[10]},
+        }[kind]
+        model = ScriptedModel([call(kind, **args), {"text": "done"}])
+        agent = Agent("actor", model, workspace=tmp_path, notebook=path)
+        started: list[Any] = []
+
+        def seen(event: Any, started: list[Any] = started) -> None:
+            if isinstance(event, ToolStartEvent):
+                started.append(event)
+
+        agent.subscribe(seen)
+        handle = agent.start("edit")
+        await until(lambda started=started: bool(started))
+        await asyncio.sleep(rng.uniform(0, 0.8))
+        handle.stop()
+        await asyncio.wait_for(handle.wait(), 30)
+        await asyncio.sleep(0.5)  # an abandoned write would have landed by now
+        changed = path.read_bytes() != original
+        assert bool(agent.changes.changes) == changed, (kind, attempt)
+        result = agent.history[-1].tool_results[0] if agent.history[-1].tool_results else None
+        if changed and result is not None and result.is_error:
+            assert "Written before the stop" in result.text
+        await agent.undo_notebook_changes()
+        if kind == "delete_cell":
+            restored = [(c.cell_type, c.source) for c in await FileBridge(path).read()]
+            assert restored == [(c.cell_type, c.source) for c in cells], attempt
+        else:
+            assert path.read_bytes() == original, (kind, attempt)
