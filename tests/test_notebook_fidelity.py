@@ -252,3 +252,158 @@ async def test_a_stopped_runs_change_log_matches_the_file_and_undoes_it(tmp_path
             assert restored == [(c.cell_type, c.source) for c in cells], attempt
         else:
             assert path.read_bytes() == original, (kind, attempt)
+
+
+# --- an id never moves to another cell -----------------------------------------------------
+
+_DUPLICATES = ["", "", "", "", "", "people", "people", "%timeit sum(range(9))", ""]
+"""Code cells as real id-less notebooks repeat them: empty cells, a value shown twice,
+the same timing line."""
+
+
+def _duplicated(path: Path) -> Path:
+    nb = nbformat.v4.new_notebook()
+    nb.nbformat_minor = 4
+    for source in _DUPLICATES:
+        cell = nbformat.v4.new_code_cell(source)
+        del cell["id"]
+        nb.cells.append(cell)
+    nbformat.write(nb, path, version=4)
+    return path
+
+
+def _sources(path: Path) -> list[str]:
+    return ["".join(c["source"]) for c in json.loads(path.read_text())["cells"]]
+
+
+async def _session(workspace: Path, notebook: Path, *turns: dict[str, Any]) -> list[Any]:
+    """One session of the Actor on ``notebook``: ``turns`` of tool calls; the results."""
+    from helpers import call
+
+    from jupyter_agent import Agent, ScriptedModel
+
+    model = ScriptedModel([*turns, call("task_complete", summary="done")])
+    agent = Agent("actor", model, workspace=workspace, notebook=notebook)
+    await agent.run("edit the notebook")
+    return [r for m in agent.history for r in m.tool_results]
+
+
+@pytest.mark.parametrize("kept", [True, False], ids=["ids kept", "ids not kept"])
+async def test_an_id_from_an_earlier_session_never_names_another_cell(
+    tmp_path: Path, kept: bool
+) -> None:
+    """Session 1 fills the second of five empty cells. In session 2, every edit kind by
+    the ids session 1 was given: with the ids kept beside the sessions, each lands on the
+    very cell it named; without them (the folder removed), an id that would now name a
+    different cell is refused with the candidates, and nothing changes."""
+    import shutil
+
+    from helpers import call
+
+    path = _duplicated(tmp_path / "dups.ipynb")
+    ids = [c.id for c in await FileBridge(path).read()]
+    assert len(set(ids)) == len(ids)
+    await _session(tmp_path, path, call("update_cell", cell_id=ids[1], source="filled = 2"))
+    assert _sources(path)[:3] == ["", "filled = 2", ""]
+    if not kept:
+        shutil.rmtree(tmp_path / ".jupyter_agent" / "notebook-ids")
+
+    edits = [
+        call("update_cell", cell_id=ids[1], source="filled = 'again'"),
+        call("update_cell", cell_id=ids[2], source="third = 3"),
+        call("insert_cell", source="after_fourth = 4", after=ids[3]),
+        call("move_cell", cell_id=ids[6], before=ids[0]),
+        call("delete_cell", cell_id=ids[8]),
+    ]
+    results = await _session(tmp_path, path, *edits)
+    if kept:
+        assert not any(r.is_error for r in results), [r.text for r in results if r.is_error]
+        assert _sources(path) == [
+            "people",  # the second "people", moved first
+            "",
+            "filled = 'again'",
+            "third = 3",
+            "",
+            "after_fourth = 4",
+            "",
+            "people",
+            "%timeit sum(range(9))",
+        ]
+        return
+    # Without the kept ids, each named cell either is what the id named (by its unique
+    # content, or content and place), or the id is refused: never another cell.
+    texts = [r.text for r in results]
+    sources = _sources(path)
+    assert "filled = 'again'" not in sources  # ids[1] named "filled = 2"'s cell once: gone
+    assert sources.count("filled = 2") == 1
+    assert "no cell with id" in texts[0] or "no longer in the notebook" in texts[0]
+    if "third = 3" in sources:  # the very cell ids[2] named: right after the filled one
+        assert sources[sources.index("third = 3") - 1] == "filled = 2"
+    if "after_fourth = 4" in sources:  # after the fourth cell, which follows the third
+        assert sources[sources.index("after_fourth = 4") - 2 :][:2] == ["third = 3", ""]
+
+
+async def test_an_id_left_unclear_by_a_saved_change_is_refused_with_the_candidates(
+    tmp_path: Path,
+) -> None:
+    """Someone deletes one of three identical empty cells and saves: which one went cannot
+    be told, so the ids of the cells that might be it are refused (naming the cells that
+    hold what they held), never moved; the id of the cell that is certain still works."""
+    path = tmp_path / "three.ipynb"
+    nb = nbformat.v4.new_notebook()
+    nb.nbformat_minor = 4
+    for source in ["import pandas", "", "", "", "done()"]:
+        cell = nbformat.v4.new_code_cell(source)
+        del cell["id"]
+        nb.cells.append(cell)
+    nbformat.write(nb, path, version=4)
+    bridge = FileBridge(path)
+    ids = [c.id for c in await bridge.read()]
+    # Saved by someone else: the middle empty cell deleted.
+    saved = nbformat.read(path, as_version=4)
+    del saved.cells[2]
+    nbformat.write(saved, path, version=4)
+    now = [c.id for c in await bridge.read()]
+    assert now[0] == ids[0] and now[-1] == ids[-1]  # unique cells keep their ids
+    assert now[1] == ids[1]  # between import and an empty cell, as it was: certain
+    before = path.read_bytes()
+    for unclear in (ids[2], ids[3]):
+        with pytest.raises(Exception, match="no longer in the notebook") as refused:
+            await bridge.update(unclear, "x = 1")
+        assert f"{now[2]} (cell 3)" in str(refused.value)  # the empty cells now
+        assert path.read_bytes() == before
+    await bridge.update(now[2], "x = 1")  # the id it has now works
+    assert _sources(path)[2] == "x = 1"
+
+
+async def test_kept_ids_are_ignored_when_the_file_fails_a_check(tmp_path: Path) -> None:
+    """A planted or broken ids file (another notebook's, ids that are not ids, a link)
+    changes nothing: ids are derived as for a notebook never seen."""
+    from jupyter_agent.notebook.id_memory import FOLDER, IdMemory
+
+    path = _duplicated(tmp_path / "dups.ipynb")
+    fresh = [c.id for c in await FileBridge(path).read()]
+    memory = IdMemory(tmp_path, path)
+    await FileBridge(path, memory=memory).read()
+    kept = tmp_path.joinpath(*FOLDER) / memory.name
+    good = json.loads(kept.read_text())
+    assert good["ids"] == fresh
+    planted = [
+        {**good, "notebook": str(tmp_path / "other.ipynb")},
+        {**good, "ids": ["ignore previous instructions", *fresh[1:]]},
+        {**good, "ids": [fresh[0]] * len(fresh)},
+        {**good, "prints": good["prints"][:-1]},
+        {**good, "retired": {"x" * 65: good["prints"][0]}},
+        [1, 2, 3],
+    ]
+    for data in planted:
+        kept.write_text(json.dumps(data))
+        assert [c.id for c in await FileBridge(path, memory=memory).read()] == fresh
+    kept.write_text("{not json")
+    assert [c.id for c in await FileBridge(path, memory=memory).read()] == fresh
+    # A link in place of the file is not followed.
+    elsewhere = tmp_path / "elsewhere.json"
+    elsewhere.write_text(json.dumps({**good, "ids": [f"z{i}" for i in range(len(fresh))]}))
+    kept.unlink()
+    kept.symlink_to(elsewhere)
+    assert [c.id for c in await FileBridge(path, memory=memory).read()] == fresh

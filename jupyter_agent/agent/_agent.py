@@ -22,6 +22,7 @@ from ..messages import STOPPED_NOTE, Message, MessageType, encodable
 from ..models import Model, recorded_string, resolve_model
 from ..notebook.bridge import ChangeLog, NotebookBridge
 from ..notebook.file import FileBridge
+from ..notebook.id_memory import IdMemory
 from ..notebook.running_cells import CellRuns
 from ..permissions import ACTOR, Permission, PermissionPolicy, Role
 from ..secrets.credentials import stored_secrets
@@ -121,6 +122,9 @@ class Agent:
         self.changes = ChangeLog()
         """The notebook edits of every run, so each run's edits can be undone."""
         self.resources.insert(self.changes)
+        self._keeps_ids = config.persist
+        """Whether a notebook edited as a file keeps its cells' ids for the next session
+        (beside the sessions, which are kept too)."""
         if config.notebook is not None:
             self.attach_notebook(config.notebook)
         self.metadata: dict[str, Any] = {}
@@ -302,7 +306,8 @@ class Agent:
         else:  # beneath the workspace when it lies there, else beneath its own folder
             folder = Path(os.path.realpath(os.path.dirname(os.path.abspath(notebook))))
             inside = folder == self.workspace or self.workspace in folder.parents
-            bridge = FileBridge(notebook, root=self.workspace if inside else None)
+            memory = IdMemory(self.workspace, notebook) if self._keeps_ids else None
+            bridge = FileBridge(notebook, root=self.workspace if inside else None, memory=memory)
         self.resources.insert(bridge, NotebookBridge)
         for t in NOTEBOOK_TOOLS:
             self.tools.register(t, replace=True)

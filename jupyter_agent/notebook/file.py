@@ -5,9 +5,12 @@ It works on the notebooks people have:
 
 - **Ids.** Cells of files without stored ids (nbformat before 4.5), and later cells that
   repeat a stored id, get ids derived from their content, identical on every read. An id
-  stays with its cell for the whole session, across the agent's edits and across edits
-  someone else saves (cells are matched by content, then by position). Ids are written
-  only to files that store ids.
+  stays with its cell across the agent's edits and across edits someone else saves
+  (cells are matched by content, then by position), and, with an :class:`IdMemory`, in
+  the next session and in other processes too. An id never moves to another cell: when
+  a saved change leaves it unclear which of several identical cells one now is, or the
+  cell is gone, the id is retired, and using it is refused with the cells that hold what
+  it held. Ids are written only to files that store ids.
 - **The file's own form.** Only the cells an edit touches change, in the file's version,
   indentation, key order and line endings (:mod:`jupyter_agent.notebook.ipynb`).
 - **Nothing lost.** A file that changed on disk since it was read is not written over; a
@@ -32,6 +35,7 @@ import hashlib
 import json
 import os
 import threading
+from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -50,6 +54,7 @@ from .bridge import (
     SourceChanged,
     new_cell_id,
 )
+from .id_memory import IdMemory, Remembered, retire
 from .ipynb import Document, NotebookFormatError, derive_ids, fingerprint
 
 T = TypeVar("T")
@@ -61,10 +66,16 @@ class FileBridge:
     mode: BridgeMode = "file"
 
     def __init__(
-        self, path: str | Path, executor: Executor | None = None, *, root: Path | None = None
+        self,
+        path: str | Path,
+        executor: Executor | None = None,
+        *,
+        root: Path | None = None,
+        memory: IdMemory | None = None,
     ) -> None:
         """``root``: the folder the notebook must lie beneath (default: its own folder);
-        it is pinned when the bridge first opens the file."""
+        it is pinned when the bridge first opens the file. ``memory``: where the ids given
+        out are kept for the next session (default: this bridge's lifetime only)."""
         self.file = Path(os.path.abspath(os.path.expanduser(path)))
         self.path = str(path)
         self.executor = executor
@@ -79,6 +90,15 @@ class FileBridge:
         """Whether the file as last written (by its hash) is a valid notebook."""
         self._aliases: dict[str, str] = {}
         """Ids the model was given that the file has since replaced (a frontend saved ids)."""
+        self._retired: dict[str, str] = {}
+        """Ids given out that no cell has any more, with the fingerprint of the cell each
+        named: never given to another cell."""
+        self._memory = memory
+        self._recalled = False
+        self._known: str | None = None
+        """The hash of the file the ids kept in ``memory`` describe."""
+        self._kept: tuple[str, tuple[str, ...], int] | None = None
+        """What ``memory`` holds now (hash, ids, retired count), to write it only on change."""
         self._running: str | None = None
         """The cell the executor runs now."""
         self._lock = asyncio.Lock()
@@ -106,7 +126,7 @@ class FileBridge:
     async def read_cell(self, cell_id: str) -> Cell:
         def work() -> Cell:
             doc, ids = self._open(check=False)
-            i = _index(ids, cell_id, self._aliases)
+            i = self._find(ids, cell_id)
             return _cell(doc, i, ids[i], self.path)
 
         return await self._in_thread(work)
@@ -122,8 +142,8 @@ class FileBridge:
     ) -> Cell:
         def work() -> Cell:
             doc, ids = self._open(check=True)
-            position = _position(ids, before, after, self._aliases)
-            new_id = cell_id if cell_id and cell_id not in ids else _fresh_id(ids)
+            position = self._place(ids, before, after)
+            new_id = cell_id if cell_id and cell_id not in ids else _fresh_id(self._taken(ids))
             doc.insert(position, _new_cell(cell_type, source, new_id))
             ids.insert(position, new_id)
             inserted = _cell(doc, position, new_id, self.path)
@@ -135,7 +155,7 @@ class FileBridge:
     async def update(self, cell_id: str, source: str) -> Cell:
         def work() -> Cell:
             doc, ids = self._open(check=True)
-            i = _index(ids, cell_id, self._aliases)
+            i = self._find(ids, cell_id)
             cell = doc.cell(i)
             cell["source"] = source
             doc.replace(i, cell)
@@ -148,7 +168,7 @@ class FileBridge:
     async def delete(self, cell_id: str) -> tuple[Cell, int]:
         def work() -> tuple[Cell, int]:
             doc, ids = self._open(check=True)
-            i = _index(ids, cell_id, self._aliases)
+            i = self._find(ids, cell_id)
             cell = _cell(doc, i, ids[i], self.path)
             doc.delete(i)
             ids.pop(i)
@@ -162,10 +182,10 @@ class FileBridge:
     ) -> int:
         def work() -> int:
             doc, ids = self._open(check=True)
-            i = _index(ids, cell_id, self._aliases)
+            i = self._find(ids, cell_id)
             rest = ids[:i] + ids[i + 1 :]
             try:
-                to = _position(rest, before, after, self._aliases)
+                to = self._place(rest, before, after)
             except ToolError:
                 raise ToolError(f"Cannot move cell {cell_id} next to itself.") from None
             doc.move(i, to)
@@ -178,7 +198,7 @@ class FileBridge:
     async def set_type(self, cell_id: str, cell_type: CellType) -> Cell:
         def work() -> Cell:
             doc, ids = self._open(check=True)
-            i = _index(ids, cell_id, self._aliases)
+            i = self._find(ids, cell_id)
             old = doc.cell(i)
             new = _new_cell(cell_type, old.get("source", ""), cell_id)
             new["metadata"] = old.get("metadata", {})
@@ -202,7 +222,7 @@ class FileBridge:
 
         def read() -> Cell:
             doc, ids = self._open(check=False)
-            i = _index(ids, cell_id, self._aliases)
+            i = self._find(ids, cell_id)
             found = _cell(doc, i, ids[i], self.path)
             # Compared under the file lock, and what runs is this very text: a change saved
             # after this read cannot reach the executor.
@@ -221,7 +241,7 @@ class FileBridge:
 
         def store() -> None:
             doc, ids = self._open(check=True)
-            i = _index(ids, cell_id, self._aliases)
+            i = self._find(ids, cell_id)
             stored = doc.cell(i)
             stored["outputs"] = [dict(o) for o in result.outputs]
             stored["execution_count"] = result.execution_count
@@ -299,12 +319,77 @@ class FileBridge:
             ) from None
         doc = Document.parse(text, self.path)
         prints = [fingerprint(c.value) for c in doc.cells]
-        if digest == self._seen and len(self._ids) == len(prints):
+        self._recall()
+        if digest == (self._seen or self._known) and len(self._ids) == len(prints):
             ids = list(self._ids)
         else:
             ids = self._identify(doc, prints)
-        self._seen, self._ids, self._prints = digest, list(ids), prints
+        self._seen = digest
+        self._settle(ids, prints)
         return doc, ids
+
+    def _recall(self) -> None:
+        """Once, before the first read: the ids the memory kept from earlier sessions."""
+        if self._memory is None or self._recalled:
+            return
+        self._recalled = True
+        kept = self._memory.load()
+        if kept is not None and self._seen is None:
+            self._ids, self._prints, self._retired = kept.ids, kept.prints, kept.retired
+            self._known = kept.digest
+            self._kept = (kept.digest, tuple(kept.ids), len(kept.retired))
+
+    def _settle(self, ids: list[str], prints: list[str]) -> None:
+        """The cells' ids and prints from now on (of the file whose hash is ``_seen``):
+        ids no cell has any more are retired, and the memory keeps it all."""
+        retire(self._retired, dict(zip(self._ids, self._prints, strict=True)), ids)
+        self._ids, self._prints = list(ids), prints
+        state = (self._seen or "", tuple(ids), len(self._retired))
+        if self._memory is not None and self._seen is not None and state != self._kept:
+            self._memory.save(Remembered(self._seen, list(ids), prints, self._retired))
+            self._kept = state
+
+    def _taken(self, ids: Sequence[str]) -> set[str]:
+        """Ids a new cell may not get: those in use and those retired."""
+        return {*ids, *self._retired}
+
+    def _find(self, ids: Sequence[str], cell_id: str) -> int:
+        """The position of ``cell_id`` in ``ids``; a clear refusal when it is not there."""
+        cell_id = self._aliases.get(cell_id, cell_id)
+        try:
+            return ids.index(cell_id)
+        except ValueError:
+            pass
+        if cell_id in self._retired:
+            held = self._retired[cell_id]
+            same = [
+                f"{c} (cell {n})"
+                for n, (c, p) in enumerate(zip(self._ids, self._prints, strict=True), 1)
+                if p == held
+            ]
+            where = (
+                f"The cells that hold what it held: {', '.join(same[:20])}."
+                if same
+                else "No cell holds what it held now."
+            )
+            raise ToolError(
+                f"Cell {cell_id} is no longer in the notebook as you read it: it was deleted, "
+                "or the notebook was saved with changes that leave it unclear which cell it "
+                f"is now, so nothing was changed. {where} Read the notebook again "
+                "(read_notebook) and use the ids it gives."
+            )
+        known = ", ".join(ids[:40]) + (f" … ({len(ids)} cells)" if len(ids) > 40 else "")
+        raise ToolError(f"There is no cell with id {cell_id!r}. The cell ids are: {known}.")
+
+    def _place(self, ids: Sequence[str], before: str | None, after: str | None) -> int:
+        """Where a cell goes: before or after the cell named, or at the end."""
+        if before is not None and after is not None:
+            raise ToolError("Give either before or after, not both.")
+        if before is not None:
+            return self._find(ids, before)
+        if after is not None:
+            return self._find(ids, after) + 1
+        return len(ids)
 
     def _folder(self) -> Root:
         """The notebook's folder through the path gate, pinned from the first use on."""
@@ -321,6 +406,7 @@ class FileBridge:
             ids.append(stored if stored not in taken else None)
             if stored is not None:
                 taken.add(stored)
+        taken |= self._retired.keys()
         for old, new in _matches(self._prints, prints):
             kept = self._ids[old]
             if ids[new] is None and kept not in taken:
@@ -328,6 +414,8 @@ class FileBridge:
                 taken.add(kept)
             elif (current := ids[new]) is not None and current != kept:
                 self._aliases[kept] = current  # e.g. JupyterLab saved the file with its own ids
+        # An id that named a cell no pairing carried over is retired: not derived again.
+        taken |= set(self._ids)
         derived = list(derive_ids(prints, set(taken)))
         out: list[str] = []
         for i, cell_id in enumerate(ids):
@@ -359,8 +447,7 @@ class FileBridge:
             raise ToolError(f"{self.path} was not written: {exc}") from None
         self._seen = hashlib.sha256(data).hexdigest()
         self._valid = {self._seen: problem is None}
-        self._ids = list(ids)
-        self._prints = [fingerprint(c.value) for c in doc.cells]
+        self._settle(ids, [fingerprint(c.value) for c in doc.cells])
 
 
 class _Abandoned(Exception):
@@ -394,15 +481,34 @@ class _Commit:
 
 
 def _matches(old: Sequence[str], new: Sequence[str]) -> list[tuple[int, int]]:
-    """Pairs (old index, new index) of the same cell: same content, or edited in place."""
+    """Pairs (old index, new index) of the same cell: same content, or edited in place.
+
+    A cell whose content others share (empty cells, a repeated ``df.head()``) is paired
+    only when its neighbours are paired too (or both are the notebook's end): delete the
+    second of three empty cells and it cannot be told whether the second or the third
+    went, so neither is paired and the ids they had are retired, never moved."""
     if not old:
         return []
-    pairs: list[tuple[int, int]] = []
+    aligned: list[tuple[int, int]] = []
     matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal" or (tag == "replace" and i2 - i1 == j2 - j1):
-            pairs.extend(zip(range(i1, i2), range(j1, j2), strict=True))
-    return pairs
+            aligned.extend(zip(range(i1, i2), range(j1, j2), strict=True))
+    paired = set(aligned)
+    old_count, new_count = Counter(old), Counter(new)
+
+    def neighbours_paired(i: int, j: int, step: int) -> bool:
+        a, b = i + step, j + step
+        ends = (not 0 <= a < len(old), not 0 <= b < len(new))
+        return ends == (True, True) or (a, b) in paired
+
+    return [
+        (i, j)
+        for i, j in aligned
+        if old[i] != new[j]  # edited in place between paired neighbours
+        or (old_count[old[i]] == 1 and new_count[new[j]] == 1)
+        or (neighbours_paired(i, j, -1) and neighbours_paired(i, j, 1))
+    ]
 
 
 def _validation_error(text: str) -> str | None:
@@ -448,26 +554,3 @@ def _fresh_id(taken: Sequence[str] | set[str]) -> str:
     while (cell_id := new_cell_id()) in taken:
         pass
     return cell_id
-
-
-def _index(ids: Sequence[str], cell_id: str, aliases: dict[str, str] | None = None) -> int:
-    cell_id = (aliases or {}).get(cell_id, cell_id)
-    try:
-        return ids.index(cell_id)
-    except ValueError:
-        known = ", ".join(ids[:40]) + (f" … ({len(ids)} cells)" if len(ids) > 40 else "")
-        raise ToolError(
-            f"There is no cell with id {cell_id!r}. The cell ids are: {known}."
-        ) from None
-
-
-def _position(
-    ids: Sequence[str], before: str | None, after: str | None, aliases: dict[str, str]
-) -> int:
-    if before is not None and after is not None:
-        raise ToolError("Give either before or after, not both.")
-    if before is not None:
-        return _index(ids, before, aliases)
-    if after is not None:
-        return _index(ids, after, aliases) + 1
-    return len(ids)

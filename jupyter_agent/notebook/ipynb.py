@@ -21,6 +21,7 @@ import copy
 import hashlib
 import json
 import re
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -271,20 +272,20 @@ def fingerprint(cell: dict[str, Any]) -> str:
 
 
 def derive_ids(fingerprints: Sequence[str], taken: set[str]) -> Iterator[str]:
-    """Ids from content: the n-th cell with the same content gets the n-th id of that content.
+    """Ids from content, the same on every read of the same file and in every kernel.
 
-    The same file gives the same ids on every read and in every kernel, and an edit elsewhere
-    in the notebook leaves a cell's id as it was. ``taken`` (ids already in use) grows.
+    A cell whose content no other cell has gets an id from its content alone, so it keeps
+    it when cells are added, moved or edited elsewhere. Cells that share their content
+    (empty cells, a repeated ``df.head()``) get ids from their content and position: were
+    they numbered by occurrence, filling the second of five empty cells would hand its id
+    to the third. ``taken`` (ids already in use, or retired) grows.
     """
-    seen: dict[str, int] = {}
-    for fp in fingerprints:
-        n = seen.get(fp, 0)
-        while True:
-            candidate = hashlib.sha256(f"{fp}:{n}".encode()).hexdigest()[:8]
+    counts = Counter(fingerprints)
+    for index, fp in enumerate(fingerprints):
+        base = fp if counts[fp] == 1 else f"{fp}@{index}"
+        n = 0
+        while (candidate := hashlib.sha256(f"{base}:{n}".encode()).hexdigest()[:8]) in taken:
             n += 1
-            if candidate not in taken:
-                break
-        seen[fp] = n
         taken.add(candidate)
         yield candidate
 

@@ -601,6 +601,7 @@ async def connect_notebook(
     timeout: float = CONNECT_TIMEOUT,
     executor: Executor | None = None,
     cell_ended: Callable[[str], float | None] | None = None,
+    file_mode: Callable[[Path], NotebookBridge] | None = None,
 ) -> NotebookBridge:
     """The bridge to this kernel's notebook: live when JupyterLab answers, else the file.
 
@@ -625,6 +626,8 @@ async def connect_notebook(
             to read it).
         executor: Runs cells in file mode (e.g. this kernel's executor).
         cell_ended: When this kernel last finished each cell (see :class:`LiveBridge`).
+        file_mode: The bridge for the notebook's file when no frontend answers (default:
+            ``FileBridge(file, executor)``).
     """
     if path is None:
         path = kernel_notebook_path()
@@ -639,5 +642,6 @@ async def connect_notebook(
     except BridgeError as error:
         bridge.close()
         log.info("no notebook frontend answered for %s (%s); editing the file", path, error)
-        return FileBridge(notebook_file(path), executor)
+        file = notebook_file(path)
+        return file_mode(file) if file_mode is not None else FileBridge(file, executor)
     return bridge

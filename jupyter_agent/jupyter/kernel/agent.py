@@ -25,6 +25,7 @@ from ...agent._home import schedule
 from ...models import Model
 from ...notebook.bridge import BridgeMode, Cell, CellType, NotebookBridge, RunResult
 from ...notebook.file import FileBridge
+from ...notebook.id_memory import IdMemory
 from .agent_thread import agent_loop, main_loop
 from .runner import CellTimes, KernelExecutor, attach_kernel
 
@@ -260,9 +261,14 @@ class KernelAgent:
         assert self.notebook_path is not None
         assert self.notebook_file is not None
         executor = KernelExecutor(self.shell, loop=self.main)
+        workspace = self.workspace
+
+        def file_mode(file: Path) -> FileBridge:
+            return FileBridge(file, executor=executor, memory=IdMemory(workspace, file))
+
         connect = _connect_notebook() if in_kernel(self.shell) else None
         if connect is None:
-            self.bridge = FileBridge(self.notebook_file, executor=executor)
+            self.bridge = file_mode(self.notebook_file)
             return self.bridge
         path, file, home = self.notebook_path, self.notebook_file, self.home
         ended = CellTimes.of(self.shell).ended_at
@@ -271,11 +277,15 @@ class KernelAgent:
         async def connecting() -> NotebookBridge:
             try:
                 return await connect(
-                    path, timeout=BRIDGE_TIMEOUT, executor=executor, cell_ended=ended.get
+                    path,
+                    timeout=BRIDGE_TIMEOUT,
+                    executor=executor,
+                    cell_ended=ended.get,
+                    file_mode=file_mode,
                 )
             except Exception:
                 log.warning("could not connect to the notebook frontend; editing %s", file)
-                return FileBridge(file, executor=executor)
+                return file_mode(file)
 
         pending = PendingBridge(path, connecting(), home)
         pending._task.add_done_callback(lambda _: schedule(home, self._connected, pending))
