@@ -103,7 +103,7 @@ def _numbered(path: Path, cells: int, minor: int = 4) -> Path:
     nb = nbformat.v4.new_notebook()
     nb.nbformat_minor = minor
     for n in range(cells):
-        cell = nbformat.v4.new_code_cell(f"x = {n}\nprint(x)")
+        cell = nbformat.v4.new_code_cell(f"x = {n}\nprint(x)", execution_count=n + 1)
         cell.outputs = [nbformat.v4.new_output("stream", text="line\n" * 20)]
         del cell["id"]
         nb.cells.append(cell)
@@ -407,3 +407,51 @@ async def test_kept_ids_are_ignored_when_the_file_fails_a_check(tmp_path: Path) 
     kept.unlink()
     kept.symlink_to(elsewhere)
     assert [c.id for c in await FileBridge(path, memory=memory).read()] == fresh
+
+
+# --- outputs older than their source say so --------------------------------------------------
+
+
+async def test_outputs_of_an_earlier_source_are_flagged_in_every_view_until_it_runs(
+    tmp_path: Path,
+) -> None:
+    """update_cell leaves a cell's outputs and count (as JupyterLab does), and every view
+    says they are of its earlier source: in this session, in the next (the record is kept
+    beside the sessions), until the cell runs again or its source is put back."""
+    from jupyter_agent.notebook.bridge import RunResult
+    from jupyter_agent.notebook.id_memory import IdMemory
+    from jupyter_agent.notebook.view import render_notebook, render_outline
+
+    path = _numbered(tmp_path / "ran.ipynb", 4)
+    memory = IdMemory(tmp_path, path)
+
+    async def executor(source: str, timeout: float | None) -> RunResult:
+        out = {"output_type": "stream", "name": "stdout", "text": "ran\n"}
+        return RunResult(status="ok", execution_count=9, outputs=[out])
+
+    bridge = FileBridge(path, executor, memory=memory)
+    cells = await bridge.read()
+    target = cells[1].id
+    assert not any(c.edited_since_run for c in cells)
+    updated = await bridge.update(target, "x = 'changed'")
+    assert updated.edited_since_run and updated.outputs  # the old outputs, kept and flagged
+    stale = "edited since it ran: its outputs are from its earlier source"
+
+    again = await bridge.read()
+    assert [c.id for c in again if c.edited_since_run] == [target]
+    for view in (render_notebook(again, "t", None), render_outline(again, "t", None)):
+        assert view.text.count(stale) == 1
+    # The next session (a new bridge, another process) knows it too.
+    later = await FileBridge(path, executor, memory=IdMemory(tmp_path, path)).read()
+    assert [c.id for c in later if c.edited_since_run] == [target]
+    # Put back as it was: not stale. Edited again, then run: not stale.
+    await bridge.update(target, "x = 1\nprint(x)")
+    assert not any(c.edited_since_run for c in await bridge.read())
+    await bridge.update(target, "x = 'again'")
+    await bridge.run(target)
+    ran = await bridge.read()
+    assert not any(c.edited_since_run for c in ran)
+    assert next(c for c in ran if c.id == target).execution_count == 9
+    # A cell without outputs or count (never ran) is not flagged when edited.
+    fresh = await bridge.insert("y = 1")
+    assert not (await bridge.update(fresh.id, "y = 2")).edited_since_run

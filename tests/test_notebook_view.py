@@ -15,7 +15,7 @@ from jupyter_agent.messages import ImageBlock
 from jupyter_agent.notebook.bridge import Cell
 from jupyter_agent.notebook.file import FileBridge
 from jupyter_agent.notebook.outputs import ViewLimits, clip, render_output
-from jupyter_agent.notebook.view import fits_whole, render_notebook, render_outline
+from jupyter_agent.notebook.view import fits_whole, provenance, render_notebook, render_outline
 
 KEY = "sk-ant-api03-" + "Q" * 80
 
@@ -174,11 +174,17 @@ async def test_formulas_and_widgets_notebook_reads_whole_with_nothing_dropped(tm
 class KernelHistory:
     """What a kernel ran and how long each execution took (the ExecutionHistory seam)."""
 
-    def __init__(self, ran: dict[int, tuple[str, float]]) -> None:
+    def __init__(
+        self, ran: dict[int, tuple[str, float]], cells: dict[int, str] | None = None
+    ) -> None:
         self.ran = ran
+        self.cells = cells or {}
 
     def source_of(self, execution_count):
         return self.ran.get(execution_count, (None, 0.0))[0]
+
+    def cell_of(self, execution_count):
+        return self.cells.get(execution_count)
 
     def duration_of(self, execution_count):
         return self.ran.get(execution_count, (None, None))[1]
@@ -191,13 +197,17 @@ def test_the_view_shows_how_long_the_kernel_took_for_each_cell_it_ran():
         Cell(id="stale", source="old = 1", execution_count=2),  # count of an earlier kernel
         Cell(id="fresh", source="x = 1"),
     ]
-    history = KernelHistory({3: ("model.fit(X, y)", 252.4), 4: ("len(X)", 0.01), 2: ("y = 2", 9)})
+    history = KernelHistory(
+        {3: ("model.fit(X, y)", 252.4), 4: ("len(X)", 0.01), 2: ("y = 2", 9)},
+        {3: "train", 4: "quick", 2: "another"},
+    )
     outline = render_outline(cells, "t", history).text.splitlines()
     assert outline[-4].endswith("[3] · model.fit(X, y) · took 4 min 12 s")
     assert "took" not in "\n".join(outline[-3:])  # too quick to say, another cell's, not run
     full = render_notebook(cells, "t", history).text
     assert "── 1 · train · code [3] · took 4 min 12 s" in full
-    assert "── 3 · stale · code [2] · ran out of order, edited since it ran" in full
+    # The count of an earlier kernel names another cell's execution here: no claim on it.
+    assert "── 3 · stale · code [2] · ran out of order\n" in full
     # A cell the agent started that still runs says so, and for how long.
     running = render_outline(cells, "t", history, running={"fresh": 125.0}).text
     assert running.splitlines()[-1].endswith("· x = 1 · running (2 min 5 s so far)")
@@ -209,3 +219,23 @@ def test_the_view_shows_how_long_the_kernel_took_for_each_cell_it_ran():
 )
 def test_durations_are_said_compactly(seconds, words):
     assert duration(seconds) == words
+
+
+def test_a_cell_edited_since_it_ran_says_its_outputs_are_of_its_earlier_source():
+    """From the bridge (JupyterLab's isDirty, file mode's own record), or from this kernel
+    having run that very cell with another source; never from a count another kernel
+    saved."""
+    cells = [
+        Cell(id="a", source="x = 2", execution_count=1, edited_since_run=True),
+        Cell(id="b", source="y = 2", execution_count=2),
+        Cell(id="c", source="z = 2", execution_count=3),
+    ]
+    history = KernelHistory({2: ("y = 1", 0.5), 3: ("z = 1", 0.5)}, {2: "b", 3: "elsewhere"})
+    flags = provenance(cells, history)
+    stale = "edited since it ran: its outputs are from its earlier source"
+    assert flags == {"a": stale, "b": stale}
+    full = render_notebook(cells, "t", history).text
+    assert f"── 1 · a · code [1] · {stale}" in full
+    assert f"── 2 · b · code [2] · {stale}" in full
+    outline = render_outline(cells, "t", history).text
+    assert outline.count(stale) == 2

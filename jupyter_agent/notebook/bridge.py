@@ -44,6 +44,10 @@ class Cell(BaseModel):
     execution_count: int | None = None
     outputs: list[dict[str, Any]] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict)
+    edited_since_run: bool = False
+    """A code cell whose source changed since it last ran: its outputs and execution count
+    are those of its earlier source (JupyterLab's ``isDirty``; in file mode, the bridge's
+    own record of its edits and runs)."""
 
 
 class RunResult(BaseModel):

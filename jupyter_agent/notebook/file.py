@@ -97,8 +97,11 @@ class FileBridge:
         self._recalled = False
         self._known: str | None = None
         """The hash of the file the ids kept in ``memory`` describe."""
-        self._kept: tuple[str, tuple[str, ...], int] | None = None
-        """What ``memory`` holds now (hash, ids, retired count), to write it only on change."""
+        self._ran: dict[str, str] = {}
+        """For code cells edited since they ran: the print of the source their outputs
+        are of (:func:`_source_print`)."""
+        self._kept: tuple[object, ...] | None = None
+        """What ``memory`` holds now, to write it only on change."""
         self._running: str | None = None
         """The cell the executor runs now."""
         self._lock = asyncio.Lock()
@@ -119,7 +122,7 @@ class FileBridge:
     async def read(self) -> list[Cell]:
         def work() -> list[Cell]:
             doc, ids = self._open(check=False)
-            return [_cell(doc, i, ids[i], self.path) for i in range(len(doc.cells))]
+            return [self._report(doc, i, ids[i]) for i in range(len(doc.cells))]
 
         return await self._in_thread(work)
 
@@ -127,7 +130,7 @@ class FileBridge:
         def work() -> Cell:
             doc, ids = self._open(check=False)
             i = self._find(ids, cell_id)
-            return _cell(doc, i, ids[i], self.path)
+            return self._report(doc, i, ids[i])
 
         return await self._in_thread(work)
 
@@ -146,7 +149,7 @@ class FileBridge:
             new_id = cell_id if cell_id and cell_id not in ids else _fresh_id(self._taken(ids))
             doc.insert(position, _new_cell(cell_type, source, new_id))
             ids.insert(position, new_id)
-            inserted = _cell(doc, position, new_id, self.path)
+            inserted = self._report(doc, position, new_id)
             self._save(doc, ids)
             return inserted
 
@@ -157,10 +160,13 @@ class FileBridge:
             doc, ids = self._open(check=True)
             i = self._find(ids, cell_id)
             cell = doc.cell(i)
+            ran = dict(self._ran)
+            if cell.get("outputs") or cell.get("execution_count") is not None:
+                ran.setdefault(ids[i], _source_print(cell.get("source", "")))
             cell["source"] = source
             doc.replace(i, cell)
-            updated = _cell(doc, i, ids[i], self.path)
-            self._save(doc, ids)
+            updated = self._report(doc, i, ids[i], ran)
+            self._save(doc, ids, ran=ran)
             return updated
 
         return await self._in_thread(work, edit=True)
@@ -169,7 +175,7 @@ class FileBridge:
         def work() -> tuple[Cell, int]:
             doc, ids = self._open(check=True)
             i = self._find(ids, cell_id)
-            cell = _cell(doc, i, ids[i], self.path)
+            cell = self._report(doc, i, ids[i])
             doc.delete(i)
             ids.pop(i)
             self._save(doc, ids)
@@ -205,8 +211,9 @@ class FileBridge:
             if cell_type != "code" and "attachments" in old:
                 new["attachments"] = old["attachments"]
             doc.replace(i, new)
-            changed = _cell(doc, i, ids[i], self.path)
-            self._save(doc, ids)
+            ran = {k: v for k, v in self._ran.items() if k != ids[i] or cell_type == "code"}
+            changed = self._report(doc, i, ids[i], ran)
+            self._save(doc, ids, ran=ran)
             return changed
 
         return await self._in_thread(work, edit=True)
@@ -223,7 +230,7 @@ class FileBridge:
         def read() -> Cell:
             doc, ids = self._open(check=False)
             i = self._find(ids, cell_id)
-            found = _cell(doc, i, ids[i], self.path)
+            found = self._report(doc, i, ids[i])
             # Compared under the file lock, and what runs is this very text: a change saved
             # after this read cannot reach the executor.
             if found.cell_type == "code" and source is not None and found.source != source:
@@ -246,7 +253,7 @@ class FileBridge:
             stored["outputs"] = [dict(o) for o in result.outputs]
             stored["execution_count"] = result.execution_count
             doc.replace(i, stored)
-            self._save(doc, ids)
+            self._save(doc, ids, ran={k: v for k, v in self._ran.items() if k != ids[i]})
 
         await self._in_thread(store, edit=True)
         return result
@@ -336,18 +343,22 @@ class FileBridge:
         kept = self._memory.load()
         if kept is not None and self._seen is None:
             self._ids, self._prints, self._retired = kept.ids, kept.prints, kept.retired
-            self._known = kept.digest
-            self._kept = (kept.digest, tuple(kept.ids), len(kept.retired))
+            self._ran, self._known = kept.ran, kept.digest
+            self._kept = _state(kept)
 
     def _settle(self, ids: list[str], prints: list[str]) -> None:
         """The cells' ids and prints from now on (of the file whose hash is ``_seen``):
         ids no cell has any more are retired, and the memory keeps it all."""
         retire(self._retired, dict(zip(self._ids, self._prints, strict=True)), ids)
         self._ids, self._prints = list(ids), prints
-        state = (self._seen or "", tuple(ids), len(self._retired))
-        if self._memory is not None and self._seen is not None and state != self._kept:
-            self._memory.save(Remembered(self._seen, list(ids), prints, self._retired))
-            self._kept = state
+        current = set(ids)
+        self._ran = {k: v for k, v in self._ran.items() if k in current}
+        if self._memory is None or self._seen is None:
+            return
+        now = Remembered(self._seen, list(ids), prints, self._retired, self._ran)
+        if _state(now) != self._kept:
+            self._memory.save(now)
+            self._kept = _state(now)
 
     def _taken(self, ids: Sequence[str]) -> set[str]:
         """Ids a new cell may not get: those in use and those retired."""
@@ -425,8 +436,19 @@ class FileBridge:
             out.append(cell_id)
         return out
 
-    def _save(self, doc: Document, ids: list[str]) -> None:
-        """Write ``doc``, unless that would turn a valid notebook into an invalid one."""
+    def _report(
+        self, doc: Document, index: int, cell_id: str, ran: dict[str, str] | None = None
+    ) -> Cell:
+        """Cell ``index`` as the bridge reports it, flagged when edited since it ran
+        (``ran``: the record as the edit under way leaves it)."""
+        cell = _cell(doc, index, cell_id, self.path)
+        of = (self._ran if ran is None else ran).get(cell_id)
+        cell.edited_since_run = of is not None and of != _source_print(cell.source)
+        return cell
+
+    def _save(self, doc: Document, ids: list[str], *, ran: dict[str, str] | None = None) -> None:
+        """Write ``doc``, unless that would turn a valid notebook into an invalid one;
+        ``ran``: the sources the cells' outputs are of, as of this write."""
         text = doc.render()
         problem = _validation_error(text)
         if problem is not None:
@@ -447,7 +469,18 @@ class FileBridge:
             raise ToolError(f"{self.path} was not written: {exc}") from None
         self._seen = hashlib.sha256(data).hexdigest()
         self._valid = {self._seen: problem is None}
+        if ran is not None:
+            self._ran = ran
         self._settle(ids, [fingerprint(c.value) for c in doc.cells])
+
+
+def _state(kept: Remembered) -> tuple[object, ...]:
+    return kept.digest, tuple(kept.ids), len(kept.retired), tuple(sorted(kept.ran.items()))
+
+
+def _source_print(source: str) -> str:
+    """A code cell's source, for telling whether it is still the one that ran."""
+    return fingerprint({"cell_type": "code", "source": source})
 
 
 class _Abandoned(Exception):

@@ -23,6 +23,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 from ..workspace.paths import Root
 
@@ -51,6 +52,9 @@ class Remembered:
     retired: dict[str, str] = field(default_factory=dict)
     """Ids no cell has any more, each with the fingerprint of the cell it named (oldest
     first)."""
+    ran: dict[str, str] = field(default_factory=dict)
+    """Code cells edited since they ran: the fingerprint of the source their outputs are
+    of."""
 
 
 def retire(retired: dict[str, str], named: dict[str, str], ids: list[str]) -> None:
@@ -98,6 +102,7 @@ class IdMemory:
             "ids": kept.ids,
             "prints": kept.prints,
             "retired": kept.retired,
+            "ran": kept.ran,
         }
         try:
             folder = Root(self.workspace).subroot(FOLDER, create=True, links="none")
@@ -109,7 +114,9 @@ class IdMemory:
 def _checked(data: object, notebook: str) -> Remembered:
     if not isinstance(data, dict) or data.get("notebook") != notebook:
         raise ValueError("not the ids of this notebook")
-    digest, ids, prints, retired = (data.get(k) for k in ("digest", "ids", "prints", "retired"))
+    digest, ids, prints, retired, ran = (
+        data.get(k) for k in ("digest", "ids", "prints", "retired", "ran")
+    )
     if not isinstance(digest, str) or not _PRINT.fullmatch(digest):
         raise ValueError("no digest")
     if not isinstance(ids, list) or not isinstance(prints, list) or len(ids) != len(prints):
@@ -118,9 +125,16 @@ def _checked(data: object, notebook: str) -> Remembered:
         raise ValueError("an id is not a cell id, or repeats")
     if not all(isinstance(p, str) and _PRINT.fullmatch(p) for p in prints):
         raise ValueError("a fingerprint is not one")
-    if not isinstance(retired, dict) or not all(
-        isinstance(i, str) and _ID.fullmatch(i) and isinstance(p, str) and _PRINT.fullmatch(p)
-        for i, p in retired.items()
-    ):
+    if not _prints_by_id(retired):
         raise ValueError("a retired id is not one")
-    return Remembered(digest, ids, prints, dict(retired))
+    ran = {} if ran is None else ran  # kept by an earlier version
+    if not _prints_by_id(ran) or not set(ran) <= set(ids):
+        raise ValueError("an edited cell is not one")
+    return Remembered(digest, ids, prints, cast(dict[str, str], retired), dict(ran))
+
+
+def _prints_by_id(value: object) -> bool:
+    return isinstance(value, dict) and all(
+        isinstance(i, str) and _ID.fullmatch(i) and isinstance(p, str) and _PRINT.fullmatch(p)
+        for i, p in value.items()
+    )

@@ -48,6 +48,15 @@ class ExecutionHistory(Protocol):
 
 
 @runtime_checkable
+class ExecutionCells(Protocol):
+    """A history that also knows which cell (by the id its frontend gave) ran as each
+    execution count: a count saved in a notebook by an earlier kernel names another
+    execution of this one."""
+
+    def cell_of(self, execution_count: int) -> str | None: ...
+
+
+@runtime_checkable
 class ExecutionTimes(Protocol):
     """A history that also knows how long each execution took (seconds)."""
 
@@ -87,11 +96,21 @@ def provenance(
         if count < last:
             notes.append("ran out of order")
         last = max(last, count)
-        if history is not None:
-            ran = history.source_of(count)
-            if ran is not None and ran.strip() != cell.source.strip():
-                notes.append("edited since it ran")
+        if cell.edited_since_run or _ran_otherwise(cell, count, history):
+            notes.append(EDITED_SINCE_RUN)
     return {cid: ", ".join(n) for cid, n in flags.items() if n}
+
+
+EDITED_SINCE_RUN = "edited since it ran: its outputs are from its earlier source"
+
+
+def _ran_otherwise(cell: Cell, count: int, history: ExecutionHistory | None) -> bool:
+    """Whether this kernel ran ``cell`` as ``count`` with another source (only when it
+    knows that count was this very cell's)."""
+    if not isinstance(history, ExecutionCells) or history.cell_of(count) != cell.id:
+        return False
+    ran = history.source_of(count)
+    return ran is not None and ran.strip() != cell.source.strip()
 
 
 # --- one cell in full ------------------------------------------------------------------------

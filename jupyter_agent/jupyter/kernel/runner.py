@@ -232,6 +232,8 @@ class CellTimes:
         """When each cell last ended, by its id as the frontend named it (monotonic
         seconds): the live bridge's guard against a late interrupt."""
         self.durations: dict[int, float] = {}
+        self.cells: dict[int, str] = {}
+        """Which cell (by the id its frontend gave) ran as each execution count."""
         self._started: dict[int, float] = {}
         """By ``id`` of the cell's ExecutionInfo: cells may overlap (one awaits, the agent
         runs another), so each is timed on its own."""
@@ -265,21 +267,24 @@ class CellTimes:
             _keep_newest(self.ended_at, self.KEPT)
         started = self._started.pop(id(info), None)
         count = getattr(result, "execution_count", None)
+        if isinstance(count, int) and isinstance(cell_id, str) and cell_id:
+            self.cells[count] = cell_id
+            _keep_newest(self.cells, self.KEPT)
         if started is None or not isinstance(count, int):
             return
         self.durations[count] = time.monotonic() - started
         _keep_newest(self.durations, self.KEPT)
 
 
-def _keep_newest(entries: dict[Any, float], kept: int) -> None:
+def _keep_newest(entries: dict[Any, Any], kept: int) -> None:
     """Drop the oldest entries (first inserted) beyond ``kept``."""
     while len(entries) > kept:
         del entries[next(iter(entries))]
 
 
 class IPythonHistory:
-    """What this kernel ran, by execution count, and how long it took (an
-    ``ExecutionHistory`` and ``ExecutionTimes`` for the view)."""
+    """What this kernel ran, by execution count: its source, its cell and how long it
+    took (an ``ExecutionHistory``, ``ExecutionCells`` and ``ExecutionTimes`` for the view)."""
 
     def __init__(self, shell: Any | None = None) -> None:
         self.shell = _shell(shell)
@@ -287,6 +292,9 @@ class IPythonHistory:
 
     def duration_of(self, execution_count: int) -> float | None:
         return self.times.durations.get(execution_count)
+
+    def cell_of(self, execution_count: int) -> str | None:
+        return self.times.cells.get(execution_count)
 
     def source_of(self, execution_count: int) -> str | None:
         manager = getattr(self.shell, "history_manager", None)
