@@ -35,7 +35,7 @@ from jupyter_agent.messages import ImageBlock
 from jupyter_agent.notebook.bridge import Cell
 from jupyter_agent.notebook.file import FileBridge
 from jupyter_agent.notebook.outputs import ViewLimits, render_output
-from jupyter_agent.notebook.view import fits_whole, render_notebook
+from jupyter_agent.notebook.view import fits_whole, render_notebook, render_outline
 
 PLOTLY = "application/vnd.plotly.v1+json"
 KEY = "sk-ant-api03-" + "Q" * 80
@@ -818,6 +818,66 @@ async def test_a_notebook_view_shows_the_figure_and_none_of_its_javascript():
     assert "[HTML: scripts only, 526 characters]" in view.text
     for script in ("require(", "PLOTLYENV", "Plotly.newPlot", "requirejs", "window."):
         assert script not in view.text
+
+
+async def test_the_outline_says_what_each_chart_is_in_a_few_words():
+    # it said "html 8,773 chars" for a figure, its mime type, or "text 5 lines" for an Altair
+    # chart's "alt.Chart(...)": what the cell view reads the output as, in a few words
+    said = {}
+    names = (
+        "jupytext__plotly_graphs.ipynb",
+        "myst-nb__interactive.ipynb",
+        "nteract-examples__altair.ipynb",
+    )
+    for name in names:
+        outline = render_outline(await FileBridge(REAL / name).read(), name).text
+        cells = outline.splitlines()[3:]  # after the title, the summary and the key
+        said[name] = [line.split(" → ")[1] for line in cells if " → " in line]
+    assert said == snapshot(
+        {
+            "jupytext__plotly_graphs.ipynb": [
+                "html 526 chars",
+                "plotly figure (1 trace); plotly figure (1 trace)",
+            ],
+            "myst-nb__interactive.ipynb": [
+                "table 6 lines",
+                "vega-lite chart",
+                "png 1199×450, 95.8 KB, plotly figure (3 traces)",
+                "html 192 chars; bokeh loader script; bokeh plot; bokeh plot",
+                "widget",
+                "widget",
+            ],
+            "nteract-examples__altair.ipynb": [
+                "stdout 52 chars; vega-lite chart",
+            ],
+        }
+    )
+    # as plotly 7.1, Altair 6.3 and Bokeh 3.9 write them; a title of any length stays out of
+    # the outline, and a spec that cannot be read still says what it is
+    vega = {"$schema": "https://vega.github.io/schema/vega/v5.json", "marks": [{"type": "rect"}]}
+    long = "a very long title " * 1_000
+    charts = [
+        _display(plotly_bundle(REVENUE)),
+        _display({"text/html": plotly_bundle(REVENUE)["text/html"]}),
+        _display(plotly_bundle(faceted_figure())),
+        _display(altair(ALTAIR_LINE | {"title": long})),
+        _display({"application/vnd.vega.v5+json": vega}),
+        _display(
+            {
+                "application/javascript": bokeh_notebook_script(
+                    bokeh_document(long, "x", "y", {"Line": 3})
+                ),
+                "application/vnd.bokehjs_exec.v0+json": "",
+            }
+        ),
+        _display({PLOTLY: "{" * 100_000}),
+        _display({PLOTLY: {"data": []}}),
+    ]
+    cell = Cell(id="charts", source="show()", execution_count=1, outputs=charts)
+    line = render_outline([cell], "t").text.splitlines()[-1]
+    assert line == snapshot(
+        "1 · charts · code [1] · show() → plotly figure (2 traces); plotly figure (2 traces); plotly figure (60 traces); vega-lite chart; vega chart; bokeh plot; plotly figure; plotly figure (no traces)"
+    )
 
 
 async def test_a_gallery_of_46_figures_reads_in_a_small_fraction_of_its_html(tmp_path: Path):

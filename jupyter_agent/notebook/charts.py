@@ -6,7 +6,8 @@ own mime type or inside the scripts of an HTML page. Every summary is bounded wh
 spec: sizes come from lengths (typed arrays are never decoded), walks stop after a fixed
 number of nodes, every title or name is clipped and masked, JSON text is parsed up to
 :data:`MAX_SPEC_TEXT`, and a spec that cannot be read gets a generic line: reading one never
-raises.
+raises. Each reading comes in two lengths: the summary a cell's view shows, and the few
+words the notebook's outline gives it (``plotly figure (3 traces)``).
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ import json
 import re
 from collections import Counter, deque
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from html import unescape
 from itertools import islice
-from typing import Any
+from typing import Any, TypeVar
 
 from .._wording import plural, visible
 from ..secrets.shapes import mask_secrets
@@ -58,30 +60,62 @@ _PLOTLY_CALL = re.compile(
 )
 
 
-def chart_summary(data: dict[str, Any]) -> str | None:
+@dataclass(frozen=True)
+class Chart:
+    """A chart output as read from its spec."""
+
+    summary: str
+    """What a cell's view shows: a line or two (kind, title, traces or marks, axes or
+    encodings, data sizes)."""
+    kind: str
+    """What the outline shows: a few words ("plotly figure (3 traces)", "vega-lite chart")."""
+
+
+# What a chart reads as when its spec cannot be read (Bokeh's loader has none to read)
+_PLOTLY_FIGURE = Chart("[Plotly figure]", "plotly figure")
+_VEGA_LITE_CHART = Chart("[Vega-Lite chart]", "vega-lite chart")
+_VEGA_CHART = Chart("[Vega chart]", "vega chart")
+_BOKEH_PLOT = Chart("[Bokeh plot]", "bokeh plot")
+_BOKEH_LOADER = Chart("[Bokeh loader script]", "bokeh loader script")
+
+
+def read_chart(data: dict[str, Any]) -> Chart | None:
     """A chart output read from its spec (Plotly, Vega-Lite, Vega, Bokeh), or None when the
     output carries none. Never raises: a spec that cannot be read gets a generic line."""
     if PLOTLY in data:
-        return _safely(_plotly, lambda: _json_value(data[PLOTLY]), "[Plotly figure]")
+        return _safely(_plotly, lambda: _json_value(data[PLOTLY]), _PLOTLY_FIGURE)
     vega = next((m for m in islice(data, 50) if isinstance(m, str) and _VEGA.fullmatch(m)), None)
     if vega is not None:
         lite = "vegalite" in vega
         summarise = _vega_lite if lite else _vega
-        fallback = "[Vega-Lite chart]" if lite else "[Vega chart]"
+        fallback = _VEGA_LITE_CHART if lite else _VEGA_CHART
         return _safely(summarise, lambda: _json_value(data[vega]), fallback)
     if BOKEH_LOAD in data:
-        return "[Bokeh loader script]"
+        return _BOKEH_LOADER
     if BOKEH_EXEC in data:
         script = data.get(JAVASCRIPT, "")
-        return _safely(_bokeh, lambda: _bokeh_doc(text_of(script)), "[Bokeh plot]")
+        return _safely(_bokeh, lambda: _bokeh_doc(text_of(script)), _BOKEH_PLOT)
     return None
 
 
-def chart_in_html(html: str) -> str | None:
+def chart_in_html(html: str) -> Chart | None:
     """The chart an HTML page of scripts draws (plotly's ``Plotly.newPlot``, Altair's
     ``vegaEmbed``, a Bokeh document), read from the spec inside its scripts; None when it
     draws none. Never raises."""
-    return _safely(_html_chart, lambda: html, "") or None
+    return _safely(_html_chart, lambda: html, None) if may_draw_chart(html) else None
+
+
+_CHART_MARKS = (
+    *("Plotly.newPlot", "plotly-graph-div", "vegaEmbed", "vega-embed"),
+    *("data-root-id", "bk-root", "docs_json"),
+)
+"""What a chart library writes in its HTML: a page without any of them draws no chart."""
+
+
+def may_draw_chart(html: str) -> bool:
+    """Whether HTML holds what a chart library writes: a cheap test, before a scan for its
+    visible text; :func:`chart_in_html` finds a chart only in such HTML."""
+    return any(mark in html for mark in _CHART_MARKS)
 
 
 def text_of(value: Any) -> str:
@@ -92,7 +126,12 @@ def text_of(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _safely(summarise: Callable[[Any], str], read: Callable[[], Any], fallback: str) -> str:
+_Reading = TypeVar("_Reading")
+
+
+def _safely(
+    summarise: Callable[[Any], _Reading], read: Callable[[], Any], fallback: _Reading
+) -> _Reading:
     # A spec is whatever the kernel wrote: any shape, any size, any nesting. A summary that
     # fails says what the output is rather than break the read.
     try:
@@ -194,9 +233,9 @@ def _short(text: str, limit: int) -> str:
 # Plotly ----------------------------------------------------------------------------------
 
 
-def _plotly(spec: Any) -> str:
+def _plotly(spec: Any) -> Chart:
     if not isinstance(spec, dict):
-        return "[Plotly figure]"
+        return _PLOTLY_FIGURE
     layout = spec.get("layout")
     layout = layout if isinstance(layout, dict) else {}
     data = spec.get("data")
@@ -215,7 +254,9 @@ def _plotly(spec: Any) -> str:
     ]
     line = _line("Plotly figure", _title(layout.get("title")), facts)
     detail = _trace_list(seen, sizes) if len(traces) <= 5 else _trace_names(seen)
-    return line + (f"\n{_short(detail, 3 * MAX_FACT)}" if detail else "")
+    summary = line + (f"\n{_short(detail, 3 * MAX_FACT)}" if detail else "")
+    count = plural(len(traces), "trace") if traces else "no traces"
+    return Chart(summary, f"plotly figure ({count})")
 
 
 def _trace_type(trace: dict[str, Any]) -> str:
@@ -356,9 +397,9 @@ def _trace_names(traces: list[dict[str, Any]]) -> str:
 _COMPOSE = ("layer", "hconcat", "vconcat", "concat")
 
 
-def _vega_lite(spec: Any) -> str:
+def _vega_lite(spec: Any) -> Chart:
     if not isinstance(spec, dict):
-        return "[Vega-Lite chart]"
+        return _VEGA_LITE_CHART
     marks: Counter[str] = Counter()
     encodings: list[str] = []
     for view in _views(spec):
@@ -371,7 +412,7 @@ def _vega_lite(spec: Any) -> str:
             _add_encodings(encodings, encoding)
     shown = ", ".join(encodings[:8]) + (" …" if len(encodings) > 8 else "")
     facts = [_composition(spec), _counts(marks) if marks else "", shown, _vl_rows(spec)]
-    return _line("Vega-Lite chart", _title(spec.get("title")), facts)
+    return Chart(_line("Vega-Lite chart", _title(spec.get("title")), facts), _VEGA_LITE_CHART.kind)
 
 
 def _views(spec: dict[str, Any]) -> Iterator[dict[str, Any]]:
@@ -464,9 +505,9 @@ def _data_rows(data: Any) -> str:
     return f"data from {url}" if url else ""
 
 
-def _vega(spec: Any) -> str:
+def _vega(spec: Any) -> Chart:
     if not isinstance(spec, dict):
-        return "[Vega chart]"
+        return _VEGA_CHART
     marks: Counter[str] = Counter()
     top = spec.get("marks")
     queue: deque[Any] = deque(top[:100] if isinstance(top, list) else [])
@@ -487,7 +528,7 @@ def _vega(spec: Any) -> str:
         "axes: " + ", ".join(f'"{t}"' for t in titles[:4]) if titles else "",
         f"{plural(len(sets), 'data set')}, {plural(rows, 'row')}" if sets else "",
     ]
-    return _line("Vega chart", _title(spec.get("title")), facts)
+    return Chart(_line("Vega chart", _title(spec.get("title")), facts), _VEGA_CHART.kind)
 
 
 def _list(value: Any) -> list[Any]:
@@ -534,7 +575,7 @@ def _bokeh_html_doc(html: str) -> Any:
 Model = tuple[str, dict[str, Any]]
 
 
-def _bokeh(doc: Any) -> str:
+def _bokeh(doc: Any) -> Chart:
     models, by_id = _bokeh_models(doc)
 
     def resolve(ref: Any) -> Model | None:
@@ -562,7 +603,7 @@ def _bokeh(doc: Any) -> str:
         plural(rows, "data row") if rows else "",
     ]
     text = title[1].get("text") if title else first.get("title")
-    return _line("Bokeh plot", _title(text), facts)
+    return Chart(_line("Bokeh plot", _title(text), facts), _BOKEH_PLOT.kind)
 
 
 def _bokeh_class(node: dict[str, Any]) -> str | None:
@@ -632,8 +673,8 @@ def _bokeh_rows(data: Any) -> int:
 # Charts drawn by HTML ------------------------------------------------------------------
 
 
-def _html_chart(html: str) -> str:
-    """The chart a page of scripts draws, read from the spec inside it; "" if none."""
+def _html_chart(html: str) -> Chart | None:
+    """The chart a page of scripts draws, read from the spec inside it; None if none."""
     call = _PLOTLY_CALL.search(html) if "Plotly.newPlot" in html else None
     traces = _decode(html, call.end()) if call is not None else None
     if traces is not None and isinstance(traces[0], list):
@@ -642,14 +683,14 @@ def _html_chart(html: str) -> str:
         layout = _loads(html, comma.end()) if comma else None
         return _plotly({"data": traces[0], "layout": layout})
     if "plotly-graph-div" in html:
-        return "[Plotly figure]"
+        return _PLOTLY_FIGURE
     if "vegaEmbed" in html or "vega-embed" in html:
         call_at = html.rfind("})(")  # Altair: (function(spec, embedOpt){…})({spec}, {…});
         spec = _loads(html, call_at + 3) if call_at >= 0 else None
         if isinstance(spec, dict) and ("marks" in spec and "mark" not in spec):
             return _vega(spec)
-        return _vega_lite(spec) if isinstance(spec, dict) else "[Vega-Lite chart]"
+        return _vega_lite(spec) if isinstance(spec, dict) else _VEGA_LITE_CHART
     if "data-root-id" in html or "bk-root" in html or "docs_json" in html:
         doc = _bokeh_html_doc(html)
-        return _bokeh(doc) if doc is not None else "[Bokeh plot]"
-    return ""
+        return _bokeh(doc) if doc is not None else _BOKEH_PLOT
+    return None

@@ -30,7 +30,7 @@ from typing import Any
 from .._wording import byte_size
 from ..messages import ImageBlock, ImageSource
 from ..secrets.shapes import mask_secrets
-from .charts import JAVASCRIPT, chart_in_html, chart_summary, text_of
+from .charts import JAVASCRIPT, Chart, chart_in_html, may_draw_chart, read_chart, text_of
 
 ANSI = re.compile(r"\x1b\[[0-9;?]{0,40}[ -/]{0,4}[@-~]|\x1b\][^\x07]{0,400}\x07")
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
@@ -187,9 +187,9 @@ def _best_text(data: dict[str, Any], limits: ViewLimits, *, beside_image: bool) 
     def clipped(text: str) -> str:
         return clip(text, limits.output_head, limits.output_tail, limits.output_chars)
 
-    chart = chart_summary(data)
-    if chart:
-        return chart
+    chart = output_chart(data)
+    if chart is not None:
+        return chart.summary
     if WIDGET in data:
         plain = as_text(data.get("text/plain", "")).strip()
         return f"[widget] {clipped(plain)}" if plain else "[widget]"
@@ -211,6 +211,24 @@ def _best_text(data: dict[str, Any], limits: ViewLimits, *, beside_image: bool) 
         script = text_of(data[JAVASCRIPT])
         return f"[JavaScript, {len(script):,} characters]" if script else "[JavaScript]"
     return ""
+
+
+def output_chart(data: dict[str, Any]) -> Chart | None:
+    """The chart a rich output reads as, in a cell's view and in the outline: read from its
+    spec, else from the scripts of its HTML when that shows no text and nothing wins over it
+    (a widget, LaTeX, an image beside it, a table); None when it shows no chart."""
+    chart = read_chart(data)
+    if chart is not None or WIDGET in data or "text/latex" in data:
+        return chart
+    if "text/html" not in data or any(m in data for m in IMAGE_TYPES):
+        return None
+    html = as_text(data["text/html"])
+    if not may_draw_chart(html):
+        return None
+    _, _, has_text = _html_parts(html)
+    if has_text or html_table(html, 1) is not None:
+        return None
+    return chart_in_html(html)
 
 
 # --- HTML ----------------------------------------------------------------------------------
@@ -282,19 +300,15 @@ _TEXT_SCAN = 200_000
 
 
 def _html_reading(html: str, table_rows: int) -> tuple[str, str | None]:
-    """An HTML output read as (what wins over its text/plain: its table, or the chart its
-    scripts draw, read from the spec inside them (Altair's HTML, plotly's); what stands in
-    for HTML that shows no text, in a few words, when there is no plain text). ("", None):
-    HTML with text, shown as it always was."""
+    """An HTML output that draws no chart (:func:`output_chart`) read as (what wins over its
+    text/plain: its table; what stands in for HTML that shows no text, in a few words, when
+    there is no plain text). ("", None): HTML with text, shown as it always was."""
     table = html_table(html, table_rows)
     if table is not None:
         return table, None
     scripts, styles, has_text = _html_parts(html)
     if has_text:
         return "", None
-    chart = chart_in_html(html)
-    if chart:
-        return chart, None
     what = {
         (True, True): "scripts and styles only",
         (True, False): "scripts only",

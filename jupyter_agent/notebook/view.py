@@ -31,6 +31,7 @@ from .outputs import (
     clip,
     describe_image,
     image_info,
+    output_chart,
     render_output,
 )
 
@@ -290,7 +291,10 @@ def _output_kind(output: dict[str, Any]) -> str:
         if mime in data:
             parts.append(describe_image(image_info(mime, as_text(data[mime]))))
             break
-    if WIDGET in data:
+    chart = output_chart(data)
+    if chart is not None:
+        parts.append(chart.kind)
+    elif WIDGET in data:
         parts.append("widget")
     elif "text/latex" in data:
         parts.append("latex")
