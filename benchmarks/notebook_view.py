@@ -1,6 +1,20 @@
 """What a model pays to read a notebook: our view against two peers, on real notebooks.
 
     .venv/bin/python benchmarks/notebook_view.py [--corpus DIR ...] [--no-generated]
+        [--real-peers]
+
+The peers are measured through ``peers.py``: the installed packages' own code when they
+are importable, else its re-implementations (the first lines printed say which;
+``--real-peers`` refuses to run without the packages). The packages are not project
+dependencies, and they bring Jupyter server and JupyterLab extensions that would load in
+every server started from the environment they go into, so put them beside it::
+
+    .venv/bin/python -m uv pip install --python .venv/bin/python --target /tmp/peer-site \
+        jupyter-mcp-server==2.2.4 jupyter-ai-tools==0.7.0
+    PYTHONPATH=/tmp/peer-site .venv/bin/python benchmarks/notebook_view.py --real-peers
+
+(``--target`` installs every dependency again; ``uv pip install --dry-run`` into the
+environment lists the 24 it lacks, which ``--no-deps`` can install alone.)
 
 The corpus: the real notebooks kept as test fixtures (public books and courses, licences
 in tests/fixtures/notebooks/real/LICENSES.md), notebooks generated now by running code
@@ -18,6 +32,10 @@ them, capped at 1,600 for the largest) for:
 * ours, the same information: the first read, then every cell in full through
   ``read_notebook(start=…)`` pages, one image per figure cell, downscaled,
 * ours, the first read alone (the outline, or the whole notebook when it is small).
+
+Then the same figures summed by kind of notebook: those with Plotly, Altair (Vega-Lite or
+Vega) or Bokeh charts (from their mime types, or their HTML's scripts), and the others. A
+notebook with several kinds of chart counts in each.
 
 Target: ours at most half the MCP server's full read, and every first read under ~15k
 tokens. Nothing is asserted; the numbers are measured side by side in one run.
@@ -41,7 +59,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks"), str(ROOT / "tests")]
 
 from notebook_corpus import real_notebooks  # noqa: E402
-from peers import ai_tools_full, mcp_server_full  # noqa: E402
+from peers import AI_TOOLS_IMPL, MCP_SERVER_IMPL, ai_tools_full, mcp_server_full  # noqa: E402
 
 from jupyter_agent.notebook.file import FileBridge  # noqa: E402
 from jupyter_agent.notebook.outputs import as_text, image_info  # noqa: E402
@@ -181,11 +199,43 @@ def generate(folder: Path) -> list[Path]:
     return out
 
 
+CHART_MIMES = {
+    "plotly": re.compile(r"application/vnd\.plotly\.v1\+json"),
+    "altair": re.compile(r"application/vnd\.vega(lite)?\.v[0-9.]+[+.]json"),
+    "bokeh": re.compile(r"application/vnd\.bokehjs_(exec|load)\.v0\+json"),
+}
+CHART_HTML = {
+    "plotly": ("Plotly.newPlot", "plotly-graph-div"),
+    "altair": ("vegaEmbed", "vega-embed"),
+    "bokeh": ("bk-root", "data-root-id", "docs_json"),
+}
+KINDS = ("plotly", "altair", "bokeh", "any chart", "no chart")
+
+
+def chart_kinds(raw: str) -> set[str]:
+    """The kinds of chart a notebook's outputs hold: "plotly", "altair" (Vega-Lite or
+    Vega), "bokeh", by mime type or by what their HTML's scripts call."""
+    kinds: set[str] = set()
+    for cell in nbformat.reads(raw, as_version=4).cells:
+        for output in cell.get("outputs", []):
+            data = output.get("data") or {}
+            html = as_text(data.get("text/html", ""))
+            for kind, mime in CHART_MIMES.items():
+                if any(mime.fullmatch(m) for m in data) or any(m in html for m in CHART_HTML[kind]):
+                    kinds.add(kind)
+    return kinds | {"any chart" if kinds else "no chart"}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", action="append", type=Path, default=[])
     parser.add_argument("--no-generated", action="store_true")
+    parser.add_argument(
+        "--real-peers", action="store_true", help="measure the peers' installed packages only"
+    )
     args = parser.parse_args()
+    real = True if args.real_peers else None
+    print(f"MCP server: {MCP_SERVER_IMPL}\njupyter-ai-tools: {AI_TOOLS_IMPL}\n")
     paths = list(real_notebooks())
     for folder in args.corpus:
         paths += sorted(folder.rglob("*.ipynb"))
@@ -193,15 +243,17 @@ def main() -> None:
         if not args.no_generated:
             paths += generate(Path(tmp))
         rows = []
+        kinds: list[set[str]] = []
         floor = 0
         for path in paths:
             raw = path.read_text(encoding="utf-8")
             nb = json.loads(raw)
-            mcp_text, _ = mcp_server_full(nb)
+            mcp_text, _ = mcp_server_full(nb, real=real)
             mcp = text_tokens(mcp_text) + peer_image_tokens(raw)
-            ai = text_tokens(ai_tools_full(nb)[0])
+            ai = text_tokens(ai_tools_full(nb, real=real)[0])
             first, text, images, calls, _ = asyncio.run(ours(path))
             rows.append((path.name[:48], text_tokens(raw), mcp, ai, text + images, calls, first))
+            kinds.append(chart_kinds(raw))
             floor += text_tokens("\n".join(c.source for c in nbformat.reads(raw, 4).cells))
     head = ("notebook", "raw .ipynb", "MCP full", "ai-tools", "ours full", "calls", "ours first")
     print(_row(head))
@@ -222,10 +274,19 @@ def main() -> None:
         "sources can go below this)"
     )
     print(f"largest first read: {max(r[6] for r in rows):,} tokens (target < 15,000)")
+    print()
+    widths = (48, 10, 9, 9, 9, 9, 9)
+    print(_row(("by kind (notebooks)", *head[1:5], "ours/MCP", "ours/ai"), widths))
+    for kind in KINDS:
+        picked = [n for n, k in zip(numbers, kinds, strict=True) if kind in k]
+        if not picked:
+            continue
+        sums = [sum(n[i] for n in picked) for i in range(4)]
+        shares = (f"{sums[3] / sums[1]:.2f}", f"{sums[3] / sums[2]:.2f}")
+        print(_row((f"{kind} ({len(picked)})", *sums, *shares), widths))
 
 
-def _row(cells: tuple[object, ...]) -> str:
-    widths = (48, 10, 9, 9, 9, 5, 10)
+def _row(cells: tuple[object, ...], widths: tuple[int, ...] = (48, 10, 9, 9, 9, 5, 10)) -> str:
     out = []
     for n, (cell, width) in enumerate(zip(cells, widths, strict=True)):
         text = f"{cell:,}" if isinstance(cell, int) else str(cell)

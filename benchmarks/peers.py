@@ -87,8 +87,8 @@ notebook, and we measure that one.
 Real code or re-implementation
 ------------------------------
 When the peer package is importable (optional benchmark-only installs, not project
-dependencies: ``pip install jupyter-mcp-server==2.2.4 jupyter-ai-tools==0.7.0``), its
-real formatting code is called:
+dependencies; installed beside the environment, as ``notebook_view.py`` says, because they
+bring Jupyter server and JupyterLab extensions), its real formatting code is called:
 
 * MCP: ``jupyter_mcp_server.models.Notebook`` (``format_output`` and
   ``Cell.get_source``/``get_outputs``) and ``jupyter_mcp_server.results.answer``. The glue
@@ -99,10 +99,19 @@ real formatting code is called:
 
 Otherwise the faithful re-implementations in ``peer_mcp_server.py`` and
 ``peer_ai_tools.py`` are used. Each one names the file, function and version it follows.
-``MCP_SERVER_IMPL`` and ``AI_TOOLS_IMPL`` say which is in use. Both paths gave identical
-output on every fixture in ``tests/fixtures/notebooks/real`` with jupyter-mcp-server 2.2.4
-(mcp 2.3.0) and jupyter-ai-tools 0.7.0. Pass ``real=False`` to force the
-re-implementation, or ``real=True`` to require the package.
+``MCP_SERVER_IMPL`` and ``AI_TOOLS_IMPL`` say which is in use. Pass ``real=False`` to
+force the re-implementation, or ``real=True`` to require the package.
+
+Both paths were checked against the peers' real tool output (2026-11-28): a Jupyter server
+with the jupyter-mcp-server 2.2.4 extension (``document_url`` and ``code_sandbox_url``
+"local"), called over MCP streamable HTTP with mcp 2.3.0 (``use_notebook``, then
+``read_cell`` for every index and ``read_notebook`` brief page by page), and
+jupyter-ai-tools 0.7.0's toolkit ``read_notebook(path, include_outputs=True)`` with an RTC
+provider (v4 files: it reads them from disk). On the 23 fixtures in
+``tests/fixtures/notebooks/real`` (the Plotly, Altair and Bokeh ones among them) and the
+three notebooks ``notebook_view.py`` generates, the text (blocks joined as above) and the
+image count were the same as these functions give, with the packages' code and with the
+re-implementations.
 
     .venv/bin/python benchmarks/peers.py [notebook.ipynb ...]
 
