@@ -352,6 +352,8 @@ def test_remembered_rules_round_trip_through_json():
         (shell("ls"), Ask),
         (file_call("update_cell", "", {P.EDIT_NOTEBOOK}, "notebook"), Allow),
         (file_call("run_cell", "", {P.EXECUTE_CODE}, "notebook"), Ask),
+        (file_call("wait_for_cell", "", {P.EXECUTE_CODE}, "notebook"), Allow),
+        (file_call("interrupt_cell", "", {P.EXECUTE_CODE}, "notebook"), Allow),
         (file_call("inspect_variable", "", {P.INSPECT_KERNEL}, "kernel"), Allow),
         (file_call("read_notebook", "", {P.READ_NOTEBOOK}, "notebook"), Allow),
         (file_call("my_pure_function", "", set(), "general"), Allow),

@@ -381,7 +381,8 @@ class Rules:
         """Reading allowed; notebook edits allowed (they are undoable); file writes allowed
         (workspace access keeps them inside the workspace); deletes, shell commands, running
         code in the kernel and the tools of MCP servers ask (those the user granted as
-        read-only in the server's settings are reading tools, and run)."""
+        read-only in the server's settings are reading tools, and run). Waiting for or
+        interrupting a cell the agent ran runs no code, and is allowed."""
         P = Permission
         return cls(
             [
@@ -434,6 +435,21 @@ class Rules:
                     id="default-run-code",
                     priority=10,
                     description="running code in the kernel needs your approval",
+                ),
+                # Only the roles that may run code have them (they need execute_code), but
+                # they run none: each acts on a cell the agent itself ran, which the user
+                # approved (waiting is reading; interrupting is a Stop for one cell).
+                Rule.allow(
+                    ToolName(name="wait_for_cell"),
+                    id="default-wait-for-cell",
+                    priority=11,
+                    description="waiting for a cell the agent ran runs no code",
+                ),
+                Rule.allow(
+                    ToolName(name="interrupt_cell"),
+                    id="default-interrupt-cell",
+                    priority=11,
+                    description="interrupting a cell the agent ran runs no code",
                 ),
                 Rule.ask(
                     RequiresPermission(permission=P.USE_MCP),

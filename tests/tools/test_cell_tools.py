@@ -106,3 +106,30 @@ async def test_the_waiting_card_shows_the_cells_last_output_line(cell, workspace
     await handle.wait()
     assert all(re.fullmatch(r"loss 0\.\d{3}", line) for line in progress())
     assert agent.history[2].tool_results[0].text.startswith("Cell train ran [3].")
+
+
+async def test_waiting_for_or_interrupting_its_own_cell_asks_nothing(cell, workspace):
+    """With the default rules, running a cell asks; waiting for it and interrupting it
+    (they run no code: each acts on a cell the agent ran) do not."""
+    bridge, executor = cell
+    model = ScriptedModel(
+        [
+            call("run_cell", cell_id="train", wait=0.2),
+            call("wait_for_cell", cell_id="train", timeout=0.2),
+            call("interrupt_cell", cell_id="train"),
+            {"text": "stopped it"},
+        ]
+    )
+    agent = Agent("actor", model, workspace=workspace, notebook=bridge, persist=False)
+    handle = agent.start("train")
+    asked: list[str] = []
+    while not handle.done:
+        await until(lambda: handle.done or handle.pending_approval is not None, timeout=10)
+        if handle.pending_approval is not None:
+            asked.append(handle.pending_approval)
+            handle.approve()
+            await until(lambda: handle.pending_approval is None, timeout=10)
+    assert asked == ["Run cell train"]
+    results = [r for m in agent.history for r in m.tool_results]
+    assert not any(r.is_error for r in results[:2]), [r.text for r in results]
+    assert executor.interrupted
