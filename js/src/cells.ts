@@ -24,6 +24,8 @@ export interface IWireCell extends PartialJSONObject {
   execution_count: number | null;
   outputs: PartialJSONObject[];
   metadata: PartialJSONObject;
+  /** A code cell edited since it last ran: its outputs are its earlier source's. */
+  edited_since_run: boolean;
 }
 
 /** nbformat allows a multiline string as a list of lines. */
@@ -37,9 +39,14 @@ export function joinSource(source: unknown): string {
 /**
  * One cell (an nbformat cell as JupyterLab's `toJSON()` gives it) in wire
  * form: always every field, the source as one string, no outputs or
- * execution count for markdown and raw cells.
+ * execution count for markdown and raw cells. `editedSinceRun` is the cell
+ * model's `isDirty` (the source changed since the cell last ran), which
+ * nbformat does not hold; only a code cell can be.
  */
-export function wireCell(cell: ReadonlyPartialJSONObject): IWireCell {
+export function wireCell(
+  cell: ReadonlyPartialJSONObject,
+  editedSinceRun: boolean
+): IWireCell {
   const type = (CELL_TYPES as readonly string[]).includes(
     cell.cell_type as string
   )
@@ -60,7 +67,8 @@ export function wireCell(cell: ReadonlyPartialJSONObject): IWireCell {
       metadata !== null &&
       !Array.isArray(metadata)
         ? { ...(metadata as PartialJSONObject) }
-        : {}
+        : {},
+    edited_since_run: isCode && editedSinceRun
   };
 }
 

@@ -14,7 +14,7 @@
  * transactions reach the other views live; a remote change is never in this
  * view's undo history. Runs write their outputs into the same model.
  */
-import { CodeCell } from '@jupyterlab/cells';
+import { CodeCell, type ICodeCellModel } from '@jupyterlab/cells';
 import type { INotebookModel, NotebookPanel } from '@jupyterlab/notebook';
 import type { Contents, KernelMessage } from '@jupyterlab/services';
 import type { PartialJSONObject, PartialJSONValue } from '@lumino/coreutils';
@@ -114,14 +114,14 @@ export function registerNotebookOperations(
       const model = modelOf(target);
       return {
         path: target.path,
-        cells: model.sharedModel.cells.map(cellJSON),
+        cells: model.sharedModel.cells.map((_, i) => cellJSON(model, i)),
         dirty: model.dirty
       };
     },
 
     read_cell: async (args, target) => {
-      const shared = modelOf(target).sharedModel;
-      return cellJSON(shared.cells[find(shared, args.string('cell_id'))]);
+      const model = modelOf(target);
+      return cellJSON(model, find(model.sharedModel, args.string('cell_id')));
     },
 
     insert: async (args, target, request) => {
@@ -134,7 +134,8 @@ export function registerNotebookOperations(
         (target.protocol ?? 0) >= INSERT_CELL_ID
           ? args.optionalString('cell_id')
           : new Args<LegacyInsertArgs>(request.args).optionalString('id');
-      const shared = modelOf(target).sharedModel;
+      const model = modelOf(target);
+      const shared = model.sharedModel;
       const ids = idsOf(shared);
       if (id !== undefined && ids.includes(id)) {
         throw BridgeErrors.duplicate_id(id);
@@ -148,7 +149,7 @@ export function registerNotebookOperations(
           ...(id !== undefined ? { id } : {})
         });
       });
-      const cell = cellJSON(shared.cells[index]);
+      const cell = cellJSON(model, index);
       flash(target, cell.id);
       return cell;
     },
@@ -156,8 +157,10 @@ export function registerNotebookOperations(
     update: async (args, target) => {
       const cellId = args.string('cell_id');
       const source = args.text('source');
-      const shared = modelOf(target).sharedModel;
-      const cell = shared.cells[find(shared, cellId)];
+      const model = modelOf(target);
+      const shared = model.sharedModel;
+      const index = find(shared, cellId);
+      const cell = shared.cells[index];
       const change = sourceEdit(cell.getSource(), source);
       if (change !== null) {
         edit(shared, () =>
@@ -165,13 +168,16 @@ export function registerNotebookOperations(
         );
         flash(target, cellId);
       }
-      return cellJSON(cell);
+      // A code cell that had run is now dirty (JupyterLab marks it in the
+      // same step): its outputs are of the source just replaced.
+      return cellJSON(model, index);
     },
 
     delete: async (args, target) => {
-      const shared = modelOf(target).sharedModel;
+      const model = modelOf(target);
+      const shared = model.sharedModel;
       const index = find(shared, args.string('cell_id'));
-      const cell = cellJSON(shared.cells[index]);
+      const cell = cellJSON(model, index);
       edit(shared, () => shared.deleteCell(index));
       return { ...cell, index };
     },
@@ -194,11 +200,12 @@ export function registerNotebookOperations(
     set_type: async (args, target) => {
       const cellId = args.string('cell_id');
       const cellType = args.cellType('cell_type');
-      const shared = modelOf(target).sharedModel;
+      const model = modelOf(target);
+      const shared = model.sharedModel;
       const index = find(shared, cellId);
       const old = shared.cells[index];
       if (old.cell_type === cellType) {
-        return cellJSON(old);
+        return cellJSON(model, index);
       }
       // As JupyterLab's own "change cell type": the same id, source and
       // metadata in a new cell of the new type; outputs go.
@@ -217,7 +224,7 @@ export function registerNotebookOperations(
             : {})
         } as Parameters<SharedNotebook['insertCell']>[1]);
       });
-      return cellJSON(shared.cells[index]);
+      return cellJSON(model, index);
     },
 
     run: async (args, target) => {
@@ -319,8 +326,41 @@ function find(shared: SharedNotebook, cellId: string): number {
   return indexOf(idsOf(shared), cellId);
 }
 
-function cellJSON(cell: SharedCell): IWireCell {
-  return wireCell(cell.toJSON() as PartialJSONObject);
+/** The cell at `index` of the notebook, as replies carry it. */
+function cellJSON(model: INotebookModel, index: number): IWireCell {
+  const cell = model.sharedModel.cells[index];
+  return wireCell(
+    cell.toJSON() as PartialJSONObject,
+    editedSinceRun(model, index, cell)
+  );
+}
+
+/**
+ * Whether the code cell at `index` was edited since it last ran: its cell
+ * model's `isDirty`, which only the notebook model's cell list holds (the
+ * shared model has no such field). False when that list does not match the
+ * shared cells (another length, or at `index` the model of another cell,
+ * hence maybe of another id), as while a change is still being applied.
+ */
+function editedSinceRun(
+  model: INotebookModel,
+  index: number,
+  cell: SharedCell
+): boolean {
+  const list = model.cells;
+  if (list.length !== model.sharedModel.cells.length) {
+    return false;
+  }
+  // CellList.get answers undefined for a shared cell it has no model of yet.
+  const cellModel = list.get(index) as ReturnType<typeof list.get> | undefined;
+  if (
+    cellModel === undefined ||
+    cellModel.sharedModel !== cell ||
+    cellModel.type !== 'code'
+  ) {
+    return false;
+  }
+  return (cellModel as ICodeCellModel).isDirty === true;
 }
 
 /** The part of YNotebook's undo manager an edit needs. */

@@ -139,6 +139,7 @@ export interface CellArgs {
  */
 export interface DeletedCell {
   cell_type: string;
+  edited_since_run?: boolean;
   execution_count: number | null;
   id: string;
   index: number;
@@ -288,6 +289,7 @@ export interface OperationResults {
  */
 export interface WireCell {
   cell_type: string;
+  edited_since_run?: boolean;
   execution_count: number | null;
   id: string;
   metadata: {

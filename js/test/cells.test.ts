@@ -29,50 +29,85 @@ function apply(old: string, next: string): string {
 describe('wireCell', () => {
   it('gives every field, the source as one string', () => {
     assert.deepEqual(
-      wireCell({
-        id: 'a',
-        cell_type: 'code',
-        source: ['x = 1\n', 'x'],
-        execution_count: 3,
-        outputs: [{ output_type: 'stream', name: 'stdout', text: 'hi\n' }],
-        metadata: { tags: ['t'] }
-      }),
+      wireCell(
+        {
+          id: 'a',
+          cell_type: 'code',
+          source: ['x = 1\n', 'x'],
+          execution_count: 3,
+          outputs: [{ output_type: 'stream', name: 'stdout', text: 'hi\n' }],
+          metadata: { tags: ['t'] }
+        },
+        false
+      ),
       {
         id: 'a',
         cell_type: 'code',
         source: 'x = 1\nx',
         execution_count: 3,
         outputs: [{ output_type: 'stream', name: 'stdout', text: 'hi\n' }],
-        metadata: { tags: ['t'] }
+        metadata: { tags: ['t'] },
+        edited_since_run: false
       }
     );
   });
 
   it('gives markdown and raw cells no outputs or count, and fills what is missing', () => {
     assert.deepEqual(
-      wireCell({
-        id: 'm',
-        cell_type: 'markdown',
-        source: '# T',
-        attachments: {}
-      }),
+      wireCell(
+        {
+          id: 'm',
+          cell_type: 'markdown',
+          source: '# T',
+          attachments: {}
+        },
+        false
+      ),
       {
         id: 'm',
         cell_type: 'markdown',
         source: '# T',
         execution_count: null,
         outputs: [],
-        metadata: {}
+        metadata: {},
+        edited_since_run: false
       }
     );
-    assert.deepEqual(wireCell({ id: 'c', cell_type: 'code' }), {
+    assert.deepEqual(wireCell({ id: 'c', cell_type: 'code' }, false), {
       id: 'c',
       cell_type: 'code',
       source: '',
       execution_count: null,
       outputs: [],
-      metadata: {}
+      metadata: {},
+      edited_since_run: false
     });
+  });
+
+  it('says a code cell edited since it ran, keeping its earlier outputs and count', () => {
+    const ran = {
+      id: 'a',
+      cell_type: 'code',
+      source: 'x = 2',
+      execution_count: 4,
+      outputs: [{ output_type: 'execute_result', data: { 'text/plain': '1' } }],
+      metadata: {}
+    };
+    const dirty = wireCell(ran, true);
+    assert.equal(dirty.edited_since_run, true);
+    assert.equal(dirty.execution_count, 4);
+    assert.deepEqual(dirty.outputs, ran.outputs);
+    assert.deepEqual(wireCell(ran, false), {
+      ...dirty,
+      edited_since_run: false
+    });
+  });
+
+  it('never says a markdown or raw cell was edited since it ran', () => {
+    for (const cell_type of ['markdown', 'raw']) {
+      const cell = wireCell({ id: 'm', cell_type, source: '# T' }, true);
+      assert.equal(cell.edited_since_run, false, cell_type);
+    }
   });
 
   it('joins list sources', () => {

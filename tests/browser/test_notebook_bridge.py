@@ -17,6 +17,8 @@ from typing import Any
 import nbformat
 from shared_model import PANEL_OF, cells, command_mode, wait_for_cells
 
+from jupyter_agent.notebook.view import EDITED_SINCE_RUN
+
 CONNECT = """\
 from jupyter_agent.jupyter.bridge.live import connect_notebook
 
@@ -345,3 +347,65 @@ def test_with_the_notebook_open_in_two_tabs_only_one_answers(open_notebook, page
         assert notebook.run_cell("print(runs, bool(bridge.frontend['instance']))") == "1 True"
     finally:
         other_context.close()
+
+
+# The code cells the bridge reads as edited since they ran (JupyterLab's isDirty).
+EDITED = """\
+import json
+print(json.dumps([c.id for c in await bridge.read() if c.edited_since_run]))
+"""
+
+IS_DIRTY = f"path => {{ {PANEL_OF} return panelOf(path).content.widgets[0].model.isDirty; }}"
+
+
+def test_a_cell_edited_since_it_ran_is_read_as_such_until_it_runs_again(open_notebook, page):
+    """By the agent or by the user: its outputs are of its earlier source, and the bridge
+    says so (the notebook's own isDirty) until it runs again or its source is put back."""
+    notebook = open_notebook("edited.ipynb", ["x = 1", ""])
+    path = notebook.path
+    assert notebook.run_cell(CONNECT) == "live edited.ipynb"
+
+    def run_first_cell() -> None:
+        count = cells(page, path)[0]["execution_count"]
+        notebook.run_from(0, "notebook:run-cell")
+        wait_for_cells(
+            page,
+            path,
+            f"cells => ![null, {json.dumps(count)}].includes(cells[0].execution_count)",
+            "cell-0 did not run",
+        )
+
+    def edited() -> list[str]:
+        flagged: list[str] = json.loads(notebook.run_cell(EDITED))
+        return flagged
+
+    run_first_cell()
+    assert edited() == []
+
+    # The agent changes the cell that ran; what it reads next says the outputs are older.
+    notebook.run_cell(
+        agent_cell(
+            'call("update_cell", cell_id="cell-0", source="x = 2")',
+            'call("read_cell", cell_id="cell-0")',
+        )
+    )
+    shown = tool_results(notebook)
+    assert shown["state"] == "completed"
+    assert EDITED_SINCE_RUN in shown["results"][1][1].split("\n")[0]
+    assert page.evaluate(IS_DIRTY, path) is True
+    assert edited() == ["cell-0"]
+
+    run_first_cell()
+    assert edited() == []
+
+    # The user types into it: flagged again; the agent putting back what ran clears it.
+    editor = ui_cell(notebook, "cell-0").locator(".cm-content")
+    editor.click()
+    page.keyboard.press("Control+End")
+    page.keyboard.type("3")
+    page.keyboard.press("Escape")
+    wait_for_cells(page, path, "cells => cells[0].source === 'x = 23'", "the typing did not land")
+    assert edited() == ["cell-0"]
+    put_back = notebook.run_cell('print((await bridge.update("cell-0", "x = 2")).edited_since_run)')
+    assert put_back == "False"
+    assert edited() == []

@@ -1,5 +1,6 @@
 """The live bridge's requests (jupyter_agent.jupyter.bridge.live), against a stand-in comm
-answered from other threads: every operation with its protocol arguments, replies
+answered from other threads: every operation with its protocol arguments, the cells its
+replies carry flagged when edited since they ran (or not, from older extensions), replies
 resolved once, timeouts that name the operation, errors written for the model from
 their code (every code the extension sends), cancel → interrupt, runs bound to a source,
 runs without a time limit, and a loop blocked by a cell not mistaken for a silent
@@ -71,6 +72,31 @@ async def test_every_operation_sends_the_protocol_arguments():
     assert args["run"] == {"cell_id": "a", "timeout": 5}
     assert args["interrupt"] == {} and args["save"] == {}
     assert set(frontend.ops()) == set(OPERATIONS)  # each one the protocol defines
+
+
+async def test_a_cell_edited_since_it_ran_is_flagged_from_every_reply_that_carries_cells():
+    # JupyterLab's isDirty, as the extension sends it; an older extension leaves it out.
+    dirty = {**CELL, "source": "print(2)", "edited_since_run": True}
+    frontend = FakeFrontend(
+        {
+            "read": lambda r: {"path": "x", "cells": [dirty, CELL], "dirty": True},
+            "read_cell": lambda r: dirty if r["args"]["cell_id"] == "a" else CELL,
+            "insert": lambda r: {**CELL, "id": "new", "outputs": [], "execution_count": None},
+            "update": lambda r: {**dirty, "source": r["args"]["source"]},
+            "delete": lambda r: {**dirty, "index": 0},
+            "set_type": lambda r: CELL,
+        }
+    )
+    bridge = await connected(frontend)
+    assert [c.edited_since_run for c in await bridge.read()] == [True, False]
+    assert (await bridge.read_cell("a")).edited_since_run
+    assert not (await bridge.read_cell("b")).edited_since_run
+    assert not (await bridge.insert("x", "code")).edited_since_run
+    updated = await bridge.update("a", "print(3)")
+    assert updated.edited_since_run and updated.outputs == CELL["outputs"]  # the old ones
+    deleted, _ = await bridge.delete("a")
+    assert deleted.edited_since_run
+    assert not (await bridge.set_type("a", "code")).edited_since_run
 
 
 async def test_insert_names_the_id_to_reuse_cell_id_from_protocol_3_and_id_before():

@@ -148,6 +148,10 @@ class WireCell(TypedDict):
     execution_count: int | None
     outputs: list[dict[str, Any]]
     metadata: dict[str, Any]
+    edited_since_run: NotRequired[bool]
+    """A code cell whose source changed since it last ran, so its outputs and execution
+    count are those of its earlier source: JupyterLab's ``isDirty``. Extensions older
+    than this field leave it out, which reads as False."""
 
 
 class ReadResult(TypedDict):
