@@ -229,8 +229,9 @@ class AgentMagics(Magics):
     def _help(self, call: _Call | None) -> None:
         print(inspect.cleandoc(AgentMagics.agent.__doc__ or ""))
 
-    def _run(self, call: _Call) -> RunHandle:
-        """``plan`` or ``act``, or a ``%%agent`` cell: start a run of the task."""
+    def _run(self, call: _Call) -> RunHandle | None:
+        """``plan`` or ``act``, or a ``%%agent`` cell: start a run of the task (or, while
+        the model cannot be called, keep it in the panel until it can)."""
         agent, kernel, command = call.agent, call.kernel, call.command
         if call.command.name == Subcommand.cell:
             role = agent.role  # a %%agent cell without --role: the agent's own role
@@ -241,6 +242,14 @@ class AgentMagics(Magics):
         # Shown before the run starts: it starts at once, on the agent's own thread, and
         # this display is the one that records it from its first event.
         self._show(kernel, command)
+        if model_setup(agent.model) and not agent.running:
+            # Day one: no key yet. The panel's set-up box takes one; the task waits there.
+            kernel.ensure_panel().keep_task(command.task, role)
+            print(
+                "The model needs a key first: give one in the panel's set-up box (or "
+                "%agent login). Your task waits there and starts once the model can be called."
+            )
+            return None
         try:
             handle = agent.start(command.task, role=role)
         except (AgentError, ValueError, RuntimeError) as exc:

@@ -134,3 +134,37 @@ def test_without_any_key_the_model_picker_switches_to_a_local_server(
         expect(panel.locator(".ja-transcript")).to_contain_text("Hello from the local model.")
         expect(panel.locator(".ja-usage")).to_contain_text("cost unknown")
         assert local.requests[0].body["model"] == "local-llm"
+
+
+def test_a_first_plan_before_any_key_waits_in_the_set_up_box_and_then_runs(
+    open_notebook: Any, lab: Any, tmp_path: Path
+) -> None:
+    """The README's first step with no key yet: the panel shows, its set-up box says why
+    and shows the task, nothing is red; the key given, that very task is planned."""
+    with MessagesServer() as api:
+        api.script([Reply([text("Here is how I would clean it.")])])
+        notebook = open_notebook("first.ipynb")
+        notebook.run_cell(
+            "import os\n"
+            "for name in ('ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'JUPYTER_AGENT_MODEL'):\n"
+            "    os.environ.pop(name, None)\n"
+            f"os.environ['ANTHROPIC_BASE_URL'] = {api.url!r}\n"
+            f"os.environ['JUPYTER_AGENT_CREDENTIALS'] = {str(tmp_path / 'credentials.json')!r}\n"
+            "%load_ext jupyter_agent"
+        )
+        panel = start(notebook, "%agent plan Clean the sales data")
+        setup = panel.locator("form.ja-setup")
+        expect(setup).to_be_visible()
+        expect(setup.locator(".ja-setup-task")).to_have_text(
+            "Your task waits here and starts once the model can be called: “Clean the sales data”"
+        )
+        expect(status(panel)).to_have_text("set-up needed")
+        stderr = "[data-mime-type='application/vnd.jupyter.stderr']"
+        expect(notebook.cells.last.locator(stderr)).to_have_count(0)  # nothing red
+        shoot(panel, "setup-waiting-task.png")
+
+        panel.get_by_label("API key").fill(KEY)
+        panel.get_by_role("button", name="Use for this session").click()
+        expect(setup).to_be_hidden()
+        expect(panel.locator(".ja-transcript")).to_contain_text("Here is how I would clean it.")
+        assert "Clean the sales data" in str(api.requests[0].body["messages"][0])

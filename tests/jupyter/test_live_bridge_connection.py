@@ -49,7 +49,7 @@ async def test_connects_with_the_path_and_protocol_and_addresses_one_frontend():
     assert bridge.describe().startswith("work/analysis.ipynb — live in JupyterLab")
 
     cells = await bridge.read()
-    assert [c.model_dump() for c in cells] == [CELL]
+    assert [c.model_dump() for c in cells] == [{**CELL, "edited_since_run": False}]
     assert "shell-or-subshell" in frontend.threads
     ping, read = frontend.requests
     assert "to" not in ping  # nobody known yet: every frontend may answer the ping

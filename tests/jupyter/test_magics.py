@@ -195,13 +195,39 @@ def test_a_cell_magic_refuses_text_on_its_line_and_an_empty_body(shared_kernel: 
         assert len(result.stderr.strip().splitlines()) == 1
 
 
-def test_without_an_api_key_the_default_model_says_so_in_one_line(shared_kernel: Kernel) -> None:
-    result = shared_kernel.run("%agent plan Clean the data")
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1
-    assert lines[0].startswith("UsageError: No Anthropic API key found")
-    assert "ANTHROPIC_API_KEY" in lines[0]
-    assert not result.errors
+def test_a_task_given_before_any_key_waits_in_the_panel_and_starts_once_it_can(
+    tmp_path: Path,
+) -> None:
+    """Day one: ``%agent plan …`` before any key shows the panel (its set-up box says why
+    and shows the task), raises nothing, and the task starts once the model can be called
+    (here: a model the user switches to)."""
+    k = agent_kernel(tmp_path)
+    try:
+        result = k.run("%agent plan Clean the data")
+        assert not result.errors and "UsageError" not in result.stderr, result.stderr
+        assert len(result.displays) == 1  # the panel
+        assert "give one in the panel's set-up box" in result.stdout
+        out = k.ok(
+            "from jupyter_agent.jupyter.kernel.agent import kernel_agent\n"
+            "p = kernel_agent().panel\n"
+            "print(p.model_ready, repr(p.waiting_task))\nprint(p.model_setup)"
+        )
+        first, why = out.stdout.strip().split("\n", 1)
+        assert first == "False 'Clean the data'"
+        assert why.startswith("No Anthropic API key found")
+        scripted(k, "m", [{"text": "A plan."}])
+        k.ok("%agent --model $m")
+        done = k.ok(
+            "import asyncio\n"
+            "for _ in range(200):\n"
+            "    if p.agent.handle and p.agent.handle.done: break\n"
+            "    await asyncio.sleep(0.05)\n"
+            "h = p.agent.handle\n"
+            "print(h.task, '|', h.role, '|', h.state.value, '|', repr(p.waiting_task))"
+        )
+        assert done.stdout.strip() == "Clean the data | planner | completed | ''"
+    finally:
+        stop_kernel(k)
 
 
 def test_options_set_the_kernels_agent(shared_kernel: Kernel) -> None:

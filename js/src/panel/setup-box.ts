@@ -8,6 +8,7 @@ import { h } from './dom';
 export class SetupBox {
   readonly el: HTMLFormElement;
   private readonly why: HTMLElement;
+  private readonly waiting: HTMLElement;
 
   /** `sendKey`: the set_key command; `error`: shows a sentence to the user. */
   constructor(
@@ -35,10 +36,12 @@ export class SetupBox {
       title: 'Saved in ~/.jupyter_agent/credentials.json, readable only by you'
     });
     const setupWhy = h('div', { class: 'ja-setup-why' });
+    const waitingTask = h('div', { class: 'ja-setup-task', hidden: true });
     const setup = h(
       'form',
       { class: 'ja-setup', hidden: true, 'aria-label': 'Set up the model' },
       h('div', { class: 'ja-setup-title', text: 'Set up the model' }),
+      waitingTask,
       setupWhy,
       h('label', { class: 'ja-key-label' }, 'API key ', keyInput),
       h('div', { class: 'ja-buttons' }, useKeyButton, saveKeyButton),
@@ -84,6 +87,7 @@ export class SetupBox {
     );
     this.el = setup;
     this.why = setupWhy;
+    this.waiting = waitingTask;
     setup.addEventListener('submit', event => {
       event.preventDefault();
       this.use(false, keyInput, [useKeyButton, saveKeyButton]);
@@ -93,10 +97,17 @@ export class SetupBox {
     );
   }
 
-  /** Show the box with why the model cannot be called, or hide it (`null`). */
-  show(why: string | null): void {
+  /**
+   * Show the box with why the model cannot be called, or hide it (`null`);
+   * `task`: a task given meanwhile, which starts once the model can be called.
+   */
+  show(why: string | null, task = ''): void {
     this.el.hidden = why === null;
     this.why.textContent = why ?? '';
+    this.waiting.hidden = !task;
+    this.waiting.textContent = task
+      ? `Your task waits here and starts once the model can be called: “${task}”`
+      : '';
   }
 
   private use(

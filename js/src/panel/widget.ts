@@ -301,7 +301,10 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
     refreshContext();
     // An older kernel has no model_ready: the box stays hidden.
     const needsSetup = model.get('model_ready') === false;
-    setup.show(needsSetup ? model.get('model_setup') || '' : null);
+    setup.show(
+      needsSetup ? model.get('model_setup') || '' : null,
+      model.get('waiting_task') || ''
+    );
     if (needsSetup && !busy) {
       status.textContent = 'set-up needed';
       status.dataset.state = 'setup';
@@ -430,6 +433,7 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
     'plan_ready',
     'model_ready',
     'model_setup',
+    'waiting_task',
     'model_notes'
   ])
     on(`change:${name}`, refresh);

@@ -1035,6 +1035,7 @@ export interface PanelState {
   stop_reason: string;
   trust: TrustPrompt | null;
   usage: PanelUsage;
+  waiting_task: string;
   widget_id: string;
 }
 /**

@@ -489,6 +489,9 @@ class PanelState(TypedDict):
     model_setup: str
     """Why the model cannot be called yet, in a sentence (empty when it can): the view
     shows the set-up box with it."""
+    waiting_task: str
+    """A task given before the model could be called, shown in the set-up box: it starts
+    once the model can be called (empty: none)."""
     plan_ready: bool
     """The last run ended by submitting a plan, which awaits the user's review (the
     status says so rather than "completed")."""

@@ -153,6 +153,9 @@ class AgentPanel(anywidget.AnyWidget):
     """The model can be called (a key was found and not rejected)."""
     model_setup = t.Unicode("").tag(sync=True)
     """Why it cannot yet, in a sentence: the view shows the set-up box (never the key)."""
+    waiting_task = t.Unicode("").tag(sync=True)
+    """A task given while the model could not be called (``%agent plan`` before any key):
+    the set-up box shows it, and it starts once the model can be called."""
     plan_ready = t.Bool(False).tag(sync=True)
     """The last run ended by submitting a plan, which awaits the user's review."""
     trust = t.Any(None).tag(sync=True)
@@ -187,6 +190,8 @@ class AgentPanel(anywidget.AnyWidget):
             self.model_id, self._header, self._notebook_line, lambda: self.views_seen
         )
         self._tool = ""
+        self._waiting: tuple[str, str] | None = None
+        """The task (and role) ``waiting_task`` shows."""
         self._later: set[asyncio.Task[None]] = set()
         """Commands answered once their work is done (kept, so none is collected early)."""
         self._model_strings: dict[str, str] = {}
@@ -283,12 +288,29 @@ class AgentPanel(anywidget.AnyWidget):
         problem = model_setup(model)
         self.model_setup = problem
         self.model_ready = not problem
+        if not problem:
+            self._start_waiting_task()
         self.model_name = model.name
         self.model_label = model.label or ""
         self.model_notes = model_notes(model)
         self._show_models()
         # Ollama's models join the list once it has answered (in a thread, if it runs).
         LOCAL_MODELS.refresh(self._local_models_changed)
+
+    @at_home
+    def keep_task(self, task: str, role: str) -> None:
+        """Keep ``task`` (for ``role``) until the model can be called, then start it: a
+        first ``%agent plan …`` before any key is not lost."""
+        self._waiting = (task, role)
+        self.waiting_task = task
+        self.refresh_model()
+
+    def _start_waiting_task(self) -> None:
+        waiting, self._waiting = self._waiting, None
+        self.waiting_task = ""
+        if waiting is not None and not self.agent.running:
+            task, role = waiting
+            self.agent.start(task, role=role)
 
     def _local_models_changed(self) -> None:
         """From the thread that asked Ollama: list its models, on the loop."""
