@@ -45,7 +45,9 @@ const STATE: Record<string, unknown> = {
   sandboxed: false,
   plan_ready: false,
   model_ready: true,
-  model_setup: ''
+  model_setup: '',
+  pausing: false,
+  waiting_task: ''
 };
 
 function mount(state: Record<string, unknown> = {}): {
@@ -396,6 +398,29 @@ describe('the panel from the keyboard', () => {
     execute.click();
     assert.deepEqual(commandNames(view), ['execute_plan']);
     assert.equal(active(), 'ja-message');
+  });
+
+  it('pauses a running agent and resumes it, saying where it waits', () => {
+    const state: Record<string, unknown> = { busy: true, status: 'thinking' };
+    const view = mount(state);
+    const pause = view.el.querySelector('button.ja-pause')!;
+    assert.equal(pause.textContent, 'Pause');
+    pause.click();
+    assert.deepEqual(commandNames(view), ['pause']);
+    view.set('pausing', true); // the kernel took it: the run goes on to its next step
+    const status = view.el.querySelector('.ja-status')!;
+    assert.equal(status.textContent, 'thinking… · pausing at the next step');
+    assert.equal(pause.textContent, 'Resume');
+    view.set('status', 'paused');
+    view.set('detail', 'before step 3');
+    assert.equal(status.textContent, 'paused before step 3');
+    pause.click();
+    assert.deepEqual(commandNames(view), ['pause', 'unpause']);
+    view.set('pausing', false);
+    view.set('status', 'running');
+    assert.equal(pause.textContent, 'Pause');
+    view.set('busy', false);
+    assert.equal(pause.hasAttribute('disabled'), true);
   });
 
   it('stops a running agent on Esc anywhere in the panel', () => {

@@ -77,7 +77,7 @@ async def execute(
                         block.id, "Not run: the run had already ended.", is_error=True
                     )
                 continue
-            await run.checkpoint()
+            await run.checkpoint(f"before {group[0].name}")
             if len(group) == 1:
                 await _one(run, group[0], truncated, results, running)
             else:

@@ -197,7 +197,13 @@ class RunHandle:
         self._call(self._run.request_pause)
 
     def resume(self) -> None:
+        """Continue a paused run (or take back a pause it has not reached yet)."""
         self._call(self._run.request_resume)
+
+    @property
+    def pause_requested(self) -> bool:
+        """Paused by the user: it waits, or will at its next step or tool call."""
+        return self._run.pause_requested
 
     def answer(self, answer: str) -> None:
         """Answer the pending question with an option's value or label, or free text.

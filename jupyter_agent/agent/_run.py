@@ -198,7 +198,7 @@ class Run:
 
     async def begin_step(self) -> int:
         """Honour pause and limits, then count a new step."""
-        await self.checkpoint()
+        await self.checkpoint(f"before step {self.step + 1}")
         self.limits.check(self.step, self.usage)
         for ancestor in self.ancestors:  # a subagent spends from its parents' budget
             ancestor.limits.check_budget(ancestor.usage, f"its {ancestor.role.name} parent's")
@@ -206,15 +206,21 @@ class Run:
         self.emit(TurnStartEvent(step=self.step))
         return self.step
 
-    async def checkpoint(self) -> None:
-        """Wait here while the user has paused the run."""
+    async def checkpoint(self, where: str) -> None:
+        """Wait here while the user has paused the run; ``where`` says where it waits
+        ("before step 3"), for the status line."""
         if not self._pause_requested:
             return
         self.release_writes()  # a pause may be long: what the run recorded goes to disk
-        self.set_state(AgentState.paused, detail="paused by the user")
+        self.set_state(AgentState.paused, detail=where)
         while self._pause_requested:
             await self._resume.wait()
         self.set_state(AgentState.running)
+
+    @property
+    def pause_requested(self) -> bool:
+        """The user paused the run: it waits (or will, at its next step or tool call)."""
+        return self._pause_requested
 
     def request_pause(self) -> None:
         """Pause before the next step or tool call, and the subagents running too."""

@@ -365,3 +365,30 @@ def _stop_the_running_cell(page: Any, lab: Any, notebook: Any, interrupts: list[
         f"{lab.url}/api/kernels/{kernel_id}/interrupt"
     ]
     assert notebook.run_cell("print(1 + 1)") == "2"
+
+
+def test_pause_waits_before_the_next_step_and_resume_goes_on(open_notebook, lab, page):
+    """Pause beside Stop: the run finishes the text it streams, waits before its tool
+    call (the status says so), and Resume goes on to the end."""
+    notebook = agent_notebook(
+        open_notebook,
+        lab,
+        "pause",
+        [
+            {"text": LONG_TEXT, "tool_calls": [call("list_files")["tool_calls"][0]]},
+            {"text": "Done after the pause."},
+        ],
+        delay=0.005,
+    )
+    panel = start(notebook, "%agent plan --model $m Look around")
+    expect(status(panel)).to_have_text("thinking…")
+    pause = panel.get_by_role("button", name="Pause the run")
+    pause.click()
+    expect(status(panel)).to_have_text("paused before list_files", timeout=60_000)
+    resume = panel.get_by_role("button", name="Resume the run")
+    expect(resume).to_be_enabled()
+    shoot(panel, "paused.png")
+    resume.click()
+    expect(panel.locator(".ja-text").last).to_have_text("Done after the pause.")
+    expect(status(panel)).to_have_text("completed")
+    expect(panel.get_by_role("button", name="Pause the run")).to_be_disabled()

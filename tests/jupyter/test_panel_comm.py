@@ -396,3 +396,36 @@ def test_a_long_sessions_log_stays_within_its_budget_and_says_what_it_left_out(
     assert entries[0]["kind"] == "note"
     assert entries[0]["text"].endswith("earlier entries of this session are not shown.")
     assert sum(e["kind"] == "note" for e in entries) == 1
+
+
+def test_pause_holds_the_run_before_its_next_step_and_resume_goes_on(kernel: Kernel) -> None:
+    """Pause from the panel: the run finishes what it streams, then waits before its next
+    step (the status says where); Resume goes on to the end. A pause after the run ended
+    is refused in a sentence."""
+    scripted(
+        kernel,
+        "m",
+        [
+            {"text": LONG_TEXT, "tool_calls": [{"name": "list_files", "input": {}}]},
+            {"text": "All done."},
+        ],
+        delay=0.002,
+    )
+    kernel.ok("%agent")
+    comm = kernel.panel_comm()
+    hello(kernel, comm)
+    since = len(kernel.seen)
+    kernel.ok("h = %agent act --model $m Look around")
+    kernel.from_panel(comm, lambda c: c["type"] == "text", since=since)
+    assert command(kernel, comm, "pause")["ok"] is True
+    kernel.state_of(comm, "pausing", True)
+    kernel.state_of(comm, "status", "paused", timeout=30)
+    kernel.state_of(comm, "detail", "before list_files")  # the call it has not made yet
+    out = kernel.ok("print(h.state.value, '|', h.pause_requested)")
+    assert out.stdout.split() == ["paused", "|", "True"]
+    assert command(kernel, comm, "unpause")["ok"] is True
+    kernel.state_of(comm, "pausing", False)
+    done = kernel.ok("await h.wait(); print(h.state.value, h.history[-1].text)")
+    assert done.stdout.strip() == "completed All done."
+    refused = command(kernel, comm, "pause")
+    assert refused["ok"] is False and "nothing to pause" in refused["error"]

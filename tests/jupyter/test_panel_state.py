@@ -47,7 +47,12 @@ def test_a_completed_state_shows_no_detail_and_a_long_detail_is_cut() -> None:
     done = ev.StateEvent(
         state=AgentState.completed, previous=AgentState.running, detail="the whole answer"
     )
-    assert apply(PanelFacts(), done).traits == {"status": "completed", "detail": "", "busy": False}
+    assert apply(PanelFacts(), done).traits == {
+        "status": "completed",
+        "detail": "",
+        "busy": False,
+        "pausing": False,  # a pause ends with its run
+    }
     long = ev.StateEvent(state=AgentState.running, previous=AgentState.idle, detail="x" * 500)
     detail = apply(PanelFacts(), long).traits["detail"]
     assert len(detail) == 300 and detail.endswith("…")

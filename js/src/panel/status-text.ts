@@ -10,6 +10,15 @@ export interface IStateReader {
 }
 
 export function statusText(model: IStateReader): string {
+  const text = stateText(model);
+  // Paused by the user, the run goes on to its next step or tool call, then waits.
+  const going = model.get('busy') && model.get('status') !== 'paused';
+  return going && model.get('pausing')
+    ? `${text} · pausing at the next step`
+    : text;
+}
+
+function stateText(model: IStateReader): string {
   const status = model.get('status');
   const detail = model.get('detail');
   switch (status) {
@@ -24,7 +33,7 @@ export function statusText(model: IStateReader): string {
     case 'waiting_user':
       return `waiting for you${detail ? ` (${detail.replace(/^waiting for /, '')})` : ''}`;
     case 'paused':
-      return 'paused';
+      return `paused${detail ? ` ${detail}` : ''}`;
     case 'completed':
       // A planning run ends with its plan: nothing is done yet, the plan awaits the user.
       return model.get('plan_ready') ? 'plan ready for review' : 'completed';

@@ -98,11 +98,18 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
     class: 'ja-danger ja-stop',
     text: 'Stop'
   });
+  const pauseButton = h('button', {
+    type: 'button',
+    class: 'ja-pause',
+    text: 'Pause',
+    'aria-label': 'Pause the run',
+    title: 'Pause before the next step or tool call; Resume goes on'
+  });
   const inputForm = h(
     'form',
     { class: 'ja-input' },
     message,
-    h('div', { class: 'ja-buttons' }, sendButton, stopButton)
+    h('div', { class: 'ja-buttons' }, sendButton, pauseButton, stopButton)
   );
 
   const roleSelect = h('select', { 'aria-label': 'Role' });
@@ -284,6 +291,17 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
     sandbox.title = model.get('sandbox_detail') || '';
     sandbox.dataset.active = model.get('sandboxed') ? 'true' : 'false';
     stopButton.disabled = !busy;
+    const pausing = busy && model.get('pausing') === true;
+    pauseButton.disabled = !busy;
+    pauseButton.textContent = pausing ? 'Resume' : 'Pause';
+    // Named apart from the session picker's Resume.
+    pauseButton.setAttribute(
+      'aria-label',
+      pausing ? 'Resume the run' : 'Pause the run'
+    );
+    pauseButton.title = pausing
+      ? 'Go on from where the agent paused'
+      : 'Pause before the next step or tool call; Resume goes on';
     sendButton.disabled = busy;
     sendButton.title = busy
       ? 'The agent is working: wait, or Stop it first'
@@ -434,6 +452,7 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
     'model_ready',
     'model_setup',
     'waiting_task',
+    'pausing',
     'model_notes'
   ])
     on(`change:${name}`, refresh);
@@ -499,6 +518,12 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
     }
   };
   stopButton.addEventListener('click', stop);
+  pauseButton.addEventListener('click', () => {
+    const resuming = model.get('pausing') === true;
+    command(resuming ? 'unpause' : 'pause').catch((error: Error) =>
+      showError(error.message)
+    );
+  });
   // Esc anywhere in the panel stops a running agent, unless something inside used the
   // key first (an open menu closes and prevents the default) or an IME is composing.
   root.addEventListener('keydown', event => {

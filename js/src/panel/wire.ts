@@ -71,6 +71,8 @@ export type TranscriptEntry =
 export type Command =
   | SendCommand
   | StopCommand
+  | PauseCommand
+  | UnpauseCommand
   | AnswerCommand
   | ApproveCommand
   | ExecutePlanCommand
@@ -1020,6 +1022,7 @@ export interface PanelState {
   model_setup: string;
   models: ModelChoice[];
   notebook: string;
+  pausing: boolean;
   pending_approval: string;
   pending_question: string;
   plan_ready: boolean;
@@ -1133,6 +1136,28 @@ export interface SendCommand {
 export interface StopCommand {
   id: string;
   name: 'stop';
+  type: 'command';
+}
+/**
+ * Pause the run before its next step or tool call (its approvals stay pending).
+ *
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "PauseCommand".
+ */
+export interface PauseCommand {
+  id: string;
+  name: 'pause';
+  type: 'command';
+}
+/**
+ * Continue the paused run (Resume).
+ *
+ * This interface was referenced by `PanelProtocol`'s JSON-Schema
+ * via the `definition` "UnpauseCommand".
+ */
+export interface UnpauseCommand {
+  id: string;
+  name: 'unpause';
   type: 'command';
 }
 /**

@@ -28,6 +28,7 @@ from .protocol import (
     CompactCommand,
     ExecutePlanCommand,
     FoundSession,
+    PauseCommand,
     ResumeCommand,
     RetryCommand,
     SearchSessionsCommand,
@@ -39,6 +40,7 @@ from .protocol import (
     SetRoleCommand,
     StopCommand,
     TrustCommand,
+    UnpauseCommand,
 )
 from .setup import use_api_key
 from .state import TraitChanges
@@ -120,6 +122,25 @@ def _send(panel: CommandTarget, command: SendCommand) -> Later:
 @handles(StopCommand)
 def _stop(panel: CommandTarget, command: StopCommand) -> Later:
     panel.agent.stop()
+    return None
+
+
+@handles(PauseCommand)
+def _pause(panel: CommandTarget, command: PauseCommand) -> Later:
+    handle = panel.agent.handle
+    if handle is None or handle.done:
+        raise ValueError("The agent is not running: there is nothing to pause.")
+    handle.pause()
+    panel.assign({"pausing": True})
+    return None
+
+
+@handles(UnpauseCommand)
+def _unpause(panel: CommandTarget, command: UnpauseCommand) -> Later:
+    handle = panel.agent.handle
+    if handle is not None and not handle.done:
+        handle.resume()
+    panel.assign({"pausing": False})
     return None
 
 

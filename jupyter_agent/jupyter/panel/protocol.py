@@ -252,6 +252,18 @@ class StopCommand(_Command):
     name: Literal["stop"]
 
 
+class PauseCommand(_Command):
+    """Pause the run before its next step or tool call (its approvals stay pending)."""
+
+    name: Literal["pause"]
+
+
+class UnpauseCommand(_Command):
+    """Continue the paused run (Resume)."""
+
+    name: Literal["unpause"]
+
+
 class AnswerCommand(_Command):
     """Answer the pending question ``question_id``."""
 
@@ -357,6 +369,8 @@ class CompactCommand(_Command):
 Command = Annotated[
     SendCommand
     | StopCommand
+    | PauseCommand
+    | UnpauseCommand
     | AnswerCommand
     | ApproveCommand
     | ExecutePlanCommand
@@ -489,6 +503,9 @@ class PanelState(TypedDict):
     model_setup: str
     """Why the model cannot be called yet, in a sentence (empty when it can): the view
     shows the set-up box with it."""
+    pausing: bool
+    """The user paused the run: it waits at its next step or tool call (status "paused",
+    its detail saying where, once it does); Resume continues it."""
     waiting_task: str
     """A task given before the model could be called, shown in the set-up box: it starts
     once the model can be called (empty: none)."""

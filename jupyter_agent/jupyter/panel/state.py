@@ -44,6 +44,7 @@ class TraitChanges(TypedDict, total=False):
     pending_question: str
     pending_approval: str
     running_code: bool
+    pausing: bool
     plan_ready: bool
     max_steps: int
 
@@ -164,7 +165,10 @@ def _state_traits(facts: PanelFacts, event: ev.StateEvent) -> TraitChanges:
     elif event.state is AgentState.completed:
         detail = ""  # the summary, maybe the whole answer: the transcript shows it
     busy = not event.state.terminal and event.state is not AgentState.idle
-    return {"status": event.state.value, "detail": short(detail), "busy": busy}
+    changes: TraitChanges = {"status": event.state.value, "detail": short(detail), "busy": busy}
+    if not busy:
+        changes["pausing"] = False  # a pause ends with its run
+    return changes
 
 
 def _usage(facts: PanelFacts, event: ev.UsageEvent) -> PanelUsage:

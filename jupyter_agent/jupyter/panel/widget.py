@@ -153,6 +153,8 @@ class AgentPanel(anywidget.AnyWidget):
     """The model can be called (a key was found and not rejected)."""
     model_setup = t.Unicode("").tag(sync=True)
     """Why it cannot yet, in a sentence: the view shows the set-up box (never the key)."""
+    pausing = t.Bool(False).tag(sync=True)
+    """The user paused the run (it waits at its next step or tool call)."""
     waiting_task = t.Unicode("").tag(sync=True)
     """A task given while the model could not be called (``%agent plan`` before any key):
     the set-up box shows it, and it starts once the model can be called."""
@@ -240,6 +242,7 @@ class AgentPanel(anywidget.AnyWidget):
         self.stop_reason = (run.stop_reason or "") if run is not None else ""
         self.plan_ready = run is not None and run.done and _ended_with_plan(run.events_so_far)
         self.pending_question = self.pending_approval = ""
+        self.pausing = run is not None and not run.done and run.pause_requested
         self.running_code = False
         self.refresh_context()
         self.refresh_notebook()
