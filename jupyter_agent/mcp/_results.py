@@ -1,6 +1,8 @@
 """An MCP tool result as one of our tool results.
 
-Text stays text; images are attached (downscaled, a few at most); structured content is
+Text stays text; images are attached (downscaled, a few at most; a PNG whose optional
+chunk has a wrong checksum, as some tools write them, without that chunk: see
+:func:`repaired_png`); structured content is
 JSON text when no text says it (servers are asked to send both); a resource link or an
 embedded resource is a line saying what it is (an embedded text resource with its text).
 ``isError`` makes an error result. The whole is bounded like other tools' results: a huge
@@ -10,7 +12,11 @@ result cannot flood the context. Secrets are hidden later, where every tool resu
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
+import struct
+import zlib
 from typing import Any
 
 from ..messages import ImageBlock
@@ -71,11 +77,58 @@ def _image(item: dict[str, Any], images: list[ImageBlock]) -> str:
         return f"[image {mime}: too large to attach]"
     if len(images) >= MAX_IMAGES:
         return f"[image {mime}: not attached (at most {MAX_IMAGES} per result)]"
-    block = downscale(mime, data, IMAGE_SIDE)
+    block = downscale(mime, _mended(mime, data), IMAGE_SIDE)
     if block is None:
         return f"[image {mime}: unreadable, not attached]"
     images.append(block)
     return f"[image {len(images)} attached]"
+
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def _mended(mime: str, data: str) -> str:
+    """``data`` (base64), with a PNG's broken optional chunks left out."""
+    if mime != "image/png":
+        return data
+    try:
+        raw = base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError):
+        return data  # downscale says it is unreadable
+    repaired = repaired_png(raw)
+    return data if repaired is None else base64.b64encode(repaired).decode()
+
+
+def repaired_png(raw: bytes) -> bytes | None:
+    """``raw`` without its ancillary chunks (the optional ones: text, colour profiles,
+    timestamps; a lowercase first letter says so) whose checksum is wrong, or None when
+    there are none (or it is no PNG). Pillow refuses such a file unless told, for the
+    whole process, to load truncated images; leaving the chunk out decides for this image
+    only, and what is attached is a valid PNG. A wrong checksum on a critical chunk (the
+    header, palette or pixels) is left for Pillow to refuse."""
+    if not raw.startswith(PNG_SIGNATURE):
+        return None
+    kept = [PNG_SIGNATURE]
+    dropped = False
+    at = len(PNG_SIGNATURE)
+    while at + 12 <= len(raw):
+        (length,) = struct.unpack_from(">I", raw, at)
+        end = at + 12 + length
+        if end > len(raw):
+            break  # truncated: left as it is
+        kind = raw[at + 4 : at + 8]
+        (crc,) = struct.unpack_from(">I", raw, end - 4)
+        if kind[0] & 0x20 and zlib.crc32(raw[at + 4 : end - 4]) != crc:
+            dropped = True
+        else:
+            kept.append(raw[at:end])
+        at = end
+        if kind == b"IEND":
+            break
+    if not dropped:
+        return None
+    kept.append(raw[at:])
+    return b"".join(kept)
 
 
 def _resource_link(item: dict[str, Any]) -> str:
