@@ -97,11 +97,14 @@ class AppliedSettings:
         return policy
 
     def mcp_configs(self) -> dict[str, McpServerConfig]:
-        """The ``mcpServers`` of the user's settings, then the workspace's over them."""
+        """The ``mcpServers`` of the user's settings, then the workspace's over them, each
+        for this workspace (its ``${workspaceFolder}``, where its ``envFile`` is read)."""
         configs: dict[str, McpServerConfig] = {}
         for source in self.sources:
             if source is not None:
-                configs.update(source.mcp_servers)
+                configs.update(
+                    {n: c.in_workspace(self.workspace) for n, c in source.mcp_servers.items()}
+                )
         return configs
 
     def rules(self) -> Rules:

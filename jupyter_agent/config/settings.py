@@ -55,7 +55,11 @@ a :class:`SettingsError` naming the file) and matched under a time bound
     env = { GITHUB_TOKEN = "…" }
     read_only_tools = ["search_issues"]   # what the Planner may call (see mcp.config)
 
-In JSON, ``"mcpServers": {"github": {"command": …}}``, as Claude Desktop writes it.
+In JSON, ``"mcpServers": {"github": {"command": …}}``, as Claude Desktop writes it (VS
+Code's ``servers`` and ``mcp.servers`` are read as ``mcpServers``). An entry that cannot be
+read costs only its own server, which is listed with what is wrong; Cline's
+``autoApprove`` becomes an allow rule of the file that holds it (a folder's, like its other
+allow rules, only once the user trusts the folder).
 """
 
 from __future__ import annotations
@@ -69,11 +73,19 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from ..commands import SandboxSettings
 from ..errors import AgentError, ToolError
-from ..mcp.config import McpServerConfig, check_server_names
+from ..mcp.config import McpServerConfig, gather_server_maps, read_servers
 from ..models import ModelStringError, ProviderConfig, check_alias, parse_model
 from ..models._catalog import PROVIDER_TYPES, ProviderType
 from ..notebook.running_cells import MAX_WAIT, CellPolicy, StopPolicy
@@ -81,6 +93,7 @@ from ..permissions import Role
 from ..workspace.access import WorkspaceAccess
 from ..workspace.paths import LinkPolicy, PathRefused, Root, read_regular
 from ..workspace.patterns import Budget, compile_name
+from .rule_matchers import McpServer
 from .rules import Rule, RuleOrigin, Rules
 
 if sys.version_info >= (3, 11):
@@ -268,13 +281,27 @@ class Settings(BaseModel):
     mcp_servers: dict[str, McpServerConfig] = Field(
         default_factory=dict, alias="mcpServers", max_length=MAX_ENTRIES
     )
-    """MCP servers by name; a workspace's only apply once the user trusts it."""
+    """MCP servers by name; a workspace's only apply once the user trusts it. An entry
+    that cannot be read is kept as a server that never starts (see :mod:`..mcp.config`)."""
     source: Path | None = Field(default=None, exclude=True)
 
-    @field_validator("mcp_servers")
+    @model_validator(mode="before")
     @classmethod
-    def _server_names(cls, value: dict[str, McpServerConfig]) -> dict[str, McpServerConfig]:
-        return check_server_names(value)
+    def _vs_code_servers(cls, data: Any) -> Any:
+        return gather_server_maps(data)
+
+    @field_validator("mcp_servers", mode="before")
+    @classmethod
+    def _each_server(cls, value: Any) -> dict[str, McpServerConfig]:
+        return read_servers(value)
+
+    @model_validator(mode="after")
+    def _auto_approved(self) -> Settings:
+        """Cline's ``autoApprove`` as this file's allow rules (a folder's allow rule waits
+        for trust like any other, and the trust prompt lists it)."""
+        have = {r.id for r in self.rules}
+        self.rules.extend(r for r in auto_approve_rules(self.mcp_servers) if r.id not in have)
+        return self
 
     def make_providers(self) -> dict[str, ProviderConfig]:
         """The ``[providers]`` tables, checked (a name, its kind, its models' strings)."""
@@ -347,6 +374,32 @@ class Settings(BaseModel):
 SettingsOrigin = Literal["user", "folder", "file"]
 
 
+def auto_approve_rules(servers: Mapping[str, McpServerConfig]) -> list[Rule]:
+    """An allow rule (scope ``user``, to win over the default rule that asks) for each
+    tool an entry's ``autoApprove`` names: it runs without asking, for the roles that may
+    use MCP tools at all (the Planner still is not offered it)."""
+    rules = []
+    for server, config in servers.items():
+        if config.problem or not config.enabled:
+            continue
+        for tool in dict.fromkeys(config.auto_approve):
+            said = hashlib.sha256(f"{server}\0{tool}".encode()).hexdigest()[:10]
+            rules.append(
+                Rule.allow(
+                    McpServer(server=_literal(server), tool=_literal(tool)),
+                    scope="user",
+                    id=f"mcp-auto-approve-{said}",
+                    description=f"autoApprove of MCP server {server} in the settings",
+                )
+            )
+    return rules
+
+
+def _literal(name: str) -> str:
+    """``name`` as a shell-style pattern matching only itself."""
+    return "".join(f"[{c}]" if c in "*?[" else c for c in name)
+
+
 def load_settings(path: str | Path, origin: SettingsOrigin = "file") -> Settings:
     """Read a settings file (``.toml`` or ``.json``) that a program names (its own choice:
     read wherever it is, if it is a regular file); its rules remember that they come from
@@ -373,6 +426,8 @@ def _parse(raw: bytes, path: Path, origin: SettingsOrigin) -> Settings:
     except ValueError as exc:
         raise SettingsError(f"{path}: {exc}") from exc
     settings.source = path
+    for config in settings.mcp_servers.values():
+        config.placed(origin=origin)
     given = RuleOrigin(origin, str(path))
     settings.rules = [_named(rule, origin).with_origin(given) for rule in settings.rules]
     return settings

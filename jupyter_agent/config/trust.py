@@ -399,7 +399,12 @@ def _provider(provider: str, table: ProviderTable) -> TrustEffect:
 
 
 def _server(server: str, config: McpServerConfig, yours: bool) -> TrustEffect:
-    if config.command is not None:
+    if config.problem is not None:
+        summary = (
+            f"Configure the MCP server {name(server)}, whose entry cannot be read (it would "
+            f"not start: {config.problem})"
+        )
+    elif config.command is not None:
         summary = f"Start the program {code(config.command)} as the MCP server {name(server)}"
         if config.args:
             summary += " with " + " ".join(code(a) for a in config.args)
@@ -407,6 +412,8 @@ def _server(server: str, config: McpServerConfig, yours: bool) -> TrustEffect:
         summary = f"Connect to {code(config.url or '')} as the MCP server {name(server)}"
         if config.headers:
             summary += ", sending the headers " + ", ".join(name(h) for h in config.headers)
+    if config.env_file:
+        summary += f", reading the file {code(config.env_file)} into its environment"
     variables = config.variables()
     if variables:
         summary += ", reading the variables " + ", ".join(variables) + " from your environment"
@@ -415,9 +422,12 @@ def _server(server: str, config: McpServerConfig, yours: bool) -> TrustEffect:
     elif config.read_only_tools:
         tools = ", ".join(name(t) for t in config.read_only_tools)
         summary += f"; its tools {tools} would run without asking, the Planner's too"
+    if config.auto_approve and config.enabled:
+        tools = ", ".join(name(t) for t in config.auto_approve)
+        summary += f"; its tools {tools} would run without asking (autoApprove)"
     if yours:
         summary += ", in place of your server of that name"
-    if not config.enabled:
+    if not config.enabled and config.problem is None:
         summary += " (configured, not started: enabled = false)"
     details = [
         TrustDetail(label="name", value=server),
@@ -428,9 +438,13 @@ def _server(server: str, config: McpServerConfig, yours: bool) -> TrustEffect:
         *([TrustDetail(label="url", value=config.url)] if config.url else []),
         *(TrustDetail(label="header", name=k, value=v) for k, v in config.headers.items()),
         *(TrustDetail(label="environment", name=k, value=v) for k, v in config.env.items()),
+        *([TrustDetail(label="envFile", value=config.env_file)] if config.env_file else []),
         *(TrustDetail(label="reads the variable", value=v) for v in variables),
         *([TrustDetail(label="read_only", value="true")] if config.read_only else []),
         *(TrustDetail(label="read-only tool", value=t) for t in config.read_only_tools),
+        *(TrustDetail(label="autoApprove tool", value=t) for t in config.auto_approve),
+        *(TrustDetail(label="offered tool", value=t) for t in config.tools or ()),
+        *(TrustDetail(label="tool not offered", value=t) for t in config.disabled_tools),
         *([TrustDetail(label="enabled", value="false")] if not config.enabled else []),
     ]
     return TrustEffect(kind="mcp_server", summary=summary, details=details)

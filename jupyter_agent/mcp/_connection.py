@@ -8,6 +8,10 @@ runs on the event loop it is started from (the kernel's) and nothing waits unbou
 starting is bounded by ``startup_timeout``, a call by ``call_timeout``, and a Stop
 cancels a call at once (the SDK tells the server with ``notifications/cancelled``).
 
+A server given by URL is reached over streamable HTTP or the older HTTP+SSE; when the
+first refuses (a 404 or 405 at ``initialize``) the other is tried, and the one that
+answered is tried first from then on.
+
 A server that exits or drops its connection is marked lost; the next use starts it
 again. Consecutive failures back off (the first retry at once, the next after 2 s) and,
 after :data:`MAX_ATTEMPTS`, the server is left failed until someone asks for it again
@@ -27,7 +31,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .config import McpServerConfig, MissingVariable
+from ._env_file import EnvFile, EnvFileError
+from .config import McpServerConfig, MissingVariable, Transport
 
 log = logging.getLogger(__name__)
 
@@ -43,8 +48,13 @@ STDERR_KEPT = 1_000_000
 its end is kept."""
 CLOSE_TIMEOUT = 10.0
 """Seconds closing a server may take (the SDK stops a stdio program within about 4 s)."""
+TRANSPORT_NAMES: dict[Transport, str] = {
+    "stdio": "stdio",
+    "http": "streamable HTTP",
+    "sse": "SSE",
+}
 
-State = Literal["not started", "starting", "running", "failed", "disabled", "closed"]
+State = Literal["not started", "starting", "running", "failed", "disabled", "invalid", "closed"]
 ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]
 """(progress, total, message) of a long call, as the server reports it."""
 
@@ -76,12 +86,18 @@ class McpConnection:
         self.name = name
         self.config = config
         self._redact = redact
-        self.state: State = "not started" if config.enabled else "disabled"
+        self.state: State = (
+            "invalid" if config.problem else "not started" if config.enabled else "disabled"
+        )
         self.error = ""
         """Why it failed or was lost, in words (secrets hidden)."""
         self.tools: list[ServerTool] = []
         """Its tools at the last successful listing."""
         self.server_info = ""
+        self.transport_used: Transport | None = None
+        """How it was reached the last time it started."""
+        self.refused = ""
+        """What the other transport said, when the first one tried was refused."""
         self.failures = 0
         """Consecutive failures (reset by a successful start)."""
         self.starts = 0
@@ -91,6 +107,7 @@ class McpConnection:
         self._ready: asyncio.Future[None] | None = None
         self._closing: asyncio.Event | None = None
         self._stderr: Any = None
+        self._env_file: EnvFile | None = None
 
     def __repr__(self) -> str:
         return f"<McpConnection {self.name} {self.state}>"
@@ -99,7 +116,7 @@ class McpConnection:
 
     def retry_in(self) -> float | None:
         """Seconds until the next start may be tried (0: now); None: it will not be."""
-        if self.state in ("disabled", "closed"):
+        if self.state in ("disabled", "invalid", "closed"):
             return None
         if self.failures >= MAX_ATTEMPTS:
             return None
@@ -108,6 +125,8 @@ class McpConnection:
 
     def describe(self) -> str:
         """Its state in a few words, as ``%agent mcp`` shows it."""
+        if self.state == "invalid":
+            return f"not started: its settings entry is wrong: {self.config.problem}"
         if self.state == "failed":
             retry = self.retry_in()
             if retry is None:
@@ -130,6 +149,37 @@ class McpConnection:
         self.error = self._redact(why)
         self.state = "failed"
 
+    # --- its envFile -----------------------------------------------------------------
+
+    def _env(self) -> EnvFile | None:
+        """Its ``envFile`` (None when it names none); MissingVariable for a path that
+        names an unset variable."""
+        path = self.config.env_file_path()
+        if path is None:
+            return None
+        current = self._env_file
+        if current is None or current.given != path:
+            current = self._env_file = EnvFile(
+                path, self.config.workspace, home_too=self.config.origin != "folder"
+            )
+        return current
+
+    def file_values(self) -> dict[str, str]:
+        """What its ``envFile`` holds (read now); McpUnavailable says why it cannot be."""
+        try:
+            env = self._env()
+            return env.read() if env is not None else {}
+        except (EnvFileError, MissingVariable) as exc:
+            raise McpUnavailable(str(exc)) from None
+
+    def secrets(self) -> dict[str, str]:
+        """Its secret values (see :meth:`McpServerConfig.secrets`), its envFile's too."""
+        try:
+            env = self._env()
+        except MissingVariable:
+            env = None
+        return self.config.secrets(self.name, env.quietly() if env is not None else None)
+
     # --- starting and stopping ---------------------------------------------------------
 
     async def ensure(self) -> None:
@@ -137,6 +187,8 @@ class McpConnection:
         saying why when it cannot be used."""
         if self.state == "running" and self._session is not None:
             return
+        if self.state == "invalid":
+            raise McpUnavailable(f"MCP server {self.name} is {self.describe()}")
         if self.state == "disabled":
             raise McpUnavailable(f"MCP server {self.name} is disabled in the settings")
         if self.state == "closed":
@@ -173,50 +225,37 @@ class McpConnection:
             self._fail(f"no answer within {self.config.startup_timeout:g} s{self._stderr_tail()}")
             task.cancel()
 
+    def _kinds(self) -> tuple[Transport, ...]:
+        """The transports to try: the one that answered last time first."""
+        kinds = self.config.transports()
+        if self.transport_used in kinds:
+            return (self.transport_used, *(k for k in kinds if k != self.transport_used))
+        return kinds
+
     async def _serve(self) -> None:
         """Own the transport and the session for as long as the connection lives (a start
         that takes too long is cancelled by the timer :meth:`_launch` sets)."""
         assert self._ready is not None
-        assert self._closing is not None
-        ready, closing, me = self._ready, self._closing, asyncio.current_task()
-        session: Any = None
+        ready, me = self._ready, asyncio.current_task()
         try:
-            import anyio
-            from mcp import ClientSession
+            import anyio  # noqa: F401
+            from mcp import ClientSession  # noqa: F401
         except ImportError:
             self._fail(NO_SDK)
             ready.set_exception(McpUnavailable(self.error))
             return
-        lost = asyncio.Event()
         errlog = None
         if self.config.transport == "stdio":
             errlog = self._stderr = _stderr_file()
+        refused: list[str] = []
         try:
-            async with contextlib.AsyncExitStack() as stack:
-                read, write = await stack.enter_async_context(self._transport(errlog))
-                # Our own hop between the transport and the session: its end is how we
-                # learn that the program exited while idle.
-                forward, received = anyio.create_memory_object_stream[Any](0)
-                relays = await stack.enter_async_context(anyio.create_task_group())
-                stack.callback(relays.cancel_scope.cancel)
-                relays.start_soon(_relay, read, forward, lost)
-                session = await stack.enter_async_context(ClientSession(received, write))
-                initialized = await session.initialize()
-                self.server_info = _server_info(initialized)
-                self.tools = await _list_tools(session)
-                self._session = session
-                self.state = "running"
-                self.failures = 0
-                ready.set_result(None)
-                waits = [asyncio.ensure_future(e.wait()) for e in (closing, lost)]
-                try:
-                    await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
-                finally:
-                    for w in waits:
-                        w.cancel()
-                if lost.is_set() and not closing.is_set() and self._task is me:
-                    self._session = None
-                    self._fail(f"the server exited or closed the connection{self._stderr_tail()}")
+            config = self.config.expanded(file_values=self.file_values())
+        except (McpUnavailable, MissingVariable) as exc:
+            self._fail(str(exc))
+            ready.set_exception(McpUnavailable(self.error))
+            return
+        try:
+            await self._connect_any(config, errlog, refused)
         except asyncio.CancelledError:
             if not ready.done():
                 ready.set_exception(McpUnavailable("cancelled"))
@@ -224,12 +263,13 @@ class McpConnection:
         except BaseException as exc:  # anyio's task groups wrap what failed
             # A restart may have begun while this one wound down: its state is not ours.
             if self._task is me and self.state in ("starting", "running"):
-                self._fail(f"{_explain(exc)}{self._stderr_tail()}")
+                said = "; ".join(refused) if refused and not ready.done() else _explain(exc)
+                self._fail(f"{said}{self._stderr_tail()}")
             if not ready.done():
                 ready.set_exception(McpUnavailable(self.error))
             log.debug("MCP server %s ended", self.name, exc_info=True)
         finally:
-            if self._session is session:
+            if self._task is me:  # not a restart's session, begun as this one wound down
                 self._session = None
             if errlog is not None:
                 if self._stderr is errlog:
@@ -237,13 +277,70 @@ class McpConnection:
                 with contextlib.suppress(OSError):
                     errlog.close()
 
+    async def _connect_any(self, config: McpServerConfig, errlog: Any, refused: list[str]) -> None:
+        """Connect over each transport in turn until one answers (see :meth:`_kinds`), and
+        serve; ``refused`` gathers what each transport tried said, when more than one was
+        tried."""
+        assert self._ready is not None
+        kinds = self._kinds()
+        for i, kind in enumerate(kinds):
+            self.refused = "; ".join(refused)  # what the listing says once it runs
+            try:
+                await self._connect(config, kind, errlog)
+                return
+            except Exception as exc:
+                if self._ready.done():
+                    raise  # it ran, then failed: that is its own story
+                if i + 1 < len(kinds) and _refused_transport(exc):
+                    refused.append(f"{TRANSPORT_NAMES[kind]}: {_explain(exc)}")
+                    log.debug("MCP server %s refused %s", self.name, kind, exc_info=True)
+                    continue
+                if refused:
+                    refused.append(f"{TRANSPORT_NAMES[kind]}: {_explain(exc)}")
+                raise
+
+    async def _connect(self, config: McpServerConfig, kind: Transport, errlog: Any) -> None:
+        """Connect over ``kind``, initialize, list the tools, and serve until the
+        connection is lost or closed."""
+        import anyio
+        from mcp import ClientSession
+
+        assert self._ready is not None
+        assert self._closing is not None
+        ready, closing, me = self._ready, self._closing, asyncio.current_task()
+        lost = asyncio.Event()
+        async with contextlib.AsyncExitStack() as stack:
+            read, write = await stack.enter_async_context(self._transport(config, kind, errlog))
+            # Our own hop between the transport and the session: its end is how we
+            # learn that the program exited while idle.
+            forward, received = anyio.create_memory_object_stream[Any](0)
+            relays = await stack.enter_async_context(anyio.create_task_group())
+            stack.callback(relays.cancel_scope.cancel)
+            relays.start_soon(_relay, read, forward, lost)
+            session = await stack.enter_async_context(ClientSession(received, write))
+            initialized = await session.initialize()
+            self.server_info = _server_info(initialized)
+            self.tools = await _list_tools(session)
+            self._session = session
+            self.transport_used = kind
+            self.state = "running"
+            self.failures = 0
+            ready.set_result(None)
+            waits = [asyncio.ensure_future(e.wait()) for e in (closing, lost)]
+            try:
+                await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for w in waits:
+                    w.cancel()
+            if lost.is_set() and not closing.is_set() and self._task is me:
+                self._session = None
+                self._fail(f"the server exited or closed the connection{self._stderr_tail()}")
+
     @contextlib.asynccontextmanager
-    async def _transport(self, errlog: Any) -> AsyncIterator[tuple[Any, Any]]:
-        try:
-            config = self.config.expanded()  # the variables it names, read now
-        except MissingVariable as exc:
-            raise McpUnavailable(str(exc)) from None
-        if config.transport == "stdio":
+    async def _transport(
+        self, config: McpServerConfig, kind: Transport, errlog: Any
+    ) -> AsyncIterator[tuple[Any, Any]]:
+        if kind == "stdio":
             from mcp import StdioServerParameters, stdio_client
 
             assert config.command is not None
@@ -256,12 +353,20 @@ class McpConnection:
             async with stdio_client(params, errlog=errlog) as streams:
                 yield streams[0], streams[1]
             return
+        assert config.url is not None
+        if kind == "sse":
+            try:
+                from mcp.client.sse import sse_client
+            except ImportError:
+                raise McpUnavailable(NO_SDK) from None
+            async with sse_client(config.url, headers=config.headers or None) as streams:
+                yield streams[0], streams[1]
+            return
         try:
             from mcp.client.streamable_http import streamable_http_client
             from mcp.shared._httpx_utils import create_mcp_http_client
         except ImportError:
             raise McpUnavailable(NO_SDK) from None
-        assert config.url is not None
         async with (
             create_mcp_http_client(headers=config.headers or None) as client,
             streamable_http_client(config.url, http_client=client) as streams,
@@ -437,10 +542,35 @@ def _connection_closed(exc: Exception) -> bool:
     return bool(code == CONNECTION_CLOSED)
 
 
+def _leaves(exc: BaseException) -> list[BaseException]:
+    """The exceptions an anyio group holds (or the exception itself)."""
+    inner = getattr(exc, "exceptions", None)
+    if not inner:
+        return [exc]
+    return [leaf for e in inner for leaf in _leaves(e)]
+
+
+def _refused_transport(exc: BaseException) -> bool:
+    """Whether the server answered, but not in this transport: an HTTP 4xx for the
+    streamable endpoint's POST (which the SDK reports as an MCP error) or for the SSE
+    stream's GET, or a GET that is no event stream."""
+    from mcp import MCPError
+
+    for leaf in _leaves(exc):
+        if isinstance(leaf, MCPError) and not _connection_closed(leaf):
+            return True
+        if type(leaf).__name__ == "SSEError":
+            return True
+        status = getattr(getattr(leaf, "response", None), "status_code", None)
+        if type(leaf).__name__ == "HTTPStatusError" and isinstance(status, int):
+            return 400 <= status < 500
+    return False
+
+
 def _explain(exc: BaseException) -> str:
     """What went wrong, in one line, from whatever an anyio group raised."""
-    while getattr(exc, "exceptions", None):
-        exc = exc.exceptions[0]  # type: ignore[attr-defined]  # an exception group
+    leaves = _leaves(exc)
+    exc = next((e for e in leaves if not isinstance(e, asyncio.CancelledError)), leaves[0])
     if isinstance(exc, FileNotFoundError):
         return f"the program was not found ({exc.filename or exc})"
     if isinstance(exc, McpUnavailable):
@@ -448,4 +578,9 @@ def _explain(exc: BaseException) -> str:
     text = str(exc) or type(exc).__name__
     if "Connection closed" in text:
         return "the program exited before it answered"
+    status = getattr(getattr(exc, "response", None), "status_code", None)
+    if type(exc).__name__ == "MCPError":
+        return text  # the server's (or the SDK's) words: "Not Found"
+    if type(exc).__name__ == "HTTPStatusError" and status is not None:
+        return f"HTTP {status} {getattr(exc.response, 'reason_phrase', '')}".strip()  # type: ignore[attr-defined]
     return f"{type(exc).__name__}: {text}"

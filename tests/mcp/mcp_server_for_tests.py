@@ -1,12 +1,13 @@
 """A small MCP server for the tests, written with the mcp SDK: over stdio by default,
-over streamable HTTP with ``--http PORT``.
+over streamable HTTP with ``--http PORT``, over the older HTTP+SSE with ``--sse PORT``.
 
-Its tools: ``echo`` (text), ``add`` (structured content), ``picture`` (an image),
-``count`` (reports progress), ``fail`` (an ``isError`` result), ``leak`` (prints an environment variable's value),
-``huge`` (a very long text), ``hang`` (never answers), ``freeze`` (blocks the whole
-server), ``crash`` (kills the process),
-``link`` (a resource link and an embedded resource). ``--silent`` never answers
-initialize.
+Its tools: ``echo`` (text), ``add`` (structured content), ``picture`` (an image; with
+``bad_crc``, one whose optional text chunk has a wrong checksum), ``count`` (reports
+progress), ``fail`` (an ``isError`` result), ``leak`` (prints an environment variable's
+value), ``huge`` (a very long text), ``hang`` (never answers), ``freeze`` (blocks the whole
+server), ``chatter`` (writes a line to stderr), ``crash`` (kills the process), ``link`` (a
+resource link and an embedded resource). ``--silent`` never answers initialize;
+``--many N`` adds N tools with long descriptions and schemas (``tool_0``…).
 """
 
 from __future__ import annotations
@@ -14,8 +15,11 @@ from __future__ import annotations
 import base64
 import io
 import os
+import struct
 import sys
 import time
+import zlib
+from typing import Any
 
 try:  # mcp 2.x
     from mcp.server.mcpserver import Context
@@ -48,14 +52,24 @@ def add(a: int, b: int) -> dict[str, int]:
     return {"sum": a + b}
 
 
+def bad_crc_png(png: bytes) -> bytes:
+    """``png`` with a ``tEXt`` chunk (optional: its first letter is lowercase) whose CRC
+    is wrong, after the header, as some screenshot tools write them."""
+    text = b"tEXt" + b"Comment\x00made by a careless tool"
+    chunk = struct.pack(">I", len(text) - 4) + text + struct.pack(">I", zlib.crc32(text) ^ 1)
+    end_of_ihdr = 8 + 4 + 4 + 13 + 4
+    return png[:end_of_ihdr] + chunk + png[end_of_ihdr:]
+
+
 @server.tool()
-def picture() -> CallToolResult:
+def picture(bad_crc: bool = False) -> CallToolResult:
     """A small red square."""
     from PIL import Image
 
     out = io.BytesIO()
     Image.new("RGB", (40, 30), "red").save(out, format="PNG")
-    data = base64.b64encode(out.getvalue()).decode()
+    png = bad_crc_png(out.getvalue()) if bad_crc else out.getvalue()
+    data = base64.b64encode(png).decode()
     return CallToolResult(
         content=[
             TextContent(type="text", text="a red square"),
@@ -112,6 +126,14 @@ async def freeze() -> str:
 
 
 @server.tool()
+def chatter(line: str) -> str:
+    """Write a line to stderr."""
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()
+    return "said"
+
+
+@server.tool()
 def crash() -> str:
     """Kill the server process."""
     sys.stderr.write("about to crash on purpose\n")
@@ -133,7 +155,20 @@ def link() -> CallToolResult:
     )
 
 
+def add_many(count: int) -> None:
+    """``count`` more tools, each with a long description and a schema of ten fields."""
+    fields = ", ".join(f"field_{j}: str = ''" for j in range(10))
+    for i in range(count):
+        namespace: dict[str, Any] = {}
+        exec(f"def tool_{i}({fields}) -> str:\n    return 'tool {i}'", namespace)
+        made = namespace[f"tool_{i}"]
+        made.__doc__ = f"Tool number {i}. " + "It does one of many small things. " * 12
+        server.tool()(made)
+
+
 if __name__ == "__main__":
+    if "--many" in sys.argv:
+        add_many(int(sys.argv[sys.argv.index("--many") + 1]))
     if "--silent" in sys.argv:
         sys.stdin.read()  # reads, never answers; exits when its stdin closes
         time.sleep(0.1)
@@ -143,5 +178,10 @@ if __name__ == "__main__":
         import uvicorn
 
         uvicorn.run(server.streamable_http_app(), host="127.0.0.1", port=port, log_level="error")
+    elif "--sse" in sys.argv:
+        port = int(sys.argv[sys.argv.index("--sse") + 1])
+        import uvicorn
+
+        uvicorn.run(server.sse_app(), host="127.0.0.1", port=port, log_level="error")
     else:
         server.run()

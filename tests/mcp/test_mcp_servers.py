@@ -27,7 +27,7 @@ from jupyter_agent import Agent, ScriptedModel
 from jupyter_agent.config.rules import McpServer, Rule, Rules
 from jupyter_agent.config.settings import Settings
 from jupyter_agent.events import Event
-from jupyter_agent.mcp import McpServerConfig
+from jupyter_agent.mcp import McpServerConfig, render_status
 
 pytestmark = pytest.mark.slow  # real MCP server processes (each loads the mcp package: ~1.5 CPU-s)
 
@@ -329,6 +329,36 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def _serve(flag: str, *more: str) -> tuple[subprocess.Popen[bytes], int]:
+    """The test server over HTTP (``--http``) or SSE (``--sse``) on a free port, listening."""
+    port = _free_port()
+    # Its own log (uvicorn's, as a client goes) is not what these tests look at.
+    proc = subprocess.Popen(
+        [sys.executable, SERVER, flag, str(port), *more], stderr=subprocess.DEVNULL
+    )
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return proc, port
+        except OSError:
+            if time.monotonic() > deadline or proc.poll() is not None:
+                proc.kill()
+                raise RuntimeError("the MCP server did not start") from None
+            time.sleep(0.05)
+
+
+@pytest.fixture
+def sse_server() -> Iterator[int]:
+    """The test server over the older HTTP+SSE transport only; its port."""
+    proc, port = _serve("--sse")
+    try:
+        yield port
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
 @pytest.fixture
 def http_server() -> Iterator[str]:
     port = _free_port()
@@ -551,3 +581,96 @@ async def test_a_servers_progress_shows_on_the_calls_row(make_agent):
     assert results(agent)[0] == ("counted", False)
     progress = [e.output for e in events if e.kind == "tool_progress"]
     assert progress == ["1/3 step 1", "2/3 step 2", "3/3 step 3"]
+
+
+# --- over SSE ---------------------------------------------------------------------------
+
+
+async def test_an_sse_server_is_reached_as_each_client_names_it(make_agent, sse_server):
+    url = f"http://127.0.0.1:{sse_server}/sse"
+    entries = {
+        "claude": McpServerConfig.model_validate({"type": "sse", "url": url}),
+        "cline": McpServerConfig.model_validate({"transportType": "sse", "url": url}),
+        "cursor": McpServerConfig.model_validate({"url": url}),  # a URL ending in /sse
+        "vscode": McpServerConfig.model_validate({"type": "http", "url": url}),
+    }
+    turns = [call(f"mcp__{n}__echo", text=n) for n in entries]
+    agent, _ = make_agent(
+        "actor",
+        [*turns, call("mcp__claude__picture"), call("task_complete", summary="done")],
+        entries,
+        policy=allowing("*"),
+    )
+    await agent.run("use them all")
+    got = results(agent)
+    assert got[:4] == [(f"echo: {n}", False) for n in entries]
+    picture = [r for m in agent.history for r in m.tool_results][4]
+    assert [b.type for b in picture.content].count("image") == 1
+    used = {n: c.transport_used for n, c in agent.mcp.connections.items()}
+    assert used == dict.fromkeys(entries, "sse")
+    # VS Code's "http" asked for streamable HTTP first: the server refused, and it says so.
+    listing = render_status(agent.mcp.status())
+    assert "vscode: running, test-server" in listing
+    assert "reached over SSE (streamable HTTP: " in listing
+
+
+async def test_a_url_that_speaks_neither_says_what_each_transport_answered(make_agent, sse_server):
+    config = McpServerConfig(url=f"http://127.0.0.1:{sse_server}/nothing-here")
+    agent, _ = make_agent("actor", [call("task_complete", summary="done")], {"web": config})
+    await agent.run("anything")
+    error = agent.mcp.connections["web"].error
+    assert error.startswith("streamable HTTP: "), error
+    assert "; SSE: HTTP 404" in error
+
+
+# --- many tools, and images --------------------------------------------------------------
+
+
+async def test_a_server_with_many_tools_says_their_weight_and_offers_what_you_choose(make_agent):
+    many = McpServerConfig(
+        command=sys.executable, args=[SERVER, "--many", "80"], startup_timeout=90.0
+    )
+    chosen = McpServerConfig(
+        command=sys.executable,
+        args=[SERVER, "--many", "80"],
+        tools=["echo", "tool_1*"],
+        disabled_tools=["tool_12"],
+        startup_timeout=90.0,
+    )
+    agent, events = make_agent(
+        "actor", [call("task_complete", summary="done")], {"big": many, "small": chosen}
+    )
+    await agent.run("anything")
+    warnings = [e.message for e in events if e.kind == "warning"]
+    [said] = [w for w in warnings if "MCP server big" in w]
+    assert said.startswith("MCP server big offers 92 tools: their names, descriptions and ")
+    assert "KB to every request to the model" in said
+    assert "tools = [" in said
+    assert not any("MCP server small" in w for w in warnings)
+    names = offered(agent)
+    assert len([n for n in names if n.startswith("mcp__big__")]) == 92
+    small = sorted(n for n in names if n.startswith("mcp__small__"))
+    assert small == sorted(
+        ["mcp__small__echo", "mcp__small__tool_1"]
+        + [f"mcp__small__tool_1{i}" for i in range(10) if i != 2]
+    )
+    listing = render_status(agent.mcp.status())
+    assert "92 tools, 92 offered, about " in listing
+    assert "KB in every request: offer fewer with tools = [...]" in listing
+    assert "- tool_12 (not offered: disabled_tools)" in listing
+    assert "- add (not offered: tools)" in listing
+    size = next(s for s in agent.mcp.status() if s.name == "big").offered_bytes
+    assert size > 20_000
+
+
+async def test_an_image_with_a_careless_checksum_from_a_server_is_attached(make_agent):
+    agent, _ = make_agent(
+        "actor",
+        [call("mcp__srv__picture", bad_crc=True), call("task_complete", summary="done")],
+        {"srv": stdio()},
+        policy=allowing("srv"),
+    )
+    await agent.run("a picture")
+    picture = next(r for m in agent.history for r in m.tool_results)
+    assert "[image 1 attached]" in picture.text, picture.text
+    assert [b.type for b in picture.content].count("image") == 1

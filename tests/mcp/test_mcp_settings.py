@@ -18,7 +18,7 @@ from jupyter_agent.config.rules import McpServer, Rule, Rules
 from jupyter_agent.config.settings import SettingsError, load_settings
 from jupyter_agent.events import Event
 from jupyter_agent.mcp import McpServerConfig, McpServers, MissingVariable, render_status
-from jupyter_agent.mcp._connection import ServerTool
+from jupyter_agent.mcp._connection import McpUnavailable, ServerTool
 from jupyter_agent.mcp._tool import input_schema, tool_name
 from jupyter_agent.permissions import ToolCall
 from jupyter_agent.tools import ToolRegistry, tool
@@ -66,25 +66,268 @@ read_only = true
     assert load_settings(path).mcp_servers["fs"].args == ["-y", "server-fs"]
 
 
+def test_the_common_keys_of_vs_code_cursor_cline_and_claude_are_read(tmp_path):
+    settings = {
+        # VS Code's mcp.json: "servers", "inputs", a type on each, envFile, numbers in env.
+        "inputs": [{"type": "promptString", "id": "token", "password": True}],
+        "servers": {
+            "vscode": {
+                "type": "stdio",
+                "command": "node",
+                "args": ["server.js", 8080],
+                "env": {"PORT": 8080},
+                "envFile": "${workspaceFolder}/.env",
+            },
+            "vscode-web": {"type": "http", "url": "https://mcp.example.com/mcp"},
+        },
+        "mcpServers": {
+            # Cursor: url and headers, no type.
+            "cursor": {"url": "https://cursor.example/mcp", "headers": {"X-Key": "${KEY}"}},
+            # Cline: disabled, autoApprove, timeout (seconds), transportType.
+            "cline": {
+                "command": "uvx",
+                "args": ["mcp-server-git"],
+                "disabled": True,
+                "autoApprove": ["git_status"],
+                "timeout": 120,
+                "transportType": "stdio",
+            },
+            "cline-sse": {"url": "http://127.0.0.1:9/sse", "transportType": "sse"},
+            # Claude Desktop / Code: type sse or http, a timeout in milliseconds.
+            "claude-sse": {"type": "sse", "url": "http://127.0.0.1:9/events"},
+            "claude-http": {"type": "http", "url": "http://127.0.0.1:9/mcp", "timeout": 600000},
+            # Windsurf's serverUrl, Gemini CLI's httpUrl and excludeTools.
+            "windsurf": {"serverUrl": "https://w.example/mcp"},
+            "gemini": {"httpUrl": "https://g.example/mcp", "excludeTools": ["delete_*"]},
+            "roo": {"command": "x", "alwaysAllow": ["read"], "disabledTools": ["write"]},
+        },
+    }
+    path = write_settings(tmp_path, json.dumps(settings), "settings.json")
+    servers = load_settings(path).mcp_servers
+    assert all(c.problem is None for c in servers.values()), {
+        n: c.problem for n, c in servers.items()
+    }
+    assert all(c.ignored_keys == () for c in servers.values())
+    vscode = servers["vscode"]
+    assert (vscode.transport, vscode.args, vscode.env) == (
+        "stdio",
+        ["server.js", "8080"],
+        {"PORT": "8080"},
+    )
+    assert vscode.env_file == "${workspaceFolder}/.env"
+    assert servers["vscode-web"].transports() == ("http", "sse")  # VS Code falls back too
+    assert servers["cursor"].transports() == ("http", "sse")
+    assert servers["cursor"].headers == {"X-Key": "${KEY}"}
+    cline = servers["cline"]
+    assert not cline.enabled
+    assert cline.auto_approve == ["git_status"]
+    assert cline.call_timeout == 120
+    assert servers["cline-sse"].transports() == ("sse",)
+    assert servers["claude-sse"].transports() == ("sse",)
+    assert servers["claude-http"].call_timeout == 600  # milliseconds above an hour's seconds
+    assert servers["windsurf"].url == "https://w.example/mcp"
+    assert servers["gemini"].type == "http"
+    assert not servers["gemini"].offers("delete_repo")
+    assert servers["gemini"].offers("get_repo")
+    roo = servers["roo"]
+    assert roo.auto_approve == ["read"]
+    assert (roo.offers("read"), roo.offers("write")) == (True, False)
+    # VS Code's settings.json nests them as mcp.servers; a URL ending in /sse tries SSE first.
+    nested = write_settings(tmp_path / "b", '[mcp.servers.docs]\nurl = "http://127.0.0.1:9/sse"\n')
+    assert load_settings(nested).mcp_servers["docs"].transports() == ("sse", "http")
+
+
 @pytest.mark.parametrize(
     ("entry", "said"),
     [
         ('command = "x"\nurl = "http://127.0.0.1/mcp"', "either"),
         ("args = []", "either"),
-        ('type = "sse"\nurl = "http://127.0.0.1/sse"', "not supported"),
+        ('type = "websocket"\nurl = "ws://127.0.0.1/mcp"', "not one of stdio, http"),
         ('url = "ftp://example.com"', "http://"),
         ('type = "stdio"\nurl = "http://127.0.0.1/mcp"', "takes a"),
-        ('command = "x"\nautoApprove = ["y"]', "autoApprove"),
+        ('command = "x"\nargs = "--flag"', "args: Input should be a valid list"),
+        ('command = "x"\nenv = { A = ["b"] }', "env.A"),
+        ('command = "x"\ndisabled = "yes"', '"disabled" must be true or false'),
         ('command = "x"\nstartup_timeout = 0', "startup_timeout"),
+        ('command = "x"\ntimeout = "long"', '"timeout" must be a number'),
+        ('command = "x"\nenabled = true\ndisabled = true', 'give "enabled" or "disabled"'),
+        ('command = "x"\ntools = ["' + "a" * 5000 + '"]', "tools: the pattern is"),
     ],
 )
-def test_a_server_entry_that_is_wrong_says_which_and_why(tmp_path, entry, said):
-    path = write_settings(tmp_path, f"[mcpServers.bad]\n{entry}\n")
-    with pytest.raises(SettingsError) as caught:
-        load_settings(path)
-    message = str(caught.value)
-    assert "mcpServers" in message
-    assert said in message
+def test_a_wrong_entry_costs_only_its_own_server_and_says_why(home, workspace, entry, said):
+    write_settings(
+        home,
+        f'[mcpServers.good]\ncommand = "{sys.executable}"\n\n[mcpServers.bad]\n{entry}\n',
+    )
+    agent = Agent("actor", ScriptedModel(), workspace=workspace)  # no SettingsError
+    good, bad = agent.mcp.connections["good"], agent.mcp.connections["bad"]
+    assert good.state == "not started"
+    assert bad.state == "invalid"
+    assert said in (bad.config.problem or ""), bad.config.problem
+    listing = render_status(agent.mcp.status())
+    assert "bad: not started: its settings entry is wrong: " in listing
+    notes = agent.mcp.settings_notes()
+    assert len(notes) == 1
+    assert notes[0].startswith("MCP server bad is not started: its settings entry is wrong: ")
+    assert notes[0].endswith("Your other MCP servers are not affected.")
+    assert agent.mcp.settings_notes() == []  # said once
+    assert agent.mcp.usable_by(frozenset({"mcp_tools"})) == [good]
+
+
+async def test_a_wrong_entry_is_said_as_the_run_starts_and_never_started(home, workspace):
+    write_settings(
+        home,
+        '[mcpServers.web]\ntype = "sse"\ncommand = "x"\n\n'
+        '[mcpServers.named]\ncommand = "x"\nautoApprove = "all"\n',
+    )
+    events: list[Event] = []
+    agent = Agent(
+        "actor", ScriptedModel([call("task_complete", summary="done")]), workspace=workspace
+    )
+    agent.subscribe(events.append)
+    await agent.run("anything")
+    warnings = [e.message for e in events if e.kind == "warning"]
+    assert any(
+        'MCP server web is not started: its settings entry is wrong: type "sse" takes a "url"' in w
+        for w in warnings
+    ), warnings
+    assert any("MCP server named is not started" in w and "auto_approve" in w for w in warnings)
+    assert agent.mcp.connections["web"].starts == 0
+    with pytest.raises(McpUnavailable, match="its settings entry is wrong"):
+        await agent.mcp.connections["web"].ensure()
+
+
+def test_a_name_that_cannot_be_a_servers_is_one_wrong_entry(tmp_path):
+    path = write_settings(
+        tmp_path,
+        json.dumps({"mcpServers": {"x" * 70: {"command": "a"}, "ok": {"command": "b"}, "s": 3}}),
+        "settings.json",
+    )
+    servers = load_settings(path).mcp_servers
+    assert servers["ok"].problem is None
+    assert "must be 1 to 64 printable characters" in (servers["x" * 60].problem or "")
+    assert servers["s"].problem == "it must be a table of settings, not int"
+    # A server given twice (VS Code's "servers" beside "mcpServers") is kept once, as wrong.
+    twice = write_settings(
+        tmp_path / "b",
+        json.dumps({"mcpServers": {"a": {"command": "x"}}, "servers": {"a": {"command": "y"}}}),
+        "settings.json",
+    )
+    assert load_settings(twice).mcp_servers["a"].problem == (
+        "it is given twice, in mcpServers and in servers"
+    )
+    # The map itself must be a map: that is the file's error, not one server's.
+    with pytest.raises(SettingsError, match="mcpServers"):
+        load_settings(write_settings(tmp_path / "c", '{"mcpServers": [1]}', "settings.json"))
+
+
+def test_keys_we_do_not_use_are_left_aside_and_said_once(home, workspace):
+    write_settings(
+        home,
+        '[mcpServers.srv]\ncommand = "x"\ndescription = "my server"\n'
+        'oauth = { clientId = "abc" }\nheadersHelper = "get-headers.sh"\n',
+    )
+    agent = Agent("actor", ScriptedModel(), workspace=workspace)
+    config = agent.mcp.connections["srv"].config
+    assert config.problem is None
+    assert config.ignored_keys == ("oauth", "headersHelper")  # a description is only words
+    assert agent.mcp.settings_notes() == [
+        "MCP server srv: the keys oauth, headersHelper of its settings entry are not used "
+        "here and were ignored."
+    ]
+    assert "keys not used here: oauth, headersHelper" in render_status(agent.mcp.status())
+
+
+def test_a_timeout_is_read_in_the_unit_its_client_writes():
+    seconds = McpServerConfig.model_validate({"command": "x", "timeout": 60})  # Cline
+    millis = McpServerConfig.model_validate({"command": "x", "timeout": 30000})  # Claude Code
+    assert (seconds.call_timeout, millis.call_timeout) == (60, 30)
+    ours = McpServerConfig.model_validate({"command": "x", "call_timeout": 45})
+    assert ours.call_timeout == 45
+
+
+async def test_a_disabled_server_of_clines_is_listed_and_never_started(home, workspace):
+    write_settings(home, f'[mcpServers.off]\ncommand = "{sys.executable}"\ndisabled = true\n')
+    agent = Agent(
+        "actor", ScriptedModel([call("task_complete", summary="done")]), workspace=workspace
+    )
+    await agent.run("anything")
+    assert agent.mcp.connections["off"].state == "disabled"
+    assert agent.mcp.connections["off"].starts == 0
+    assert "off: disabled" in render_status(agent.mcp.status())
+
+
+# --- autoApprove ---------------------------------------------------------------------
+
+
+def test_auto_approve_in_your_settings_allows_those_tools_and_grants_nothing_more(home, workspace):
+    write_settings(
+        home,
+        '[mcpServers.git]\ncommand = "x"\nautoApprove = ["git_status", "odd*name"]\n',
+    )
+    agent = Agent("actor", ScriptedModel(), workspace=workspace)
+    rules = agent.policy
+    assert isinstance(rules, Rules)
+    status = rules.decide(mcp_call("git", "git_status"))
+    assert status.decision == "allow"
+    assert "autoApprove" in status.reason
+    assert rules.decide(mcp_call("git", "git_push")).decision == "ask"
+    assert rules.decide(mcp_call("other", "git_status")).decision == "ask"
+    # A name is a name, not a pattern.
+    assert rules.decide(mcp_call("git", "odd*name")).decision == "allow"
+    assert rules.decide(mcp_call("git", "odd_other_name")).decision == "ask"
+    # Not a read-only grant: the Planner is still not offered the server's tools.
+    assert not agent.mcp.connections["git"].config.grants_any
+
+
+def test_auto_approve_in_a_folder_you_have_not_trusted_grants_nothing(home, workspace):
+    write_settings(
+        workspace,
+        '[mcpServers.git]\ncommand = "x"\nautoApprove = ["git_push"]\n'
+        '[mcpServers.also]\ncommand = "y"\n',
+    )
+    write_settings(home, '[mcpServers.git]\ncommand = "mine"\n')
+    agent = Agent("actor", ScriptedModel(), workspace=workspace)
+    rules = agent.policy
+    assert isinstance(rules, Rules)
+    assert rules.decide(mcp_call("git", "git_push")).decision == "ask"
+    assert agent.mcp.connections["git"].config.command == "mine"  # yours, not the folder's
+    assert agent.trust_prompt is not None
+    said = agent.trust_prompt.text()
+    assert "git_push" in said
+    assert "would run without asking" in said
+    agent.trust_workspace()
+    assert agent.policy.decide(mcp_call("git", "git_push")).decision == "allow"
+
+
+# --- variables -------------------------------------------------------------------------
+
+
+def test_an_unset_variable_is_said_with_advice_that_keeps_secrets_out_of_the_notebook():
+    config = McpServerConfig(command="x", env={"TOKEN": "${SERVICE_TOKEN}"})
+    with pytest.raises(MissingVariable) as caught:
+        config.expanded({})
+    said = str(caught.value)
+    assert "%env" not in said  # %env saves the value into the .ipynb
+    assert "${SERVICE_TOKEN} (in env.TOKEN) is not set" in said
+    assert "export SERVICE_TOKEN=" in said
+    assert "envFile" in said
+
+
+def test_vs_codes_variables_name_the_agents_folder_and_inputs_are_said_plainly(tmp_path):
+    config = McpServerConfig(
+        command="${userHome}/bin/server",
+        args=["${workspaceFolder}/data", "${env:workspaceFolder}"],
+    ).in_workspace(tmp_path)
+    filled = config.expanded({"workspaceFolder": "from-env"})
+    assert filled.command == f"{Path.home()}/bin/server"
+    assert filled.args == [f"{tmp_path}/data", "from-env"]
+    assert config.variables() == ["workspaceFolder"]  # only the one read from the environment
+    asks = McpServerConfig(url="https://x.example/mcp", headers={"Auth": "${input:token}"})
+    with pytest.raises(
+        MissingVariable, match=r"\$\{input:token\} \(in headers.Auth\) is one of VS Code's inputs"
+    ):
+        asks.expanded({})
 
 
 # --- trust -----------------------------------------------------------------------------
