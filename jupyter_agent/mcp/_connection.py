@@ -15,13 +15,21 @@ answered is tried first from then on.
 A server that exits or drops its connection is marked lost; the next use starts it
 again. Consecutive failures back off (the first retry at once, the next after 2 s) and,
 after :data:`MAX_ATTEMPTS`, the server is left failed until someone asks for it again
-(``%agent mcp``).
+(``%agent mcp``). What is said of a failure is its cause: the transport's error, and what
+a program wrote to stderr since the call it failed in began (or since its last call
+ended), never what it wrote long before.
+
+What the SDK logs while it serves our servers (a connection's errors, the lines it writes
+as a session shuts down) stays out of the notebook: those records go to this module's
+debug log instead (:func:`keep_sdk_logs_out`); the SDK's records outside our servers'
+work (the user's own MCP code in the kernel) are left alone.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import logging
 import os
 import sys
@@ -48,6 +56,11 @@ STDERR_KEPT = 1_000_000
 its end is kept."""
 CLOSE_TIMEOUT = 10.0
 """Seconds closing a server may take (the SDK stops a stdio program within about 4 s)."""
+LOST_GRACE = 3.0
+"""Seconds a call that lost its connection waits for the serving task to learn why."""
+SDK_LOGGERS = ("mcp", "httpx", "httpx2", "httpcore", "httpcore2", "sse_starlette")
+"""Loggers of the SDK and its HTTP stack, whose records during our servers' work stay
+out of the notebook."""
 TRANSPORT_NAMES: dict[Transport, str] = {
     "stdio": "stdio",
     "http": "streamable HTTP",
@@ -57,6 +70,48 @@ TRANSPORT_NAMES: dict[Transport, str] = {
 State = Literal["not started", "starting", "running", "failed", "disabled", "invalid", "closed"]
 ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]
 """(progress, total, message) of a long call, as the server reports it."""
+
+_SERVING: contextvars.ContextVar[McpConnection | None] = contextvars.ContextVar(
+    "jupyter_agent_mcp_serving", default=None
+)
+"""The server whose work runs in this context (its serving task, its tool calls, and the
+tasks the SDK starts from them, which copy the context)."""
+
+
+class _SdkLogsOut(logging.Filter):
+    """Keeps the SDK's records made during our servers' work from the notebook."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        connection = _SERVING.get()
+        if connection is None:
+            return True  # not ours: the user's own MCP code, say
+        try:
+            said = record.getMessage()
+        except Exception:  # a record whose arguments do not fit its message
+            said = str(record.msg)
+        log.debug(
+            "MCP server %s, %s %s: %s",
+            connection.name,
+            record.name,
+            record.levelname,
+            said,
+            exc_info=record.exc_info,
+        )
+        return False
+
+
+_FILTER = _SdkLogsOut()
+
+
+def keep_sdk_logs_out() -> None:
+    """Put the filter on every SDK logger made so far (a logger's filter sees only the
+    records made by that logger, so each gets it; called as each server starts, after
+    the SDK's modules for its transport are imported)."""
+    for name, logger in list(logging.Logger.manager.loggerDict.items()):
+        if not isinstance(logger, logging.Logger) or _FILTER in logger.filters:
+            continue
+        if any(name == top or name.startswith(top + ".") for top in SDK_LOGGERS):
+            logger.addFilter(_FILTER)
 
 
 class McpUnavailable(Exception):
@@ -107,6 +162,12 @@ class McpConnection:
         self._ready: asyncio.Future[None] | None = None
         self._closing: asyncio.Event | None = None
         self._stderr: Any = None
+        self._stderr_dropped = 0
+        """Bytes trimmed from the start of this launch's stderr file."""
+        self._calls: dict[int, int] = {}
+        """The calls in flight, each with where stderr stood as it began."""
+        self._quiet_since = 0
+        """Where stderr stood when the last call ended (or the server was ready)."""
         self._env_file: EnvFile | None = None
 
     def __repr__(self) -> str:
@@ -222,7 +283,7 @@ class McpConnection:
 
     def _start_timed_out(self, task: asyncio.Task[None]) -> None:
         if self._task is task and self.state == "starting":
-            self._fail(f"no answer within {self.config.startup_timeout:g} s{self._stderr_tail()}")
+            self._fail(f"no answer within {self.config.startup_timeout:g} s{self._stderr_since(0)}")
             task.cancel()
 
     def _kinds(self) -> tuple[Transport, ...]:
@@ -237,6 +298,7 @@ class McpConnection:
         that takes too long is cancelled by the timer :meth:`_launch` sets)."""
         assert self._ready is not None
         ready, me = self._ready, asyncio.current_task()
+        _SERVING.set(self)  # in this task's own copy of the context, and its children's
         try:
             import anyio  # noqa: F401
             from mcp import ClientSession  # noqa: F401
@@ -244,9 +306,12 @@ class McpConnection:
             self._fail(NO_SDK)
             ready.set_exception(McpUnavailable(self.error))
             return
+        keep_sdk_logs_out()
         errlog = None
         if self.config.transport == "stdio":
             errlog = self._stderr = _stderr_file()
+            self._stderr_dropped = 0
+        self._quiet_since = 0
         refused: list[str] = []
         try:
             config = self.config.expanded(file_values=self.file_values())
@@ -264,7 +329,7 @@ class McpConnection:
             # A restart may have begun while this one wound down: its state is not ours.
             if self._task is me and self.state in ("starting", "running"):
                 said = "; ".join(refused) if refused and not ready.done() else _explain(exc)
-                self._fail(f"{said}{self._stderr_tail()}")
+                self._fail(f"{said}{self._stderr_since(self._crash_mark())}")
             if not ready.done():
                 ready.set_exception(McpUnavailable(self.error))
             log.debug("MCP server %s ended", self.name, exc_info=True)
@@ -311,6 +376,7 @@ class McpConnection:
         lost = asyncio.Event()
         async with contextlib.AsyncExitStack() as stack:
             read, write = await stack.enter_async_context(self._transport(config, kind, errlog))
+            keep_sdk_logs_out()  # the transport's modules are imported now
             # Our own hop between the transport and the session: its end is how we
             # learn that the program exited while idle.
             forward, received = anyio.create_memory_object_stream[Any](0)
@@ -325,6 +391,7 @@ class McpConnection:
             self.transport_used = kind
             self.state = "running"
             self.failures = 0
+            self._quiet_since = self._stderr_offset()
             ready.set_result(None)
             waits = [asyncio.ensure_future(e.wait()) for e in (closing, lost)]
             try:
@@ -334,7 +401,11 @@ class McpConnection:
                     w.cancel()
             if lost.is_set() and not closing.is_set() and self._task is me:
                 self._session = None
-                self._fail(f"the server exited or closed the connection{self._stderr_tail()}")
+                during = " during a call" if self._calls else ""
+                self._fail(
+                    f"the server exited or closed the connection{during}"
+                    f"{self._stderr_since(self._crash_mark())}"
+                )
 
     @contextlib.asynccontextmanager
     async def _transport(
@@ -407,6 +478,9 @@ class McpConnection:
         import anyio
         from mcp import MCPError
 
+        me = id(asyncio.current_task())
+        self._calls[me] = self._stderr_offset()
+        serving = _SERVING.set(self)  # what the SDK logs for this call stays ours
         try:
             with anyio.fail_after(self.config.call_timeout):
                 result = await session.call_tool(tool, arguments, progress_callback=progress)
@@ -414,20 +488,33 @@ class McpConnection:
             raise  # an OSError, but no lost connection: the server is only slow
         except MCPError as exc:
             if _connection_closed(exc):
-                raise self._lost() from None
+                raise await self._lost() from None
             raise
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError) as exc:
-            raise self._lost(f": {exc}" if str(exc) else "") from None
+            raise await self._lost(f": {_explain(exc)}") from None
+        finally:
+            _SERVING.reset(serving)
+            self._calls.pop(me, None)
+            if not self._calls:
+                self._quiet_since = self._stderr_offset()
         dumped: dict[str, Any] = result.model_dump(mode="json", by_alias=True, exclude_none=True)
         return dumped
 
-    def _lost(self, detail: str = "") -> McpLost:
-        """Mark the connection lost (the serving task winds it down); the error to raise."""
+    async def _lost(self, detail: str = "") -> McpLost:
+        """The connection broke during a call: let the serving task learn why (the
+        program's end, the transport's error), bounded; the error to raise."""
+        task = self._task
+        if self.state == "running" and task is not None and not task.done():
+            with contextlib.suppress(asyncio.TimeoutError, Exception):
+                await asyncio.wait_for(asyncio.shield(task), LOST_GRACE)
         if self.state == "closed":
             return McpLost(f"MCP server {self.name} was shut down during the call.")
-        if self.state == "running":
+        if self.state == "running" and self._task is task:  # it did not end by itself
             self._stop_task_gently()
-            self._fail(f"the connection was lost during a call{detail}{self._stderr_tail()}")
+            self._fail(
+                f"the connection was lost during a call{detail}"
+                f"{self._stderr_since(self._crash_mark())}"
+            )
         return McpLost(
             f"MCP server {self.name} stopped answering: {self.error}. It is started again "
             "at its next use."
@@ -440,6 +527,21 @@ class McpConnection:
             self._closing.set()
 
     # --- stderr --------------------------------------------------------------------
+
+    def _stderr_offset(self) -> int:
+        """How much the program has written to stderr since it started (0: no program)."""
+        f = self._stderr
+        if f is None:
+            return 0
+        try:
+            return os.fstat(f.fileno()).st_size + self._stderr_dropped
+        except (OSError, ValueError):
+            return 0
+
+    def _crash_mark(self) -> int:
+        """Where the stderr around a failure begins: as the oldest call in flight began,
+        else as the last call ended (or the server was ready; 0 while it starts)."""
+        return min(self._calls.values(), default=self._quiet_since)
 
     def _trim_stderr(self) -> None:
         """Keep only the end of a long stderr on disk (see :data:`STDERR_KEPT`)."""
@@ -454,23 +556,30 @@ class McpConnection:
             end = os.pread(fd, 4 * STDERR_TAIL, size - 4 * STDERR_TAIL)
             os.ftruncate(fd, 0)
             os.write(fd, end)
+            self._stderr_dropped += size - len(end)
         except (OSError, ValueError):
             pass
 
-    def _stderr_tail(self) -> str:
-        """The end of what a stdio program wrote to stderr, as `` (stderr: …)``."""
+    def _stderr_since(self, mark: int) -> str:
+        """What a stdio program wrote to stderr since ``mark`` (its end, at most
+        :data:`STDERR_TAIL` characters), as `` (stderr: …)``; "" when nothing."""
         f = self._stderr
         if f is None:
             return ""
         try:
             fd = f.fileno()
             size = os.fstat(fd).st_size
+            start = max(0, mark - self._stderr_dropped, size - STDERR_TAIL)
             # pread: the program shares the file offset, which must not move under it.
-            raw = os.pread(fd, STDERR_TAIL, max(0, size - STDERR_TAIL))
+            raw = os.pread(fd, size - start, start) if size > start else b""
         except (OSError, ValueError):
             return ""
         text = " ".join(raw.decode("utf-8", "replace").split())
         return f" (stderr: {text})" if text else ""
+
+    def _stderr_tail(self) -> str:
+        """The end of what a stdio program wrote to stderr, as `` (stderr: …)``."""
+        return self._stderr_since(0)
 
 
 NO_SDK = (

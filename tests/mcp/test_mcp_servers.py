@@ -241,6 +241,7 @@ async def test_a_server_that_crashes_is_said_and_restarted_at_next_use(make_agen
     agent, events = make_agent(
         "actor",
         [
+            call("mcp__srv__chatter", line="an earlier line, long before"),
             call("mcp__srv__crash"),
             call("mcp__srv__echo", text="again"),
             call("task_complete", summary="done"),
@@ -249,10 +250,13 @@ async def test_a_server_that_crashes_is_said_and_restarted_at_next_use(make_agen
         policy=rules,
     )
     await agent.run("crash it")
-    crashed, again = results(agent)[:2]
+    said, crashed, again = results(agent)[:3]
+    assert said == ("said", False)
     assert crashed[1]
-    assert "MCP server srv stopped answering" in crashed[0]
-    assert "about to crash on purpose" in crashed[0]  # what the program said on stderr
+    assert crashed[0] == (
+        "MCP server srv stopped answering: the server exited or closed the connection during "
+        "a call (stderr: about to crash on purpose). It is started again at its next use."
+    )  # its cause: what it wrote during the call, not before
     warnings = [e.message for e in events if e.kind == "warning"]
     assert any("started again at its next use" in w for w in warnings)
     assert again == ("echo: again", False)
@@ -541,6 +545,7 @@ async def test_an_http_server_that_goes_away_is_said_and_reconnected(make_agent)
         gone = results(agent)[-2]
         assert gone[1]
         assert "MCP server web stopped answering" in gone[0]
+        assert "ConnectError: All connection attempts failed" in gone[0]  # its cause
         assert any(
             "started again at its next use" in e.message for e in events if e.kind == "warning"
         )
@@ -621,6 +626,47 @@ async def test_a_url_that_speaks_neither_says_what_each_transport_answered(make_
     error = agent.mcp.connections["web"].error
     assert error.startswith("streamable HTTP: "), error
     assert "; SSE: HTTP 404" in error
+
+
+# --- what the SDK logs -------------------------------------------------------------------
+
+
+async def test_the_sdks_log_lines_stay_out_of_the_notebook(make_agent, caplog):
+    """A kernel shows what reaches the root logger's handlers (or Python's last resort,
+    which writes WARNING and above to the cell's stderr): nothing the SDK logs while it
+    serves our servers may reach them, at any level, nor at shutdown."""
+    import logging
+
+    caplog.set_level(logging.DEBUG)
+    proc, port = _serve("--http")
+    try:
+        agent, _ = make_agent(
+            "actor",
+            [call("mcp__web__echo", text="one"), call("task_complete", summary="done")],
+            {"web": McpServerConfig(url=f"http://127.0.0.1:{port}/mcp")},
+            policy=allowing("web"),
+        )
+        await agent.run("first")
+        proc.terminate()
+        proc.wait(10)
+        agent.model.add(call("mcp__web__echo", text="two"), call("task_complete", summary="x"))
+        await asyncio.wait_for(agent.run("second"), 30)
+        await agent.mcp.close()
+    finally:
+        proc.kill()
+        proc.wait(10)
+    sdk = [
+        f"{r.name} {r.levelname} {r.getMessage()}"
+        for r in caplog.records
+        if r.name.split(".")[0] in ("mcp", "httpx", "httpx2", "httpcore", "httpcore2")
+    ]
+    assert sdk == []
+    # They went to our own debug log instead.
+    ours = [r.getMessage() for r in caplog.records if r.name == "jupyter_agent.mcp._connection"]
+    assert any("MCP server web, mcp.client" in line for line in ours), ours
+    # The user's own MCP code in the kernel still logs as it always did.
+    logging.getLogger("mcp.client.session").warning("the user's own")
+    assert "the user's own" in caplog.text
 
 
 # --- many tools, and images --------------------------------------------------------------
