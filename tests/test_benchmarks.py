@@ -162,3 +162,16 @@ def test_the_busy_cell_benchmark_reports_stop_latency_and_throughput(monkeypatch
         assert re.search(rf"{situation} +\d+ chars/s +[\d.]+ messages/s", out), out
     assert re.search(r"no subshell \(fallback\) +one sample +\d+ ms", out), out
     assert re.search(r"ratio busy/idle +[\d.]+×", out), out
+
+
+async def test_the_notebook_parse_benchmark_reports_each_measurement(capsys):
+    """benchmarks/notebook_parse.py, briefly: a 2 MB output (still decoded in steps)."""
+    await _benchmark("notebook_parse.py").main(megabytes=2, rounds=1)
+
+    out = capsys.readouterr().out
+    waits = re.findall(
+        r"(?:read|edit)  loop waited at most +[\d.]+ ms \(one call: +[\d.]+ ms, +[\d.]+× longer\)",
+        out,
+    )
+    assert len(waits) == 6, out
+    assert len(re.findall(r"before/now +[\d.]+×", out)) == 3, out

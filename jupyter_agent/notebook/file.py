@@ -32,7 +32,6 @@ from __future__ import annotations
 import asyncio
 import difflib
 import hashlib
-import json
 import os
 import threading
 from collections import Counter
@@ -42,7 +41,8 @@ from typing import Any, Literal, TypeVar
 
 from .._tasks import to_the_end
 from ..errors import ToolError
-from ..workspace.paths import PathRefused, Root
+from ..workspace.paths import NotRegularFile, PathRefused, Root
+from . import _bounded_json
 from .bridge import (
     BridgeMode,
     Cell,
@@ -78,6 +78,10 @@ class FileBridge:
         out are kept for the next session (default: this bridge's lifetime only)."""
         self.file = Path(os.path.abspath(os.path.expanduser(path)))
         self.path = str(path)
+        if self.file.is_dir():
+            raise NotebookFormatError(
+                f"{path} is a folder, not a notebook file. Give the path of an .ipynb file."
+            )
         self.executor = executor
         self._root = Path(os.path.abspath(root)) if root is not None else self.file.parent
         self._gate: Root | None = None
@@ -309,7 +313,14 @@ class FileBridge:
             raw = self._folder().read(self.file)
         except FileNotFoundError:
             raise ToolError(f"The notebook {self.path} does not exist.") from None
-        except OSError as exc:  # a link out of its folder, not a regular file
+        except NotRegularFile as exc:
+            if exc.what != "a folder":
+                raise ToolError(f"The notebook {self.path} cannot be opened: {exc}") from None
+            raise NotebookFormatError(
+                f"{self.path} is a folder, not a notebook file; nothing was written. "
+                "Give the path of an .ipynb file."
+            ) from None
+        except OSError as exc:  # a link out of its folder
             raise ToolError(f"The notebook {self.path} cannot be opened: {exc}") from None
         digest = hashlib.sha256(raw).hexdigest()
         if check and self._seen is not None and digest != self._seen:
@@ -318,7 +329,7 @@ class FileBridge:
                 "Nothing was written, so no edit is lost: call read_notebook again, then retry."
             )
         try:
-            text = raw.decode("utf-8")
+            text = _bounded_json.decode_utf8(raw)  # a large file in steps: the loop runs
         except UnicodeDecodeError as e:
             raise NotebookFormatError(
                 f"{self.path} is not UTF-8 text ({e.reason} at byte {e.start}); "
@@ -548,7 +559,7 @@ def _validation_error(text: str) -> str | None:
     """The first way ``text`` breaks the notebook format of its own version, if any."""
     from nbformat.validator import get_validator
 
-    data = json.loads(text)
+    data = _bounded_json.loads(text)  # a large file in steps; a byte-order mark skipped
     validator = get_validator(data.get("nbformat"), data.get("nbformat_minor"))
     if validator is None:
         return None

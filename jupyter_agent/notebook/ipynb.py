@@ -13,6 +13,10 @@ in version 3 form (``input``/``prompt_number``, heading cells).
 
 Cells of a file without stored ids get ids derived from their content
 (:func:`derive_ids`), the same on every read, and never written to the file.
+
+A file that begins with a UTF-8 byte-order mark (as some Windows tools write) keeps it.
+A large file is decoded in steps that each hold the GIL briefly (:mod:`._bounded_json`),
+so a 50 MB output never keeps the kernel's event loop waiting while it is read.
 """
 
 from __future__ import annotations
@@ -28,8 +32,9 @@ from typing import Any
 
 from ..errors import ToolError
 from ..secrets.shapes import mask_secrets
+from . import _bounded_json
 
-_DECODER = json.JSONDecoder()
+BOM = "\ufeff"
 _SPACE = re.compile(r"[ \t\n\r]*")
 _VALID_ID = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 _ESCAPED_NON_ASCII = re.compile(r"\\u(?:00[89a-fA-F]|0[1-9a-fA-F]|[1-9a-fA-F])[0-9a-fA-F]{2}")
@@ -78,6 +83,9 @@ class _Span:
     start: int
     end: int
     value: Any
+    items: list[_Span] | None = None
+    """A list's items with where each lies (for the lists :func:`_members` is asked to
+    read item by item)."""
 
 
 @dataclass
@@ -104,17 +112,23 @@ class Document:
     _open: str = field(repr=False)
     _close: str = field(repr=False)
     _between: str = field(repr=False)
+    bom: str = ""
+    """The byte-order mark the file begins with, if any (:data:`BOM`), written back;
+    ``text`` is what follows it."""
 
     # --- reading --------------------------------------------------------------------
 
     @classmethod
     def parse(cls, text: str, name: str = "the notebook") -> Document:
         """Read a notebook file's text; :class:`NotebookFormatError` says why one cannot be."""
+        bom = BOM if text.startswith(BOM) else ""
+        if bom:
+            text = text[1:]
         start = _skip(text, 0)
         if not text.startswith("{", start):
             raise NotebookFormatError(f"{name} is not a notebook: it does not hold a JSON object.")
         try:
-            top = _members(text, start)
+            top = _members(text, start, lists=_CELL_LISTS)
         except (ValueError, RecursionError) as e:
             reason = "nested too deeply" if isinstance(e, RecursionError) else str(e)
             raise NotebookFormatError(
@@ -134,9 +148,9 @@ class Document:
                 f"{name} is in nbformat {major}, which cannot be edited here "
                 "(versions 3 and 4 can). Open it in Jupyter and save it to convert it."
             )
-        if cells_span is None or not isinstance(cells_span.value, list):
+        if cells_span is None or cells_span.items is None:
             raise NotebookFormatError(f"{name} has no list of cells; it is not a notebook.")
-        items = _elements(text, cells_span.start)
+        items = cells_span.items
         for n, item in enumerate(items, 1):
             problem = _unreadable(item.value)
             if problem:
@@ -164,6 +178,7 @@ class Document:
             _open=text[opening + 1 : first],
             _close=text[last:closing],
             _between=between if between is not None else style.between(depth + 1),
+            bom=bom,
         )
 
     @property
@@ -185,13 +200,18 @@ class Document:
 
     def render(self) -> str:
         if not self.cells:
-            return self._head + self._tail
+            return self.bom + self._head + self._tail
         opening, closing = self._open, self._close
         if not opening and not closing and self.style.indent is not None:
             opening = self._between[len(self.style.item_separator) :]
             closing = self.style.newline + self.style.indent * self._depth()
-        body = self._between.join(c.text for c in self.cells)
-        return self._head + opening + body + closing + self._tail
+        parts = [self.bom, self._head, opening]
+        for n, cell in enumerate(self.cells):
+            if n:
+                parts.append(self._between)
+            parts.append(cell.text)
+        parts += [closing, self._tail]
+        return "".join(parts)  # one copy of a file that may be tens of megabytes
 
     def replace(self, index: int, cell: dict[str, Any]) -> None:
         """Put ``cell`` (version 4 shape) at ``index``; only the members that differ change."""
@@ -293,8 +313,13 @@ def derive_ids(fingerprints: Sequence[str], taken: set[str]) -> Iterator[str]:
 # --- the JSON layout ------------------------------------------------------------------
 
 
-def _members(text: str, start: int) -> dict[str, _Span]:
-    """The members of the JSON object at ``text[start]``, with where each value lies."""
+_CELL_LISTS = frozenset({"cells", "worksheets"})
+"""The lists whose items a notebook's cells are (or hold): read item by item, once."""
+
+
+def _members(text: str, start: int, lists: frozenset[str] = frozenset()) -> dict[str, _Span]:
+    """The members of the JSON object at ``text[start]``, with where each value lies; a
+    member named in ``lists`` that is a list also has its items' places."""
     if not text.startswith("{", start):
         raise ValueError(f"expected an object at character {start}")
     out: dict[str, _Span] = {}
@@ -302,15 +327,19 @@ def _members(text: str, start: int) -> dict[str, _Span]:
     if text.startswith("}", i):
         return out
     while True:
-        key, i = _DECODER.raw_decode(text, i)
+        key, i = _bounded_json.raw_decode(text, i)
         if not isinstance(key, str):
             raise ValueError(f"expected a key at character {i}")
         i = _skip(text, i)
         if not text.startswith(":", i):
             raise ValueError(f"expected ':' at character {i}")
         i = _skip(text, i + 1)
-        value, end = _DECODER.raw_decode(text, i)
-        out[key] = _Span(i, end, value)
+        if key in lists and text.startswith("[", i):
+            items, end = _elements(text, i)
+            out[key] = _Span(i, end, [item.value for item in items], items)
+        else:
+            value, end = _bounded_json.raw_decode(text, i)
+            out[key] = _Span(i, end, value)
         i = _skip(text, end)
         if text.startswith(",", i):
             i = _skip(text, i + 1)
@@ -320,20 +349,21 @@ def _members(text: str, start: int) -> dict[str, _Span]:
             raise ValueError(f"expected ',' or '}}' at character {i}")
 
 
-def _elements(text: str, start: int) -> list[_Span]:
-    """The items of the JSON list at ``text[start]``, with where each lies."""
+def _elements(text: str, start: int) -> tuple[list[_Span], int]:
+    """The items of the JSON list at ``text[start]``, with where each lies, and the index
+    just past the list."""
     out: list[_Span] = []
     i = _skip(text, start + 1)
     if text.startswith("]", i):
-        return out
+        return out, i + 1
     while True:
-        value, end = _DECODER.raw_decode(text, i)
+        value, end = _bounded_json.raw_decode(text, i)
         out.append(_Span(i, end, value))
         i = _skip(text, end)
         if text.startswith(",", i):
             i = _skip(text, i + 1)
         elif text.startswith("]", i):
-            return out
+            return out, i + 1
         else:
             raise ValueError(f"expected ',' or ']' at character {i}")
 
@@ -352,10 +382,11 @@ def _v3_cells(text: str, top: dict[str, _Span], name: str) -> tuple[_Span | None
             f"{name} is an nbformat 3 notebook with {len(sheets.value)} worksheets; only "
             "single-worksheet notebooks can be edited here. It was not changed."
         )
-    sheet = _elements(text, sheets.start)[0]
+    assert sheets.items is not None  # read item by item (_CELL_LISTS)
+    sheet = sheets.items[0]
     if not isinstance(sheet.value, dict):
         return None, 3
-    return _members(text, sheet.start).get("cells"), 3
+    return _members(text, sheet.start, lists=_CELL_LISTS).get("cells"), 3
 
 
 def _style(text: str, start: int, top: dict[str, _Span], cells: list[StoredCell]) -> Style:
@@ -365,7 +396,7 @@ def _style(text: str, start: int, top: dict[str, _Span], cells: list[StoredCell]
     lead = text[start + 1 : first_key]
     newline = "\r\n" if "\r\n" in lead else "\n"
     indent = lead.rsplit("\n", 1)[1] if "\n" in lead else None
-    key_end = _DECODER.raw_decode(text, first_key)[1]
+    key_end = _bounded_json.raw_decode(text, first_key)[1]
     key_separator = text[key_end : spans[0].start] if spans else ": "
     item_separator = ","
     if len(spans) > 1:
@@ -379,10 +410,14 @@ def _style(text: str, start: int, top: dict[str, _Span], cells: list[StoredCell]
         newline=newline,
         item_separator=item_separator or ",",
         key_separator=key_separator or ": ",
-        ensure_ascii=text.isascii() and _ESCAPED_NON_ASCII.search(text) is not None,
+        ensure_ascii=text.isascii() and _escapes_non_ascii(text),
         sort_keys=keys == sorted(keys) and first_cell == sorted(first_cell),
         lines=not any(isinstance(s, str) and s for s in sources),
     )
+
+
+def _escapes_non_ascii(text: str) -> bool:
+    return _bounded_json.search(_ESCAPED_NON_ASCII, text, longest=6) is not None
 
 
 def _next_key(text: str, i: int) -> int:

@@ -125,13 +125,76 @@ def render_cell(
     images: list[ImageBlock] | None,
     history: ExecutionHistory | None = None,
 ) -> str:
-    parts = [_header(cell, position, flags, history), _source(cell.source, limits)]
-    before = len(images) if images is not None else 0
+    return _draft(cell, position, flags, limits, history).finish(limits, images)
+
+
+@dataclass
+class _Draft:
+    """A cell's view before its images are attached (none is decoded yet): the text of
+    each part (header, source, each output; an output with an image is left to
+    :meth:`finish` unless ``measured``), and the outputs whose text an image changes."""
+
+    parts: list[str | None]
+    images: list[tuple[int, dict[str, Any], str]]
+    """Outputs with an image: the part each is, the output, where it is (for its text)."""
+    least: int = 0
+    """When measured: the fewest characters the cell's view can have, its images attached."""
+
+    def finish(self, limits: ViewLimits, images: list[ImageBlock] | None) -> str:
+        """The cell's view, its images (decoded and downscaled here) joining ``images``."""
+        before = len(images) if images is not None else 0
+        for part, output, where in self.images:
+            room = images is not None and len(images) - before < limits.images_per_cell
+            if room or self.parts[part] is None:
+                n = part - 1  # the parts are the header, the source, then the outputs
+                shown = render_output(output, limits, images if room else None, where)
+                self.parts[part] = f"⤷ {n} {shown}"
+        return "\n".join(p for p in self.parts if p is not None)
+
+
+def _draft(
+    cell: Cell,
+    position: int,
+    flags: str,
+    limits: ViewLimits,
+    history: ExecutionHistory | None,
+    *,
+    measured: bool = False,
+) -> _Draft:
+    """``measured``: the outputs with an image written too (none attached), for
+    :attr:`_Draft.least`."""
+    head, source = _header(cell, position, flags, history), _source(cell.source, limits)
+    parts: list[str | None] = [head, source]
+    draft = _Draft(parts, [], len(head) + 1 + len(source))
     for n, output in enumerate(cell.outputs, 1):
         where = f"{cell.id!r}, output={n}"
-        room = images is not None and len(images) - before < limits.images_per_cell
-        parts.append(f"⤷ {n} " + render_output(output, limits, images if room else None, where))
-    return "\n".join(parts)
+        image = _has_image(output)
+        if image:
+            draft.images.append((len(parts), output, where))
+        if image and not measured:
+            parts.append(None)
+            continue
+        text = f"⤷ {n} " + render_output(output, limits, None, where)
+        parts.append(text)
+        # Attached, an image's line reads otherwise ("attached as image 2"), never on
+        # more lines: its length is all the view can lose.
+        draft.least += 1 + len(text) - (_image_line(text) if image else 0)
+    return draft
+
+
+def _has_image(output: dict[str, Any]) -> bool:
+    """Whether an image of the output may be attached (as ``render_output`` does it)."""
+    data = output.get("data")
+    return (
+        output.get("output_type") not in ("stream", "error")
+        and isinstance(data, dict)
+        and any(m in data for m in IMAGE_TYPES)
+    )
+
+
+def _image_line(text: str) -> int:
+    """The length of an output's image line (its whole text when there is none)."""
+    return next((len(line) for line in text.split("\n") if line.startswith("[image ")), len(text))
 
 
 def _header(cell: Cell, position: int, flags: str, history: ExecutionHistory | None) -> str:
@@ -207,11 +270,28 @@ def fits_whole(
     title: str,
     running: Mapping[str, float] | None = None,
 ) -> NotebookView | None:
-    """The whole notebook, if its full view is small enough to be the first read."""
+    """The whole notebook (as :func:`render_notebook` shows it), if its full view is small
+    enough to be the first read.
+
+    Decided before any image is decoded: the cells' text is made first, and as soon as
+    it is sure not to fit, whatever its images turn out to be, the answer is None and no
+    image was touched. A notebook that fits is rendered once, its text reused."""
     if sum(len(c.source) for c in cells) > WHOLE_CHARS:
         return None
-    view = render_notebook(cells, title, history, budget=WHOLE_CHARS, running=running)
-    return view if view.next_cell is None and len(view.text) <= WHOLE_CHARS else None
+    limits = ViewLimits()
+    flags = provenance(cells, history, running)
+    header = f"{title}\n{_summary(cells)}"
+    least = len(header)
+    drafts = []
+    for i, cell in enumerate(cells):
+        draft = _draft(cell, i + 1, flags.get(cell.id, ""), limits, history, measured=True)
+        least += 2 + draft.least
+        if least > WHOLE_CHARS:
+            return None
+        drafts.append(draft)
+    images: list[ImageBlock] = []
+    text = "\n\n".join([header, *(d.finish(limits, images) for d in drafts)])
+    return NotebookView(text, images) if len(text) <= WHOLE_CHARS else None
 
 
 # --- the outline -------------------------------------------------------------------------------
