@@ -22,7 +22,7 @@ describe('cell references in the transcript', () => {
     return seen;
   }
 
-  it('links the cells a tool names: short ids first, "cell 7" once the result says where', () => {
+  it('names the cells a tool names: short ids first, "cell 7" once the result says where', () => {
     const t = setup();
     const seen = reveals(t);
     t.apply({
@@ -35,8 +35,10 @@ describe('cell references in the transcript', () => {
     });
     const summary = t.find('span.ja-tool-summary')[0];
     assert.equal(summary.textContent, 'Insert code cell after cell 4a6b7c8d');
-    let [link] = summary.querySelectorAll('a.ja-reveal-cell');
-    assert.equal(link.title, `Show cell ${LONG} in the notebook`);
+    // The row's summary is its toggle: a mention, its id on hover, not a link in it.
+    assert.equal(summary.querySelectorAll('a').length, 0);
+    const [mention] = summary.querySelectorAll('span.ja-cell-name');
+    assert.equal(mention.title, `Cell id ${LONG}`);
     t.apply({
       kind: 'tool_end',
       n: 2,
@@ -66,9 +68,14 @@ describe('cell references in the transcript', () => {
       ]
     );
     links[0].click();
-    [link] = summary.querySelectorAll('a.ja-reveal-cell');
-    link.click();
+    links[1].click();
     assert.deepEqual(seen, [{ cellId: '8f81ab4e' }, { cellId: LONG }]);
+    assert.deepEqual(
+      summary
+        .querySelectorAll('span.ja-cell-name')
+        .map(m => [m.textContent, m.title]),
+      [['cell 7', `Cell id ${LONG}`]]
+    );
   });
 
   it('links a run\'s cell in the result, keeping the "Cell" word', () => {
@@ -116,6 +123,124 @@ describe('cell references in the transcript', () => {
       summary.querySelector('a.ja-reveal-cell')?.dataset.cellId,
       'c3'
     );
+  });
+
+  it('names a cell one way everywhere: "cell 4", its id on hover and in the link', () => {
+    const t = setup();
+    // The notebook was read: every cell's place is known from then on.
+    t.apply(
+      {
+        kind: 'tool_start',
+        n: 1,
+        tool_use_id: 'read',
+        name: 'read_notebook',
+        input: {},
+        summary: 'Read the notebook'
+      },
+      {
+        kind: 'tool_end',
+        n: 2,
+        tool_use_id: 'read',
+        name: 'read_notebook',
+        result: '…',
+        data: { cells: 5, positions: { c1: 1, [LONG]: 4, c5: 5 } }
+      },
+      {
+        kind: 'tool_start',
+        n: 3,
+        tool_use_id: 'edit',
+        name: 'update_cell',
+        input: { cell_id: LONG, source: 'rate = 0.2' },
+        summary: `Edit cell ${LONG}`
+      }
+    );
+    const [, card] = t.find('details.ja-tool');
+    const summary = card.querySelector('span.ja-tool-summary')!;
+    // From its start, before its result: the place, not "cell 4a6b7c8d".
+    assert.equal(summary.textContent, 'Edit cell 4');
+    const diff = `--- a/cell ${LONG}\n+++ b/cell ${LONG}\n@@ -1 +1 @@\n-rate = 0.02\n+rate = 0.2`;
+    t.apply({
+      kind: 'tool_end',
+      n: 4,
+      tool_use_id: 'edit',
+      name: 'update_cell',
+      result: `Updated the source of cell ${LONG}.\n${diff}`,
+      diff,
+      data: { cell_id: LONG, change: 'update', positions: { [LONG]: 4 } }
+    });
+    assert.equal(summary.textContent, 'Edit cell 4');
+    const result = card.querySelector('div.ja-tool-result')!;
+    // The diff is headed by the cell's name, without the lines that name it by its id.
+    assert.deepEqual(
+      result.querySelectorAll('div.ja-label').map(l => l.textContent),
+      ['Result', 'Diff of cell 4']
+    );
+    assert.deepEqual(
+      result.querySelectorAll('pre.ja-diff span').map(s => s.textContent),
+      ['@@ -1 +1 @@\n', '-rate = 0.02\n', '+rate = 0.2\n']
+    );
+    // The id only where it is looked for: the links' targets and tooltips, and the raw
+    // input behind "Details".
+    const shown = [summary, ...result.children]
+      .map(e => e.textContent)
+      .join('\n');
+    assert.ok(!shown.includes(LONG) && !shown.includes('4a6b7c8d'), shown);
+    const links = card.querySelectorAll('a.ja-reveal-cell');
+    assert.equal(links.length, 2); // in the result and the diff's heading
+    for (const link of links) {
+      assert.equal(link.textContent, 'cell 4');
+      assert.equal(link.dataset.cellId, LONG);
+      assert.equal(link.title, `Show cell ${LONG} in the notebook`);
+    }
+    const [mention] = summary.querySelectorAll('span.ja-cell-name');
+    assert.equal(mention.textContent, 'cell 4');
+    assert.equal(mention.title, `Cell id ${LONG}`);
+    assert.equal(card.hasAttribute('open'), false);
+  });
+
+  it("forgets the places an insert shifted, and learns an approval's", () => {
+    const t = setup();
+    t.apply(
+      {
+        kind: 'tool_end',
+        n: 1,
+        tool_use_id: 'read',
+        name: 'read_notebook',
+        result: '…',
+        data: { cells: 3, positions: { a: 1, b: 2, c: 3 } }
+      },
+      {
+        kind: 'tool_end',
+        n: 2,
+        tool_use_id: 'ins',
+        name: 'insert_cell',
+        result: 'Inserted code cell n after a.',
+        data: { cell_id: 'n', change: 'insert', positions: { n: 2, a: 1 } }
+      },
+      {
+        kind: 'tool_start',
+        n: 3,
+        tool_use_id: 'run',
+        name: 'run_cell',
+        input: { cell_id: 'c' },
+        summary: 'Run cell c'
+      }
+    );
+    const summary = () => t.find('span.ja-tool-summary').at(-1)!.textContent;
+    // c moved to 4: its old place is not said; its id until the place is known again.
+    assert.equal(summary(), 'Run cell c');
+    t.apply({
+      kind: 'permission_request',
+      n: 4,
+      request_id: 'r1',
+      tool_use_id: 'run',
+      tool_name: 'run_cell',
+      summary: 'Run cell c',
+      input: { cell_id: 'c' },
+      preview: { kind: 'cell', cell_id: 'c', source: 'x', index: 4, count: 4 }
+    });
+    assert.equal(summary(), 'Run cell 4');
+    assert.equal(t.find('p.ja-approval-summary')[0].textContent, 'Run cell 4');
   });
 
   it('keeps ids with regex characters inert and literal', () => {

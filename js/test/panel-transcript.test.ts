@@ -198,7 +198,97 @@ describe('the transcript', () => {
         'ja-diff-add'
       ]
     );
-    assert.equal((card as unknown as HTMLDetailsElement).open, true);
+    // Folded: a row that did what it was asked shows its result on a click.
+    assert.equal((card as unknown as HTMLDetailsElement).open, false);
+  });
+
+  it('keeps a row folded, its raw input behind a "Details" toggle, unless it fails', () => {
+    const t = setup();
+    t.apply(
+      {
+        kind: 'tool_start',
+        tool_use_id: 'ok',
+        name: 'read_file',
+        input: { path: 'a.py' },
+        summary: 'Read a.py'
+      },
+      {
+        kind: 'tool_end',
+        tool_use_id: 'ok',
+        name: 'read_file',
+        result: 'x = 1',
+        outcome: 'ok'
+      },
+      {
+        kind: 'tool_start',
+        tool_use_id: 'bad',
+        name: 'read_file',
+        input: { path: 'gone.py' },
+        summary: 'Read gone.py'
+      },
+      {
+        kind: 'tool_end',
+        tool_use_id: 'bad',
+        name: 'read_file',
+        result: 'No such file: gone.py',
+        is_error: true,
+        error_line: 'No such file: gone.py',
+        outcome: 'error'
+      }
+    );
+    const [ok, bad] = t.find(
+      'details.ja-tool'
+    ) as unknown as HTMLDetailsElement[];
+    assert.equal(ok.open, false);
+    assert.equal(bad.open, true); // what went wrong, without a click
+    const raw = (ok as unknown as FakeElement).querySelector(
+      'details.ja-raw-input'
+    )!;
+    assert.equal(raw.querySelector('summary')?.textContent, 'Details');
+    assert.equal(raw.hasAttribute('open'), false);
+    assert.equal(
+      raw.querySelector('pre')?.textContent,
+      '{\n  "path": "a.py"\n}'
+    );
+    // The raw input comes after the result, not before it.
+    const body = (ok as unknown as FakeElement).querySelector(
+      'div.ja-tool-body'
+    )!;
+    assert.deepEqual(
+      body.children.map(c => c.className),
+      ['ja-pre ja-tool-output', 'ja-tool-result', 'ja-raw-input']
+    );
+  });
+
+  it('opens a row while it waits for the user, and folds it again after', () => {
+    const t = setup();
+    t.apply(
+      {
+        kind: 'tool_start',
+        tool_use_id: 'tu1',
+        name: 'execute_command',
+        input: { command: 'ls' },
+        summary: 'Run: ls'
+      },
+      {
+        kind: 'permission_request',
+        request_id: 'r1',
+        tool_use_id: 'tu1',
+        tool_name: 'execute_command',
+        summary: 'Run: ls'
+      }
+    );
+    const [card] = t.find('details.ja-tool');
+    assert.equal(card.dataset.state, 'waiting');
+    assert.equal(card.hasAttribute('open'), true);
+    t.apply({
+      kind: 'permission_response',
+      request_id: 'r1',
+      tool_name: 'execute_command',
+      allowed: true
+    });
+    assert.equal(card.dataset.state, 'running');
+    assert.equal(card.hasAttribute('open'), false);
   });
 
   it('hides the control tools unless they fail', () => {

@@ -200,7 +200,12 @@ async def read_notebook(
         return render_notebook(cells, title, history, start=first, end=end, running=running)
 
     view = await asyncio.to_thread(render)
-    return ToolOutput(view.text, images=view.images, data={"cells": len(cells)})
+    # Every cell's place, for the panel: later calls name cells by their ids, and their rows
+    # say "cell 7" from the start (not sent to the model, which reads them in the view).
+    places = {cell.id: n for n, cell in enumerate(cells, 1)}
+    return ToolOutput(
+        view.text, images=view.images, data={"cells": len(cells), "positions": places}
+    )
 
 
 @tool(category="notebook", permissions={P.READ_NOTEBOOK}, summary="Read cell {cell_id}")

@@ -124,10 +124,13 @@ def test_a_cell_named_in_the_transcript_is_a_link_that_shows_the_cell(open_noteb
     panel = start(notebook, "h = %agent act --model $m Read cell 3")
     expect(status(panel)).to_have_text("completed")
     tool = panel.locator('.ja-tool[data-tool="read_cell"]')
-    link = tool.locator(".ja-tool-summary").get_by_role("link", name="cell cell-3")
-    expect(link).to_have_attribute("title", "Show cell cell-3 in the notebook")
+    # The row is a toggle: Enter opens it, and the link in its result shows the cell.
     notebook.cells.nth(0).click()
     assert active_cell_index(page) == 0
+    tool.locator("summary").first.focus()
+    page.keyboard.press("Enter")
+    link = tool.locator(".ja-tool-result").get_by_role("link").first
+    expect(link).to_have_attribute("title", "Show cell cell-3 in the notebook")
     link.focus()
     page.keyboard.press("Enter")
     expect(notebook.cells.nth(3)).to_have_class(re.compile(r"\bjp-mod-active\b"))

@@ -72,7 +72,7 @@ def test_markdown_is_rendered_as_sanitised_html(open_notebook, lab, page):
     assert page.evaluate("() => window.__jaPwned") is None
 
 
-def test_a_tool_card_shows_its_input_result_and_a_coloured_diff(open_notebook, lab):
+def test_a_tool_card_shows_its_result_a_coloured_diff_and_its_input(open_notebook, lab):
     notebook = agent_notebook(
         open_notebook,
         lab,
@@ -86,17 +86,21 @@ def test_a_tool_card_shows_its_input_result_and_a_coloured_diff(open_notebook, l
     panel = start(notebook, "%agent act --model $m Fix the rate")
     card = panel.locator('.ja-tool[data-tool="update_cell"]')
     expect(card).to_have_attribute("data-state", "done")
-    # The cell is named by its place, a link to it with its id on hover.
-    expect(card.locator("summary")).to_contain_text("Edit cell 1")
-    link = card.locator("summary").get_by_role("link", name="cell 1")
+    # The cell is named by its place, its id on hover; the row is folded until clicked.
+    expect(card.locator("summary").first).to_contain_text("Edit cell 1")
+    expect(card).not_to_have_attribute("open", "")
+    card.locator("summary").first.click()
+    link = card.locator(".ja-tool-result").get_by_role("link", name="cell 1").first
     expect(link).to_have_attribute("title", "Show cell cell-0 in the notebook")
-    expect(card).to_have_attribute("open", "")  # a card with a diff opens by itself
     expect(card.locator(".ja-diff-del")).to_have_text(["-rate = 0.02\n"])
     expect(card.locator(".ja-diff-add")).to_have_text(["+rate = 0.2\n"])
-    expect(card.locator(".ja-tool-body pre").first).to_contain_text('"source": "rate = 0.2"')
-    # The result says what was done; the diff shows once, coloured, not again as text.
+    # The result says what was done; the diff shows once, coloured, under the cell's name.
     expect(card.locator(".ja-tool-result pre").first).to_have_text("Updated the source of cell 1.")
-    expect(card.get_by_text("+++ b/cell cell-0")).to_have_count(1)
+    expect(card.locator(".ja-tool-result .ja-label").nth(1)).to_have_text("Diff of cell 1")
+    expect(card.get_by_text("+++ b/cell cell-0")).to_have_count(0)
+    # The input as the model sent it, behind "Details".
+    card.locator("details.ja-raw-input > summary").click()
+    expect(card.locator("details.ja-raw-input pre")).to_contain_text('"source": "rate = 0.2"')
     # The edit reached the open notebook.
     expect(notebook.cells.first.locator(".cm-content")).to_have_text("rate = 0.2")
 
@@ -104,8 +108,15 @@ def test_a_tool_card_shows_its_input_result_and_a_coloured_diff(open_notebook, l
 def test_the_transcript_follows_output_that_grows_in_place_until_the_reader_scrolls_up(
     open_notebook, lab, page
 ):
+    # Each call is said at length (streamed text), then fails: its row opens on its error
+    # after it was added (rows that succeed stay folded).
     edits = [
-        call("update_cell", cell_id="cell-0", source=f"rate = 0.{i}\n" + "x = 1\n" * 30)
+        call(
+            "update_cell",
+            f"Attempt {i}.\n\n" + "- checking\n" * 12,
+            cell_id=f"gone-{i}",
+            source="x",
+        )
         for i in range(1, 4)
     ]
     notebook = agent_notebook(
@@ -119,7 +130,7 @@ def test_the_transcript_follows_output_that_grows_in_place_until_the_reader_scro
     expect(status(panel)).to_have_text("completed")
     log = panel.locator(".ja-transcript")
     gap = "t => t.scrollHeight - t.scrollTop - t.clientHeight"
-    # Each edit's card opens on its diff after it was added: still at the bottom.
+    # Each failed row opens on its error after it was added: still at the bottom.
     assert log.evaluate("t => t.scrollHeight > 2 * t.clientHeight")
     assert log.evaluate(gap) < 2
     # A reader who scrolled up is left where they are while more comes in.

@@ -72,3 +72,12 @@ async def test_an_unreadable_notebook_gives_no_positions_not_a_failed_edit(bridg
     data = await call(bridge, "update_cell", cell_id="show", source="x * 2")
     assert data["positions"] == {}
     assert data["change"] == "update"
+
+
+async def test_a_read_of_the_notebook_gives_every_cells_position(bridge):
+    """So a later call that names a cell by its id has its row say "cell 3" from its start."""
+    data = await call(bridge, "read_notebook")
+    assert data["positions"] == {"intro": 1, "load": 2, "show": 3}
+    assert data["cells"] == 3
+    outline = await call(bridge, "read_notebook", start=3, outline=True)
+    assert outline["positions"] == {"intro": 1, "load": 2, "show": 3}  # all, not the view's

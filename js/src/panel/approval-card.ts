@@ -138,7 +138,8 @@ function filePreview(p: Extract<Preview, { kind?: 'file' }>): HTMLElement {
   );
 }
 
-/** `decide(allow, remember, scope)`: Allow, Always allow (in a scope), Deny. */
+/** `decide(allow, remember, scope)`: Allow, Always allow (in a scope), Deny. `known`:
+ * where cells are (the transcript's), so the call's cells are named by their place. */
 export function approvalCard(
   e: EntryOf<'permission_request'>,
   decide: (
@@ -146,7 +147,8 @@ export function approvalCard(
     allow: boolean,
     remember: boolean,
     scope: string | null
-  ) => void
+  ) => void,
+  known?: ReadonlyMap<string, number>
 ): IPendingCard {
   const remember = e.remember ?? null;
   const options = e.remember_options || [];
@@ -198,6 +200,7 @@ export function approvalCard(
   const warnings = (e.warnings || []).map(text => h('li', { text }));
   // The cells the call names, at the place the preview gives (a run's cell).
   const cells = inputCells(e.input);
+  for (const id of cells.keys()) cells.set(id, known?.get(id));
   if (e.preview?.kind === 'cell' && e.preview.index)
     cells.set(e.preview.cell_id, e.preview.index);
   const card = h(

@@ -42,12 +42,28 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
+/** A cell's name where a link cannot be (inside a row's summary, itself a control): its
+ * id on hover, with no action of its own. */
+export function cellMention(cellId: string, text: string): HTMLElement {
+  return h('span', {
+    class: 'ja-cell-name',
+    title: `Cell id ${cellId}`,
+    'data-cell-id': cellId,
+    text
+  });
+}
+
 /**
  * `text` as text nodes, each of the `cells` it names (an id from the call's input or
  * result data, never guessed from the text) a link named "cell 7" (a "cell" word before
- * the id becomes the link's). Inert: text nodes and links, never HTML.
+ * the id becomes the link's); `links: false`, a plain mention (cellMention) instead.
+ * Inert: text nodes, links and spans, never HTML.
  */
-export function withCellLinks(text: string, cells: CellPositions): Node[] {
+export function withCellLinks(
+  text: string,
+  cells: CellPositions,
+  links = true
+): Node[] {
   const ids = [...cells.keys()].filter(Boolean);
   if (!ids.length || !text) return [document.createTextNode(text)];
   ids.sort((a, b) => b.length - a.length);
@@ -63,7 +79,7 @@ export function withCellLinks(text: string, cells: CellPositions): Node[] {
     const id = match[2];
     let name = cellName(id, cells.get(id));
     if (match[1]?.startsWith('C')) name = `C${name.slice(1)}`;
-    nodes.push(cellLink(id, name));
+    nodes.push(links ? cellLink(id, name) : cellMention(id, name));
     at = start + match[0].length;
   }
   if (at < text.length) nodes.push(document.createTextNode(text.slice(at)));

@@ -57,9 +57,18 @@ export class PendingCards {
     if (pending) close(pending, `No answer within ${e.timeout} s.`);
   }
 
-  /** An approval's card, its buttons sending the decision; the call it holds is kept. */
-  approval(e: EntryOf<'permission_request'>): HTMLElement {
-    const approval = approvalCard(e, ({ buttons }, allow, remember, scope) => {
+  /** An approval's card, its buttons sending the decision; the call it holds is kept.
+   * `known`: where cells are, so the card names the cells of the call by their place. */
+  approval(
+    e: EntryOf<'permission_request'>,
+    known?: ReadonlyMap<string, number>
+  ): HTMLElement {
+    const decide: Parameters<typeof approvalCard>[1] = (
+      { buttons },
+      allow,
+      remember,
+      scope
+    ) => {
       buttons.forEach(b => (b.disabled = true));
       this.focusNext();
       this.actions
@@ -73,7 +82,8 @@ export class PendingCards {
           buttons.forEach(b => (b.disabled = false));
           this.actions.error(error.message);
         });
-    });
+    };
+    const approval = approvalCard(e, decide, known);
     this.approvals.set(e.request_id, approval);
     this.waiting.set(e.request_id, e.tool_use_id);
     return approval.card;

@@ -1,8 +1,10 @@
 /**
- * A tool call's card: its summary row (cell ids as links, a ticker while a cell runs),
- * its input, output and result, and a subagent's box inside a delegate call's card.
+ * A tool call's card: its summary row (cells named by their place, a ticker while a cell
+ * runs), folded unless the call failed or waits for the user; inside, its output, result
+ * and diff, the raw input behind a "Details" toggle, and a subagent's box inside a
+ * delegate call's card.
  */
-import { withCellLinks, inputCells } from './cell-links';
+import { cellLink, cellName, withCellLinks, inputCells } from './cell-links';
 import type { CellPositions } from './cell-links';
 import { clip, h, pretty } from './dom';
 import { CELL_TOOLS, CONTROL_TOOLS, nameOf, toolLabel } from './labels';
@@ -33,6 +35,8 @@ export interface IToolCard {
   lastLine?: HTMLElement;
   /** Stops a cell tool's elapsed ticker (at its end). */
   stopTicker?: () => void;
+  /** The card was opened because the call waits for the user: it folds again after. */
+  openedToWait?: boolean;
 }
 
 /** Tick the card's elapsed time every second while it runs (not while it waits for the
@@ -60,19 +64,31 @@ function startTicker(card: HTMLElement, status: HTMLElement): () => void {
   return () => clearInterval(timer);
 }
 
-export function toolCard(e: {
-  name: string;
-  input: unknown;
-  summary?: string;
-}): IToolCard {
+/**
+ * A tool call's card, folded. `known`: where cells are, as far as the transcript knows
+ * (earlier results, approval previews), so the row names a cell by its place from the
+ * start rather than by an id until the call's own result says it.
+ */
+export function toolCard(
+  e: {
+    name: string;
+    input: unknown;
+    summary?: string;
+  },
+  known?: ReadonlyMap<string, number>
+): IToolCard {
   const status = h('span', { class: 'ja-tool-status', text: 'running…' });
   const errorLine = h('span', { class: 'ja-tool-error-line', hidden: true });
   const summaryText = e.summary || toolLabel(e.name);
   const cells = inputCells(e.input);
+  for (const id of cells.keys()) cells.set(id, known?.get(id));
+  // A row's summary is its toggle: the cells it names are mentions (their id on hover);
+  // the links that show them are in the body (a link inside a toggle is a control in a
+  // control, which keyboards and screen readers cannot reach).
   const summarySpan = h(
     'span',
     { class: 'ja-tool-summary' },
-    withCellLinks(summaryText, cells)
+    withCellLinks(summaryText, cells, false)
   );
   const summary = h(
     'summary',
@@ -82,7 +98,14 @@ export function toolCard(e: {
     status,
     errorLine
   );
-  const input = h('pre', { class: 'ja-pre', text: clip(pretty(e.input)) });
+  // The raw input is for whoever wants to check it: behind a toggle of its own.
+  const input = h(
+    'details',
+    { class: 'ja-raw-input' },
+    h('summary', { text: 'Details' }),
+    h('div', { class: 'ja-label', text: 'Input' }),
+    h('pre', { class: 'ja-pre', text: clip(pretty(e.input)) })
+  );
   const output = h('pre', { class: 'ja-pre ja-tool-output', hidden: true });
   const result = h('div', { class: 'ja-tool-result' });
   const card = h(
@@ -94,14 +117,7 @@ export function toolCard(e: {
       'aria-label': `Tool: ${nameOf(summarySpan.textContent ?? summaryText)}`
     },
     summary,
-    h(
-      'div',
-      { class: 'ja-tool-body' },
-      h('div', { class: 'ja-label', text: 'Input' }),
-      input,
-      output,
-      result
-    )
+    h('div', { class: 'ja-tool-body' }, output, result, input)
   );
   if (CONTROL_TOOLS.has(e.name)) card.hidden = true;
   const tool: IToolCard = {
@@ -174,10 +190,51 @@ export function endSubagent(
   sub.status.textContent = state;
 }
 
-/** A tool call waits for the user's approval (`waiting`), or runs again after it. */
+/** A tool call waits for the user's approval (`waiting`), or runs again after it. Its
+ * row is open while it waits, and folds again after (unless the user had opened it). */
 export function waitForUser(tool: IToolCard, waiting: boolean): void {
   tool.card.dataset.state = waiting ? 'waiting' : 'running';
   tool.status.textContent = waiting ? 'waiting for you' : 'running…';
+  if (waiting && !tool.card.open) {
+    tool.card.open = true;
+    tool.openedToWait = true;
+  } else if (!waiting && tool.openedToWait) {
+    tool.card.open = false;
+    tool.openedToWait = false;
+  }
+}
+
+/** The cells the call names are at these places now: the row says "cell 4". */
+export function placeCells(
+  tool: IToolCard,
+  positions: Iterable<[string, number]>
+): void {
+  let changed = false;
+  for (const [id, n] of positions) {
+    if (tool.cells.has(id) && tool.cells.get(id) !== n) {
+      tool.cells.set(id, n);
+      changed = true;
+    }
+  }
+  if (!changed) return;
+  tool.summary.replaceChildren(
+    ...withCellLinks(tool.summaryText, tool.cells, false)
+  );
+  tool.card.setAttribute(
+    'aria-label',
+    `Tool: ${nameOf(tool.summary.textContent ?? tool.summaryText)}`
+  );
+}
+
+/** The positions a result's data gives (`data.positions`, tools/notebook.py). */
+export function resultPositions(
+  data: Record<string, unknown> | null | undefined
+): [string, number][] {
+  const positions = data?.positions;
+  if (!positions || typeof positions !== 'object') return [];
+  return Object.entries(positions).filter(
+    (entry): entry is [string, number] => typeof entry[1] === 'number'
+  );
 }
 
 /** A tool's end: its state, time, result and (for an edit) its diff. A call that failed,
@@ -201,40 +258,49 @@ export function endTool(tool: IToolCard, e: EntryOf<'tool_end'>): void {
   const at = diffHead ? shown.indexOf(diffHead) : -1;
   if (at > 0) shown = shown.slice(0, at).trimEnd();
   // The cells the result names (data.cell_id, data.positions from tools/notebook.py), by
-  // their place now: the summary says "cell 7" instead of an id from here on.
+  // their place now: the row says "cell 7", never an id, once a place is known.
   const data = e.data ?? {};
-  if (typeof data.cell_id === 'string' && data.cell_id)
-    tool.cells.set(data.cell_id, tool.cells.get(data.cell_id));
-  const positions = data.positions;
-  if (positions && typeof positions === 'object')
-    for (const [id, n] of Object.entries(positions))
-      if (typeof n === 'number') tool.cells.set(id, n);
-  if (tool.cells.size) {
-    tool.summary.replaceChildren(
-      ...withCellLinks(tool.summaryText, tool.cells)
-    );
-    card.setAttribute(
-      'aria-label',
-      `Tool: ${nameOf(tool.summary.textContent ?? tool.summaryText)}`
-    );
-  }
+  const cellId =
+    typeof data.cell_id === 'string' && data.cell_id ? data.cell_id : null;
+  if (cellId && !tool.cells.has(cellId)) tool.cells.set(cellId, undefined);
+  placeCells(tool, resultPositions(data));
   result.replaceChildren(
     h('div', { class: 'ja-label', text: e.is_error ? 'Error' : 'Result' }),
     h('pre', { class: 'ja-pre' }, withCellLinks(clip(shown), tool.cells))
   );
   if (e.diff) {
+    // A cell's diff is headed by the cell's name (a link, its id on hover), not by the
+    // "--- a/cell <id>" lines the model reads.
+    const ofCell = cellId !== null && diffHead === `--- a/cell ${cellId}`;
     result.append(
-      h('div', { class: 'ja-label', text: 'Diff' }),
-      renderDiff(e.diff)
+      ofCell
+        ? h(
+            'div',
+            { class: 'ja-label' },
+            'Diff of ',
+            cellLink(cellId, cellName(cellId, tool.cells.get(cellId)))
+          )
+        : h('div', { class: 'ja-label', text: 'Diff' }),
+      renderDiff(e.diff, ofCell)
     );
-    card.open = true;
   }
+  // Folded, like every row, unless it failed: what went wrong shows without a click.
+  if (failed) card.open = true;
   if (CONTROL_TOOLS.has(e.name) && e.is_error) card.hidden = false;
 }
 
-export function renderDiff(diff: string): HTMLElement {
+/** A unified diff, coloured; `headless`: without its "---"/"+++" file lines (the card
+ * names what it is a diff of). */
+export function renderDiff(diff: string, headless = false): HTMLElement {
   const pre = h('pre', { class: 'ja-pre ja-diff' });
-  for (const line of String(diff).split('\n')) {
+  let lines = String(diff).split('\n');
+  if (headless) {
+    const body = lines.findIndex(
+      line => !line.startsWith('---') && !line.startsWith('+++')
+    );
+    lines = body < 0 ? [] : lines.slice(body);
+  }
+  for (const line of lines) {
     let cls = 'ja-diff-context';
     if (line.startsWith('+++') || line.startsWith('---')) cls = 'ja-diff-file';
     else if (line.startsWith('@@')) cls = 'ja-diff-hunk';

@@ -9,6 +9,8 @@ import {
   endTool,
   ISubagentBox,
   IToolCard,
+  placeCells,
+  resultPositions,
   showLastLine,
   subagentBox,
   toolCard,
@@ -43,6 +45,13 @@ export class Transcript {
   private text: ITextBlock | null = null;
   private thinking: { pre: HTMLElement } | null = null;
   private tools = new Map<string, IToolCard>();
+  /**
+   * Where the notebook's cells are, as the newest results say (a read of the notebook, an
+   * edit's or a run's result, an approval's preview): a new row names its cells by these
+   * places from its start. An insert, a delete or a move shifts other cells: what was
+   * known before it is forgotten.
+   */
+  private places = new Map<string, number>();
   /** The questions and approvals, until they are answered. */
   private pending: PendingCards;
   /** Subagents by session id: each a transcript of its own inside its tool card. */
@@ -107,6 +116,7 @@ export class Transcript {
     this.text = null; // the text block being streamed
     this.thinking = null;
     this.tools = new Map();
+    this.places = new Map();
     this.pending = new PendingCards(this.actions, () => this.focusNext());
     this.subagents = new Map();
     this.plan.reset();
@@ -348,7 +358,7 @@ export class Transcript {
     summary?: string;
   }): IToolCard {
     this.closeStreams();
-    const tool = toolCard(e);
+    const tool = toolCard(e, this.places);
     this.tools.set(e.tool_use_id, tool);
     this.add(tool.card);
     return tool;
@@ -374,6 +384,23 @@ export class Transcript {
         summary: e.name
       });
     endTool(tool, e);
+    this.learnPlaces(e);
+  }
+
+  /** What a result says of where cells are now (see `places`). */
+  private learnPlaces(e: EntryOf<'tool_end'>): void {
+    const positions = resultPositions(e.data);
+    const change = e.data?.change;
+    // A read of the notebook gives every cell's place; an insert, a delete or a move
+    // shifts the cells after it.
+    if (
+      e.name === 'read_notebook' ||
+      change === 'insert' ||
+      change === 'delete' ||
+      change === 'move'
+    )
+      this.places.clear();
+    for (const [id, n] of positions) this.places.set(id, n);
   }
 
   private onPlan(e: EntryOf<'plan'>): void {
@@ -456,10 +483,17 @@ export class Transcript {
 
   private onPermissionRequest(e: EntryOf<'permission_request'>): void {
     this.closeStreams();
-    const card = this.add(this.pending.approval(e));
+    // A cell about to run: its place now, on its row and its card.
+    const preview = e.preview;
+    if (preview?.kind === 'cell' && preview.index)
+      this.places.set(preview.cell_id, preview.index);
+    const card = this.add(this.pending.approval(e, this.places));
     card.scrollIntoView?.({ block: 'nearest' });
     const tool = this.tools.get(e.tool_use_id);
-    if (tool) waitForUser(tool, true);
+    if (tool) {
+      placeCells(tool, this.places);
+      waitForUser(tool, true);
+    }
   }
 
   private onPermissionResponse(e: EntryOf<'permission_response'>): void {
