@@ -476,7 +476,7 @@ class FileBridge:
             self._commit.commit()  # the last moment a Stop keeps the edit from landing
         try:
             self._folder().write(self.file, data)
-        except PathRefused as exc:  # swapped for a link since it was read
+        except (PathRefused, IsADirectoryError) as exc:  # swapped for a link or a folder
             raise ToolError(f"{self.path} was not written: {exc}") from None
         self._seen = hashlib.sha256(data).hexdigest()
         self._valid = {self._seen: problem is None}
