@@ -57,7 +57,8 @@ class ProgramPreview:
     program: str | None
     effect: ProgramKind
     note: str = ""
-    """Why it is not read-only, in a few words (empty when it only reads)."""
+    """What it does, in a few words: why it is not read-only; "no file effects" for a
+    builtin that reads no file either (``sleep 30``); else what its kind says."""
     writes: list[str] = field(default_factory=list)
     """Files and folders its words name that it writes, creates, moves or deletes."""
 
@@ -97,7 +98,8 @@ class RememberOption:
     id: str
     """``"read_only"``, ``"exact"`` or ``"tool"``; sent back with the approval."""
     label: str
-    """The button's label, which states the scope ("Always allow this exact command")."""
+    """The scope in a few words, as the menu of "Always allow" lists it ("this exact
+    command"; the button itself says only "Always allow")."""
     rules: list[str] = field(default_factory=list)
     """The descriptions of the session rules it would add."""
 

@@ -255,7 +255,8 @@ def test_a_deny_rule_about_the_whole_line_holds():
         ("/usr/bin/make test", "allow exactly `make test`"),
         ("ls -la && rm a.tmp", "allow `ls` when it only reads; allow exactly `rm a.tmp`"),
         ("rm *.tmp", None),  # its words are known only when it runs
-        ("echo hi > notes.txt", "allow `echo` when it only reads"),  # never the redirection
+        ("echo hi > notes.txt", "allow `echo` (no file effects)"),  # never the redirection
+        ("sleep 30", "allow `sleep` (no file effects)"),  # it reads nothing either
     ],
 )
 def test_always_allow_remembers_only_what_cannot_widen(command, remembered):
@@ -472,15 +473,34 @@ def test_the_exact_scope_is_narrower_than_the_read_only_one():
     assert not isinstance(read_only.decide(shell("git log --output=x")), Allow)
 
 
-def test_labels_state_the_scope():
+def test_labels_state_the_scope_in_a_few_words():
+    """A label is the scope alone, as the menu of "Always allow" lists it: the button says
+    "Always allow" and no more, for a command as for any other tool."""
     labels = {o.id: o.label for o in Rules().remember_options(shell("git log -3"))}
-    assert labels["exact"] == "Always allow this exact command"
-    assert "git log" in labels["read_only"] and "read" in labels["read_only"]
+    assert labels == {"read_only": "`git log …` when it only reads", "exact": "this exact command"}
+    labels = {o.id: o.label for o in Rules().remember_options(shell("sleep 30 && ls"))}
+    assert labels["read_only"] == "`sleep …` (no file effects), `ls …` when it only reads"
     delete = file_call("delete_file", "old.csv", {P.READ_FILES, P.DELETE_FILES}, "delete")
     (option,) = Rules().remember_options(delete)
     assert option.id == "tool"
-    assert option.label == "Always allow delete_file this session"
+    assert option.label == "delete_file this session"
     assert option.rules == ["allow tool delete_file"]
+
+
+def test_a_reason_every_part_of_a_line_shares_is_said_once():
+    """The card shows the whole line: "shell commands need your approval" once, not once per
+    program; a part whose reason differs is named, and so is each part of a deny."""
+    ask = Rules.defaults().decide(shell("sleep 30 && echo done"))
+    assert isinstance(ask, Ask)
+    assert ask.reason == "shell commands need your approval"
+    rules = Rules.defaults()
+    rules.rules.append(
+        Rule.ask(CommandPrefix(prefix="rm"), description="rm may delete work", priority=20)
+    )
+    mixed = rules.decide(shell("ls && rm a.tmp"))
+    assert isinstance(mixed, Ask)
+    assert "`ls`: shell commands need your approval" in mixed.reason
+    assert "`rm a.tmp`: rm may delete work" in mixed.reason
 
 
 def test_remember_without_a_scope_is_the_first_option():

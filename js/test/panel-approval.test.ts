@@ -1,9 +1,10 @@
 /**
  * The approval moment (src/panel/approval-card.ts, pending-cards.ts) on a fake DOM: the
  * card shows the call itself — a cell's code highlighted, a command's programs, a file's
- * diff — and stays inert whatever the code holds; "Always allow" says its scope in its
- * label and offers the others in a menu; the tool row says it waits for the user, and a
- * failure is red with its line on the row.
+ * diff — once each, and stays inert whatever the code holds; "Always allow" is a button
+ * of two words whose scope is said under the card's body, the other scopes in its menu;
+ * quoted programs and rules show as code, never as backticks; the tool row says it waits
+ * for the user, and a failure is red with its line on the row.
  */
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
@@ -33,7 +34,7 @@ function request(
     remember_options: [
       {
         id: 'tool',
-        label: 'Always allow run_cell this session',
+        label: 'run_cell this session',
         rules: ['allow tool run_cell']
       }
     ],
@@ -163,6 +164,84 @@ describe('an approval card', () => {
     );
   });
 
+  it('shows a command once, says what `sleep` does, and quotes as code', () => {
+    const t = setup();
+    t.apply(
+      request({
+        tool_name: 'execute_command',
+        summary: 'Run: sleep 30',
+        input: { command: 'sleep 30' },
+        reason: '`sleep 30`: shell commands need your approval',
+        warnings: ['`sleep 30` waits'],
+        remember: 'allow `sleep` (no file effects)',
+        remember_options: [
+          {
+            id: 'read_only',
+            label: '`sleep …` (no file effects)',
+            rules: ['allow `sleep` (no file effects)']
+          }
+        ],
+        preview: {
+          kind: 'command',
+          command: 'sleep 30',
+          programs: [
+            {
+              text: 'sleep 30',
+              program: 'sleep',
+              effect: 'reads',
+              note: 'no file effects'
+            }
+          ]
+        }
+      })
+    );
+    const [card] = t.find('section.ja-approval');
+    // The command is in its code block; no "Run: sleep 30" above it, and its one program
+    // is not listed again: the list says what it does.
+    assert.equal(card.querySelectorAll('p.ja-approval-summary').length, 0);
+    assert.equal(card.querySelector('code.ja-code')!.textContent, 'sleep 30');
+    const [item] = card.querySelectorAll('ul.ja-programs li');
+    assert.equal(item.textContent, 'no file effects');
+    assert.equal(item.querySelectorAll('code').length, 0);
+    const visible = [...card.children]
+      .filter(c => c.localName !== 'details') // the raw input, folded
+      .map(c => c.textContent)
+      .join('\n');
+    assert.equal(visible.split('sleep 30').length - 1, 3); // block, reason, warning
+    assert.ok(!visible.includes('only reads'), visible);
+    // Quoted words are code, not backticks.
+    assert.ok(!visible.includes('`'), visible);
+    const remember = card.querySelector('p.ja-remember')!;
+    assert.equal(
+      html(remember),
+      '<p class="ja-remember">“Always allow” remembers: allow ' +
+        '<code class="ja-quoted">sleep</code> (no file effects).</p>'
+    );
+    assert.deepEqual(
+      card
+        .querySelectorAll('p.ja-context code, ul.ja-warnings code')
+        .map(c => c.textContent),
+      ['sleep 30', 'sleep 30']
+    );
+    const always = card.querySelector('button.ja-always')!;
+    assert.equal(always.textContent, 'Always allow');
+    assert.equal(
+      always.title,
+      'Remembers for this session: allow sleep (no file effects)'
+    );
+  });
+
+  it('keeps a backtick that opens nothing as text', () => {
+    const t = setup();
+    t.apply(request({ reason: 'a `b` c `d' }));
+    const reason = t.find('p.ja-context')[0];
+    assert.equal(reason.textContent, 'a b c `d');
+    assert.deepEqual(
+      reason.querySelectorAll('code').map(c => c.textContent),
+      ['b']
+    );
+  });
+
   it("shows a file write's diff as tool cards do", () => {
     const t = setup();
     t.apply(
@@ -186,7 +265,7 @@ describe('an approval card', () => {
     assert.ok(!html(card).includes('<img'));
   });
 
-  it('"Always allow" says its scope, and its menu sends the scope chosen', () => {
+  it('"Always allow" is two words, its scope said below, its menu sends the one chosen', () => {
     const t = setup();
     t.apply(
       request({
@@ -196,12 +275,12 @@ describe('an approval card', () => {
         remember_options: [
           {
             id: 'read_only',
-            label: 'Always allow `git log …` when it only reads',
+            label: '`git log …` when it only reads',
             rules: ['allow `git log` when it only reads']
           },
           {
             id: 'exact',
-            label: 'Always allow this exact command',
+            label: 'this exact command',
             rules: ['allow exactly `git log -3`']
           }
         ]
@@ -209,9 +288,10 @@ describe('an approval card', () => {
     );
     const [card] = t.find('section.ja-approval');
     const always = card.querySelector('button.ja-always')!;
+    assert.equal(always.textContent, 'Always allow');
     assert.equal(
-      always.textContent,
-      'Always allow `git log …` when it only reads'
+      card.querySelector('p.ja-remember')!.textContent,
+      '“Always allow” remembers: allow git log when it only reads.'
     );
     const more = card.querySelector('button.ja-always-more')!;
     const menu = card.querySelector('div.ja-always-menu')!;
@@ -223,8 +303,8 @@ describe('an approval card', () => {
     assert.deepEqual(
       scopes.map(b => [b.getAttribute('role'), b.textContent]),
       [
-        ['menuitem', 'Always allow `git log …` when it only reads'],
-        ['menuitem', 'Always allow this exact command']
+        ['menuitem', 'git log … when it only reads'],
+        ['menuitem', 'this exact command']
       ]
     );
     scopes[1].click();

@@ -206,7 +206,7 @@ class UserInteraction:
         offered = said(call) if callable(said) else "calls like this one"
         if offered is None:
             return []
-        return [RememberOption(id="default", label="Always allow", rules=[offered])]
+        return [RememberOption(id="default", label="calls like this one", rules=[offered])]
 
     def _remember(self, call: ToolCall, scope: str | None) -> str | None:
         policy = self._run.agent.policy

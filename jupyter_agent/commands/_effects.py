@@ -11,6 +11,10 @@ from ._parsed import Word
 
 Kind = Literal["inert", "reads", "writes", "runs_code", "unknown"]
 
+NO_FILE_EFFECTS = "no file effects"
+"""What the approval card says of a builtin whose effects stay inside the shell (``sleep``,
+``echo``, ``cd``): it is read-only for the rules, but reads no file either."""
+
 
 @dataclass(frozen=True)
 class RunTarget:
@@ -34,7 +38,9 @@ class Effect:
     extracts, a patch, a tree it copies whole): what lands there is unknown before it runs."""
     runs: tuple[RunTarget, ...] = ()
     note: str = ""
-    """Why it is not read-only, in a few words for the approval card."""
+    """What it does, in a few words for the approval card when its kind does not say it:
+    why it is not read-only, or :data:`NO_FILE_EFFECTS` for a read-only builtin that
+    reads no file either (``sleep 30`` does not "only read")."""
     problem: str = ""
     """Set when no rule may ever cover it (it asks every time)."""
 

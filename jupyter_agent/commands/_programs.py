@@ -6,7 +6,8 @@
 - ``inert``: no program at all (``exec 3>log``: only its redirection does something);
 - ``reads``: only reads, whatever else its arguments say — a read-only rule may cover it;
   its ``key`` (``git log``, ``ls``) is what such a rule names. Builtins whose effects stay
-  inside the shell (``cd``, ``echo``, ``true``) are read-only too;
+  inside the shell (``cd``, ``echo``, ``sleep``) are read-only too, and say so as "no file
+  effects" (they read nothing);
 - ``writes``: changes files (the ones it names are in ``writes``, to be judged by the
   workspace's path rules);
 - ``runs_code``: runs code given to it or found in a file (``python -c``, ``make``,
@@ -27,7 +28,7 @@ from __future__ import annotations
 import os
 import re
 
-from ._effects import Effect, Judge, Kind, RunTarget, code
+from ._effects import NO_FILE_EFFECTS, Effect, Judge, Kind, RunTarget, code
 from ._git import judge_git
 from ._options import literal, names, parse_options
 from ._parsed import Word
@@ -70,6 +71,12 @@ SHELL_ONLY = names(
     "shift set break continue shopt umask ulimit read getopts unalias jobs times"
 )
 """Builtins whose only effects stay inside the shell (their redirections are judged apart)."""
+
+
+def touches_no_files(key: tuple[str, ...]) -> bool:
+    """Whether a read-only rule's ``key`` names a builtin with :data:`NO_FILE_EFFECTS`."""
+    return len(key) == 1 and key[0] in SHELL_ONLY
+
 
 ALWAYS_READS = names(
     "cat head tail wc nl tac rev fold fmt cut paste join comm column tr od hexdump "
@@ -164,7 +171,9 @@ def effect_of(unwrapped: Unwrapped) -> Effect:
             runs=(RunTarget(words[0], "the program"), *inner.runs),
             note="runs a program file",
         )
-    if name in SHELL_ONLY or name in ALWAYS_READS:
+    if name in SHELL_ONLY:
+        return Effect("reads", key=(name,), note=NO_FILE_EFFECTS)
+    if name in ALWAYS_READS:
         return Effect("reads", key=(name,))
     judge = _JUDGES.get(_family(name))
     if judge is not None:

@@ -16,9 +16,9 @@ import os
 import re
 from dataclasses import dataclass
 
-from ._effects import Effect, Kind, RunTarget
+from ._effects import NO_FILE_EFFECTS, Effect, Kind, RunTarget
 from ._parsed import Assignment, Redirect, Word
-from ._programs import effect_of
+from ._programs import effect_of, touches_no_files
 from ._syntax import parse_script
 from ._wrappers import program_name, unwrap
 
@@ -196,6 +196,7 @@ def _join(cwd: str | None, target: str | None) -> str | None:
 
 
 __all__ = [
+    "NO_FILE_EFFECTS",
     "CommandLine",
     "Invocation",
     "PathUse",
@@ -204,4 +205,5 @@ __all__ = [
     "analyze",
     "harmless_variable",
     "program_name",
+    "touches_no_files",
 ]

@@ -18,7 +18,15 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, field_validator
 
 from .._wording import code, name
-from ..commands.analysis import Invocation, Word, analyze, harmless_variable, program_name
+from ..commands.analysis import (
+    NO_FILE_EFFECTS,
+    Invocation,
+    Word,
+    analyze,
+    harmless_variable,
+    program_name,
+    touches_no_files,
+)
 from ..permissions import ToolCall
 from ..workspace.globs import compile_glob, glob_test
 from ..workspace.patterns import Budget, compile_name, compile_regex
@@ -130,6 +138,8 @@ class CommandPrefix(_Matcher):
         if self.exact:
             return f"exactly {code(self.prefix)}"
         if self.read_only:
+            if touches_no_files(tuple(_words(self.prefix))):
+                return f"{code(self.prefix)} ({NO_FILE_EFFECTS})"
             return f"{code(self.prefix)} when it only reads"
         return f"commands starting with {code(self.prefix)}"
 

@@ -44,7 +44,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, TypeAdapter
 
 from .._wording import name, visible
 from ..approvals import RememberOption
-from ..commands.analysis import analyze
+from ..commands.analysis import NO_FILE_EFFECTS, analyze, touches_no_files
 from ..permissions import Allow, Ask, Decision, Deny, Permission, ToolCall
 from ..workspace.paths import Root, read_regular
 from ..workspace.patterns import MATCH_LIMIT, Budget
@@ -259,7 +259,13 @@ class Rules:
         if whole is not None and whole[0].decision == "deny":
             return _decision(whole)  # a deny rule about the whole line holds
         decisions = [self._decide_one(part, budget) for part in parts]
-        if len(parts) > 1:  # say which part: the card shows the whole line
+        # Say which part (the card shows the whole line), unless every part asks for the
+        # same reason: the card then says it once (a deny's reason, which the model reads,
+        # always names its part).
+        alike = (
+            all(isinstance(d, Ask) for d in decisions) and len({d.reason for d in decisions}) == 1
+        )
+        if len(parts) > 1 and not alike:
             decisions = [
                 d if isinstance(d, Allow) else type(d)(f"`{_clip(p.summary)}`: {d.reason}")
                 for p, d in zip(parts, decisions, strict=True)
@@ -330,7 +336,7 @@ class Rules:
             choices.append(("exact", _label(exact, len(line.invocations)), exact))
         else:
             matchers: list[Matcher] = [ToolName(name=call.name)]
-            choices.append(("tool", f"Always allow {call.name} this session", matchers))
+            choices.append(("tool", f"{call.name} this session", matchers))
         options: list[tuple[RememberOption, list[Rule]]] = []
         for option_id, label, wanted in choices:
             added = self._session_rules(call, wanted)
@@ -538,16 +544,20 @@ def _relative_path(folder: str, cwd: str | None, target: str) -> str:
 
 
 def _label(matchers: Sequence[Matcher], programs: int) -> str:
-    """The "Always allow" button's label: the scope it remembers, in a few words."""
+    """A scope of "Always allow" in a few words, as its menu lists it ("this exact
+    command"): the button itself says only "Always allow"."""
     if all(isinstance(m, CommandPrefix) and m.exact for m in matchers) and programs == 1:
-        return "Always allow this exact command"
+        return "this exact command"
     parts = []
     for m in matchers:
         if isinstance(m, CommandPrefix) and m.read_only:
-            parts.append(f"`{m.prefix} …` when it only reads")
+            if touches_no_files(tuple(shlex.split(m.prefix))):
+                parts.append(f"`{m.prefix} …` ({NO_FILE_EFFECTS})")
+            else:
+                parts.append(f"`{m.prefix} …` when it only reads")
         elif isinstance(m, CommandPrefix):
             parts.append(f"exactly `{_clip(m.prefix, 40)}`")
-    return "Always allow " + ", ".join(parts)
+    return ", ".join(parts)
 
 
 def _clip(text: str, limit: int = 60) -> str:

@@ -95,11 +95,11 @@ async def test_always_allow_says_what_it_will_remember_and_stays_narrow(workspac
     remembered = [
         e.rule for e in handle.events_so_far if e.kind == "permission_response" and e.rule
     ]
-    assert remembered == ["allow `echo` when it only reads"]
+    assert remembered == ["allow `echo` (no file effects)"]
     offered = [e.remember for e in handle.events_so_far if e.kind == "permission_request"]
     # what the card said before each click: the first, exactly what was then remembered
     assert offered == [
-        "allow `echo` when it only reads",
+        "allow `echo` (no file effects)",
         "allow exactly `touch sneaky`",
         "allow exactly `touch other`",
     ]

@@ -84,9 +84,9 @@ async def test_a_command_shows_each_program_what_it_does_and_the_sandbox(workspa
     preview = request.preview
     assert isinstance(preview, CommandPreview)
     assert preview.command == "git log -3 && rm a.tmp > out.txt"
-    assert [(p.text, p.effect) for p in preview.programs] == [
-        ("git log -3", "reads"),
-        ("rm a.tmp", "writes"),
+    assert [(p.text, p.effect, p.note) for p in preview.programs] == [
+        ("git log -3", "reads", "only reads"),
+        ("rm a.tmp", "writes", "deletes files"),
     ]
     assert preview.programs[1].writes == ["a.tmp"]
     assert preview.redirects == ["> out.txt"]

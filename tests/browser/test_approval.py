@@ -1,6 +1,7 @@
 """The approval moment in a real JupyterLab: the card shows the cell's code, highlighted, and
-where the cell is (its link scrolls the notebook to it); "Always allow" says its scope and
-offers the others in a menu; the tool row waits for you; a cell that raised is red.
+where the cell is (its link scrolls the notebook to it); "Always allow" is a button of two
+words whose scope is said below the card's body, the others in its menu; the tool row waits
+for you; a cell that raised is red.
 
 Set up with panel_ui.py: a scripted model, ``%agent … --model $m``, accessible names.
 """
@@ -70,22 +71,25 @@ def test_an_approval_shows_the_cell_its_place_and_the_scopes(open_notebook, lab)
 
     # A command: its programs, and "Always allow" in the scope chosen from the menu.
     second = panel.get_by_role("region", name=re.compile(r"^Approval: ")).nth(1)
-    expect(second.locator("ul.ja-programs")).to_contain_text("ls -la only reads")
-    always = second.get_by_role("button", name="Always allow `ls …` when it only reads")
+    expect(second.locator("ul.ja-programs")).to_have_text("only reads")  # the block has ls -la
+    expect(second.locator(".ja-remember")).to_have_text(
+        "“Always allow” remembers: allow ls when it only reads."
+    )
+    always = second.get_by_role("button", name="Always allow", exact=True)
     expect(always).to_be_visible()
     second.get_by_role("button", name="Other scopes").click()
     menu = second.get_by_role("menu", name="“Always allow” scopes")
     expect(menu.get_by_role("menuitem")).to_have_text(
-        ["Always allow `ls …` when it only reads", "Always allow this exact command"]
+        ["ls … when it only reads", "this exact command"]
     )
     shoot(panel, "approval-scopes.png")
-    menu.get_by_role("menuitem", name="Always allow this exact command").click()
-    expect(second.locator(".ja-answered")).to_have_text("Always allowed (allow exactly `ls -la`)")
+    menu.get_by_role("menuitem", name="this exact command").click()
+    expect(second.locator(".ja-answered")).to_have_text("Always allowed (allow exactly ls -la)")
 
     # A cell that raises: the row is red, with the error's line on it.
     third = panel.get_by_role("region", name=re.compile(r"^Approval: ")).nth(2)
     expect(third.locator("code.ja-code")).to_have_text("1/0")
-    third.get_by_role("button", name="Always allow run_cell this session").click()
+    third.get_by_role("button", name="Always allow", exact=True).click()
     failed = _tool(panel, "run_cell", 1)
     expect(failed).to_have_attribute("data-state", "error")
     expect(failed.locator(".ja-tool-status")).to_contain_text("failed")

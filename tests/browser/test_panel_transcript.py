@@ -220,7 +220,7 @@ def test_an_approval_cards_allow_and_deny(open_notebook, lab):
     )
     panel = start(notebook, "h = %agent act --model $m Look around")
     card = panel.get_by_role("region", name=re.compile(r"^Approval: ")).first
-    expect(card).to_contain_text("Run: echo approved-run")
+    expect(card.locator("code.ja-code")).to_have_text("echo approved-run")
     expect(card).to_contain_text("shell commands need your approval")
     expect(card.get_by_role("button", name="Always allow")).to_be_visible()
     expect(status(panel)).to_have_text("waiting for you (approval of execute_command)")
@@ -230,7 +230,7 @@ def test_an_approval_cards_allow_and_deny(open_notebook, lab):
     expect(card.locator(".ja-answered")).to_have_text("Allowed")
     tool = panel.locator('.ja-tool[data-tool="execute_command"]').first
     expect(tool).to_have_attribute("data-state", "done")
-    tool.locator("summary").click()
+    tool.locator("summary").first.click()
     expect(tool.locator(".ja-tool-result")).to_contain_text("approved-run")
 
     second = panel.get_by_role("region", name=re.compile(r"^Approval: ")).nth(1)
@@ -262,16 +262,16 @@ def test_an_approval_says_what_always_allow_remembers_and_warns_before_the_click
 
     card = panel.get_by_role("region", name=re.compile(r"^Approval: ")).first
     expect(card.locator(".ja-remember")).to_have_text(
-        "“Always allow” remembers: allow `echo` when it only reads."
+        "“Always allow” remembers: allow echo (no file effects)."
     )
     card.get_by_role("button", name="Always allow").click()
     expect(card.locator(".ja-answered")).to_have_text(
-        "Always allowed (allow `echo` when it only reads)"
+        "Always allowed (allow echo (no file effects))"
     )
 
     # `echo second` runs unasked; `rm *.tmp` names its files only when it runs
     globbed = panel.get_by_role("region", name=re.compile(r"^Approval: ")).nth(1)
-    expect(globbed).to_contain_text("Run: rm *.tmp")
+    expect(globbed.locator("code.ja-code")).to_have_text("rm *.tmp")
     expect(globbed.get_by_role("button", name="Always allow")).to_be_hidden()
     expect(globbed.locator(".ja-remember")).to_contain_text("“Always allow” is not offered")
     globbed.get_by_role("button", name="Deny").click()

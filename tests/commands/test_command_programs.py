@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from jupyter_agent.commands.analysis import analyze
+from jupyter_agent.commands.analysis import NO_FILE_EFFECTS, analyze
 
 
 def effect(line: str):
@@ -50,6 +50,20 @@ def test_read_only_uses(line, key):
     invocation = effect(line)
     assert invocation.kind == "reads", invocation.effect
     assert invocation.effect.key == key
+
+
+@pytest.mark.parametrize("line", ["sleep 30", "echo done", "cd sub", "true", "printf x"])
+def test_a_builtin_that_stays_in_the_shell_has_no_file_effects(line):
+    """Read-only for the rules (a read-only rule may cover it), but it reads nothing: the
+    approval card says "no file effects", not "only reads"."""
+    invocation = effect(line)
+    assert invocation.kind == "reads"
+    assert invocation.effect.note == NO_FILE_EFFECTS
+
+
+@pytest.mark.parametrize("line", ["cat a.csv", "ls -la", "git log -3"])
+def test_a_program_that_reads_files_says_nothing_more(line):
+    assert effect(line).effect.note == ""
 
 
 @pytest.mark.parametrize(

@@ -1,11 +1,12 @@
 /**
  * An approval's card: what the call would do (the cell, the command and its programs, the
- * file's diff), its warnings, and Allow, Always allow (in a scope) and Deny.
+ * file's diff), its warnings, and Allow, Always allow (its scope said below it, the other
+ * scopes in its menu) and Deny. A command is shown once, in its code block.
  */
 import { cellLink, inputCells, withCellLinks } from './cell-links';
 import { clip, h, pretty } from './dom';
 import { highlightCode } from './highlight';
-import { nameOf, toolLabel } from './labels';
+import { nameOf, toolLabel, withCode, withoutBackticks } from './labels';
 import type { IPendingCard } from './question-card';
 import { renderDiff } from './tool-card';
 import type { EntryOf } from './types';
@@ -62,24 +63,32 @@ const EFFECT_LABELS: Record<string, string> = {
 function commandPreview(
   p: Extract<Preview, { kind?: 'command' }>
 ): HTMLElement {
-  const programs = (p.programs || []).map(program =>
-    h(
+  // A line of one program is already in the code block above: its item says only what it
+  // does, not the command a third time.
+  const alone =
+    (p.programs || []).length === 1 &&
+    !(p.redirects || []).length &&
+    p.programs![0].text.trim() === p.command.trim();
+  const programs = (p.programs || []).map(program => {
+    const label = EFFECT_LABELS[program.effect] ?? program.effect;
+    // What the analysis says of a read-only program when "only reads" would be wrong
+    // ("no file effects" for `sleep 30`) is what it does.
+    const does =
+      program.effect === 'reads' && program.note ? program.note : label;
+    return h(
       'li',
       { 'data-effect': program.effect },
-      h('code', { text: program.text }),
-      ' ',
-      h('span', {
-        class: 'ja-effect',
-        text: EFFECT_LABELS[program.effect] ?? program.effect
-      }),
-      program.note && program.note !== EFFECT_LABELS[program.effect]
+      alone ? null : h('code', { text: program.text }),
+      alone ? null : ' ',
+      h('span', { class: 'ja-effect', text: does }),
+      program.note && program.note !== does && program.note !== label
         ? ` — ${program.note}`
         : '',
       (program.writes || []).length
         ? ` (${(program.writes || []).join(', ')})`
         : ''
-    )
-  );
+    );
+  });
   const redirects = (p.redirects || []).map(text =>
     h(
       'li',
@@ -158,10 +167,12 @@ export function approvalCard(
     class: 'ja-primary',
     text: 'Allow'
   });
+  // "Always allow", as for every tool: the scope it takes is said in the line below the
+  // card's body, and the other scopes are in the menu beside it.
   const always = h('button', {
     type: 'button',
     class: 'ja-always',
-    text: first ? first.label : 'Always allow',
+    text: 'Always allow',
     hidden: remember === null && first === null
   });
   const more = h('button', {
@@ -185,19 +196,22 @@ export function approvalCard(
     text: 'Deny'
   });
   const items = options.map(option =>
-    h('button', {
-      type: 'button',
-      role: 'menuitem',
-      class: 'ja-scope',
-      'data-scope': option.id,
-      title: `Remembers for this session: ${(option.rules || []).join('; ')}`,
-      text: option.label
-    })
+    h(
+      'button',
+      {
+        type: 'button',
+        role: 'menuitem',
+        class: 'ja-scope',
+        'data-scope': option.id,
+        title: `Remembers for this session: ${withoutBackticks((option.rules || []).join('; '))}`
+      },
+      withCode(option.label)
+    )
   );
   menu.append(...items);
   const buttons = [allow, always, more, ...items, deny];
   const answered = h('p', { class: 'ja-answered', hidden: true });
-  const warnings = (e.warnings || []).map(text => h('li', { text }));
+  const warnings = (e.warnings || []).map(text => h('li', {}, withCode(text)));
   // The cells the call names, at the place the preview gives (a run's cell).
   const cells = inputCells(e.input);
   for (const id of cells.keys()) cells.set(id, known?.get(id));
@@ -212,7 +226,14 @@ export function approvalCard(
       h('h3', { text: 'Approval needed' }),
       h('span', { class: 'ja-badge', text: toolLabel(e.tool_name) })
     ),
-    h('p', { class: 'ja-approval-summary' }, withCellLinks(e.summary, cells)),
+    // A command's summary ("Run: …") would repeat the code block: the block says it.
+    e.preview?.kind === 'command'
+      ? null
+      : h(
+          'p',
+          { class: 'ja-approval-summary' },
+          withCellLinks(e.summary, cells)
+        ),
     e.preview ? previewSection(e.preview) : null,
     warnings.length
       ? h(
@@ -221,14 +242,14 @@ export function approvalCard(
           warnings
         )
       : null,
-    e.reason ? h('p', { class: 'ja-context', text: e.reason }) : null,
-    h('p', {
-      class: 'ja-remember',
-      text:
-        remember === null
-          ? '“Always allow” is not offered: a call like this asks every time.'
-          : `“Always allow” remembers: ${remember}.`
-    }),
+    e.reason ? h('p', { class: 'ja-context' }, withCode(e.reason)) : null,
+    h(
+      'p',
+      { class: 'ja-remember' },
+      remember === null
+        ? '“Always allow” is not offered: a call like this asks every time.'
+        : ['“Always allow” remembers: ', ...withCode(remember), '.']
+    ),
     h(
       'details',
       { class: 'ja-raw-input' },
@@ -245,7 +266,7 @@ export function approvalCard(
     answered
   );
   if (remember !== null)
-    always.title = `Remembers for this session: ${remember}`;
+    always.title = `Remembers for this session: ${withoutBackticks(remember)}`;
   const parts: IPendingCard = { card, buttons, answered };
   const closeMenu = () => {
     menu.hidden = true;

@@ -1,6 +1,8 @@
 /**
- * How the cards name things: a tool, a plan step's status, a card for a screen reader.
+ * How the cards name things: a tool, a plan step's status, a card for a screen reader,
+ * a program or a rule quoted in a sentence.
  */
+import { h } from './dom';
 import type { EntryOf } from './types';
 import { CONTROL_TOOLS as CONTROL_TOOL_NAMES } from './wire';
 
@@ -21,6 +23,32 @@ const NAME_CHARS = 80;
 export function nameOf(text: string): string {
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length > NAME_CHARS ? `${line.slice(0, NAME_CHARS - 1)}…` : line;
+}
+
+/**
+ * A sentence of the kernel's that quotes data between backticks ("allow `git log` when it
+ * only reads", as `_wording.code` writes it): the quotes as code, the rest as text. Inert:
+ * text nodes and <code> elements, never HTML.
+ */
+export function withCode(text: string): Node[] {
+  const nodes: Node[] = [];
+  const parts = text.split('`');
+  // An odd number of backticks: the last one opens nothing, it stays text.
+  const closed = parts.length % 2 === 1 ? parts.length : parts.length - 1;
+  parts.forEach((part, i) => {
+    if (i % 2 === 1 && i < closed)
+      nodes.push(h('code', { class: 'ja-quoted', text: part }));
+    else {
+      const shown = i >= closed ? `\`${part}` : part;
+      if (shown) nodes.push(document.createTextNode(shown));
+    }
+  });
+  return nodes;
+}
+
+/** The same sentence for a tooltip (plain text): the quotes as they are, backticks gone. */
+export function withoutBackticks(text: string): string {
+  return text.replace(/`([^`]*)`/g, '$1');
 }
 
 /** A tool as a person names it: an MCP server's tool (`mcp__github__search_issues`) as

@@ -3,7 +3,7 @@
  * its answer (or the run's end) closes it: its buttons disabled, a line saying how it
  * ended. A click sends the command; if the kernel refuses it, the card is usable again.
  */
-import { approvalCard, questionCard } from './cards';
+import { approvalCard, questionCard, withCode } from './cards';
 import type { IPendingCard, IQuestionCard } from './cards';
 import type { EntryOf, ITranscriptActions } from './types';
 
@@ -98,7 +98,7 @@ export class PendingCards {
     if (!a) return waiting;
     const verdict = e.allowed
       ? e.remember
-        ? `Always allowed${e.rule ? ` (${e.rule})` : ''}`
+        ? withCode(`Always allowed${e.rule ? ` (${e.rule})` : ''}`)
         : 'Allowed'
       : 'Denied';
     close(a, verdict);
@@ -116,10 +116,12 @@ export class PendingCards {
   }
 }
 
-function close(pending: IPendingCard, text: string): void {
+function close(pending: IPendingCard, text: string | Node[]): void {
   pending.buttons.forEach(b => (b.disabled = true));
   pending.card.classList.remove('ja-flash');
   if (!pending.card.dataset.state) pending.card.dataset.state = 'closed';
   pending.answered.hidden = false;
-  pending.answered.textContent = text;
+  pending.answered.replaceChildren(
+    ...(typeof text === 'string' ? [text] : text)
+  );
 }
