@@ -7,6 +7,7 @@ screenshot, console and server log in ``test-artifacts/``.
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -117,11 +118,33 @@ def new_page(browser: Any) -> tuple[Any, Any, list[str]]:
     return context, page, console
 
 
-# What every thread of each kernel of the page is doing, into the kernel's stderr (the
-# server log, saved beside): a kernel whose agent thread hangs still runs this on its main
-# thread. Bounded: a kernel that answers nothing is left after two seconds.
-_DUMP_KERNEL_THREADS = """async () => {
-  const code = 'import faulthandler, sys; faulthandler.dump_traceback(sys.__stderr__, all_threads=True)';
+# What every thread of each kernel of the page is doing, and where its agent and panel
+# stand (the run's state, the panel's status, a flush pending or not, entries not sent),
+# into the kernel's stderr (the server log, saved beside): a kernel whose agent thread
+# hangs still runs this on its main thread. Bounded: a kernel that answers nothing is left
+# after two seconds.
+_KERNEL_STATE = """\
+import faulthandler, sys, time
+faulthandler.dump_traceback(sys.__stderr__, all_threads=True)
+try:
+    from jupyter_agent.jupyter.kernel.agent import _AGENTS
+    for ka in list(_AGENTS.values()):
+        a, p = ka.agent, ka.panel
+        h = a.handle if a is not None else None
+        print('agent:', a and a.state, h and (h.done, h.stop_reason), file=sys.__stderr__)
+        if p is not None:
+            t = p.transcript
+            print('panel:', p.status, p.busy, p.detail, 'flush', p._flush_handle,
+                  'pending', len(t.pending), 'for', time.monotonic() - t.pending_since,
+                  'views', p.views_seen, file=sys.__stderr__)
+except Exception as error:
+    print('no agent state:', repr(error), file=sys.__stderr__)
+"""
+_DUMP_KERNEL_THREADS = (
+    """async () => {
+  const code = """
+    + json.dumps(_KERNEL_STATE)
+    + """;
   const kernels = Array.from(window.jupyterapp?.serviceManager.sessions.running() ?? [])
     .map(session => window.jupyterapp.serviceManager.kernels.connectTo({ model: session.kernel }));
   await Promise.race([
@@ -130,6 +153,7 @@ _DUMP_KERNEL_THREADS = """async () => {
   ]);
   for (const kernel of kernels) kernel.dispose();
 }"""
+)
 
 
 def save_artifacts(
