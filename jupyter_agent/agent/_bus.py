@@ -50,6 +50,9 @@ class EventBus:
         self._seq = 0
         self._callbacks: list[Callback] = []
         self._queues: list[_Queue] = []
+        self.failures: deque[str] = deque(maxlen=5)
+        """The newest subscriber failures (kind of event, exception): in a kernel the log
+        goes to no cell from the agent's thread, so this is where one is found."""
 
     @property
     def seq(self) -> int:
@@ -62,8 +65,9 @@ class EventBus:
         for callback in tuple(self._callbacks):
             try:
                 callback(event)
-            except Exception:
+            except Exception as exc:
                 log.exception("an event subscriber failed on %s; it stays subscribed", event.kind)
+                self.failures.append(f"{event.kind}: {type(exc).__name__}: {exc}"[:500])
         for queue in tuple(self._queues):  # a reader on another thread may leave meanwhile
             queue.put(event)
         return event

@@ -180,6 +180,10 @@ async def test_a_failing_subscriber_does_not_break_the_run(workspace):
     agent.subscribe(broken)
     handle = await agent.run("go")
     assert handle.state is AgentState.completed
+    # Kept where it can be found (in a kernel, the log from the agent's thread reaches
+    # no cell): the newest few, each with its event's kind.
+    assert len(agent.bus.failures) == 5
+    assert agent.bus.failures[-1].endswith(": RuntimeError: subscriber bug")
 
 
 async def test_events_after_the_fact_are_replayed(workspace):

@@ -131,7 +131,8 @@ try:
     for ka in list(_AGENTS.values()):
         a, p = ka.agent, ka.panel
         h = a.handle if a is not None else None
-        print('agent:', a and a.state, h and (h.done, h.stop_reason), file=sys.__stderr__)
+        print('agent:', a and a.state, h and (h.done, h.stop_reason),
+              'subscriber failures', a and list(a.bus.failures), file=sys.__stderr__)
         if p is not None:
             t = p.transcript
             print('panel:', p.status, p.busy, p.detail, 'flush', p._flush_handle,
