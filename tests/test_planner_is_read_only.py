@@ -75,6 +75,8 @@ READS: list[tuple[str, dict[str, Any], bool]] = [
     ("read_file", {"path": ".env"}, True),
     ("grep", {"pattern": "TOKEN"}, False),
     ("search_sessions", {"query": 'x"); DROP TABLE entries; -- NEAR( *'}, False),
+    ("read_session", {"session_id": "../../outside"}, True),
+    ("read_session", {"session_id": "nosuchsession"}, True),
 ]
 
 

@@ -157,11 +157,14 @@ def test_a_missing_damaged_or_older_index_is_rebuilt_from_the_histories(
             db.execute("PRAGMA application_id = 0")
         db.close()
     else:
-        monkeypatch.setattr(session_rows, "SCHEMA_VERSION", session_rows.SCHEMA_VERSION + 1)
+        version = session_rows.SCHEMA_VERSION
+        monkeypatch.setattr(session_rows, "SCHEMA_VERSION", version + 1)
         monkeypatch.setattr(
             session_rows,
             "SCHEMA",
-            session_rows.SCHEMA.replace("user_version = 1", "user_version = 2"),
+            session_rows.SCHEMA.replace(
+                f"user_version = {version}", f"user_version = {version + 1}"
+            ),
         )
     assert [h.session_id for h in index_of(workspace).search("churn cohort")] == ["s2"]
     assert [h.session_id for h in index_of(workspace).search("boosting")] == ["s1"]
@@ -381,3 +384,56 @@ def test_a_search_over_its_time_budget_is_stopped_with_a_message(
     monkeypatch.setattr(session_store, "PROGRESS_STEPS", 1)
     with pytest.raises(SearchError, match=r"took over 0 s and was stopped"):
         index_of(workspace).search("slow", budget=0)
+
+
+def test_a_hit_names_its_notebook_and_what_its_session_came_to(workspace: Path) -> None:
+    """A hit carries the session's notebook, how its last run ended, and its outcome: the
+    last completion summary, plan or answer (not a compaction's summary), as the reader
+    may see it, cut short."""
+    from jupyter_agent.messages import ContextChange, TextBlock, ToolUseBlock
+
+    done = Session.create(workspace, session_id="done", title="tidy the sales")
+    done.append(Message.user("tidy the sales table"))
+    done.append(
+        Message(
+            role="assistant",
+            content=[
+                TextBlock(text="Dropping the duplicates."),
+                ToolUseBlock(id="t1", name="task_complete", input={"summary": "Dropped 12 rows."}),
+            ],
+        )
+    )
+    done.append(
+        Message(
+            role="user",
+            content=[TextBlock(text="[Summary of the earlier conversation]\n\nthe sales")],
+            message_type="context",
+            context=ContextChange(compacted_through=None),
+        )
+    )
+    done.metadata.notebook, done.metadata.stop_reason = "sales/a.ipynb", "completed"
+    done.save()
+    done.close()
+    answered = Session.create(workspace, session_id="answered", title="sales median")
+    answered.append(Message.user("what is the sales median"))
+    answered.append(Message.assistant("The median is " + "4.2 " * 200))
+    answered.metadata.stop_reason = "manual_stop"
+    answered.save()
+    answered.close()
+    saved(workspace, "asked", "sales question never answered")
+
+    hits = {h.session_id: h for h in index_of(workspace).search("sales", limit=5)}
+    assert (hits["done"].notebook, hits["done"].stop_reason) == ("sales/a.ipynb", "completed")
+    assert (hits["done"].outcome_kind, hits["done"].outcome) == ("summary", "Dropped 12 rows.")
+    answer = hits["answered"]
+    assert (answer.notebook, answer.stop_reason, answer.outcome_kind) == (
+        None,
+        "manual_stop",
+        "answer",
+    )
+    assert answer.outcome.startswith("The median is 4.2 4.2")
+    assert len(answer.outcome) == si.OUTCOME_CHARS + 1 and answer.outcome.endswith("…")
+    assert (hits["asked"].outcome, hits["asked"].outcome_kind) == ("", "")
+    # As the reader sees it.
+    (seen,) = index_of(workspace).search("tidy", visible=lambda t: t.replace("12", "••"))
+    assert seen.outcome == "Dropped •• rows."

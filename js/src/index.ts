@@ -228,12 +228,38 @@ const revealCellPlugin: JupyterFrontEndPlugin<void> = {
   }
 };
 
+/**
+ * The "Open <notebook>" link of the panel's choice before resuming a session of another
+ * notebook: open that notebook here (JupyterLab: a tab in this window; Notebook 7: its
+ * own page), rather than the link's new browser tab.
+ */
+const openNotebookPlugin: JupyterFrontEndPlugin<void> = {
+  id: PluginIDs.openNotebook,
+  description:
+    'Opens the notebook a past session worked on, from the panel’s session choice.',
+  autoStart: true,
+  activate: (app: JupyterFrontEnd): void => {
+    document.addEventListener(PanelEvents.openNotebook, event => {
+      const detail = (event as CustomEvent).detail ?? {};
+      if (typeof detail.path !== 'string' || !detail.path) return;
+      if (!app.commands.hasCommand('docmanager:open')) return;
+      event.preventDefault();
+      app.commands
+        .execute('docmanager:open', { path: detail.path })
+        .catch(error => {
+          console.warn('jupyter-agent: could not open', detail.path, error);
+        });
+    });
+  }
+};
+
 const plugins: JupyterFrontEndPlugin<unknown>[] = [
   controlPlugin,
   bridgePlugin,
   sidebarPlugin,
   interruptPlugin,
-  revealCellPlugin
+  revealCellPlugin,
+  openNotebookPlugin
 ];
 
 export default plugins;

@@ -27,6 +27,7 @@ export namespace PluginIDs {
   export const interrupt = `${EXTENSION_NAME}:interrupt`;
   export const revealCell = `${EXTENSION_NAME}:reveal-cell`;
   export const control = `${EXTENSION_NAME}:control`;
+  export const openNotebook = `${EXTENSION_NAME}:open-notebook`;
 }
 
 /** Command ids. */
@@ -48,6 +49,8 @@ export namespace PanelEvents {
   export const revealCell = 'jupyter-agent:reveal-cell';
   /** IControlDetail: a message for the kernel, sent over the kernel's control channel. */
   export const control = 'jupyter-agent:control';
+  /** `{ path }`: open this notebook (the server's path): a past session worked on it. */
+  export const openNotebook = 'jupyter-agent:open-notebook';
 }
 
 /**

@@ -102,8 +102,10 @@ class AgentMagics(Magics):
           --max-steps N            model turns per run (the panel's max iterations)
           --loop tool_use|roa      the native tool-use loop (default) or
                                    reason → act → observe
-          --resume [SESSION_ID]    continue a saved session (the newest without an id);
-                                   the panel's session picker does the same
+          --resume [SESSION_ID]    continue a saved session (without an id, the newest:
+                                   this notebook's when it has one); a session of
+                                   another notebook goes on here without its cell
+                                   references; the panel's session picker does the same
           --side                   dock the panel in JupyterLab's right sidebar
 
         The run goes on in the background: the cell ends at once and the kernel stays
@@ -272,6 +274,11 @@ class AgentMagics(Magics):
                 agent = kernel.resume(command.resume or None, model=model)
             except (AgentError, ValueError) as exc:
                 raise UsageError(str(exc)) from None
+            if kernel.moved_from is not None:
+                print(
+                    f"Session {agent.session.id} worked on {kernel.moved_from}: it goes on in "
+                    "this notebook, and its cell references (cells of that notebook) are dropped."
+                )
         else:
             try:
                 agent = kernel.ensure(model)

@@ -8,11 +8,11 @@ names with their input cut short, and the first few hundred characters of tool r
 
 Three jobs, three modules, each stating the invariants it keeps:
 
-- :mod:`.session_rows`: what a message becomes in the index (cut, masked, keyed so that
+- :mod:`.index_rows`: what a message becomes in the index (cut, masked, keyed so that
   writing twice adds nothing), and the schema.
-- :mod:`.session_store`: the file, opened through the path gate (only a database of ours),
+- :mod:`.index_store`: the file, opened through the path gate (only a database of ours),
   rebuilt when damaged or older, caught up from the histories, and searched.
-- :mod:`.session_writer`: the one thread per process that writes what sessions append,
+- :mod:`.index_writer`: the one thread per process that writes what sessions append,
   never on the event loop and never failing a session's write.
 
 This module keeps the names the package and its users import.
@@ -30,6 +30,7 @@ from .index_rows import (
 from .index_store import (
     INDEX_FILE,
     MAX_LIMIT,
+    OUTCOME_CHARS,
     QUERY_TERMS,
     SEARCH_BUDGET,
     SESSIONS_DIR,
@@ -49,6 +50,7 @@ __all__ = [
     "MARK_END",
     "MARK_START",
     "MAX_LIMIT",
+    "OUTCOME_CHARS",
     "QUERY_TERMS",
     "RESULT_CHARS",
     "SCHEMA_VERSION",

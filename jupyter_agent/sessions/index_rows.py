@@ -34,9 +34,11 @@ from ..messages import (
     ToolUseBlock,
 )
 from ..secrets.shapes import mask_secrets
+from .notebooks import without_notes
 
-SCHEMA_VERSION = 1
-"""Kept in ``PRAGMA user_version``; an index of an older version is rebuilt."""
+SCHEMA_VERSION = 2
+"""Kept in ``PRAGMA user_version``; an index of an older version is rebuilt (2: sessions
+name their notebook and how their last run ended)."""
 APPLICATION_ID = 0x4A414749
 """Kept in the database header (``PRAGMA application_id``, "JAGI"): marks the file as ours."""
 
@@ -60,6 +62,8 @@ CREATE TABLE sessions (
     updated_at REAL NOT NULL DEFAULT 0,
     agent_type TEXT NOT NULL DEFAULT '',
     parent_session_id TEXT,
+    notebook TEXT,
+    stop_reason TEXT,
     indexed_bytes INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE entries (
@@ -129,7 +133,9 @@ def _row(message: Message, part: int, block: object, speaker: str) -> Row | None
     if isinstance(block, TextBlock):
         if block.text.strip() == STOPPED_NOTE:
             return None
-        return make(speaker, block.text, TEXT_CHARS)
+        # The notes a session puts before a task are not the user's words.
+        text = without_notes(block.text) if speaker == "user" else block.text
+        return make(speaker, text, TEXT_CHARS)
     if isinstance(block, ToolUseBlock):
         args = block.input
         if block.name == "submit_plan":
@@ -219,10 +225,12 @@ def write_batches(db: sqlite3.Connection, batches: Sequence[Batch]) -> None:
 def _write_metadata(db: sqlite3.Connection, session_id: str, meta: dict[str, Any]) -> None:
     db.execute(
         "INSERT INTO sessions (session_id, title, created_at, updated_at, agent_type, "
-        "parent_session_id) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (session_id) DO UPDATE SET "
+        "parent_session_id, notebook, stop_reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+        "ON CONFLICT (session_id) DO UPDATE SET "
         "title = excluded.title, created_at = excluded.created_at, "
         "updated_at = excluded.updated_at, agent_type = excluded.agent_type, "
-        "parent_session_id = excluded.parent_session_id",
+        "parent_session_id = excluded.parent_session_id, notebook = excluded.notebook, "
+        "stop_reason = excluded.stop_reason",
         (
             session_id,
             mask_secrets(str(meta.get("title") or "")),
@@ -230,8 +238,14 @@ def _write_metadata(db: sqlite3.Connection, session_id: str, meta: dict[str, Any
             float(meta.get("updated_at") or 0),
             str(meta.get("agent_type") or ""),
             meta.get("parent_session_id"),
+            _text_or_none(meta.get("notebook")),
+            _text_or_none(meta.get("stop_reason")),
         ),
     )
+
+
+def _text_or_none(value: object) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def _write_records(db: sqlite3.Connection, session_id: str, records: bytes) -> None:

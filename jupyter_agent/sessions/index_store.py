@@ -1,7 +1,7 @@
 """The session index on disk, opened through the path gate, and searched.
 
-Invariants kept here (the rows are :mod:`.session_rows`'s, the writer thread
-:mod:`.session_writer`'s):
+Invariants kept here (the rows are :mod:`.index_rows`'s, the writer thread
+:mod:`.index_writer`'s):
 
 - **The index is derived.** ``history.jsonl`` files are the record; the index is rebuilt
   from them when it is missing, damaged, or of an older schema, and catches up on any
@@ -14,7 +14,7 @@ Invariants kept here (the rows are :mod:`.session_rows`'s, the writer thread
   time budget: SQLite's progress handler stops a slow query.
 - **Only a database of ours is written.** The index is opened through the path gate
   (:meth:`jupyter_agent.workspace.paths.Root.database`), in a sessions folder that admits no link: a
-  regular file with one name carrying :data:`~.session_rows.APPLICATION_ID` in its header (or
+  regular file with one name carrying :data:`~.index_rows.APPLICATION_ID` in its header (or
   one made by an older version, recognised by its exact schema). Anything else at that place
   — a planted link, a hard link, a foreign database, a file that is not a database — is
   refused, named and left alone, and searches run on an index made in memory instead.
@@ -61,6 +61,10 @@ BUSY_TIMEOUT_MS = 5000
 MAX_LIMIT = 50
 METADATA_BYTES = 16 << 20
 """Bytes of a session's metadata.json read at most."""
+OUTCOME_CHARS = 400
+"""Characters of a hit's outcome given (the index holds up to TEXT_CHARS of it)."""
+OUTCOME_KINDS = {"summary": "summary", "plan": "plan", "assistant": "answer"}
+"""The passages that say what a session came to, by role, and what each is called."""
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -131,6 +135,15 @@ class SessionHit:
     """The passage, each matched word between :data:`MARK_START` and :data:`MARK_END`."""
     matches: int
     """How many of the session's passages match."""
+    notebook: str | None = None
+    """The notebook the session worked on, relative to the workspace (None: not known)."""
+    stop_reason: str | None = None
+    """How its last run ended (completed, manual_stop…; None: it never ended one)."""
+    outcome: str = ""
+    """What the session came to, cut to :data:`OUTCOME_CHARS`: its last completion summary,
+    plan or answer, whichever came last (empty: none yet)."""
+    outcome_kind: str = ""
+    """What :attr:`outcome` is: summary, plan or answer."""
 
     def marked(self, start: str = "**", end: str = "**") -> str:
         """The snippet with matches between ``start`` and ``end``, on one line."""
@@ -360,7 +373,8 @@ class SessionIndex:
         budget: float = SEARCH_BUDGET,
         visible: Callable[[str], str] | None = None,
     ) -> list[SessionHit]:
-        """Past sessions matching ``query``, best first, each with its best passage.
+        """Past sessions matching ``query``, best first, each with its best passage, its
+        notebook, and what it came to (its outcome: the last summary, plan or answer).
 
         ``visible``: the passages as the reader may see them (a model: secrets hidden);
         then a passage matches, ranks and is quoted only by what it shows, so no answer
@@ -398,7 +412,7 @@ class SessionIndex:
                 rows = db.execute(
                     "SELECT e.session_id, e.role, e.label, e.created_at, "
                     f"snippet(entries_fts, 0, '{MARK_START}', '{MARK_END}', '…', 16), "
-                    "s.title, s.updated_at, e.text "
+                    "s.title, s.updated_at, s.notebook, s.stop_reason, e.text "
                     "FROM entries_fts JOIN entries e ON e.id = entries_fts.rowid "
                     "JOIN sessions s ON s.session_id = e.session_id "
                     "WHERE entries_fts MATCH ? ORDER BY bm25(entries_fts) LIMIT ?",
@@ -408,6 +422,8 @@ class SessionIndex:
                     rows = _as_seen(rows, expression, visible, deadline)
                 if rows:
                     break
+            hits = self._best_per_session(rows, left_out, limit, folder)
+            return [_with_outcome(db, hit, visible) for hit in hits]
         except sqlite3.OperationalError as exc:
             if "interrupted" in str(exc) or time.monotonic() > deadline:
                 raise SearchError(
@@ -421,7 +437,6 @@ class SessionIndex:
             raise SearchError(f"The session index was damaged and will be rebuilt: {exc}") from exc
         finally:
             db.close()
-        return self._best_per_session(rows, left_out, limit, folder)
 
     refused: str | None = None
     """Why the last search ran on an index made in memory (the file was not ours), or None."""
@@ -431,7 +446,7 @@ class SessionIndex:
     ) -> list[SessionHit]:
         hits: dict[str, SessionHit] = {}
         counts: dict[str, int] = {}
-        for sid, role, label, said_at, snippet, title, updated_at, *_ in rows:
+        for sid, role, label, said_at, snippet, title, updated_at, notebook, ended, *_ in rows:
             if sid in left_out:
                 continue
             counts[sid] = counts.get(sid, 0) + 1
@@ -439,7 +454,9 @@ class SessionIndex:
                 if not _is_folder(folder, sid):  # deleted since it was indexed
                     left_out.add(sid)
                     continue
-                hits[sid] = SessionHit(sid, title, updated_at, said_at, role, label, snippet, 0)
+                hits[sid] = SessionHit(
+                    sid, title, updated_at, said_at, role, label, snippet, 0, notebook, ended
+                )
         return [replace(h, matches=counts[h.session_id]) for h in hits.values()][:limit]
 
     def rebuild(self) -> int:
@@ -453,6 +470,25 @@ class SessionIndex:
             return self.catch_up(db, folder)
         finally:
             db.close()
+
+
+def _with_outcome(
+    db: sqlite3.Connection, hit: SessionHit, visible: Callable[[str], str] | None
+) -> SessionHit:
+    """``hit`` with what its session came to: the last completion summary (not a
+    compaction's), plan or answer it holds, as the reader may see it, cut short."""
+    found = db.execute(
+        "SELECT role, text FROM entries WHERE session_id = ? AND (role IN ('assistant', 'plan') "
+        "OR (role = 'summary' AND label = 'task_complete')) "
+        "ORDER BY created_at DESC, id DESC LIMIT 1",
+        (hit.session_id,),
+    ).fetchone()
+    if found is None:
+        return hit
+    role, text = found
+    shown = visible(text) if visible is not None else text
+    outcome = cut(" ".join(shown.split()), OUTCOME_CHARS)
+    return replace(hit, outcome=outcome, outcome_kind=OUTCOME_KINDS[role])
 
 
 def _as_seen(

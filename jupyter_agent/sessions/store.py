@@ -41,6 +41,7 @@ from ..plans import Plan, StepProgress
 from ..workspace.paths import FileTooLarge, PathRefused, Root
 from .context_view import ContextView, ModelView
 from .index import SESSIONS_DIR, index_records, sessions_folder
+from .notebooks import moved_note
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +53,18 @@ METADATA_LIMIT = 16 << 20
 """Bytes of a ``metadata.json`` read at most (a plan and counters: far less in practice)."""
 HISTORY_LIMIT = 1 << 30
 """Bytes of a ``history.jsonl`` loaded at most."""
+
+
+class NotebookMove(BaseModel):
+    """The session went on in another notebook than the one it worked on (see
+    :mod:`.notebooks`): the cell ids of its earlier messages are that notebook's."""
+
+    from_notebook: str
+    """The notebook it worked on before, relative to the workspace."""
+    messages: int
+    """How many messages of the history were held there."""
+    told: bool = False
+    """The model was told: its next task began with :func:`~.notebooks.moved_note`."""
 
 
 class SessionMetadata(BaseModel):
@@ -75,6 +88,11 @@ class SessionMetadata(BaseModel):
     usage: Usage = Field(default_factory=Usage)
     plan: Plan | None = None
     plan_progress: list[StepProgress] = Field(default_factory=list)
+    notebook: str | None = None
+    """The notebook the session works on, relative to the workspace (POSIX); empty when it
+    has none; None in sessions saved before it was kept ("notebook unknown")."""
+    moved: NotebookMove | None = None
+    """The last time the session went on in another notebook (None: never)."""
     metadata: dict[str, Any] = Field(default_factory=dict)
     format_version: str = FORMAT_VERSION
 
@@ -150,6 +168,20 @@ class Session:
         session._folder = folder
         return session
 
+    @staticmethod
+    def metadata_of(workspace: Path, session_id: str) -> SessionMetadata:
+        """A saved session's metadata alone (its history is not read); raises
+        :class:`SessionError` when there is no such session or it cannot be read."""
+        root = workspace / SESSIONS_DIR
+        try:
+            folder = sessions_folder(root, create=False)
+            raw = folder.read((session_id, "metadata.json"), limit=METADATA_LIMIT)
+            return SessionMetadata.model_validate_json(raw)
+        except (FileNotFoundError, NotADirectoryError):
+            raise SessionError(f"no session {session_id!r} in {root}") from None
+        except (ValidationError, PathRefused, FileTooLarge, OSError) as exc:
+            raise SessionError(f"session {session_id!r} cannot be read: {exc}") from None
+
     # From here on `list` in the class body is this method: annotations say builtins.list.
     @staticmethod
     def list(workspace: Path) -> builtins.list[SessionMetadata]:
@@ -218,6 +250,26 @@ class Session:
                 return message
         return None
 
+    def work_on(self, notebook: str, *, renamed: bool = False) -> str | None:
+        """Record that the session works on ``notebook`` (relative to the workspace; empty:
+        none) from now on. When its conversation was held in another notebook (not the
+        same one ``renamed``), the move is recorded (:attr:`SessionMetadata.moved`) and that
+        notebook's name returned."""
+        meta = self.metadata
+        before = meta.notebook
+        if before == notebook:
+            return None
+        meta.notebook = notebook
+        moved = None
+        if before and notebook and self.history and not renamed:
+            meta.moved = NotebookMove(from_notebook=before, messages=len(self.history))
+            moved = before
+        try:
+            self.save(now=True)  # listed as this notebook's from now on
+        except OSError as exc:  # kept, and written at the next write
+            log.warning("could not write session %s: %s", self.id, exc)
+        return moved
+
     def begin_turn(
         self,
         task: str,
@@ -228,11 +280,16 @@ class Session:
         """Record a run starting on ``task`` with ``model`` (name, provider, model string):
         the session is running, titled after its first task, and ``task`` is the user's
         message of ``kind`` (``None``: no turn of the conversation, nothing is added). A
-        task after a run that did not complete says so first, so the model knows."""
+        task after a run that did not complete says so first, so the model knows; so does
+        the first task after the session went on in another notebook."""
         meta = self.metadata
         text = task.strip()
         if meta.stop_reason not in (None, "completed"):
             text = f"{STOPPED_NOTE}\n\n{text}"
+        moved = meta.moved
+        if moved is not None and not moved.told and kind is not None:
+            text = f"{moved_note(moved.from_notebook, meta.notebook or '')}\n\n{text}"
+            moved.told = True
         if not meta.title and kind is not None:
             meta.title = task.strip().splitlines()[0][:80]
         meta.model, meta.provider, meta.model_string = model

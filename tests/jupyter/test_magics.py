@@ -118,8 +118,10 @@ Options (before the task):
   --max-steps N            model turns per run (the panel's max iterations)
   --loop tool_use|roa      the native tool-use loop (default) or
                            reason → act → observe
-  --resume [SESSION_ID]    continue a saved session (the newest without an id);
-                           the panel's session picker does the same
+  --resume [SESSION_ID]    continue a saved session (without an id, the newest:
+                           this notebook's when it has one); a session of
+                           another notebook goes on here without its cell
+                           references; the panel's session picker does the same
   --side                   dock the panel in JupyterLab's right sidebar
 
 The run goes on in the background: the cell ends at once and the kernel stays

@@ -96,3 +96,21 @@ export function inputCells(input: unknown): CellPositions {
     }
   return cells;
 }
+
+/**
+ * The cell links under `root` made plain text: they name cells of `notebook`, another
+ * notebook than this one (a session that went on here), so a click must not show a cell
+ * of this notebook that has the same id. The name stays; the title says whose cell it is.
+ */
+export function dropCellLinks(root: HTMLElement, notebook: string): void {
+  for (const link of root.querySelectorAll('a.ja-reveal-cell')) {
+    const id = link.getAttribute('data-cell-id') ?? '';
+    const text = h('span', {
+      class: 'ja-dropped-cell',
+      title: `Cell ${id} of ${notebook}, not of this notebook`,
+      text: link.textContent ?? ''
+    });
+    link.before(text);
+    link.remove();
+  }
+}

@@ -1,13 +1,16 @@
 /**
  * The session picker's search box: past sessions of the workspace whose words match what
- * the user types, each shown as a button (its title, when the passage was written, who
- * wrote it, and the passage with the matched words marked) that resumes that session.
+ * the user types, this notebook's first, each shown as a button (its title, when the
+ * passage was written, its notebook, who wrote it, and the passage with the matched words
+ * marked) that resumes that session, with the session's outcome under it (its last
+ * summary, plan or answer).
  *
  * The kernel searches (a `search_sessions` command, answered from its SQLite index off
  * its event loop); typing waits for a pause so each pause sends one search, and a reply
  * to an older search than the newest is dropped. Text goes in as text nodes only.
  */
 import { h } from './dom';
+import { notebookLabel } from './session-choice';
 import type { FoundSession } from './wire';
 
 /** Milliseconds of no typing before the search goes out. */
@@ -16,7 +19,8 @@ export const SEARCH_DELAY = 250;
 /** What the search box asks of the view around it. */
 export interface ISessionSearchActions {
   search(query: string): Promise<FoundSession[]>;
-  resume(sessionId: string): void;
+  /** Resume `found` (the view asks first when it is another notebook's); `from`: its button. */
+  resume(found: FoundSession, from: HTMLElement): void;
   busy(): boolean;
 }
 
@@ -120,18 +124,45 @@ export class SessionSearch {
     const passage = found.parts.map((text, i) =>
       i % 2 ? h('mark', { text }) : text
     );
-    return h(
+    const button: HTMLButtonElement = h(
       'button',
       {
         type: 'button',
         class: 'ja-search-hit',
         'data-session': found.id,
         title: `Resume this session (${found.matches} matching passage${found.matches === 1 ? '' : 's'})`,
-        onclick: () => this.actions.resume(found.id)
+        onclick: () => this.actions.resume(found, button)
       },
       h('span', { class: 'ja-search-title', text: found.title }),
       h('span', { class: 'ja-search-when', text: ` — ${when}` }),
+      h('span', {
+        class: 'ja-search-notebook',
+        text: ` · ${notebookLabel(found)}`
+      }),
       h('span', { class: 'ja-search-passage' }, `${who}: `, ...passage)
     );
+    return h(
+      'div',
+      { class: 'ja-search-item', 'data-where': found.where },
+      button,
+      found.outcome ? outcomeLine(found) : null
+    );
   }
+}
+
+/** What a found session came to, under its button: "Outcome (summary): …". */
+function outcomeLine(found: FoundSession): HTMLElement {
+  const ended =
+    found.stop_reason && found.stop_reason !== 'completed'
+      ? `, ${found.stop_reason.replace(/_/g, ' ')}`
+      : '';
+  return h(
+    'div',
+    { class: 'ja-search-outcome' },
+    h('span', {
+      class: 'ja-search-outcome-kind',
+      text: `Outcome (${found.outcome_kind || 'answer'}${ended}): `
+    }),
+    found.outcome
+  );
 }

@@ -8,6 +8,7 @@
  * text nodes: nothing the agent or the user wrote ever reaches innerHTML.
  */
 import { REVEAL_CELL_EVENT } from './cards';
+import { dropCellLinks } from './cell-links';
 import { KernelChannel } from './channel';
 import { ContextGauge } from './context';
 import { h } from './dom';
@@ -15,6 +16,8 @@ import { interruptKernel, STOP_ANSWER_GRACE } from './interrupt';
 import { ModelPicker } from './model-picker';
 import { PlanStrip } from './plan-strip';
 import { Replies } from './replies';
+import { notebookLabel, ResumeChoice } from './session-choice';
+import type { SessionOfNotebook } from './session-choice';
 import { SessionSearch } from './session-search';
 import { SetupBox } from './setup-box';
 import { statusText, usageText } from './status-text';
@@ -26,8 +29,10 @@ import type {
   FoundSession,
   KernelMessage,
   PanelState,
-  Reply
+  Reply,
+  TranscriptEntry
 } from './types';
+import type { SavedSession } from './wire';
 
 export { renderInline, renderMarkdown } from './markdown';
 export { interruptKernel };
@@ -143,9 +148,19 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
       command('search_sessions', { query }).then(
         reply => (reply as Reply).found ?? ([] as FoundSession[])
       ),
-    resume: sessionId =>
-      resume(sessionId, () => (sessionSearch.input.value = '')),
+    // Once resumed, the box and its results are cleared.
+    resume: (found, from) =>
+      askOrResume(found, from, () => {
+        sessionSearch.input.value = '';
+        sessionSearch.run();
+      }),
     busy: () => model.get('busy')
+  });
+  // Before a session of another notebook is resumed: continue it here, or open it.
+  let afterChoice: (() => void) | undefined;
+  const resumeChoice = new ResumeChoice({
+    continueHere: sessionId => resume(sessionId, true, afterChoice),
+    closed: returnTo => (returnTo ?? sessionSelect).focus()
   });
   const usage = h('div', { class: 'ja-usage' });
   // Compact now: the command's reply or the run it starts (busy) sets the button again.
@@ -190,6 +205,7 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
     errors,
     inputForm,
     controls,
+    resumeChoice.el,
     gauge.el,
     sessionSearch.el,
     usage
@@ -252,7 +268,7 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
         transcriptEl.setAttribute('aria-live', 'off');
         setTimeout(() => transcriptEl.setAttribute('aria-live', 'polite'), 500);
         transcript.reset();
-        for (const entry of msg.entries) transcript.apply(entry);
+        for (const entry of msg.entries) show(entry);
         transcript.renderDirty();
         transcript.scrollDown();
         ready = true;
@@ -260,7 +276,7 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
         return;
       case 'events':
         // Before its snapshot, a view drops batches: the snapshot will hold them.
-        if (ready) for (const entry of msg.entries) transcript.apply(entry);
+        if (ready) for (const entry of msg.entries) show(entry);
         return;
       case 'text':
         if (ready)
@@ -274,6 +290,14 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
       }
     }
   });
+
+  function show(entry: TranscriptEntry) {
+    transcript.apply(entry);
+    // What came before was held in another notebook (a session that went on here): its
+    // cell links would show cells of this notebook that happen to have the same ids.
+    if (entry.kind === 'note' && entry.cells_of)
+      dropCellLinks(transcriptEl, entry.cells_of);
+  }
 
   // State → view
   function refresh() {
@@ -372,18 +396,36 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
     roleSelect.value = current;
   }
 
+  // The picker: this notebook's sessions first, then other notebooks' (each named), then
+  // those whose notebook is not known, in groups when there is more than one kind.
   function refreshSessions() {
     const current = model.get('session_id');
     const sessions = model.get('sessions') || [];
-    const options = sessions.map(s => {
+    const option = (s: SavedSession) => {
       const when = new Date(s.updated * 1000).toLocaleString();
+      const notebook = s.where === 'other' ? ` — ${notebookLabel(s)}` : '';
       const option = h('option', {
         value: s.id,
-        text: `${s.title} — ${when}${s.id === current ? ' (current)' : ''}`
+        text: `${s.title}${notebook} — ${when}${s.id === current ? ' (current)' : ''}`
       });
       option.selected = s.id === current;
       return option;
-    });
+    };
+    const groups: [string, SavedSession[]][] = [
+      ['This notebook', sessions.filter(s => s.where === 'here')],
+      ['Other notebooks', sessions.filter(s => s.where === 'other')],
+      [
+        'Notebook unknown',
+        sessions.filter(s => s.where !== 'here' && s.where !== 'other')
+      ]
+    ];
+    const kinds = groups.filter(([, list]) => list.length);
+    const options: HTMLElement[] =
+      kinds.length > 1 || kinds[0]?.[0] === 'Other notebooks'
+        ? kinds.map(([label, list]) =>
+            h('optgroup', { label }, ...list.map(option))
+          )
+        : sessions.map(option);
     if (!sessions.some(s => s.id === current))
       options.unshift(
         h('option', {
@@ -553,15 +595,36 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
     });
   });
   sessionSelect.addEventListener('change', refresh);
-  function resume(sessionId: string, done?: () => void) {
+  // A session of another notebook asks first (continue here, or open that notebook).
+  function askOrResume(
+    session: SessionOfNotebook,
+    from: HTMLElement,
+    done?: () => void
+  ) {
+    if (session.where === 'other') {
+      afterChoice = done;
+      resumeChoice.ask(session, from);
+      return;
+    }
+    resume(session.id, false, done);
+  }
+  function resume(sessionId: string, here: boolean, done?: () => void) {
     resumeButton.disabled = true;
     focusInput();
-    command('resume', { session_id: sessionId }).then(done, (error: Error) => {
+    const args = here
+      ? { session_id: sessionId, here }
+      : { session_id: sessionId };
+    command('resume', args).then(done, (error: Error) => {
       showError(error.message);
       refresh();
     });
   }
-  resumeButton.addEventListener('click', () => resume(sessionSelect.value));
+  resumeButton.addEventListener('click', () => {
+    const id = sessionSelect.value;
+    const saved = (model.get('sessions') || []).find(s => s.id === id);
+    if (saved) askOrResume(saved, resumeButton);
+    else resume(id, false);
+  });
 
   refreshRoles();
   modelPicker.show(model.get('models'));

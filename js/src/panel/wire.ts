@@ -858,6 +858,7 @@ export interface UserEntry {
  * via the `definition` "NoteEntry".
  */
 export interface NoteEntry {
+  cells_of?: string;
   kind: 'note';
   n?: number;
   text: string;
@@ -962,11 +963,17 @@ export interface FoundSession {
   id: string;
   label: string;
   matches: number;
+  notebook: string;
+  open_path: string;
+  outcome: string;
+  outcome_kind: string;
   parts: string[];
   role: string;
   said: number;
+  stop_reason: string;
   title: string;
   updated: number;
+  where: 'here' | 'other' | 'unknown';
 }
 /**
  * The transcript so far, for one view (``view``) or, after a resume, every view.
@@ -1078,15 +1085,21 @@ export interface RoleChoice {
   name: string;
 }
 /**
+ * A session the picker lists: this notebook's first, then other notebooks', then those
+ * whose notebook is not known; the newest first in each.
+ *
  * This interface was referenced by `PanelProtocol`'s JSON-Schema
  * via the `definition` "SavedSession".
  */
 export interface SavedSession {
   id: string;
+  notebook: string;
+  open_path: string;
   runs: number;
   state: string;
   title: string;
   updated: number;
+  where: 'here' | 'other' | 'unknown';
 }
 /**
  * Tokens and cost of the current run and of the session (empty before the first call).
@@ -1234,12 +1247,15 @@ export interface SetMaxStepsCommand {
   value: number;
 }
 /**
- * Show and continue the saved session ``session_id``.
+ * Show and continue the saved session ``session_id``. A session of another notebook
+ * is refused unless ``here``: the user chose to go on with it in this notebook (the view
+ * asked), without its cell references.
  *
  * This interface was referenced by `PanelProtocol`'s JSON-Schema
  * via the `definition` "ResumeCommand".
  */
 export interface ResumeCommand {
+  here?: boolean;
   id: string;
   name: 'resume';
   session_id: string;

@@ -26,6 +26,7 @@ from ...models import Model
 from ...notebook.bridge import BridgeMode, Cell, CellType, NotebookBridge, RunResult
 from ...notebook.file import FileBridge
 from ...notebook.id_memory import IdMemory
+from ...sessions.notebooks import ThisNotebook
 from .agent_thread import agent_loop, main_loop
 from .runner import CellTimes, KernelExecutor, attach_kernel
 
@@ -196,6 +197,15 @@ class KernelAgent:
         self.notebook_path = notebook[0] if notebook else None
         self.notebook_file = notebook[1] if notebook else None
         self.workspace = self.notebook_file.parent if self.notebook_file else Path.cwd()
+        self.here = (
+            ThisNotebook.of(self.workspace, self.notebook_file, self.notebook_path)
+            if self.notebook_file is not None and self.notebook_path is not None
+            else None
+        )
+        """The notebook as sessions name it (None: the kernel does not know its notebook)."""
+        self.moved_from: str | None = None
+        """The notebook the last resumed session worked on, when it was another one (it
+        went on here without its cell references); None otherwise."""
         self.main = main_loop()
         """The kernel's loop, where cells run (None outside an event loop)."""
         self.home = agent_loop() if in_kernel(shell) else None
@@ -208,19 +218,26 @@ class KernelAgent:
     def ensure(self, model: str | Model | None = None) -> Agent:
         """The agent, made now if there is none (with ``model``, or the default)."""
         if self.agent is None:
-            self.agent = self._equip(Agent(model=model, workspace=self.workspace))
+            agent = Agent(model=model, workspace=self.workspace)
+            self._work_here(agent)
+            self.agent = self._equip(agent)
         elif model is not None:
             self.agent.set_model(model)
         return self.agent
 
     def resume(self, session_id: str | None = None, model: str | Model | None = None) -> Agent:
-        """Continue a saved session (the newest when ``session_id`` is None) as this
-        kernel's agent; the panel, if any, shows it."""
+        """Continue a saved session (the newest when ``session_id`` is None, this notebook's
+        if it has one) as this kernel's agent; the panel, if any, shows it. A session of
+        another notebook goes on in this one, without its cell references: that notebook
+        is then :attr:`moved_from`."""
         current = self.agent
         if current is not None and current.running:
             raise ValueError("the agent is running: stop it before resuming another session")
         if session_id is None:
             saved = [m for m in Agent.sessions(self.workspace) if m.parent_session_id is None]
+            here = self.here
+            if here is not None:  # this notebook's first (stable: the newest first in each)
+                saved.sort(key=lambda m: here.where(m.notebook) != "here")
             if current is not None:
                 saved = [m for m in saved if m.session_id != current.session.id] or saved
             if not saved:
@@ -238,10 +255,17 @@ class KernelAgent:
             # So do the MCP servers it started: one set per kernel, not one per session.
             agent.mcp = current.mcp
             agent.resources.insert(current.mcp)
+        self.moved_from = self._work_here(agent)
         self.agent = self._equip(agent)
         if self.panel is not None and self.panel.agent is not agent:
             self.panel.bind(agent)
         return agent
+
+    def _work_here(self, agent: Agent) -> str | None:
+        """The agent's session works on this notebook from now on; returns the notebook it
+        worked on when that was another one (see
+        :meth:`~jupyter_agent.sessions.store.Session.work_on`)."""
+        return agent.session.work_on(self.here.name) if self.here is not None else None
 
     def _equip(self, agent: Agent) -> Agent:
         agent.home = self.home
@@ -300,8 +324,28 @@ class KernelAgent:
         if self.agent is not None and self.agent.notebook is pending:
             self.agent.resources.insert(bridge, NotebookBridge)
         if hasattr(bridge, "on_renamed"):  # the live bridge (its module is imported lazily)
-            bridge.on_renamed = lambda _path: self._show_notebook()
+            bridge.on_renamed = self._renamed
+            if self.notebook_file is not None:
+                # The frontend's own name for it, relative to the server's root (the kernel
+                # may know only the absolute path): other notebooks can be named so too.
+                self._located(ThisNotebook.of(self.workspace, self.notebook_file, bridge.path))
         self._show_notebook()
+
+    def _renamed(self, path: str) -> None:
+        """The frontend renamed (or moved) the notebook: the session names it anew, and
+        the picker tells this notebook's sessions by the new name."""
+        if self.here is not None:
+            here = self.here.renamed(path)
+            if self.agent is not None:
+                self.agent.session.work_on(here.name, renamed=True)
+            self._located(here)
+        self._show_notebook()
+
+    def _located(self, here: ThisNotebook) -> None:
+        self.here = here
+        if self.panel is not None:
+            self.panel.here = here
+            self.panel.refresh_sessions()
 
     def _show_notebook(self) -> None:
         """The panel names the notebook as the bridge now does (connected, renamed)."""
@@ -321,6 +365,7 @@ class KernelAgent:
                 kernel_id=kernel_id(self.shell),
                 resume=lambda sid: self.resume(sid),
                 loop=self.home,
+                here=self.here,
             )
             # The bridge may have connected on the agent's thread while the panel was
             # being made here, before there was a panel to tell: show it as it is now.

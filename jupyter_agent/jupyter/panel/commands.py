@@ -21,6 +21,7 @@ from typing import Any, Protocol, TypeVar
 
 from ...agent import Agent, RunHandle
 from ...config.trust import TrustPrompt
+from ...sessions.notebooks import ThisNotebook, Where, where
 from .protocol import (
     AnswerCommand,
     ApproveCommand,
@@ -57,6 +58,11 @@ class CommandTarget(Protocol):
     @property
     def agent(self) -> Agent: ...
 
+    @property
+    def here(self) -> ThisNotebook | None:
+        """The notebook this panel's agent works on (None: not known)."""
+        ...
+
     def pending(self) -> tuple[str, str]:
         """The ids of the agent's own question and approval that wait (empty: none)."""
         ...
@@ -73,9 +79,10 @@ class CommandTarget(Protocol):
 
     def refresh_sessions(self) -> None: ...
 
-    def resume_session(self, session_id: str) -> None:
-        """Show and continue a saved session; ``ValueError`` when this panel cannot (or
-        not now: the agent runs)."""
+    def resume_session(self, session_id: str, here: bool = False) -> None:
+        """Show and continue a saved session (one of another notebook only ``here``, the
+        user's choice); ``ValueError`` when this panel cannot, or not now (the agent runs),
+        or the choice was not made."""
         ...
 
     def model_string(self, choice: str) -> str:
@@ -192,7 +199,7 @@ def _set_max_steps(panel: CommandTarget, command: SetMaxStepsCommand) -> Later:
 
 @handles(ResumeCommand)
 def _resume(panel: CommandTarget, command: ResumeCommand) -> Later:
-    panel.resume_session(command.session_id)
+    panel.resume_session(command.session_id, command.here)
     return None
 
 
@@ -206,7 +213,7 @@ def _sessions(panel: CommandTarget, command: SessionsCommand) -> Later:
 def _search_sessions(panel: CommandTarget, command: SearchSessionsCommand) -> Later:
     if command.limit not in SEARCH_LIMITS:
         raise ValueError("A search returns 1 to 30 sessions.")
-    return search_sessions(panel.agent, command.query, command.limit)
+    return search_sessions(panel.agent, command.query, command.limit, panel.here)
 
 
 @handles(SetKeyCommand)
@@ -240,22 +247,45 @@ def _trust(panel: CommandTarget, command: TrustCommand) -> Later:
     return None
 
 
-async def search_sessions(agent: Agent, query: str, limit: int) -> list[FoundSession]:
-    """The search box: past sessions matching ``query``, searched in a worker thread."""
-    hits = await asyncio.to_thread(agent.search_sessions, query, limit=limit)
-    return [
-        FoundSession(
-            id=h.session_id,
-            title=h.title or "(untitled)",
-            updated=h.updated_at,
-            said=h.said_at,
-            role=h.role,
-            label=h.label,
-            parts=h.parts(),
-            matches=h.matches,
-        )
-        for h in hits
-    ]
+async def search_sessions(
+    agent: Agent, query: str, limit: int, here: ThisNotebook | None = None
+) -> list[FoundSession]:
+    """The search box: past sessions matching ``query``, searched in a worker thread; the
+    sessions of the notebook ``here`` first, each group best first."""
+
+    def search() -> list[FoundSession]:
+        found = []
+        for h in agent.search_sessions(query, limit=limit):
+            notebook, place, open_path = notebook_of(here, h.notebook)
+            found.append(
+                FoundSession(
+                    id=h.session_id,
+                    title=h.title or "(untitled)",
+                    updated=h.updated_at,
+                    said=h.said_at,
+                    role=h.role,
+                    label=h.label,
+                    parts=h.parts(),
+                    matches=h.matches,
+                    notebook=notebook,
+                    where=place,
+                    open_path=open_path,
+                    outcome=h.outcome,
+                    outcome_kind=h.outcome_kind,
+                    stop_reason=h.stop_reason or "",
+                )
+            )
+        return sorted(found, key=lambda f: f["where"] != "here")
+
+    return await asyncio.to_thread(search)
+
+
+def notebook_of(here: ThisNotebook | None, notebook: str | None) -> tuple[str, Where, str]:
+    """A session's notebook as the picker and the search show it: its name (empty: not
+    known), where it stands from ``here``, and its path on the server (empty: it cannot be
+    opened from the panel)."""
+    open_path = here.server_path(notebook) if here is not None else ""
+    return notebook or "", where(here, notebook), open_path
 
 
 def waiting(agent: Agent, given: str, current: str, what: str) -> RunHandle:

@@ -43,6 +43,7 @@ from ...events import (
     UsageEvent,
 )
 from ...notebook.bridge import BridgeMode
+from ...sessions.notebooks import Where
 from ...states import AgentState
 from ...tools.control import CONTROL_TOOLS
 
@@ -103,6 +104,9 @@ class NoteEntry(TypedDict):
     text: str
     trimmed: NotRequired[bool]
     """The note that says how many of the oldest entries the log no longer holds."""
+    cells_of: NotRequired[str]
+    """The entries before this note were held in this other notebook (the session went on
+    here): a view shows their cell references as text, never as links into this one."""
     n: NotRequired[int]
 
 
@@ -183,6 +187,18 @@ class FoundSession(TypedDict):
     parts: list[str]
     """The passage cut at its matches: plain text at even places, matched words at odd."""
     matches: int
+    notebook: str
+    """The notebook the session worked on, relative to the workspace (empty: not known)."""
+    where: Where
+    """That notebook seen from this panel's: resuming one of another notebook asks first."""
+    open_path: str
+    """That notebook as the Jupyter server names it, to open it (empty: it cannot be)."""
+    outcome: str
+    """What the session came to, cut short: its last summary, plan or answer (empty: none)."""
+    outcome_kind: str
+    """What ``outcome`` is: summary, plan or answer."""
+    stop_reason: str
+    """How its last run ended (completed, manual_stop…; empty: it never ended one)."""
 
 
 class Reply(TypedDict):
@@ -308,10 +324,13 @@ class SetMaxStepsCommand(_Command):
 
 
 class ResumeCommand(_Command):
-    """Show and continue the saved session ``session_id``."""
+    """Show and continue the saved session ``session_id``. A session of another notebook
+    is refused unless ``here``: the user chose to go on with it in this notebook (the view
+    asked), without its cell references."""
 
     name: Literal["resume"]
     session_id: str
+    here: bool = False
 
 
 class SessionsCommand(_Command):
@@ -425,11 +444,20 @@ class ModelChoice(TypedDict):
 
 
 class SavedSession(TypedDict):
+    """A session the picker lists: this notebook's first, then other notebooks', then those
+    whose notebook is not known; the newest first in each."""
+
     id: str
     title: str
     updated: float
     state: str
     runs: int
+    notebook: str
+    """The notebook it worked on, relative to the workspace (empty: not known)."""
+    where: Where
+    """That notebook seen from this panel's: resuming one of another notebook asks first."""
+    open_path: str
+    """That notebook as the Jupyter server names it, to open it (empty: it cannot be)."""
 
 
 class PanelUsage(TypedDict, total=False):

@@ -29,7 +29,9 @@ from ...events import (
     ToolOutcome,
     ToolStartEvent,
 )
-from ...messages import STOPPED_NOTE, Message, TextBlock, ToolResultBlock, ToolUseBlock
+from ...messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from ...sessions.notebooks import without_notes
+from ...sessions.store import NotebookMove
 from ...states import AgentState
 from .protocol import Entry, NoteEntry, PlanStoppedEntry, TextEndEntry, UserEntry, to_entry
 
@@ -261,11 +263,13 @@ def history_entries(history: list[Message], agent: Agent) -> list[Entry]:
     """A saved conversation as transcript entries (for a resumed session). The whole
     history shows, compacted or not; a ``context`` record is the marker of a compaction
     where it happened (its summary, never as a message of the user's); a subagent's own
-    session shows nested under the ``delegate`` call that started it, as it did live."""
+    session shows nested under the ``delegate`` call that started it, as it did live. Where
+    the session went on from another notebook, a note says so: a view shows the cell
+    references before it as text (:class:`~.protocol.NoteEntry` ``cells_of``)."""
     meta = agent.session.metadata
     entries = [
         item if isinstance(item, dict) else to_entry(item)
-        for item in _replayed(history, agent, meta.child_session_ids)
+        for item in _replayed(history, agent, meta.child_session_ids, meta.moved)
     ]
     if meta.plan is not None:
         entries.append(to_entry(PlanEvent(plan=meta.plan)))
@@ -283,14 +287,22 @@ def history_entries(history: list[Message], agent: Agent) -> list[Entry]:
     return entries
 
 
-def _replayed(history: list[Message], agent: Agent, children: list[str]) -> Iterator[Event | Entry]:
+def _replayed(
+    history: list[Message],
+    agent: Agent,
+    children: list[str],
+    moved: NotebookMove | None = None,
+) -> Iterator[Event | Entry]:
     """The events (and the user's messages, as entries) a saved conversation shows.
-    ``children``: the sessions of the subagents it started, replayed where they began."""
+    ``children``: the sessions of the subagents it started, replayed where they began;
+    ``moved``: where it went on from another notebook (a note marks the place)."""
     names: dict[str, str] = {}
     index = {m.id: i for i, m in enumerate(history)}
     started = _subagents_by_call(agent, children)
     summarised_from = 0  # where the next summary's messages start
-    for message in history:
+    for number, message in enumerate(history):
+        if moved is not None and number == moved.messages:
+            yield _moved_note(moved)
         change = message.context
         if change is not None:
             summarised = 0
@@ -309,7 +321,7 @@ def _replayed(history: list[Message], agent: Agent, children: list[str]) -> Iter
             )
             continue
         if message.role == "user" and message.message_type != "tool_result":
-            text = message.text.removeprefix(STOPPED_NOTE).lstrip()
+            text = without_notes(message.text)
             if message.message_type == "execute_plan":
                 yield dict(UserEntry(kind="user", text=text, action="execute_plan"))
             elif text:
@@ -335,6 +347,18 @@ def _replayed(history: list[Message], agent: Agent, children: list[str]) -> Iter
                     is_error=block.is_error,
                     outcome=ToolOutcome.error if block.is_error else ToolOutcome.ok,
                 )
+    if moved is not None and moved.messages >= len(history):
+        yield _moved_note(moved)
+
+
+def _moved_note(moved: NotebookMove) -> Entry:
+    """The note between a conversation held in another notebook and what followed here."""
+    before = moved.from_notebook
+    text = (
+        f"The conversation above was held in {before}; it goes on in this notebook. "
+        f"Its cell references name cells of {before}: they are not links here."
+    )
+    return dict(NoteEntry(kind="note", text=text, cells_of=before))
 
 
 def _subagents_by_call(agent: Agent, children: list[str]) -> dict[str, list[Session]]:

@@ -54,13 +54,15 @@ from ... import events as ev
 from ...agent import Agent
 from ...agent._home import at_home, on_loop, schedule
 from ...config.trust import TrustPrompt
-from ...errors import AgentError
+from ...errors import AgentError, SessionError
 from ...models import context_window
 from ...models._local import LOCAL_MODELS
 from ...permissions import Permission
 from ...sessions.index import SearchError
+from ...sessions.notebooks import ThisNotebook, where
+from ...sessions.store import Session, SessionMetadata
 from ..bridge.comms import answer_on_the_senders_subshell
-from .commands import carry_out
+from .commands import carry_out, notebook_of
 from .displays import PanelDisplays
 from .protocol import (
     Events,
@@ -127,7 +129,8 @@ class AgentPanel(anywidget.AnyWidget):
     """A caption the panel must show (e.g. that the model is a scripted replay)."""
     session_id = t.Unicode("").tag(sync=True)
     sessions = t.List(t.Dict()).tag(sync=True)
-    """Saved sessions in the workspace, newest first, for the session picker."""
+    """Saved sessions in the workspace for the session picker: this notebook's first, then
+    other notebooks', then those whose notebook is not known; the newest first in each."""
     notebook = t.Unicode("").tag(sync=True)
     """The notebook bridge's description: which notebook, and how edits reach it."""
     bridge_mode = t.Unicode("").tag(sync=True)
@@ -171,6 +174,7 @@ class AgentPanel(anywidget.AnyWidget):
         kernel_id: str = "",
         resume: Callable[[str], Agent] | None = None,
         loop: asyncio.AbstractEventLoop | None = None,
+        here: ThisNotebook | None = None,
     ) -> None:
         # The trust prompt is in the first state a view gets: it shows before anything else.
         super().__init__(kernel_id=kernel_id, trust=_trust_prompt(agent))
@@ -181,6 +185,9 @@ class AgentPanel(anywidget.AnyWidget):
         except RuntimeError:
             self._loop = asyncio.get_event_loop_policy().get_event_loop()
         self._resume = resume
+        self.here = here
+        """The notebook the agent works on (its sessions are listed first; resuming one of
+        another notebook asks); set again when the notebook is renamed. None: not known."""
         self._agent: Agent | None = None
         self._unsubscribe: Callable[[], None] | None = None
         self.transcript = Transcript()
@@ -358,21 +365,30 @@ class AgentPanel(anywidget.AnyWidget):
 
     @at_home
     def refresh_sessions(self) -> None:
+        """List the saved sessions again: this notebook's first, then other notebooks',
+        then those whose notebook is not known (newest first in each)."""
         try:
             saved = Agent.sessions(self.agent.workspace)
         except OSError:
             saved = []
-        self.sessions = [
-            {
-                "id": m.session_id,
-                "title": m.title or "(untitled)",
-                "updated": m.updated_at,
-                "state": m.state,
-                "runs": m.runs,
-            }
-            for m in saved
-            if m.parent_session_id is None
-        ][:30]
+        order = {"here": 0, "other": 1, "unknown": 2}
+        listed = [self._saved(m) for m in saved if m.parent_session_id is None]
+        listed.sort(key=lambda s: order[s["where"]])  # stable: newest first in each
+        self.sessions = listed[:30]
+
+    def _saved(self, meta: SessionMetadata) -> dict[str, Any]:
+        """A session as the ``sessions`` trait lists it (a SavedSession)."""
+        notebook, place, open_path = notebook_of(self.here, meta.notebook)
+        return {
+            "id": meta.session_id,
+            "title": meta.title or "(untitled)",
+            "updated": meta.updated_at,
+            "state": meta.state,
+            "runs": meta.runs,
+            "notebook": notebook,
+            "where": place,
+            "open_path": open_path,
+        }
 
     # --- events → traits and transcript (on the loop's thread) -----------------------
 
@@ -539,13 +555,28 @@ class AgentPanel(anywidget.AnyWidget):
         """The ids of the agent's own question and approval that wait (empty: none)."""
         return self.pending_question, self.pending_approval
 
-    def resume_session(self, session_id: str) -> None:
-        """Show and continue the saved session ``session_id`` in this panel."""
+    def resume_session(self, session_id: str, here: bool = False) -> None:
+        """Show and continue the saved session ``session_id`` in this panel; one of another
+        notebook only ``here`` (the user chose to go on with it in this notebook)."""
         if self._resume is None:
             raise ValueError("This panel cannot resume sessions.")
         if self.agent.running:
             raise ValueError("Stop the running agent before resuming another session.")
+        if not here:
+            self._check_notebook(session_id)
         self.bind(self._resume(session_id))
+
+    def _check_notebook(self, session_id: str) -> None:
+        """Refuse to resume a session of another notebook without the user's choice."""
+        try:
+            notebook = Session.metadata_of(self.agent.workspace, session_id).notebook
+        except SessionError:
+            return  # the resume itself says what is wrong
+        if where(self.here, notebook) == "other":
+            raise ValueError(
+                f"That session worked on {notebook}, not on this notebook: continue it here "
+                f"(its cell references are dropped), or open {notebook}."
+            )
 
     def model_string(self, choice: str) -> str:
         """A picker's choice shows its model string masked; the string itself stayed here."""
