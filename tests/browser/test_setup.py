@@ -22,6 +22,20 @@ from jupyter_agent.testing import Fault, MessagesServer, Reply, text
 KEY = "sk-ant-api03-BROWSERBROWSER-0123456789abcdef"
 
 
+def without_a_key(notebook: Any, api: MessagesServer, tmp_path: Path) -> Any:
+    """``notebook`` with the extension loaded in a kernel that finds no key anywhere, its
+    Messages API the test's loopback ``api``."""
+    notebook.run_cell(
+        "import os\n"
+        "for name in ('ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'JUPYTER_AGENT_MODEL'):\n"
+        "    os.environ.pop(name, None)\n"
+        f"os.environ['ANTHROPIC_BASE_URL'] = {api.url!r}\n"
+        f"os.environ['JUPYTER_AGENT_CREDENTIALS'] = {str(tmp_path / 'credentials.json')!r}\n"
+        "%load_ext jupyter_agent"
+    )
+    return notebook
+
+
 def test_a_key_from_the_panel_gets_answers_and_a_failure_can_be_retried(
     open_notebook: Any, lab: Any, tmp_path: Path
 ) -> None:
@@ -33,15 +47,7 @@ def test_a_key_from_the_panel_gets_answers_and_a_failure_can_be_retried(
                 Reply([text("Second answer, after Retry.")]),
             ]
         )
-        notebook = open_notebook("setup.ipynb")
-        notebook.run_cell(
-            "import os\n"
-            "for name in ('ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'JUPYTER_AGENT_MODEL'):\n"
-            "    os.environ.pop(name, None)\n"
-            f"os.environ['ANTHROPIC_BASE_URL'] = {api.url!r}\n"
-            f"os.environ['JUPYTER_AGENT_CREDENTIALS'] = {str(tmp_path / 'credentials.json')!r}\n"
-            "%load_ext jupyter_agent"
-        )
+        notebook = without_a_key(open_notebook("setup.ipynb"), api, tmp_path)
         panel = start(notebook, "%agent")
 
         # Before anything is typed: not "ready", but the set-up box.
@@ -143,15 +149,7 @@ def test_a_first_plan_before_any_key_waits_in_the_set_up_box_and_then_runs(
     and shows the task, nothing is red; the key given, that very task is planned."""
     with MessagesServer() as api:
         api.script([Reply([text("Here is how I would clean it.")])])
-        notebook = open_notebook("first.ipynb")
-        notebook.run_cell(
-            "import os\n"
-            "for name in ('ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'JUPYTER_AGENT_MODEL'):\n"
-            "    os.environ.pop(name, None)\n"
-            f"os.environ['ANTHROPIC_BASE_URL'] = {api.url!r}\n"
-            f"os.environ['JUPYTER_AGENT_CREDENTIALS'] = {str(tmp_path / 'credentials.json')!r}\n"
-            "%load_ext jupyter_agent"
-        )
+        notebook = without_a_key(open_notebook("first.ipynb"), api, tmp_path)
         panel = start(notebook, "%agent plan Clean the sales data")
         setup = panel.locator("form.ja-setup")
         expect(setup).to_be_visible()
