@@ -27,10 +27,15 @@ class ToolError(AgentError):
 class ToolDenied(ToolError):
     """The call was refused by a role permission, a rule or the user."""
 
-    def __init__(self, message: str, *, missing: frozenset[str] = frozenset()) -> None:
+    def __init__(
+        self, message: str, *, missing: frozenset[str] = frozenset(), line: str | None = None
+    ) -> None:
         super().__init__(message)
         self.missing = missing
         """Permissions the role lacks, when that is the reason."""
+        self.line = line
+        """What the call's row says, when the message is written for the model rather
+        than the user (the user's own Deny: "You denied this call")."""
 
 
 class ToolInterrupted(asyncio.CancelledError):

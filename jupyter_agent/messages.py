@@ -33,6 +33,13 @@ MessageType = Literal[
 with Execute plan (shown as that action, the prompt only on demand). ``context``: a
 change to what the model sees of the history (see :class:`ContextChange`)."""
 INTERRUPTED_RESULT = "Interrupted by the user before this tool finished."
+DECLINED_RESULT = (
+    "The user declined this call. Do not repeat it; take another approach "
+    "or ask the user what they want."
+)
+"""The result of a call the user denied, as the model reads it (an instruction)."""
+DECLINED_LINE = "You denied this call: it did not run."
+"""What the call's row says instead, to the user who denied it."""
 STOPPED_NOTE = "[The user stopped the previous run before it finished.]"
 """Put before the next task's text after a stop, so the model knows why its work ended
 (the panel leaves it out when it shows the conversation again)."""

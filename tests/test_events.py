@@ -66,6 +66,12 @@ def test_the_samples_cover_every_kind_of_event():
     assert kinds == {e.kind for e in SAMPLES}
 
 
+def test_renderer_says_a_steps_status_in_words():
+    out = io.StringIO()
+    TextRenderer(out, color=False)(ev.PlanStepEvent(step_number=2, status="in_progress"))
+    assert out.getvalue() == "  step 2: in progress\n"  # not "in_progress"
+
+
 def test_renderer_prints_a_readable_run():
     out = io.StringIO()
     r = TextRenderer(out, color=False)

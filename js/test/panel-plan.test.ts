@@ -146,6 +146,84 @@ describe('the plan strip', () => {
     assert.deepEqual(t.commands, ['execute_plan', 'execute_plan']);
   });
 
+  it('after Continue plan, says the step in hand is in progress, not stopped', () => {
+    const t = setup();
+    t.apply(PLAN);
+    t.button().click();
+    t.state.busy = true;
+    t.apply(
+      START('r1', 'execute_plan'),
+      { kind: 'plan_step', step_number: 1, status: 'done', run_id: 'r1' },
+      { kind: 'plan_step', step_number: 2, status: 'in_progress', run_id: 'r1' }
+    );
+    t.state.busy = false;
+    t.apply({ kind: 'stopped', reason: 'manual_stop', run_id: 'r1' });
+    assert.equal(t.step(), 'Step 2 of 3: Drop duplicate rows stopped');
+    t.button().click();
+    // At once, before the run even starts: the agent carries on with step 2.
+    assert.equal(t.step(), 'Step 2 of 3: Drop duplicate rows in progress');
+    assert.equal(t.el.dataset.state, 'running');
+    t.state.busy = true;
+    t.apply(START('r2', 'execute_plan'));
+    assert.equal(t.step(), 'Step 2 of 3: Drop duplicate rows in progress');
+    assert.deepEqual(
+      t.root.querySelectorAll('td.ja-step-status').map(s => s.textContent),
+      ['done', 'in progress', 'pending']
+    );
+    assert.equal(t.button().hasAttribute('hidden'), true);
+  });
+
+  it('carries on the same way when the execution is started from code', () => {
+    const t = setup();
+    t.apply(
+      PLAN,
+      { kind: 'plan_step', step_number: 1, status: 'in_progress' },
+      { kind: 'plan_stopped' } // a resumed session whose execution was cut short
+    );
+    assert.equal(t.step(), 'Step 1 of 3: Load sales.csv stopped');
+    t.state.busy = true;
+    t.apply(START('r3', 'execute_plan')); // agent.execute_plan() in a cell
+    assert.equal(t.step(), 'Step 1 of 3: Load sales.csv in progress');
+    assert.equal(t.button().hasAttribute('hidden'), true);
+  });
+
+  it('puts the Continue plan back when the kernel refuses to carry on', async () => {
+    const t = setup();
+    t.apply(
+      PLAN,
+      { kind: 'plan_step', step_number: 1, status: 'in_progress' },
+      { kind: 'plan_stopped' }
+    );
+    t.transcript.actions.command = () => Promise.reject(new Error('busy'));
+    t.button().click();
+    assert.equal(t.step(), 'Step 1 of 3: Load sales.csv in progress');
+    await new Promise(resolve => setImmediate(resolve));
+    assert.equal(t.step(), 'Step 1 of 3: Load sales.csv stopped');
+    assert.equal(t.button().textContent, 'Continue plan');
+  });
+
+  it('unpins a finished plan once a run about something else starts', () => {
+    const t = setup();
+    t.apply(PLAN, START('r1', 'execute_plan'));
+    for (const n of [1, 2, 3])
+      t.apply({ kind: 'plan_step', step_number: n, status: 'done' });
+    t.apply({ kind: 'completed', summary: 'All done.', run_id: 'r1' });
+    assert.equal(t.el.hasAttribute('hidden'), false); // "✔ Plan done", for now
+    t.apply(START('r2'));
+    assert.equal(t.el.hasAttribute('hidden'), true);
+    // The plan card stays where it was in the transcript; a new plan is pinned again.
+    assert.equal(t.root.querySelectorAll('section.ja-plan').length, 1);
+    t.apply(PLAN);
+    assert.equal(t.el.hasAttribute('hidden'), false);
+  });
+
+  it('keeps an unfinished plan pinned during other runs', () => {
+    const t = setup();
+    t.apply(PLAN, START('r1'), { kind: 'completed', summary: 'Answered.' });
+    assert.equal(t.el.hasAttribute('hidden'), false);
+    assert.equal(t.button().textContent, 'Execute plan');
+  });
+
   it('disables its button while the agent is busy with something else', () => {
     const t = setup();
     t.apply(PLAN);

@@ -111,7 +111,7 @@ describe('a subagent', () => {
       state: 'completed'
     });
     assert.equal(box.dataset.state, 'completed');
-    assert.match(box.querySelector('summary')!.textContent, /completed/);
+    assert.match(box.querySelector('summary')!.textContent, /done$/);
     t.apply({
       kind: 'tool_end',
       tool_use_id: 'tu1',
@@ -124,6 +124,22 @@ describe('a subagent', () => {
       1,
       'kept'
     );
+  });
+
+  it('says a subagent the user stopped "stopped", not a red "cancelled"', () => {
+    const t = setup();
+    t.apply(
+      delegateCall('tu1', 'count rows'),
+      spawned('s1', 'tu1', 'count rows'),
+      {
+        kind: 'subagent_complete',
+        child_session_id: 's1',
+        state: 'cancelled'
+      }
+    );
+    const [box] = t.find('details.ja-subagent');
+    assert.equal(box.dataset.state, 'cancelled');
+    assert.match(box.querySelector('summary')!.textContent, /stopped$/);
   });
 
   it('keeps several apart, each in its own card, in order', () => {

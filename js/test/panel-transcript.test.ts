@@ -18,7 +18,10 @@ install();
 /** Lets rejected commands' handlers run. */
 const settle = () => new Promise(resolve => setImmediate(resolve));
 
-afterEach(() => mock.restoreAll());
+afterEach(() => {
+  mock.restoreAll();
+  mock.timers.reset();
+});
 
 describe('the transcript', () => {
   it('merges streamed deltas into one text block, rendered as markdown', () => {
@@ -140,7 +143,7 @@ describe('the transcript', () => {
       duration: 75
     });
     mock.timers.tick(5000);
-    assert.equal(status.textContent, 'done · 75.0 s', 'the ticker stopped');
+    assert.equal(status.textContent, 'done · 1 min 15 s', 'the ticker stopped');
     assert.equal((line as unknown as HTMLElement).hidden, true);
   });
 
@@ -313,9 +316,20 @@ describe('the transcript', () => {
     assert.equal((asked as unknown as HTMLElement).hidden, true);
     assert.equal((failed as unknown as HTMLElement).hidden, false);
     assert.equal(failed.dataset.state, 'error');
+    // Stopped while it asked: its question's card says so; the row stays hidden.
+    t.apply({
+      kind: 'tool_end',
+      tool_use_id: 'a',
+      name: 'ask_user',
+      result: 'Interrupted by the user before this tool finished.',
+      is_error: true,
+      outcome: 'interrupted'
+    });
+    assert.equal(asked.dataset.state, 'stopped');
+    assert.equal((asked as unknown as HTMLElement).hidden, true);
   });
 
-  it('a stop marks running tools failed, closes open questions and says why', () => {
+  it('a stop marks running tools stopped (not failed), closes open questions and says why', () => {
     const t = setup();
     t.apply(
       {
@@ -334,9 +348,18 @@ describe('the transcript', () => {
           options: [{ label: 'A', value: 'a' }]
         }
       },
-      { kind: 'stopped', reason: 'manual_stop', message: 'by you' }
+      {
+        kind: 'stopped',
+        reason: 'manual_stop',
+        message: 'Stopped by the user.'
+      }
     );
-    assert.equal(t.find('details.ja-tool')[0].dataset.state, 'error');
+    const [tool] = t.find('details.ja-tool');
+    assert.equal(tool.dataset.state, 'stopped');
+    assert.equal(
+      tool.querySelector('span.ja-tool-status')?.textContent,
+      'stopped'
+    );
     const [question] = t.find('section.ja-question');
     assert.equal(question.dataset.state, 'closed');
     assert.equal(question.classList.contains('ja-flash'), false);
@@ -347,9 +370,198 @@ describe('the transcript', () => {
     assert.ok(
       question.querySelectorAll('button').every(b => b.hasAttribute('disabled'))
     );
+    // The kernel's sentence, not "Stopped (manual stop): Stopped by the user."
     assert.equal(
       t.find('div.ja-stopped')[0].textContent,
-      '■ Stopped (manual stop): by you'
+      '■ Stopped by the user.'
+    );
+  });
+
+  it("says a run stopped at a limit in the kernel's words, never the reason's code", () => {
+    const t = setup();
+    t.apply(
+      {
+        kind: 'stopped',
+        reason: 'iteration_limit',
+        message: 'Reached the limit of 30 steps.'
+      },
+      { kind: 'stopped', reason: 'time_limit', message: '' }
+    );
+    assert.deepEqual(
+      t.find('div.ja-stopped').map(l => l.textContent),
+      ['■ Stopped: Reached the limit of 30 steps.', '■ Stopped: time limit']
+    );
+  });
+
+  it('a command the user stopped says "stopped" with the time it ran, not "failed"', () => {
+    mock.timers.enable({ apis: ['setInterval', 'Date'] });
+    const t = setup();
+    t.apply({
+      kind: 'tool_start',
+      tool_use_id: 'tu1',
+      name: 'execute_command',
+      input: { command: 'sleep 30' },
+      summary: 'Run: sleep 30'
+    });
+    const [card] = t.find('details.ja-tool');
+    const status = card.querySelector('span.ja-tool-status')!;
+    // A shell command ticks as a cell does, while the kernel says nothing.
+    mock.timers.tick(12_000);
+    assert.equal(status.textContent, 'running… 12 s');
+    t.apply(
+      {
+        kind: 'tool_end',
+        tool_use_id: 'tu1',
+        name: 'execute_command',
+        result: 'Interrupted by the user before this tool finished.',
+        is_error: true,
+        outcome: 'interrupted',
+        error_line: null
+      },
+      {
+        kind: 'stopped',
+        reason: 'manual_stop',
+        message: 'Stopped by the user.'
+      }
+    );
+    assert.equal(card.dataset.state, 'stopped');
+    assert.equal(status.textContent, 'stopped · 12.0 s');
+    assert.equal(card.hasAttribute('open'), false); // nothing failed to show
+    assert.equal(
+      card.querySelector('span.ja-tool-error-line')!.hasAttribute('hidden'),
+      true
+    );
+    mock.timers.tick(5000);
+    assert.equal(status.textContent, 'stopped · 12.0 s', 'the ticker stopped');
+  });
+
+  it("a call the user denied says so in their words; the model's instruction is folded", () => {
+    const t = setup();
+    const told =
+      'The user declined this call. Do not repeat it; take another approach or ask the user what they want.';
+    t.apply(
+      {
+        kind: 'tool_start',
+        tool_use_id: 'tu1',
+        name: 'execute_command',
+        input: { command: 'rm a.tmp' },
+        summary: 'Run: rm a.tmp'
+      },
+      {
+        kind: 'tool_end',
+        tool_use_id: 'tu1',
+        name: 'execute_command',
+        result: told,
+        is_error: true,
+        outcome: 'denied',
+        error_line: 'You denied this call: it did not run.'
+      }
+    );
+    const [card] = t.find('details.ja-tool');
+    assert.equal(card.dataset.state, 'denied');
+    assert.equal(
+      card.querySelector('span.ja-tool-status')?.textContent,
+      'denied'
+    );
+    const row = card.querySelector('summary')!;
+    assert.equal(
+      row.querySelector('span.ja-tool-error-line')?.textContent,
+      'You denied this call: it did not run.'
+    );
+    assert.ok(!row.textContent.includes('Do not repeat'), row.textContent);
+    assert.equal(card.hasAttribute('open'), false);
+    assert.equal(
+      card.querySelector('div.ja-tool-result pre')?.textContent,
+      told
+    );
+  });
+
+  it('a question the kernel took stays answered when the run stops before its entry', async () => {
+    const t = setup();
+    t.apply({
+      kind: 'question',
+      question_id: 'q1',
+      question: {
+        question: 'Go?',
+        severity: 'major',
+        options: [
+          { label: 'Yes', value: 'y' },
+          { label: 'No', value: 'n' }
+        ]
+      }
+    });
+    t.find('button.ja-option')[1].click();
+    await settle(); // the kernel took the answer
+    const [card] = t.find('section.ja-question');
+    assert.equal(card.dataset.state, 'answered');
+    assert.equal(
+      card.querySelector('p.ja-answered')?.textContent,
+      'Answered: No'
+    );
+    // The run stopped before the answer's own entry came: still answered.
+    t.apply({
+      kind: 'stopped',
+      reason: 'manual_stop',
+      message: 'Stopped by the user.'
+    });
+    assert.equal(
+      card.querySelector('p.ja-answered')?.textContent,
+      'Answered: No'
+    );
+    t.apply({ kind: 'answer', question_id: 'q1', value: 'n', label: 'No' });
+    assert.equal(
+      card.querySelector('p.ja-answered')?.textContent,
+      'Answered: No'
+    );
+  });
+
+  it('an approval the kernel took shows its verdict when the run stops before its entry', async () => {
+    const t = setup();
+    t.apply({
+      kind: 'permission_request',
+      request_id: 'r1',
+      tool_use_id: 'tu1',
+      tool_name: 'execute_command',
+      summary: 'Run: ls'
+    });
+    t.find('section.ja-approval button')[0].click(); // Allow
+    await settle();
+    t.apply({
+      kind: 'stopped',
+      reason: 'manual_stop',
+      message: 'Stopped by the user.'
+    });
+    const [card] = t.find('section.ja-approval');
+    assert.equal(card.dataset.state, 'allowed');
+    assert.equal(card.querySelector('p.ja-answered')?.textContent, 'Allowed');
+  });
+
+  it('a click the kernel refuses after the run ended leaves the card closed', async () => {
+    const t = setup({ fail: 'the agent is not waiting for an answer' });
+    t.apply({
+      kind: 'question',
+      question_id: 'q1',
+      question: {
+        question: 'Go?',
+        severity: 'major',
+        options: [{ label: 'Yes', value: 'y' }]
+      }
+    });
+    t.find('button.ja-option')[0].click();
+    t.apply({
+      kind: 'stopped',
+      reason: 'manual_stop',
+      message: 'Stopped by the user.'
+    });
+    await settle();
+    const [card] = t.find('section.ja-question');
+    assert.equal(card.dataset.state, 'closed');
+    assert.equal(
+      card.querySelector('p.ja-answered')?.textContent,
+      'Not answered: the run stopped.'
+    );
+    assert.ok(
+      card.querySelectorAll('button').every(b => b.hasAttribute('disabled'))
     );
   });
 

@@ -31,7 +31,15 @@ from ..approvals import Bound, ChangedSinceShown, Grant, NotShown, Shown, file_k
 from ..errors import ToolDenied, ToolError, ToolInterrupted
 from ..events import ToolEndEvent, ToolOutcome, ToolStartEvent
 from ..input_limit import oversized, refusal
-from ..messages import INTERRUPTED_RESULT, Message, ToolResultBlock, ToolUseBlock, encodable
+from ..messages import (
+    DECLINED_LINE,
+    DECLINED_RESULT,
+    INTERRUPTED_RESULT,
+    Message,
+    ToolResultBlock,
+    ToolUseBlock,
+    encodable,
+)
 from ..messages import tool_result as result_block
 from ..permissions import Allow, Ask, Deny, Hazard, ToolCall
 from ..states import AgentState
@@ -87,17 +95,21 @@ async def execute(
         note = INTERRUPTED_RESULT if stopped else f"Not run: {exc}"
         outcome = ToolOutcome.interrupted if stopped else ToolOutcome.stopped
         for current in running.values():
+            said = None  # what the row says beyond "stopped": what stopping did, if anything
             if isinstance(exc, ToolInterrupted) and len(running) == 1:
                 # What stopping did to the call's work, on its card and for the model.
                 results[current.id] = result_block(current.id, f"{exc.note} {note}", is_error=True)
+                said = exc.note
             shown = results[current.id].text if current.id in results else note
+            # A Stop's row says "stopped" itself; its line only says what stopping did.
+            row = said if stopped else shown
             run.emit(
                 ToolEndEvent(
                     tool_use_id=current.id,
                     name=current.name,
                     result=shown,
                     is_error=True,
-                    error_line=_first_line(shown),
+                    error_line=_first_line(row) if row else None,
                     outcome=outcome,
                 )
             )
@@ -204,6 +216,7 @@ async def dispatch(run: Run, block: ToolUseBlock, truncated: bool) -> ToolResult
         output = ToolOutput(str(exc), is_error=True)
         if isinstance(exc, ToolDenied):
             outcome = ToolOutcome.denied
+            output.error_line = exc.line
     except Exception as exc:
         log.debug("tool %s raised", block.name, exc_info=True)
         output = ToolOutput(f"{block.name} failed: {type(exc).__name__}: {exc}", is_error=True)
@@ -369,10 +382,8 @@ async def _permit(
         bound=scripts,
     )
     if grant is None:
-        raise ToolDenied(
-            "The user declined this call. Do not repeat it; take another approach "
-            "or ask the user what they want."
-        )
+        # The model is told not to repeat it; the user who denied it reads what happened.
+        raise ToolDenied(DECLINED_RESULT, line=DECLINED_LINE)
     written = run.agent.resources.get(WrittenFiles)
     if written is not None and scripts:
         # The user has now approved running this code as the card was shown for: running it

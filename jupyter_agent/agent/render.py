@@ -339,7 +339,7 @@ class TextRenderer:
 
     def _on_plan_step(self, e: PlanStepEvent) -> None:
         note = f" — {visible(e.note)}" if e.note else ""
-        self._line(f"  step {e.step_number}: {e.status}{note}")
+        self._line(f"  step {e.step_number}: {e.status.replace('_', ' ')}{note}")
 
     def _on_question(self, e: QuestionEvent) -> None:
         q = e.question

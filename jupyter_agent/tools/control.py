@@ -118,7 +118,9 @@ def task_complete(ctx: ToolContext, summary: str) -> str:
 
 @tool(
     category="control",
-    summary=lambda a: f"Step {a.get('step_number', '?')}: {a.get('status', '')}",
+    summary=lambda a: (
+        f"Step {a.get('step_number', '?')}: {str(a.get('status', '')).replace('_', ' ')}"
+    ),
 )
 def update_plan_step(ctx: ToolContext, step_number: int, status: StepStatus, note: str = "") -> str:
     """Mark a step of the approved plan as in_progress, done or skipped, so the user sees

@@ -16,7 +16,12 @@ from helpers import assert_valid, call, until
 from jupyter_agent import Agent, ScriptedModel
 from jupyter_agent.agent import _dispatch, _interaction
 from jupyter_agent.approvals import CellPreview, CommandPreview, FilePreview
-from jupyter_agent.events import PermissionRequestEvent, PermissionResponseEvent, ToolEndEvent
+from jupyter_agent.events import (
+    PermissionRequestEvent,
+    PermissionResponseEvent,
+    ToolEndEvent,
+    ToolOutcome,
+)
 from jupyter_agent.notebook.bridge import RunResult
 from jupyter_agent.notebook.file import FileBridge
 from jupyter_agent.permissions import Permission
@@ -280,7 +285,9 @@ async def test_a_cell_that_raised_has_its_error_line(workspace):
     assert_valid(agent.history)
 
 
-async def test_a_denied_call_has_its_error_line(workspace):
+async def test_a_call_the_user_denied_says_so_to_the_user_and_instructs_the_model(workspace):
+    """The row reads what happened, in the user's words; the model still gets its
+    instruction (not to repeat the call)."""
     model = ScriptedModel([call("execute_command", command="rm a.tmp"), {"text": "ok"}])
     agent = Agent("actor", model, workspace=workspace, persist=False)
     handle = agent.start("rm")
@@ -288,10 +295,11 @@ async def test_a_denied_call_has_its_error_line(workspace):
     handle.approve(False)
     await handle.wait()
     (end,) = _ends(handle)
-    assert end.is_error
-    assert end.error_line is not None
-    assert end.error_line.startswith("The user declined this call.")
-    assert "\n" not in end.error_line
+    assert end.is_error and end.outcome == ToolOutcome.denied
+    assert end.error_line == "You denied this call: it did not run."
+    assert end.result.startswith("The user declined this call. Do not repeat it;")
+    (result,) = [b for m in agent.history for b in m.tool_results]
+    assert result.text == end.result and result.is_error
 
 
 @pytest.mark.parametrize(("command", "line"), [("exit 3", "exit code 3"), ("true", None)])

@@ -123,7 +123,7 @@ def test_the_strip_keeps_the_step_in_hand_in_view_and_continues_a_stopped_plan(o
     shoot(panel, "progress-strip.png")
 
     panel.get_by_role("button", name="Stop").click()
-    expect(panel.locator(".ja-stopped")).to_contain_text("Stopped (manual stop)")
+    expect(panel.locator(".ja-stopped")).to_have_text("■ Stopped by the user.")
     expect(strip).to_contain_text("Step 2 of 4: Drop duplicate rows stopped")
     carry_on = strip.get_by_role("button", name="Continue plan")
     expect(carry_on).to_be_enabled()

@@ -1,16 +1,21 @@
-"""Tool rows as a first-time user meets them, in real JupyterLab in headless Chromium with
-scripted models: rows folded unless they failed or wait for the user, their raw input behind
-a "Details" toggle, and one name for a cell everywhere ("cell 4", its id only on hover and
-in the link's target). Each state is shot into ``test-artifacts/screenshots/`` and audited
-with axe-core (no serious or critical violation).
+"""Tool rows and run states as a first-time user meets them, in real JupyterLab in headless
+Chromium with scripted models: rows folded unless they failed or wait for the user, their
+raw input behind a "Details" toggle, and one name for a cell everywhere ("cell 4", its id
+only on hover and in the link's target); states said honestly: a command ticks while it
+runs and, stopped, says "stopped" (not a red "failed") with the time it ran; a denied call
+says so in the user's words (the model still gets its instruction); after Continue plan the
+strip says the step is in progress again, and a finished plan leaves the strip once another
+task starts. Each state is shot into ``test-artifacts/screenshots/`` and audited with
+axe-core (no serious or critical violation).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from axe_audit import violation_lines
-from panel_ui import agent_notebook, call, shoot, start, status
+from panel_ui import PLAN, agent_notebook, call, send, shoot, start, status, step
 from playwright.sync_api import expect
 
 SOURCES = ["import pandas as pd", "df = pd.read_csv('sales.csv')", "df.head()", "rate = 0.02"]
@@ -76,3 +81,127 @@ def test_rows_are_folded_and_name_a_cell_one_way(open_notebook, lab, page):
     no_serious_violations(page, panel)
     # The edit reached the open notebook's fourth cell.
     expect(notebook.cells.nth(3).locator(".cm-content")).to_have_text("rate = 0.2")
+
+
+def approval(panel: Any, nth: int = 0) -> Any:
+    return panel.get_by_role("region", name=re.compile(r"^Approval: ")).nth(nth)
+
+
+def test_a_stopped_command_ticks_then_says_stopped_with_its_time(open_notebook, lab, page):
+    notebook = agent_notebook(
+        open_notebook,
+        lab,
+        "stopped_command",
+        [
+            call("execute_command", "Let me wait for the export.", command="sleep 30"),
+            {"text": "Fine, I will not wait for it."},
+        ],
+    )
+    panel = start(notebook, "%agent act --model $m Wait for the export")
+    card = approval(panel)
+    # The command once, in its block; what it does in the analysis's words.
+    expect(card.locator("code.ja-code")).to_have_text("sleep 30")
+    expect(card.locator("ul.ja-programs")).to_have_text("no file effects")
+    expect(card).not_to_contain_text("only reads")
+    expect(card).not_to_contain_text("`")
+    expect(card.get_by_role("button", name="Always allow", exact=True)).to_be_visible()
+    expect(card.locator(".ja-remember")).to_have_text(
+        "“Always allow” remembers: allow sleep (no file effects)."
+    )
+    shoot(card, "shell-approval.png")
+    no_serious_violations(page, panel)
+
+    card.get_by_role("button", name="Allow", exact=True).click()
+    row = panel.locator('.ja-tool[data-tool="execute_command"]')
+    # While it runs, its row ticks the time, as a cell's does.
+    expect(row.locator(".ja-tool-status")).to_have_text(re.compile(r"^running… [2-9] s$"))
+    expect(row).not_to_have_attribute("open", "")
+    shoot(panel, "command-running.png")
+    panel.get_by_role("button", name="Stop").click()
+    expect(status(panel)).to_have_text("stopped")
+    # Stopped by the user: "stopped", with the time it ran; not red, not "failed".
+    expect(row).to_have_attribute("data-state", "stopped")
+    expect(row.locator(".ja-tool-status")).to_have_text(re.compile(r"^stopped · \d+\.\d s$"))
+    expect(row.locator(".ja-tool-error-line")).to_be_hidden()
+    color = row.locator(".ja-tool-status").evaluate("s => getComputedStyle(s).color")
+    red = panel.locator(".ja-stop").evaluate("b => getComputedStyle(b).color")
+    assert color != red
+    expect(panel.locator(".ja-stopped")).to_have_text("■ Stopped by the user.")
+    shoot(panel, "command-stopped.png")
+    no_serious_violations(page, panel)
+
+
+def test_a_denied_call_says_so_in_the_users_words(open_notebook, lab, page):
+    notebook = agent_notebook(
+        open_notebook,
+        lab,
+        "denied",
+        [
+            call("execute_command", "Let me clear the temporary files.", command="rm a.tmp"),
+            call("task_complete", summary="Left the files alone."),
+        ],
+    )
+    panel = start(notebook, "h = %agent act --model $m Tidy up")
+    approval(panel).get_by_role("button", name="Deny").click()
+    expect(status(panel)).to_have_text("completed")
+    row = panel.locator('.ja-tool[data-tool="execute_command"]')
+    expect(row).to_have_attribute("data-state", "denied")
+    expect(row.locator(".ja-tool-status")).to_have_text("denied")
+    line = row.locator(".ja-tool-error-line")
+    expect(line).to_have_text("You denied this call: it did not run.")
+    expect(row.locator("summary").first).not_to_contain_text("Do not repeat")
+    shoot(panel, "denied-row.png")
+    no_serious_violations(page, panel)
+    # The model still got its instruction.
+    out = notebook.run_cell("print([b.text for m in h.history for b in m.tool_results][0])")
+    assert out.startswith("The user declined this call. Do not repeat it;")
+
+
+def test_after_continue_plan_the_strip_says_in_progress_and_a_done_plan_leaves(
+    open_notebook, lab, page
+):
+    ask = call("ask_user", question="Go on with step 2?", options=[{"label": "Yes", "value": "y"}])
+    keep = call(
+        "ask_user",
+        question="Keep a copy of the duplicates?",
+        options=[{"label": "No", "value": "n"}],
+    )
+    notebook = agent_notebook(
+        open_notebook,
+        lab,
+        "carry_on_strip",
+        [
+            call("submit_plan", **PLAN),
+            {"tool_calls": [step(1, "done"), step(2, "in_progress")]},
+            ask,  # stopped here
+            keep,  # after Continue plan: the run waits here, step 2 in progress
+            {"tool_calls": [step(2, "done")]},
+            call("task_complete", summary="Both steps are done."),
+            {"text": "It is a CSV with 12 columns."},  # an unrelated question afterwards
+        ],
+    )
+    panel = start(notebook, "%agent plan --model $m Clean the sales data")
+    strip = panel.get_by_role("group", name="Plan progress")
+    strip.get_by_role("button", name="Execute plan").click()
+    expect(panel.get_by_role("button", name="Yes")).to_be_visible()
+    panel.get_by_role("button", name="Stop").click()
+    expect(strip).to_contain_text("Step 2 of 2: Drop duplicate rows stopped")
+    strip.get_by_role("button", name="Continue plan").click()
+    # The agent carries on with step 2: the strip says so, not "stopped".
+    expect(panel.get_by_role("button", name="No", exact=True)).to_be_visible()
+    expect(strip).to_contain_text("Step 2 of 2: Drop duplicate rows in progress")
+    expect(strip).to_have_attribute("data-state", "running")
+    expect(strip.locator(".ja-step-status")).to_have_text("in progress")
+    shoot(panel, "continue-plan-running.png")
+    no_serious_violations(page, panel)
+
+    panel.get_by_role("button", name="No", exact=True).click()
+    expect(status(panel)).to_have_text("completed")
+    expect(strip).to_contain_text("✔ Plan done")
+    # A task about something else: the finished plan is no longer pinned above it.
+    send(panel, "What is in sales.csv?")
+    expect(panel.locator(".ja-text").last).to_have_text("It is a CSV with 12 columns.")
+    expect(strip).to_be_hidden()
+    expect(panel.get_by_role("region", name=re.compile(r"^Plan: "))).to_have_count(1)  # kept
+    shoot(panel, "finished-plan-unpinned.png")
+    no_serious_violations(page, panel)

@@ -279,9 +279,7 @@ def test_a_tutorial_runs_top_to_bottom_in_jupyterlab(
         plan = panel.get_by_role("region", name="Plan").first
         expect(plan.get_by_role("button", name="Execute plan")).to_be_disabled()
         expect(panel).to_contain_text("South leads: 216.00 in revenue.")
-        expect(panel.locator(".ja-stopped")).to_have_text(
-            ["■ Stopped (manual stop): Stopped by the user."]
-        )
+        expect(panel.locator(".ja-stopped")).to_have_text(["■ Stopped by the user."])
         expect(panel.locator(".ja-notebook")).to_contain_text("live in JupyterLab")
         # A long transcript scrolls; it never squeezes a card (or any entry) shut.
         squeezed = panel.locator(".ja-transcript").evaluate(

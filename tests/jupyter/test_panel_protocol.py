@@ -330,3 +330,49 @@ def test_a_resumed_session_shows_each_subagents_work_under_its_delegate_call(
     ]
     assert len(ends) == 2 and max(ends) < min(results)
     TypeAdapter(list[panel_protocol.TranscriptEntry]).validate_python(entries)
+
+
+def test_a_resumed_session_shows_a_denied_and_a_stopped_call_as_they_ended_live(
+    workspace: Path,
+) -> None:
+    """The history keeps what the model read ("The user declined this call. Do not repeat
+    it…", "Interrupted by the user…"); resumed, their rows say what the user saw live:
+    denied, in the user's words, and stopped, not failed."""
+
+    @tool(category="read")
+    async def wait_long() -> str:
+        """Wait a long time."""
+        await asyncio.sleep(60)
+        return "never"
+
+    async def scenario() -> tuple[Agent, list[Any]]:
+        model = ScriptedModel(
+            [
+                {"tool_calls": [{"name": "execute_command", "input": {"command": "rm a.tmp"}}]},
+                {"tool_calls": [{"name": "wait_long", "input": {}}]},
+            ]
+        )
+        agent = Agent("actor", model, workspace=workspace, tools=[wait_long])
+        handle = agent.start("tidy up")
+        await until(lambda: handle.pending_approval is not None)
+        handle.approve(False)
+        await until(
+            lambda: any(
+                e.kind == "tool_start" and e.name == "wait_long" for e in handle.events_so_far
+            )
+        )
+        handle.stop()
+        await handle.wait()
+        return agent, [e for e in handle.events_so_far if e.kind == "tool_end"]
+
+    agent, live = asyncio.run(scenario())
+    resumed = Agent.resume(agent.session.id, workspace=workspace, model=ScriptedModel())
+    ends = [e for e in history_entries(resumed.history, resumed) if e["kind"] == "tool_end"]
+    assert [(e["outcome"], e["error_line"]) for e in ends] == [
+        ("denied", "You denied this call: it did not run."),
+        ("interrupted", None),
+    ]
+    assert [(e.outcome.value, e.error_line) for e in live] == [
+        (e["outcome"], e["error_line"]) for e in ends
+    ]
+    assert ends[0]["result"].startswith("The user declined this call. Do not repeat it;")

@@ -17,6 +17,7 @@ from helpers import assert_valid, running, until
 from jupyter_agent import Agent, ScriptedModel
 from jupyter_agent.commands import OsSandbox, SandboxSettings
 from jupyter_agent.errors import ToolError
+from jupyter_agent.events import ToolOutcome
 from jupyter_agent.messages import INTERRUPTED_RESULT
 from jupyter_agent.permissions import AllowAll
 from jupyter_agent.tools import ToolContext, ToolOutput, shell
@@ -359,6 +360,9 @@ async def test_stopping_an_agent_while_a_command_runs_kills_it_and_keeps_history
         assert_valid(agent.history)
         results = [r for m in agent.history for r in m.tool_results]
         assert [r.text for r in results] == [INTERRUPTED_RESULT]
+        # Its row says "stopped", not "failed", and no line written for the model.
+        (end,) = [e for e in handle.events_so_far if e.kind == "tool_end"]
+        assert end.outcome == ToolOutcome.interrupted and end.error_line is None
     finally:
         kill_all(mark)
 

@@ -67,3 +67,10 @@ export const CELL_TOOLS: ReadonlySet<string> = new Set([
   'run_cell',
   'wait_for_cell'
 ]);
+
+/** Tools whose row ticks the time since the call started (a cell, a shell command): what
+ * may run long while the kernel sends nothing. */
+export const TIMED_TOOLS: ReadonlySet<string> = new Set([
+  ...CELL_TOOLS,
+  'execute_command'
+]);

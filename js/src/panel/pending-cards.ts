@@ -1,7 +1,9 @@
 /**
  * The cards that wait for the user: questions and approvals. Each is kept by its id until
  * its answer (or the run's end) closes it: its buttons disabled, a line saying how it
- * ended. A click sends the command; if the kernel refuses it, the card is usable again.
+ * ended. A click sends the command; if the kernel refuses it, the card is usable again
+ * (unless the run ended meanwhile). Once the kernel took the answer, the card says so at
+ * once: a run stopped before the answer's own entry came does not make it "not answered".
  */
 import { approvalCard, questionCard, withCode } from './cards';
 import type { IPendingCard, IQuestionCard } from './cards';
@@ -21,17 +23,24 @@ export class PendingCards {
 
   /** A question's card, its buttons sending the answer. */
   question(e: EntryOf<'question'>): HTMLElement {
-    const question = questionCard(e, ({ buttons }, value, button) => {
-      buttons.forEach(b => (b.disabled = true));
+    const question = questionCard(e, (q, value, button) => {
+      q.buttons.forEach(b => (b.disabled = true));
       if (button) button.classList.add('ja-chosen');
       this.focusNext();
+      const label =
+        button?.querySelector('.ja-option-label')?.textContent ?? value;
       this.actions
         .command('answer', { question_id: e.question_id, value })
-        .catch((error: Error) => {
-          buttons.forEach(b => (b.disabled = false));
-          if (button) button.classList.remove('ja-chosen');
-          this.actions.error(error.message);
-        });
+        .then(
+          () => answered(q, value, label),
+          (error: Error) => {
+            if (!q.card.dataset.state) {
+              q.buttons.forEach(b => (b.disabled = false));
+              if (button) button.classList.remove('ja-chosen');
+            }
+            this.actions.error(error.message);
+          }
+        );
     });
     this.questions.set(e.question_id, question);
     return question.card;
@@ -40,14 +49,7 @@ export class PendingCards {
   /** A question answered (here or in another view): the chosen option marked. */
   answer(e: EntryOf<'answer'>): void {
     const q = this.questions.get(e.question_id);
-    if (!q) return;
-    q.buttons.forEach(b => (b.disabled = true));
-    for (const b of q.options.querySelectorAll<HTMLElement>('button'))
-      b.classList.toggle('ja-chosen', b.dataset.value === e.value);
-    q.card.classList.remove('ja-flash');
-    q.card.dataset.state = 'answered';
-    q.answered.hidden = false;
-    q.answered.textContent = `Answered: ${e.label ?? e.value}`;
+    if (q) answered(q, e.value, e.label ?? e.value);
   }
 
   /** No answer came in time. */
@@ -78,10 +80,23 @@ export class PendingCards {
           remember,
           ...(scope !== null ? { scope } : {})
         })
-        .catch((error: Error) => {
-          buttons.forEach(b => (b.disabled = false));
-          this.actions.error(error.message);
-        });
+        .then(
+          () => {
+            // Taken: the verdict shows now (its entry adds what was remembered).
+            if (approval.card.dataset.state === 'allowed') return;
+            if (approval.card.dataset.state === 'denied') return;
+            close(
+              approval,
+              allow ? (remember ? 'Always allowed' : 'Allowed') : 'Denied',
+              allow ? 'allowed' : 'denied'
+            );
+          },
+          (error: Error) => {
+            if (!approval.card.dataset.state)
+              buttons.forEach(b => (b.disabled = false));
+            this.actions.error(error.message);
+          }
+        );
     };
     const approval = approvalCard(e, decide, known);
     this.approvals.set(e.request_id, approval);
@@ -101,25 +116,39 @@ export class PendingCards {
         ? withCode(`Always allowed${e.rule ? ` (${e.rule})` : ''}`)
         : 'Allowed'
       : 'Denied';
-    close(a, verdict);
-    a.card.dataset.state = e.allowed ? 'allowed' : 'denied';
+    close(a, verdict, e.allowed ? 'allowed' : 'denied');
     return waiting;
   }
 
-  /** The run ended: every card still open is closed, saying why. */
-  closeOpen(text: string): void {
+  /** The run ended (`how`): every card still open, never answered, says so. */
+  closeOpen(how: 'stopped' | 'ended' | 'failed'): void {
     for (const cards of [this.questions, this.approvals]) {
       for (const card of cards.values()) {
-        if (!card.card.dataset.state) close(card, text);
+        if (!card.card.dataset.state)
+          close(card, `Not answered: the run ${how}.`);
       }
     }
   }
 }
 
-function close(pending: IPendingCard, text: string | Node[]): void {
+/** A question's answer, on its card: the chosen option marked. */
+function answered(q: IQuestionCard, value: string, label: string): void {
+  for (const b of q.options.querySelectorAll<HTMLElement>('button'))
+    b.classList.toggle('ja-chosen', b.dataset.value === value);
+  close(q, `Answered: ${label}`, 'answered');
+}
+
+/** A card closed: its buttons disabled, the line that says how, and its state (`closed`
+ * unless said, or one it had already). */
+function close(
+  pending: IPendingCard,
+  text: string | Node[],
+  state?: string
+): void {
   pending.buttons.forEach(b => (b.disabled = true));
   pending.card.classList.remove('ja-flash');
-  if (!pending.card.dataset.state) pending.card.dataset.state = 'closed';
+  if (state) pending.card.dataset.state = state;
+  else if (!pending.card.dataset.state) pending.card.dataset.state = 'closed';
   pending.answered.hidden = false;
   pending.answered.replaceChildren(
     ...(typeof text === 'string' ? [text] : text)

@@ -4,7 +4,9 @@
  * runs; the card is updated in place and every change is reported as an IPlanProgress.
  *
  * A plan is executed once: while its execution runs (or after it completed) the button is
- * disabled; a Stop or an error of that run offers to carry on, as execute_plan() does.
+ * disabled; a Stop or an error of that run offers to carry on, as execute_plan() does, and
+ * once it carries on the step it was cut short in is in progress again. A finished plan
+ * stays pinned until another run starts: that run is about something else.
  */
 import { planCard, STEP_LABELS } from './cards';
 import type { IPlanCard } from './cards';
@@ -50,6 +52,8 @@ interface IPlanState extends IPlanCard {
   starting: boolean;
   /** Its execution was cut short: the button carries on. */
   cutShort: boolean;
+  /** Finished, and a run about something else started since: no longer pinned. */
+  unpinned: boolean;
 }
 
 /** The line a run started with a button shows instead of a user's message. */
@@ -98,7 +102,8 @@ export class PlanTracker {
       executed: false,
       runId: null,
       starting: false,
-      cutShort: false
+      cutShort: false,
+      unpinned: false
     };
     state.button.addEventListener('click', () => this.execute());
     this.state = state;
@@ -112,15 +117,27 @@ export class PlanTracker {
     if (!state || state.executed) return;
     state.executed = true;
     state.starting = true;
+    const resumed = this.carryOn(state);
     this.refresh();
     // The button just clicked is disabled now: focus goes on to the message input.
     this.actions.focusInput?.();
     this.actions.command('execute_plan').catch((error: Error) => {
       state.executed = false;
       state.starting = false;
+      for (const n of resumed) this.mark(state, n, 'stopped');
       this.refresh();
       this.actions.error(error.message);
     });
+  }
+
+  /** Carrying on with a plan cut short: the steps it stopped in are in progress again (as
+   * the kernel has them: only this view called them stopped). Returns their numbers. */
+  private carryOn(state: IPlanState): number[] {
+    const resumed = [...state.status]
+      .filter(([, status]) => status === 'stopped')
+      .map(([n]) => n);
+    for (const n of resumed) this.mark(state, n, 'in_progress');
+    return resumed;
   }
 
   step(e: EntryOf<'plan_step'>): void {
@@ -135,13 +152,32 @@ export class PlanTracker {
     this.refresh();
   }
 
-  /** A run started: the one the button asked for, if it was waiting for it. */
-  runStarted(runId: string | undefined): void {
+  /** A run started: the one the button asked for, if it was waiting for it; an execution
+   * of the plan started from code carries on as the button's does; any other run after
+   * the plan finished unpins it. */
+  runStarted(
+    runId: string | undefined,
+    action?: EntryOf<'agent_start'>['action']
+  ): void {
     const state = this.state;
-    if (!state?.starting) return;
-    state.starting = false;
-    state.runId = runId ?? null;
+    if (!state) return;
+    if (state.starting) {
+      state.starting = false;
+      state.runId = runId ?? null;
+    } else if (action === 'execute_plan' && !this.finished(state)) {
+      state.executed = true;
+      state.runId = runId ?? null;
+      this.carryOn(state);
+    } else if (this.finished(state)) {
+      state.unpinned = true;
+    }
     this.refresh();
+  }
+
+  private finished(state: IPlanState): boolean {
+    return [...state.status.values()].every(
+      s => s === 'done' || s === 'skipped'
+    );
   }
 
   /** A run ended; `cutShort`: stopped or failed. */
@@ -217,7 +253,8 @@ export class PlanTracker {
       status === 'stopped' ? 'stopped' : (STEP_LABELS[status] ?? status);
   }
 
+  /** The strip's news: the plan's progress, or null when no plan is pinned. */
   private notify(): void {
-    this.onChange?.(this.progress());
+    this.onChange?.(this.state?.unpinned ? null : this.progress());
   }
 }

@@ -37,8 +37,14 @@ function stateText(model: IStateReader): string {
     case 'completed':
       // A planning run ends with its plan: nothing is done yet, the plan awaits the user.
       return model.get('plan_ready') ? 'plan ready for review' : 'completed';
-    case 'cancelled':
-      return `stopped: ${detail || (model.get('stop_reason') || '').replace(/_/g, ' ')}`;
+    case 'cancelled': {
+      // The user's Stop is "stopped" (the transcript's last line has its sentence); a limit
+      // or a timeout says which, in the kernel's words. (The state comes a moment before
+      // the reason: until then, "stopped".)
+      const reason = model.get('stop_reason') || '';
+      if (!reason || reason === 'manual_stop') return 'stopped';
+      return `stopped: ${detail || reason.replace(/_/g, ' ')}`;
+    }
     case 'error':
       return `error: ${detail}`;
     default: {

@@ -7,7 +7,13 @@
 import { cellLink, cellName, withCellLinks, inputCells } from './cell-links';
 import type { CellPositions } from './cell-links';
 import { clip, h, pretty } from './dom';
-import { CELL_TOOLS, CONTROL_TOOLS, nameOf, toolLabel } from './labels';
+import {
+  CELL_TOOLS,
+  CONTROL_TOOLS,
+  nameOf,
+  TIMED_TOOLS,
+  toolLabel
+} from './labels';
 import type { EntryOf } from './types';
 
 /** How long something has run, as the elapsed ticker says it: "7 s", "4 min 12 s". */
@@ -33,17 +39,26 @@ export interface IToolCard {
   result: HTMLElement;
   /** A cell tool's last output line, on the row (CELL_TOOLS). */
   lastLine?: HTMLElement;
-  /** Stops a cell tool's elapsed ticker (at its end). */
-  stopTicker?: () => void;
+  /** The elapsed ticker of a call that may run long (TIMED_TOOLS). */
+  ticker?: ITicker;
   /** The card was opened because the call waits for the user: it folds again after. */
   openedToWait?: boolean;
 }
 
+export interface ITicker {
+  /** Stops it (at the card's end). */
+  stop(): void;
+  /** How long the call has run as the row said it (its waits for the user left out), or
+   * null when the row never showed a time (it ended within its first second). */
+  ran(): number | null;
+}
+
 /** Tick the card's elapsed time every second while it runs (not while it waits for the
  * user's approval); stops at the card's end or once the card left the page. */
-function startTicker(card: HTMLElement, status: HTMLElement): () => void {
+function startTicker(card: HTMLElement, status: HTMLElement): ITicker {
   let since = Date.now();
   let waited = false;
+  let shown = false;
   const timer = setInterval(() => {
     if (card.isConnected === false) {
       clearInterval(timer);
@@ -55,13 +70,17 @@ function startTicker(card: HTMLElement, status: HTMLElement): () => void {
     }
     if (waited) {
       waited = false;
-      since = Date.now(); // the approval came: the cell starts now
+      since = Date.now(); // the approval came: the call starts now
     }
+    shown = true;
     status.textContent = `running… ${elapsed(Date.now() - since)}`;
   }, 1000);
   // Under node (the unit tests) a card that never ends must not keep the process alive.
   (timer as unknown as { unref?: () => void }).unref?.();
-  return () => clearInterval(timer);
+  return {
+    stop: () => clearInterval(timer),
+    ran: () => (shown && !waited ? Date.now() - since : null)
+  };
 }
 
 /**
@@ -133,8 +152,8 @@ export function toolCard(
   if (CELL_TOOLS.has(e.name)) {
     tool.lastLine = h('span', { class: 'ja-tool-last-line', hidden: true });
     summary.append(tool.lastLine);
-    tool.stopTicker = startTicker(card, status);
   }
+  if (TIMED_TOOLS.has(e.name)) tool.ticker = startTicker(card, status);
   return tool;
 }
 
@@ -180,6 +199,13 @@ export function subagentBox(e: EntryOf<'subagent_spawned'>): ISubagentBox {
   return { box, status, body };
 }
 
+/** How a subagent's row says its end: a stopped one did not fail. */
+const SUBAGENT_ENDS: Partial<Record<string, string>> = {
+  completed: 'done',
+  cancelled: 'stopped',
+  error: 'failed'
+};
+
 /** A subagent's end, on its row: how it ended (its summary is in its own transcript). */
 export function endSubagent(
   sub: ISubagentBox,
@@ -187,7 +213,7 @@ export function endSubagent(
 ): void {
   const state = e.state ?? 'completed';
   sub.box.dataset.state = state;
-  sub.status.textContent = state;
+  sub.status.textContent = SUBAGENT_ENDS[state] ?? state.replace(/_/g, ' ');
 }
 
 /** A tool call waits for the user's approval (`waiting`), or runs again after it. Its
@@ -237,18 +263,62 @@ export function resultPositions(
   );
 }
 
+/** How a call ended, as its row says it: a Stop is not a failure, nor is a Deny. */
+type Ended = 'done' | 'error' | 'denied' | 'stopped';
+
+const ENDED_WORDS: Record<Ended, string> = {
+  done: 'done',
+  error: 'failed',
+  denied: 'denied',
+  stopped: 'stopped'
+};
+
+function ended(e: EntryOf<'tool_end'>): Ended {
+  switch (e.outcome) {
+    case 'denied':
+      return 'denied';
+    case 'interrupted': // the user's Stop
+    case 'stopped': // the run ended otherwise (a limit) while the call was under way
+      return 'stopped';
+    default:
+      // A call that succeeded for the model may still have failed for the user (its cell
+      // raised, its command exited non-zero): its error line says so.
+      return e.is_error || e.error_line ? 'error' : 'done';
+  }
+}
+
+/** A duration as a row says it: "250 ms", "3.2 s", "4 min 12 s". */
+function took(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  return ms < 60_000 ? `${(ms / 1000).toFixed(1)} s` : elapsed(ms);
+}
+
+/** A call cut short by the run's end before its own end came: it says "stopped", with
+ * the time it had run (as its row showed it). */
+export function stopTool(tool: IToolCard): void {
+  if (tool.card.dataset.state !== 'running') return;
+  const ran = tool.ticker?.ran() ?? null;
+  tool.ticker?.stop();
+  if (tool.lastLine) tool.lastLine.hidden = true;
+  tool.card.dataset.state = 'stopped';
+  tool.status.textContent = `stopped${ran !== null ? ` · ${took(ran)}` : ''}`;
+}
+
 /** A tool's end: its state, time, result and (for an edit) its diff. A call that failed,
- * was refused, or whose cell or command failed is red, its error line on the row. */
+ * or whose cell or command failed, is red, its error line on the row; a call the user
+ * stopped says "stopped" (with the time it ran) and one they denied "denied". */
 export function endTool(tool: IToolCard, e: EntryOf<'tool_end'>): void {
   const { card, status, result } = tool;
-  tool.stopTicker?.();
+  const ran = tool.ticker?.ran() ?? null;
+  tool.ticker?.stop();
   if (tool.lastLine) tool.lastLine.hidden = true;
-  const failed = e.is_error || Boolean(e.error_line);
-  card.dataset.state = failed ? 'error' : 'done';
-  const took = e.duration
-    ? ` · ${e.duration < 1 ? `${Math.round(e.duration * 1000)} ms` : `${e.duration.toFixed(1)} s`}`
-    : '';
-  status.textContent = `${failed ? 'failed' : 'done'}${took}`;
+  const state = ended(e);
+  const failed = state === 'error';
+  card.dataset.state = state;
+  // The kernel's time (the call's own work); a call cut short has none: the time its row
+  // showed while it ran. A denied call did not run: no time.
+  const ms = state === 'denied' ? null : e.duration ? e.duration * 1000 : ran;
+  status.textContent = `${ENDED_WORDS[state]}${ms ? ` · ${took(ms)}` : ''}`;
   tool.errorLine.hidden = !e.error_line;
   tool.errorLine.textContent = e.error_line ?? '';
   // An edit's result is its message and then its diff, for the model; the card shows the
@@ -286,7 +356,9 @@ export function endTool(tool: IToolCard, e: EntryOf<'tool_end'>): void {
   }
   // Folded, like every row, unless it failed: what went wrong shows without a click.
   if (failed) card.open = true;
-  if (CONTROL_TOOLS.has(e.name) && e.is_error) card.hidden = false;
+  // A control tool's card shows only when it failed (a stopped ask_user is its question's
+  // card's to say).
+  if (CONTROL_TOOLS.has(e.name) && failed) card.hidden = false;
 }
 
 /** A unified diff, coloured; `headless`: without its "---"/"+++" file lines (the card

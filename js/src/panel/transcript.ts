@@ -12,6 +12,7 @@ import {
   placeCells,
   resultPositions,
   showLastLine,
+  stopTool,
   subagentBox,
   toolCard,
   waitForUser
@@ -29,6 +30,17 @@ import {
   textBlock
 } from './text-block';
 import type { EntryOf, ITranscriptActions, TranscriptEntry } from './types';
+
+/**
+ * The line a stopped run ends with: the kernel's sentence (written for people: "Stopped by
+ * the user.", "Reached the limit of 30 steps."), never the reason's code. A Stop's
+ * sentences say "Stopped" themselves; any other reason's is put after "Stopped: ".
+ */
+export function stoppedLine(e: EntryOf<'stopped'>): string {
+  const words = e.reason.replace(/_/g, ' ');
+  if (e.reason === 'manual_stop') return `■ ${e.message || 'Stopped.'}`;
+  return `■ Stopped: ${e.message || words}`;
+}
 
 /** Raised (strict) or logged: an entry kind this panel does not know. */
 export class UnknownEntryError extends Error {
@@ -262,7 +274,7 @@ export class Transcript {
 
   private onAgentStart(e: EntryOf<'agent_start'>): void {
     this.closeStreams();
-    this.plan.runStarted(e.run_id);
+    this.plan.runStarted(e.run_id, e.action);
     this.onUser({ text: e.task, action: e.action ?? undefined });
     const label = e.model_label ? ` — ${e.model_label}` : '';
     this.line('run', `${e.role} · ${e.model}${label}`);
@@ -547,14 +559,10 @@ export class Transcript {
 
   private onStopped(e: EntryOf<'stopped'>): void {
     this.closeStreams();
-    this.pending.closeOpen('Not answered: the run stopped.');
-    for (const tool of this.tools.values())
-      if (tool.card.dataset.state === 'running')
-        tool.card.dataset.state = 'error';
-    const line = this.line(
-      'stopped',
-      `■ Stopped (${e.reason.replace(/_/g, ' ')})${e.message ? `: ${e.message}` : ''}`
-    );
+    this.pending.closeOpen('stopped');
+    // A call still running when the run stopped did not fail: it was stopped.
+    for (const tool of this.tools.values()) stopTool(tool);
+    const line = this.line('stopped', stoppedLine(e));
     if (e.reason === 'error' && !this.nested)
       line.append(' ', this.retryButton());
     this.plan.runEnded(e, true);
@@ -562,7 +570,7 @@ export class Transcript {
 
   private onCompleted(e: EntryOf<'completed'>): void {
     this.closeStreams();
-    this.pending.closeOpen('Not answered: the run ended.');
+    this.pending.closeOpen('ended');
     // A planning run did nothing yet: its plan awaits review (the strip has its button).
     const goal = e.plan_ready ? this.plan.progress()?.goal : undefined;
     const line = e.plan_ready
@@ -583,7 +591,7 @@ export class Transcript {
 
   private onError(e: EntryOf<'error'>): void {
     this.closeStreams();
-    this.pending.closeOpen('Not answered: the run failed.');
+    this.pending.closeOpen('failed');
     // The sentence says what happened and what to do; the error's type stays data.
     const line = this.line('error', `✗ ${e.message}`);
     line.dataset.errorType = e.error_type || '';

@@ -29,7 +29,15 @@ from ...events import (
     ToolOutcome,
     ToolStartEvent,
 )
-from ...messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from ...messages import (
+    DECLINED_LINE,
+    DECLINED_RESULT,
+    INTERRUPTED_RESULT,
+    Message,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+)
 from ...sessions.notebooks import without_notes
 from ...sessions.store import NotebookMove
 from ...states import AgentState
@@ -340,15 +348,29 @@ def _replayed(
                 for child in started.get(block.id, []):
                     yield from _subagent(agent, child, block)
             elif isinstance(block, ToolResultBlock):
-                yield ToolEndEvent(
-                    tool_use_id=block.tool_use_id,
-                    name=names.get(block.tool_use_id, ""),
-                    result=block.text,
-                    is_error=block.is_error,
-                    outcome=ToolOutcome.error if block.is_error else ToolOutcome.ok,
-                )
+                yield _tool_end(block, names.get(block.tool_use_id, ""))
     if moved is not None and moved.messages >= len(history):
         yield _moved_note(moved)
+
+
+def _tool_end(block: ToolResultBlock, name: str) -> ToolEndEvent:
+    """A saved result as its row showed it live: a call the user denied or stopped says so
+    (the history keeps only what the model read, in the words the dispatcher wrote)."""
+    outcome, line = (ToolOutcome.error, None) if block.is_error else (ToolOutcome.ok, None)
+    if block.is_error and block.text == DECLINED_RESULT:
+        outcome, line = ToolOutcome.denied, DECLINED_LINE
+    elif block.is_error and block.text.endswith(INTERRUPTED_RESULT):
+        outcome = ToolOutcome.interrupted
+        did = block.text.removesuffix(INTERRUPTED_RESULT).strip()  # what stopping did
+        line = did.splitlines()[0] if did else None
+    return ToolEndEvent(
+        tool_use_id=block.tool_use_id,
+        name=name,
+        result=block.text,
+        is_error=block.is_error,
+        outcome=outcome,
+        error_line=line,
+    )
 
 
 def _moved_note(moved: NotebookMove) -> Entry:
