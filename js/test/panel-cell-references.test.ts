@@ -198,6 +198,41 @@ describe('cell references in the transcript', () => {
     assert.equal(card.hasAttribute('open'), false);
   });
 
+  it('forgets the places it knew when a new run starts (the user may have moved cells)', () => {
+    const t = setup();
+    t.apply(
+      {
+        kind: 'tool_end',
+        n: 1,
+        tool_use_id: 'read',
+        name: 'read_notebook',
+        result: '…',
+        data: { cells: 2, positions: { a: 1, b: 2 } }
+      },
+      {
+        kind: 'agent_start',
+        n: 2,
+        task: 'Edit b',
+        role: 'actor',
+        model: 'm',
+        loop: 'react',
+        max_steps: 30
+      },
+      {
+        kind: 'tool_start',
+        n: 3,
+        tool_use_id: 'edit',
+        name: 'update_cell',
+        input: { cell_id: 'b', source: 'x' },
+        summary: 'Edit cell b'
+      }
+    );
+    assert.equal(
+      t.find('span.ja-tool-summary').at(-1)!.textContent,
+      'Edit cell b'
+    );
+  });
+
   it("forgets the places an insert shifted, and learns an approval's", () => {
     const t = setup();
     t.apply(

@@ -61,7 +61,8 @@ export class Transcript {
    * Where the notebook's cells are, as the newest results say (a read of the notebook, an
    * edit's or a run's result, an approval's preview): a new row names its cells by these
    * places from its start. An insert, a delete or a move shifts other cells: what was
-   * known before it is forgotten.
+   * known before it is forgotten; so is all of it when a run starts (the user may have
+   * moved cells meanwhile: a row says an id rather than a wrong place).
    */
   private places = new Map<string, number>();
   /** The questions and approvals, until they are answered. */
@@ -274,6 +275,7 @@ export class Transcript {
 
   private onAgentStart(e: EntryOf<'agent_start'>): void {
     this.closeStreams();
+    this.places.clear();
     this.plan.runStarted(e.run_id, e.action);
     this.onUser({ text: e.task, action: e.action ?? undefined });
     const label = e.model_label ? ` — ${e.model_label}` : '';
