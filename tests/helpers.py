@@ -122,6 +122,23 @@ def _user_message_problems(i: int, content: Any) -> list[str]:
     return []
 
 
+async def stopped_in_its_first_tool(
+    agent: Any, task: str, after: float = 0.05, timeout: float = 30.0
+) -> Any:
+    """Start ``task``, Stop it ``after`` seconds into its first tool call, and return its
+    handle once the run has ended."""
+    from jupyter_agent.events import ToolStartEvent
+
+    started: list[Any] = []
+    agent.subscribe(lambda e: started.append(e) if isinstance(e, ToolStartEvent) else None)
+    handle = agent.start(task)
+    await until(lambda: bool(started))
+    await asyncio.sleep(after)
+    handle.stop()
+    await asyncio.wait_for(handle.wait(), timeout)
+    return handle
+
+
 def call(name: str, say: str = "", /, **arguments: Any) -> dict[str, Any]:
     """A scripted turn calling one tool (after saying ``say``)."""
     return {"text": say, "tool_calls": [{"name": name, "input": arguments}]}

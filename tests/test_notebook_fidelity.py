@@ -204,13 +204,11 @@ async def test_a_stopped_runs_change_log_matches_the_file_and_undoes_it(tmp_path
     holds exactly the edits the file holds (the model is told of one written at the Stop),
     and undoing the run gives back the notebook as it was (byte for byte but for a deleted
     cell's outputs, which an undo does not restore)."""
-    import asyncio
     import random
 
-    from helpers import call, until
+    from helpers import call, stopped_in_its_first_tool
 
     from jupyter_agent import Agent, ScriptedModel
-    from jupyter_agent.events import ToolStartEvent
 
     path = _numbered(tmp_path / "big.ipynb", 1_000)
     original = path.read_bytes()
@@ -228,18 +226,7 @@ async def test_a_stopped_runs_change_log_matches_the_file_and_undoes_it(tmp_path
         }[kind]
         model = ScriptedModel([call(kind, **args), {"text": "done"}])
         agent = Agent("actor", model, workspace=tmp_path, notebook=path)
-        started: list[Any] = []
-
-        def seen(event: Any, started: list[Any] = started) -> None:
-            if isinstance(event, ToolStartEvent):
-                started.append(event)
-
-        agent.subscribe(seen)
-        handle = agent.start("edit")
-        await until(lambda started=started: bool(started))
-        await asyncio.sleep(rng.uniform(0, 0.5))
-        handle.stop()
-        await asyncio.wait_for(handle.wait(), 30)
+        await stopped_in_its_first_tool(agent, "edit", after=rng.uniform(0, 0.5))
         # The agent's bridge reads after its abandoned worker, if any, has ended.
         assert agent.notebook is not None
         await agent.notebook.read()

@@ -17,14 +17,13 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import random
 from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import call, until
+from helpers import call, stopped_in_its_first_tool
 from notebook_corpus import (
     GENERATED,
     LARGE,
@@ -40,7 +39,6 @@ from notebook_corpus import (
 )
 
 from jupyter_agent import Agent, ScriptedModel
-from jupyter_agent.events import ToolStartEvent
 from jupyter_agent.messages import ImageBlock
 from jupyter_agent.notebook import _bounded_json, outputs
 from jupyter_agent.notebook.bridge import Cell
@@ -449,11 +447,5 @@ async def test_stop_during_a_read_of_a_huge_output_ends_the_run(workspace: Path)
     path.write_text(dumps(v4(cells)), encoding="utf-8")
     model = ScriptedModel([call("read_notebook"), {"text": "ok"}])
     agent = Agent("planner", model, workspace=workspace, notebook=path)
-    started: list[ToolStartEvent] = []
-    agent.subscribe(lambda e: started.append(e) if isinstance(e, ToolStartEvent) else None)
-    handle = agent.start("look")
-    await until(lambda: started)
-    await asyncio.sleep(0.05)  # the read is under way
-    handle.stop()
-    await asyncio.wait_for(handle.wait(), 30)
+    await stopped_in_its_first_tool(agent, "look")  # the read is under way
     assert _tool_result(agent).is_error  # interrupted, not waited for

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from helpers import call, until
+from helpers import call, stopped_in_its_first_tool
 from IPython.core.inputtransformer2 import TransformerManager
 from notebook_corpus import (
     GENERATED,
@@ -34,7 +34,6 @@ from notebook_corpus import (
 )
 
 from jupyter_agent import Agent, ScriptedModel
-from jupyter_agent.events import ToolStartEvent
 from jupyter_agent.notebook.file import FileBridge
 from jupyter_agent.notebook.ipynb import Document
 
@@ -461,12 +460,6 @@ async def test_stop_during_a_read_of_huge_outputs_takes_effect_at_once(workspace
     path = write(workspace, "huge-line.ipynb")
     model = ScriptedModel([call("read_notebook"), {"text": "ok"}])
     agent = Agent("planner", model, workspace=workspace, notebook=path)
-    started: list[ToolStartEvent] = []
-    agent.subscribe(lambda e: started.append(e) if isinstance(e, ToolStartEvent) else None)
-    handle = agent.start("look")
-    await until(lambda: started)
-    await asyncio.sleep(0.05)  # the read is under way
-    handle.stop()
-    await asyncio.wait_for(handle.wait(), 10)
+    await stopped_in_its_first_tool(agent, "look", timeout=10)  # the read is under way
     # At once: the read was interrupted, not waited for until it finished.
     assert agent.history[-1].tool_results[0].is_error
