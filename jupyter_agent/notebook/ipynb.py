@@ -524,22 +524,23 @@ def _upgrade_v3(cell: dict[str, Any]) -> dict[str, Any]:
     import nbformat
     from nbformat.v4.convert import upgrade_cell
 
-    for output in cell.get("outputs") or []:
+    parsed: dict[int, Any] = {}
+    for n, output in enumerate(cell.get("outputs") or []):
         for key in _SPLIT_V3_KEYS & set(output):
             if isinstance(output[key], list) and all(isinstance(v, str) for v in output[key]):
                 output[key] = "".join(output[key])  # nbformat's reader joins them first too
         if isinstance(output.get("json"), str):
-            try:
-                json.loads(output["json"])
+            try:  # parsed here, once: nbformat's upgrade parses it into a copy it drops
+                parsed[n] = json.loads(output["json"])
             except ValueError:  # shown as the text it is, not lost
                 output.setdefault("text", output["json"])
-                del output["json"]
+            del output["json"]
     upgraded: dict[str, Any] = _plain(upgrade_cell(nbformat.from_dict(cell)))
-    for output in upgraded.get("outputs") or []:
-        data = output.get("data")
-        if isinstance(data, dict) and isinstance(data.get("application/json"), str):
-            # nbformat's upgrade parses it, but into a copy of the output it then drops
-            data["application/json"] = json.loads(data["application/json"])
+    outputs = upgraded.get("outputs") or []
+    for n, value in parsed.items():
+        data = outputs[n].get("data")
+        if isinstance(data, dict):
+            data["application/json"] = value
     return upgraded
 
 
