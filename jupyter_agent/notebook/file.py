@@ -360,16 +360,18 @@ class FileBridge:
     def _settle(self, ids: list[str], prints: list[str]) -> None:
         """The cells' ids and prints from now on (of the file whose hash is ``_seen``):
         ids no cell has any more are retired, and the memory keeps it all."""
-        retire(self._retired, dict(zip(self._ids, self._prints, strict=True)), ids)
+        if ids != self._ids:  # most reads find the cells as they were: nothing to retire
+            retire(self._retired, dict(zip(self._ids, self._prints, strict=True)), ids)
+            current = set(ids)
+            self._ran = {k: v for k, v in self._ran.items() if k in current}
         self._ids, self._prints = list(ids), prints
-        current = set(ids)
-        self._ran = {k: v for k, v in self._ran.items() if k in current}
         if self._memory is None or self._seen is None:
             return
         now = Remembered(self._seen, list(ids), prints, self._retired, self._ran)
-        if _state(now) != self._kept:
+        state = _state(now)
+        if state != self._kept:
             self._memory.save(now)
-            self._kept = _state(now)
+            self._kept = state
 
     def _taken(self, ids: Sequence[str]) -> set[str]:
         """Ids a new cell may not get: those in use and those retired."""
