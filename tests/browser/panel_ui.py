@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import helpers
+from axe_audit import THEMES, change_theme, lowest_contrast, violation_lines
 from playwright.sync_api import expect
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -141,3 +142,41 @@ def sidebar_width(page: Any, width: int) -> None:
     page.mouse.down()
     page.mouse.move(handle["right"] - width, handle["y"], steps=8)
     page.mouse.up()
+
+
+# Where a panel's state is shown for the Done-when screenshots of a change to it: under its
+# cell, then in the sidebar at its default width (300 px) and a wider one.
+PLACES = ("inline", "sidebar-300", "sidebar-500")
+
+
+def in_every_place(page: Any, notebook: Any, name: str) -> list[str]:
+    """Screenshots of ``notebook``'s agent panel as it is now, in each of :data:`PLACES` and
+    both themes (``test-artifacts/screenshots/<name>-<place>-<theme>.png``), with axe-core
+    and the contrast check run on each: returns what they found (empty when nothing).
+
+    The sidebar is opened from the palette (it shows the same panel) and left open."""
+    found: list[str] = []
+    for place in PLACES:
+        if place == "inline":
+            root = notebook.panel.locator(".jp-OutputArea-output .ja-panel").last
+            panel = root
+            root.scroll_into_view_if_needed()
+        else:
+            root = sidebar(page)
+            if not root.is_visible():
+                open_from_palette(page)
+            sidebar_width(page, int(place.split("-")[1]))
+            panel = root.locator(".ja-panel").first
+            expect(panel.locator(".ja-transcript")).not_to_contain_text("Connecting to the kernel")
+        try:
+            for theme in THEMES:
+                change_theme(page, theme)
+                short = theme.split()[-1].lower()
+                root.screenshot(path=str(shot_path(f"{name}-{place}-{short}.png")))
+                found += [f"{place} {line}" for line in violation_lines(page, root, theme)]
+                ratio, where = lowest_contrast(panel)
+                if ratio < 3:  # WCAG's floor for large text and controls
+                    found.append(f"{place} {theme}: contrast {ratio:.2f} at {where}")
+        finally:
+            change_theme(page, THEMES[0])
+    return found
