@@ -355,6 +355,14 @@ class StoppedEvent(_Event):
     reason: StopReason
     message: str = ""
 
+    def describe(self) -> str:
+        """One line in the user's words, as the panel says it: the user's own Stop is its
+        message ("Stopped by the user."), never the reason's code; another reason says
+        what stopped the run."""
+        if self.reason == "manual_stop":
+            return self.message or "Stopped."
+        return f"Stopped: {self.message or self.reason.replace('_', ' ')}"
+
 
 @_event
 class CompletedEvent(_Event):

@@ -81,7 +81,8 @@ def test_renderer_prints_a_readable_run():
     assert "▶ planner on m (tool_use loop)" in text
     assert "| 1 | a |" in text
     assert "? q?" in text and "• Yes [y] (default)" in text
-    assert "■ stopped (manual_stop)" in text
+    assert "■ Stopped by the user.\n" in text  # the user's words, not the reason's code
+    assert "manual_stop" not in text
     assert "✗ error: boom" in text
     assert "✗ x (+1 line)\n" in text  # the rest of a long result is counted, not printed
     assert text == snapshot("""\
@@ -114,7 +115,7 @@ Plan
 ⇣ Compacted the conversation (the context window was filling up): cleared 3 old tool results and summarised 12 earlier messages; about 170,000 → 40,000 tokens.
 ↻ the reply broke off (overloaded_error); retrying
 ⚠ careful
-■ stopped (manual_stop): Stopped by the user.
+■ Stopped by the user.
   tokens: 3 in (33% cached), 0 out · $0.0000
 ✔ completed: done
 ✗ error: boom
@@ -241,6 +242,23 @@ def test_a_record_shows_every_event_kind_and_escapes_what_it_shows():
     assert html.count("&lt;img src=x onerror=&quot;alert(1)&quot;&gt;") == 5
     assert ">a</td>" in html
     assert "✗ Error:" in html
+    assert "<strong>■ Stopped by the user.</strong>" in html  # as the panel says it
+    assert "manual_stop" not in html
+
+
+def test_a_stop_is_said_in_the_users_words_as_the_panel_says_it():
+    stops = [
+        ev.StoppedEvent(reason="manual_stop", message="Stopped by the user."),
+        ev.StoppedEvent(reason="manual_stop"),
+        ev.StoppedEvent(reason="iteration_limit", message="Reached the limit of 30 steps."),
+        ev.StoppedEvent(reason="time_limit"),
+    ]
+    assert [s.describe() for s in stops] == [
+        "Stopped by the user.",
+        "Stopped.",
+        "Stopped: Reached the limit of 30 steps.",
+        "Stopped: time limit",
+    ]
 
 
 def test_a_record_keeps_what_a_subagent_reported():

@@ -335,6 +335,32 @@ def test_trust_from_the_panel_drops_the_prompt_and_says_what_now_applies(workspa
     assert is_trusted(workspace)
 
 
+def test_the_panel_says_trust_once_in_its_prompt_never_as_a_stale_transcript_line(workspace, home):
+    """The prompt is in the panel's first state; the notice a run says as it starts (for
+    the terminal and programs) is not repeated in the transcript, where it came only after
+    the first message and stayed, saying "apply only in part", after the user trusted."""
+    folder_settings(workspace, HOSTILE_SERVERS)
+
+    async def scenario() -> tuple[dict[str, Any] | None, list[Mapping[str, Any]], str]:
+        agent = Agent("planner", ScriptedModel([{"text": "hi"}]), workspace=workspace)
+        panel, sent = _panel(agent)
+        shown = panel.trust
+        handle = agent.start("hello")
+        await handle.wait()
+        panel.flush()
+        (notice,) = [e for e in handle.events_so_far if e.kind == "warning" and e.action]
+        panel.close()
+        return shown, sent, notice.message
+
+    shown, sent, notice = asyncio.run(scenario())
+    assert shown is not None and shown["effects"]  # from the moment the panel opens
+    assert "apply only in part" in notice  # still said to a program or the terminal
+    entries = [e for m in sent if m["type"] in ("events", "snapshot") for e in m["entries"]]
+    assert entries, "the run's entries reached the view"
+    assert not [e for e in entries if e["kind"] == "warning"]
+    assert "only in part" not in json.dumps(entries)
+
+
 def test_settings_changed_since_the_prompt_was_made_are_not_trusted(workspace, home):
     """Trust binds to what the prompt showed: a rule added to the file after the prompt
     was made (by a command, a pull) is not trusted unseen; the new prompt shows instead."""

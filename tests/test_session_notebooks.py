@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from inline_snapshot import snapshot
 
@@ -19,6 +20,7 @@ from jupyter_agent import Agent, ScriptedModel
 from jupyter_agent.agent import Session
 from jupyter_agent.jupyter.panel.transcript import history_entries
 from jupyter_agent.messages import STOPPED_NOTE, Message
+from jupyter_agent.notebook.file import FileBridge
 from jupyter_agent.sessions.index import SESSIONS_DIR, SessionIndex
 from jupyter_agent.sessions.notebooks import (
     ThisNotebook,
@@ -140,6 +142,34 @@ async def test_going_on_in_another_notebook_is_recorded_once_and_the_model_told_
     assert index.wait()
     (hit,) = index.search("now this notebook")
     assert hit.role == "user" and hit.marked() == "**Now** **this** **notebook**"
+
+
+def test_a_session_started_from_code_records_its_notebook(workspace: Path) -> None:
+    """Not only a kernel's agent: one given a notebook in code (a path, or a bridge) lists
+    its session with that notebook; one given none leaves it unknown."""
+    (workspace / "sub").mkdir()
+    nbformat = '{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}'
+    (workspace / "sub" / "a.ipynb").write_text(nbformat)
+    file = workspace / "sub" / "a.ipynb"
+    by_path = Agent("planner", ScriptedModel([]), workspace=workspace, notebook=file)
+    assert Session.metadata_of(workspace, by_path.session.id).notebook == "sub/a.ipynb"
+    later = Agent("planner", ScriptedModel([]), workspace=workspace)
+    assert later.session.metadata.notebook is None
+    later.attach_notebook(FileBridge(file))
+    assert Session.metadata_of(workspace, later.session.id).notebook == "sub/a.ipynb"
+
+
+async def test_a_subagents_session_records_its_parents_notebook(workspace: Path) -> None:
+    turns: list[dict[str, Any]] = [
+        {"tool_calls": [{"name": "delegate", "input": {"task": "look around"}}]},
+        {"text": "looked"},
+        {"text": "done"},
+    ]
+    agent = Agent("planner", ScriptedModel(turns), workspace=workspace)
+    agent.session.work_on("a.ipynb")
+    handle = await agent.run("go")
+    (child,) = handle.children
+    assert Session.metadata_of(workspace, child.session_id).notebook == "a.ipynb"
 
 
 def test_a_rename_is_not_a_move(workspace: Path) -> None:

@@ -28,6 +28,7 @@ from ..permissions import ACTOR, Permission, PermissionPolicy, Role
 from ..secrets.credentials import stored_secrets
 from ..secrets.redaction import Secrets, environment_secrets
 from ..sessions.index import SESSIONS_DIR, SessionHit, SessionIndex
+from ..sessions.notebooks import notebook_name
 from ..sessions.store import Session, SessionMetadata
 from ..states import AgentState
 from ..tools import ResourceMap
@@ -126,7 +127,7 @@ class Agent:
         """Whether a notebook edited as a file keeps its cells' ids for the next session
         (beside the sessions, which are kept too)."""
         if config.notebook is not None:
-            self.attach_notebook(config.notebook)
+            self._attach(config.notebook)  # first: a notebook it cannot use leaves no session
         self.metadata: dict[str, Any] = {}
         self.bus = EventBus()
         self.session = config.session or Session.create(
@@ -136,6 +137,8 @@ class Agent:
             provider=self.model.provider,
             model_string=self._model_written,
         )
+        if config.notebook is not None:
+            self._record_notebook()
         if self.session.unsaved:
             self.notices.add(
                 "This conversation is kept in memory only, not saved in the workspace: "
@@ -301,6 +304,11 @@ class Agent:
 
     def attach_notebook(self, notebook: str | Path | NotebookBridge) -> NotebookBridge:
         """Work on ``notebook`` (a bridge, or a path edited as a file) with the notebook tools."""
+        bridge = self._attach(notebook)
+        self._record_notebook()
+        return bridge
+
+    def _attach(self, notebook: str | Path | NotebookBridge) -> NotebookBridge:
         if isinstance(notebook, NotebookBridge):
             bridge = notebook
         else:  # beneath the workspace when it lies there, else beneath its own folder
@@ -312,6 +320,15 @@ class Agent:
         for t in NOTEBOOK_TOOLS:
             self.tools.register(t, replace=True)
         return bridge
+
+    def _record_notebook(self) -> None:
+        """A new session records the notebook it works on (its file known: a path, a
+        file bridge, a live one), as a kernel's agent does: listed and searched with it.
+        A session with history keeps what it recorded (a kernel says when one moves)."""
+        file = getattr(self.notebook, "file", None)
+        meta = self.session.metadata
+        if isinstance(file, Path) and meta.notebook is None and not self.session.history:
+            self.session.work_on(notebook_name(self.workspace, file))
 
     async def undo_notebook_changes(self, run_id: str | None = None) -> list[str]:
         """Undo every notebook edit of a run (default: the last run that edited it)."""
@@ -554,6 +571,7 @@ class Agent:
             model_string=self._model_written,
             parent_session_id=self.session.id,
             parent_tool_use_id=parent_tool_use_id,
+            notebook=self.session.metadata.notebook,  # it works on its parent's notebook
         )
         options.setdefault("model", self.model)
         options.setdefault("policy", self.policy)

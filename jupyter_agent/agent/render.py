@@ -416,7 +416,7 @@ class TextRenderer:
         self._line(self._style(f"⚠ {e.message}", "33"))
 
     def _on_stopped(self, e: StoppedEvent) -> None:
-        self._line(self._style(f"■ stopped ({e.reason}): {e.message}", "33"))
+        self._line(self._style(f"■ {e.describe()}", "33"))
         self._totals()
 
     def _on_completed(self, e: CompletedEvent) -> None:

@@ -182,6 +182,8 @@ class LiveBridge:
         """The path the comm is opened with (may be absolute)."""
         self.path = path
         """The path as shown: the frontend's (relative to its root) once it answered."""
+        self.file = notebook_file(path)
+        """The notebook's file, as the kernel finds it (a session records it)."""
         self.connect_timeout = connect_timeout
         self.request_timeout = request_timeout
         self.frontend: dict[str, Any] = {}
@@ -312,6 +314,7 @@ class LiveBridge:
         if data["event"] == "renamed" and isinstance(path, str) and path:
             # Shown by its new name, and a comm opened again asks for it by that name.
             self.path = self.kernel_path = path
+            self.file = notebook_file(path)
             if self.on_renamed is not None:
                 self.on_renamed(path)
         else:

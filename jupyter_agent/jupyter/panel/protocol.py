@@ -41,6 +41,7 @@ from ...events import (
     StateEvent,
     SubagentOutputEvent,
     UsageEvent,
+    WarningEvent,
 )
 from ...notebook.bridge import BridgeMode
 from ...sessions.notebooks import Where
@@ -152,8 +153,14 @@ def innermost(event: Event) -> Event:
 
 def in_transcript(event: Event) -> bool:
     """Whether the transcript shows ``event``: not a trait event, nor a subagent's (its
-    state shows on its card when it ends; its usage counts in the parent's own)."""
-    return not isinstance(innermost(event), TRAIT_EVENTS)
+    state shows on its card when it ends; its usage counts in the parent's own), nor the
+    notice that the folder's settings wait for trust: the ``trust`` trait's prompt says
+    that from the moment the panel opens, and goes once the folder is trusted, where a
+    line in the transcript would come only with the first run and stay after trust."""
+    inner = innermost(event)
+    if isinstance(inner, WarningEvent) and inner.action == "trust_workspace":
+        return False
+    return not isinstance(inner, TRAIT_EVENTS)
 
 
 if TYPE_CHECKING:

@@ -278,7 +278,7 @@ def _question_html(event: ev.QuestionEvent) -> str:
 
 def _end_html(event: ev.StoppedEvent | ev.CompletedEvent | ev.ErrorEvent) -> str:
     if isinstance(event, ev.StoppedEvent):
-        return f"<p><strong>■ Stopped</strong> ({_e(event.reason)}): {_e(event.message)}</p>"
+        return f"<p><strong>■ {_e(event.describe())}</strong></p>"
     if isinstance(event, ev.CompletedEvent):
         summary = f": {_e(event.summary)}" if event.summary else ""
         return f"<p><strong>✔ Completed</strong>{summary}</p>"
