@@ -30,9 +30,26 @@ export class FakeKeyboardEvent extends FakeEvent {
   }
 }
 
+/** Focus moving (focusout, focusin), bubbling; `relatedTarget`: where it goes. */
+export class FakeFocusEvent extends FakeEvent {
+  bubbles = true;
+  constructor(
+    type: 'focusout' | 'focusin',
+    readonly relatedTarget: FakeNode | null
+  ) {
+    super(type);
+  }
+}
+
 export class FakeNode {
   parentNode: FakeNode | null = null;
   childNodes: FakeNode[] = [];
+
+  /** This node or one below it. */
+  contains(other: FakeNode | null): boolean {
+    for (let n = other; n; n = n.parentNode) if (n === this) return true;
+    return false;
+  }
 
   get textContent(): string {
     return this.childNodes.map(c => c.textContent).join('');
@@ -73,6 +90,13 @@ export class FakeNode {
     node.remove();
     node.parentNode = parent;
     parent.childNodes.splice(parent.childNodes.indexOf(this), 0, node);
+  }
+
+  after(node: FakeNode): void {
+    const parent = this.parentNode!;
+    node.remove();
+    node.parentNode = parent;
+    parent.childNodes.splice(parent.childNodes.indexOf(this) + 1, 0, node);
   }
 }
 

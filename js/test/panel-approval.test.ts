@@ -219,7 +219,7 @@ describe('an approval card', () => {
     );
     assert.deepEqual(
       card
-        .querySelectorAll('p.ja-context code, ul.ja-warnings code')
+        .querySelectorAll('p.ja-context code, .ja-warnings li code')
         .map(c => c.textContent),
       ['sleep 30', 'sleep 30']
     );

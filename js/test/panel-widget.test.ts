@@ -13,6 +13,7 @@ import type { IModel } from '../src/panel/widget';
 import {
   fakeDocument,
   FakeElement,
+  FakeFocusEvent,
   FakeKeyboardEvent,
   install
 } from './fakedom';
@@ -325,6 +326,13 @@ const escape = (el: FakeElement, composing = false) =>
   el.dispatchEvent(
     new FakeKeyboardEvent('Escape', composing) as unknown as Event
   );
+/** `key` pressed where focus is; returns whether its default action still happens. */
+const press = (key: string) =>
+  (fakeDocument.activeElement as FakeElement).dispatchEvent(
+    new FakeKeyboardEvent(key) as unknown as Event
+  );
+const focused = () =>
+  (fakeDocument.activeElement as FakeElement | null)?.textContent ?? null;
 
 const QUESTION = {
   kind: 'question',
@@ -458,6 +466,115 @@ describe('the panel from the keyboard', () => {
     // The menu closed: the next Esc stops.
     escape(more);
     assert.deepEqual(commandNames(view), ['stop']);
+  });
+});
+
+describe('the scope menu from the keyboard', () => {
+  const SCOPES = ['Always allow ls …', 'Always allow ls'];
+  const open = () => {
+    const view = showing([APPROVAL], { busy: true });
+    const more = view.el.querySelector('button.ja-always-more')!;
+    const menu = view.el.querySelector('div.ja-always-menu')!;
+    return { view, more, menu };
+  };
+
+  it('moves among the scopes with the arrow keys, wrapping, and stays in the menu', () => {
+    const { view, more, menu } = open();
+    more.click();
+    assert.equal(focused(), SCOPES[0]);
+    assert.equal(press('ArrowDown'), false);
+    assert.equal(focused(), SCOPES[1]);
+    press('ArrowDown');
+    assert.equal(focused(), SCOPES[0]);
+    press('ArrowUp');
+    assert.equal(focused(), SCOPES[1]);
+    press('Home');
+    assert.equal(focused(), SCOPES[0]);
+    press('End');
+    assert.equal(focused(), SCOPES[1]);
+    assert.equal(menu.hasAttribute('hidden'), false);
+    assert.equal(more.getAttribute('aria-expanded'), 'true');
+    assert.deepEqual(commandNames(view), []);
+    // The scopes are reached by the arrows, not Tab: Tab leaves the menu and closes it.
+    for (const scope of menu.querySelectorAll('button.ja-scope'))
+      assert.equal(scope.getAttribute('tabindex'), '-1');
+    assert.equal(press('Tab'), true, 'Tab moves focus on as usual');
+    assert.equal(menu.hasAttribute('hidden'), true);
+    assert.equal(more.getAttribute('aria-expanded'), 'false');
+  });
+
+  it('opens on the first scope with ArrowDown on ▾, on the last with ArrowUp', () => {
+    const { more, menu } = open();
+    more.focus();
+    press('ArrowDown');
+    assert.equal(menu.hasAttribute('hidden'), false);
+    assert.equal(focused(), SCOPES[0]);
+    escape(menu.querySelector('button.ja-scope')!);
+    assert.equal(active(), 'ja-always-more');
+    press('ArrowUp');
+    assert.equal(focused(), SCOPES[1]);
+  });
+
+  it('closes once focus leaves the menu and its button', () => {
+    const { view, more, menu } = open();
+    const [first, second] = menu.querySelectorAll('button.ja-scope');
+    const leave = (from: FakeElement, to: FakeElement | null) =>
+      from.dispatchEvent(
+        new FakeFocusEvent('focusout', to) as unknown as Event
+      );
+    more.click();
+    leave(first, second); // within the menu
+    assert.equal(menu.hasAttribute('hidden'), false);
+    leave(second, more); // back to ▾, whose click toggles it
+    assert.equal(menu.hasAttribute('hidden'), false);
+    const deny = view.el
+      .querySelectorAll('section.ja-approval button')
+      .find(b => b.textContent === 'Deny')!;
+    leave(first, deny);
+    assert.equal(menu.hasAttribute('hidden'), true);
+    assert.equal(more.getAttribute('aria-expanded'), 'false');
+    more.click();
+    leave(first, null); // a click on nothing that takes focus
+    assert.equal(menu.hasAttribute('hidden'), true);
+  });
+});
+
+describe('cards that wait for the user, and focus', () => {
+  /** The view, the message input focused and holding `draft`, then `entries` arrive. */
+  const arriving = (entries: unknown[], draft: string) => {
+    const view = showing([], { busy: true });
+    const message = view.el.querySelector('textarea.ja-message')!;
+    message.value = draft;
+    message.focus();
+    view.receive({ type: 'events', entries });
+    return view;
+  };
+
+  it('gives a new approval the focus, on Allow, as a new question has it', () => {
+    arriving([APPROVAL], '');
+    assert.equal(focused(), 'Allow');
+    arriving([QUESTION], '');
+    assert.equal(active(), 'ja-option');
+  });
+
+  it('leaves the focus in the message box while a draft is written there', () => {
+    arriving([APPROVAL], 'and then also the');
+    assert.equal(active(), 'ja-message');
+    arriving([QUESTION], 'and then also the');
+    assert.equal(active(), 'ja-message');
+  });
+
+  it('moves focus to the message input once a key is given in the set-up box', () => {
+    const view = mount({ model_ready: false, model_setup: 'No key.' });
+    const input = view.el.querySelector('input.ja-key')!;
+    input.focus();
+    view.el.querySelector('form.ja-setup')?.dispatch('submit');
+    // No key typed: focus stays in the key field, which says what to do.
+    assert.equal(active(), 'ja-key');
+    input.value = 'sk-ant-test-key';
+    view.el.querySelector('form.ja-setup')?.dispatch('submit');
+    assert.deepEqual(commandNames(view), ['set_key']);
+    assert.equal(active(), 'ja-message');
   });
 });
 

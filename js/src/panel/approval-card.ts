@@ -7,6 +7,7 @@ import { cellLink, inputCells, withCellLinks } from './cell-links';
 import { clip, h, pretty } from './dom';
 import { highlightCode } from './highlight';
 import { nameOf, toolLabel, withCode, withoutBackticks } from './labels';
+import { menuButton } from './menu';
 import type { IPendingCard } from './question-card';
 import { renderDiff } from './tool-card';
 import type { EntryOf } from './types';
@@ -179,8 +180,6 @@ export function approvalCard(
     type: 'button',
     class: 'ja-always-more',
     'aria-label': 'Other scopes',
-    'aria-haspopup': 'menu',
-    'aria-expanded': 'false',
     text: '▾',
     hidden: options.length < 2
   });
@@ -235,11 +234,13 @@ export function approvalCard(
           withCellLinks(e.summary, cells)
         ),
     e.preview ? previewSection(e.preview) : null,
+    // The alert holds the list (a list with the alert's role would no longer be a list,
+    // and its items would belong to none).
     warnings.length
       ? h(
-          'ul',
+          'div',
           { class: 'ja-warnings', role: 'alert', 'aria-label': 'Warnings' },
-          warnings
+          h('ul', {}, warnings)
         )
       : null,
     e.reason ? h('p', { class: 'ja-context' }, withCode(e.reason)) : null,
@@ -268,33 +269,15 @@ export function approvalCard(
   if (remember !== null)
     always.title = `Remembers for this session: ${withoutBackticks(remember)}`;
   const parts: IPendingCard = { card, buttons, answered };
-  const closeMenu = () => {
-    menu.hidden = true;
-    more.setAttribute('aria-expanded', 'false');
-  };
+  // Its keys and focus: the menu pattern (menu.ts).
+  const scopes = menuButton(more, menu, items);
   allow.addEventListener('click', () => decide(parts, true, false, null));
   always.addEventListener('click', () =>
     decide(parts, true, true, first ? first.id : null)
   );
-  more.addEventListener('click', () => {
-    menu.hidden = !menu.hidden;
-    more.setAttribute('aria-expanded', String(!menu.hidden));
-    if (!menu.hidden) items[0]?.focus();
-  });
-  // Esc closes the open menu first (and is not the panel's Stop: it is handled here).
-  const closeOnEscape = (event: Event) => {
-    const key = event as KeyboardEvent;
-    if (key.key !== 'Escape' || menu.hidden || key.isComposing) return;
-    key.preventDefault();
-    key.stopPropagation();
-    closeMenu();
-    more.focus();
-  };
-  more.addEventListener('keydown', closeOnEscape);
-  menu.addEventListener('keydown', closeOnEscape);
   items.forEach((item, i) =>
     item.addEventListener('click', () => {
-      closeMenu();
+      scopes.close();
       decide(parts, true, true, options[i].id);
     })
   );

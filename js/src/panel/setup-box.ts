@@ -10,10 +10,12 @@ export class SetupBox {
   private readonly why: HTMLElement;
   private readonly waiting: HTMLElement;
 
-  /** `sendKey`: the set_key command; `error`: shows a sentence to the user. */
+  /** `sendKey`: the set_key command; `error`: shows a sentence to the user; `focusNext`:
+   * where focus goes once the key is sent (the panel's rule: the message input). */
   constructor(
     private readonly sendKey: (key: string, save: boolean) => Promise<unknown>,
-    private readonly error: (text: string) => void
+    private readonly error: (text: string) => void,
+    private readonly focusNext: () => void = () => undefined
   ) {
     const keyInput = h('input', {
       type: 'password',
@@ -122,9 +124,15 @@ export class SetupBox {
       input.focus();
       return;
     }
+    // The button used is disabled, and the box goes once the key is taken: focus goes on
+    // rather than to the page (back to the key field if the kernel refused it).
     buttons.forEach(b => (b.disabled = true));
+    this.focusNext();
     this.sendKey(key, save)
-      .catch((error: Error) => this.error(error.message))
+      .catch((error: Error) => {
+        this.error(error.message);
+        input.focus();
+      })
       .finally(() => buttons.forEach(b => (b.disabled = false)));
   }
 }

@@ -42,6 +42,40 @@ export function stoppedLine(e: EntryOf<'stopped'>): string {
   return `■ Stopped: ${e.message || words}`;
 }
 
+/**
+ * A card that is a landmark (a section with a name: a plan, a question, an approval) gets a
+ * name no other one in the transcript (`scope`) has: two approvals of the same call, one in
+ * each of two subagents, are "Approval: create a.txt" and "Approval: create a.txt (2)", so
+ * a screen reader's list of landmarks tells them apart.
+ */
+export function distinctLandmark(node: Node, scope: HTMLElement): void {
+  const card = node as HTMLElement;
+  if (card.localName !== 'section') return;
+  const name = card.getAttribute('aria-label');
+  if (!name) return;
+  const taken = new Set(
+    Array.from(scope.querySelectorAll('section'), s =>
+      s === card ? null : s.getAttribute('aria-label')
+    )
+  );
+  let unique = name;
+  for (let n = 2; taken.has(unique); n++) unique = `${name} (${n})`;
+  card.setAttribute('aria-label', unique);
+}
+
+/**
+ * A card that waits for the user takes focus on its first control, unless the user is
+ * writing in a text field (a draft in the message box): a key meant for the draft must
+ * not answer the card, nor allow a call.
+ */
+function takeFocus(control: HTMLElement | null): void {
+  const active = document.activeElement as HTMLInputElement | null;
+  const writing =
+    (active?.localName === 'textarea' || active?.localName === 'input') &&
+    Boolean(active.value?.trim());
+  if (!writing) control?.focus?.({ preventScroll: true });
+}
+
 /** Raised (strict) or logged: an entry kind this panel does not know. */
 export class UnknownEntryError extends Error {
   constructor(readonly entry: unknown) {
@@ -222,6 +256,7 @@ export class Transcript {
   }
 
   add<T extends Node>(node: T): T {
+    distinctLandmark(node, this.top());
     this.root.append(node);
     if (this.follow) this.scrollDown();
     return node;
@@ -490,9 +525,7 @@ export class Transcript {
     this.closeStreams();
     const card = this.add(this.pending.question(e));
     card.scrollIntoView?.({ block: 'nearest' });
-    card
-      .querySelector<HTMLElement>('button, input')
-      ?.focus?.({ preventScroll: true });
+    takeFocus(card.querySelector<HTMLElement>('button, input'));
   }
 
   private onPermissionRequest(e: EntryOf<'permission_request'>): void {
@@ -503,6 +536,7 @@ export class Transcript {
       this.places.set(preview.cell_id, preview.index);
     const card = this.add(this.pending.approval(e, this.places));
     card.scrollIntoView?.({ block: 'nearest' });
+    takeFocus(card.querySelector<HTMLElement>('.ja-actions button'));
     const tool = this.tools.get(e.tool_use_id);
     if (tool) {
       placeCells(tool, this.places);
@@ -514,6 +548,16 @@ export class Transcript {
     const waiting = this.pending.decided(e);
     const tool = waiting !== undefined ? this.tools.get(waiting) : undefined;
     if (tool && tool.card.dataset.state === 'waiting') waitForUser(tool, false);
+  }
+
+  /** The transcript a nested one (a subagent's) is inside, or this one. */
+  private top(): HTMLElement {
+    let top = this.root;
+    for (let n = this.root.parentNode; n; n = n.parentNode) {
+      const el = n as HTMLElement;
+      if (el.getAttribute?.('role') === 'log') top = el;
+    }
+    return top;
   }
 
   /** After an action disabled the control that had focus: focus goes on (types.ts). */

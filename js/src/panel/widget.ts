@@ -176,7 +176,8 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
   // and takes a key.
   const setup = new SetupBox(
     (key, save) => command('set_key', { key, save }),
-    text => showError(text)
+    text => showError(text),
+    () => focusInput()
   );
 
   // The trust prompt: what trusting this folder's settings would enable, as the kernel
