@@ -16,7 +16,7 @@ import json
 import re
 from typing import Any
 
-from panel_ui import PLAN, call, in_every_place, plan_button, start, status, step
+from panel_ui import PLAN, call, in_every_place, plan_button, send, start, status, step
 from playwright.sync_api import expect
 
 SOURCES = ["import pandas as pd", "rate = 0.02", "df = pd.read_csv('sales.csv')"]
@@ -137,3 +137,72 @@ def landmarks_not_unique(notebook: Any) -> list[list[str]]:
            .violations.flatMap(v => v.nodes.map(n => n.target))"""
     )
     return found
+
+
+def test_the_ends_of_runs_have_no_serious_violation(open_notebook, lab, page, tmp_path):
+    folder = "every_card_ends"
+    (lab.root / folder).mkdir(exist_ok=True)
+    # Instructions the agent cannot read: a warning line at each run's start.
+    (lab.root / folder / "AGENTS.md").write_bytes(b"\xff\xfe not UTF-8 \x80")
+    notebook = notebook_in_folder(
+        open_notebook,
+        lab,
+        folder,
+        [
+            {
+                "thinking": "The imports first, then the export.",
+                **call("run_cell", "First the imports.", cell_id="cell-0"),
+            },
+            call("execute_command", "Let me wait for the export.", command="sleep 30"),
+        ],
+    )
+    page.emulate_media(reduced_motion="reduce")
+    panel = start(notebook, "h = %agent act --model $m Wait for the export")
+    expect(panel.locator(".ja-warning").first).to_contain_text("AGENTS.md")
+    # A cell's approval (its link in the card), allowed: a row with the cell's output.
+    approval(panel).get_by_role("button", name="Allow", exact=True).click()
+    expect(panel.locator('.ja-tool[data-tool="run_cell"]')).to_have_attribute("data-state", "done")
+    # A command allowed, then stopped while it runs.
+    approval(panel, 1).get_by_role("button", name="Allow", exact=True).click()
+    command = panel.locator('.ja-tool[data-tool="execute_command"]')
+    expect(command.locator(".ja-tool-status")).to_have_text(re.compile(r"^running… \d+ s$"))
+    panel.get_by_role("button", name="Stop").click()
+    expect(command).to_have_attribute("data-state", "stopped")
+    # The conversation compacted; then a run the model fails.
+    panel.get_by_role("button", name="Compact now").click()
+    expect(panel.locator(".ja-compaction")).to_be_visible()
+    send(panel, "Carry on")
+    expect(panel.locator(".ja-transcript .ja-error")).to_be_visible()
+    expect(panel.get_by_role("button", name="Retry")).to_be_visible()
+    # Then a run that says where it is and waits on a question.
+    turns = [
+        call("send_update", message="Half way there."),
+        question("Which file next?", "sales.csv", "costs.csv"),
+    ]
+    notebook.run_cell(f"m.add(*{turns!r})")
+    send(panel, "Ask me what you need")
+    expect(panel.locator(".ja-update")).to_contain_text("Half way there.")
+    expect(panel.get_by_role("region", name="Question: Which file next?")).to_be_visible()
+
+    found = in_every_place(page, notebook, "every-card-ends")
+    assert found == [], "\n".join(found)
+
+
+def test_the_set_up_box_has_no_serious_violation(open_notebook, lab, page, tmp_path):
+    (lab.root / "every_card_setup").mkdir(exist_ok=True)
+    notebook = open_notebook("every_card_setup/setup.ipynb")
+    notebook.run_cell(
+        "import os\n"
+        "for name in ('ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'JUPYTER_AGENT_MODEL'):\n"
+        "    os.environ.pop(name, None)\n"
+        f"os.environ['JUPYTER_AGENT_CREDENTIALS'] = {str(tmp_path / 'credentials.json')!r}\n"
+        "%load_ext jupyter_agent"
+    )
+    panel = start(notebook, "%agent plan Clean the sales data")
+    setup = panel.get_by_role("form", name="Set up the model")
+    expect(setup.locator(".ja-setup-task")).to_contain_text("Clean the sales data")
+    setup.get_by_text("Other ways to get going").click()  # its list open, audited too
+    expect(setup.locator(".ja-setup-more li").first).to_be_visible()
+
+    found = in_every_place(page, notebook, "every-card-setup")
+    assert found == [], "\n".join(found)
