@@ -82,6 +82,12 @@ class PromptTooLong(ModelError):
 class MissingAPIKey(ModelError):
     """No API key was found for a real model."""
 
+    def __init__(self, message: str, *, headline: str | None = None) -> None:
+        super().__init__(message)
+        self.headline = headline or message
+        """What is missing, in one sentence, for a view whose own controls show the ways to
+        get going (the panel's set-up box); the message names them all."""
+
 
 class IllegalTransition(AgentError):
     """The agent tried a state change its state machine forbids: a bug, never user error."""

@@ -198,6 +198,33 @@ async def test_a_key_from_the_panel_reaches_the_api_and_nothing_else(
     assert workspace not in credentials.credentials_file().parents
 
 
+async def test_a_message_sent_before_any_key_waits_and_the_set_up_box_says_why_once(
+    workspace: Path, messages_server
+) -> None:
+    """No key: the set-up box says so in one sentence (its key field and its list show the
+    ways); a message sent meanwhile starts no run that would fail saying it again (an error
+    line, the status line), it waits in the box and starts once a key is given."""
+    messages_server.script([Reply([text("Hello with a key.")])])
+    agent = Agent("actor", AnthropicModel(base_url=messages_server.url), workspace=workspace)
+    panel = AgentPanel(agent)
+    sent: list[Mapping[str, Any]] = []
+    panel.outbox = sent.append
+    assert panel.model_setup == "No Anthropic API key found."
+    panel.receive({"type": "command", "id": "s", "name": "send", "text": "Say hello"})
+    assert agent.handle is None  # no run, so no error repeating the box
+    assert panel.waiting_task == "Say hello"
+    assert [r["ok"] for r in sent if r["type"] == "reply"] == [True]
+    with pytest.raises(MissingAPIKey) as raised:  # a program or %agent hears every way
+        agent.model.check()
+    assert "ANTHROPIC_API_KEY" in str(raised.value) and "ollama" in str(raised.value)
+    panel.receive({"type": "command", "id": "k", "name": "set_key", "key": KEY})
+    handle = agent.handle
+    assert handle is not None and handle.task == "Say hello"
+    await handle.wait()
+    panel.close()
+    assert handle.state is AgentState.completed and panel.waiting_task == ""
+
+
 def test_a_key_is_refused_when_it_cannot_be_one_without_echoing_it(workspace: Path) -> None:
     async def scenario() -> list[Mapping[str, Any]]:
         agent = Agent("planner", AnthropicModel(), workspace=workspace)

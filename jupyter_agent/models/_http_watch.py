@@ -123,9 +123,14 @@ def network_advice(url: str, setting: str = "") -> str:
     return "Check the network connection."
 
 
+AUTH_FAILURES = (401, 403)
+"""A key refused or not allowed: another try sends the same key, so none is made, whatever
+the server's ``x-should-retry`` says (a gateway may ask); the user hears it at once."""
+
+
 def watched_http_client(client_class: Any) -> Any:
-    """An SDK's default async HTTP client (``client_class``) with the hook that counts
-    tries and tells a request's ``on_sent``."""
+    """An SDK's default async HTTP client (``client_class``) with the hooks that count
+    tries, tell a request's ``on_sent``, and keep the SDK from retrying an auth failure."""
     package = http_package_of(client_class)
 
     async def watch(request: Any) -> None:
@@ -136,7 +141,11 @@ def watched_http_client(client_class: Any) -> Any:
         if on_sent is not None:
             request.stream = _signalling_stream(package)(request.stream, on_sent)
 
-    return client_class(event_hooks={"request": [watch]})
+    async def final_on_auth_failure(response: Any) -> None:
+        if response.status_code in AUTH_FAILURES:
+            response.headers["x-should-retry"] = "false"  # both SDKs obey it
+
+    return client_class(event_hooks={"request": [watch], "response": [final_on_auth_failure]})
 
 
 def http_package_of(client_class: Any) -> Any:

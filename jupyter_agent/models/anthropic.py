@@ -45,6 +45,7 @@ from ._http_watch import (
     unreachable,
     watched_http_client,
 )
+from ._preload import loaded, preload
 from ._usage import Pricing, pricing_for
 
 DEFAULT_MODEL = "claude-sonnet-4-6"
@@ -154,6 +155,7 @@ class AnthropicModel:
         self._sdk_options = sdk_options or {}
         self._last_client: tuple[Any, tuple[object, ...], Any] | None = None
         self._rejected: str | None = None
+        preload("anthropic")  # for the first call: see _preload
 
     def __repr__(self) -> str:
         return f"AnthropicModel({self.name!r})"
@@ -195,7 +197,7 @@ class AnthropicModel:
 
     def check(self) -> None:
         if self._client is None and not (self._api_key or _environment_key() or self._stored_key()):
-            raise MissingAPIKey(NO_KEY)
+            raise MissingAPIKey(NO_KEY, headline="No Anthropic API key found.")
 
     @property
     def key_rejected(self) -> bool:
@@ -309,8 +311,7 @@ class AnthropicModel:
         return params
 
     async def stream(self, request: ModelRequest) -> AsyncGenerator[StreamPart, None]:
-        import anthropic
-
+        anthropic = await loaded("anthropic")  # off the loop (see _preload)
         params = self.params(request)
         if request.on_sent is not None and not self._tells_when_sent:
             request.on_sent()  # a client of the caller's: we cannot tell, so go first

@@ -220,7 +220,7 @@ class OpenAIModel:
         if self._client is not None:
             return
         if self.provider == "openai" and not self._key():
-            raise MissingAPIKey(NO_KEY)
+            raise MissingAPIKey(NO_KEY, headline="No OpenAI API key found.")
         if self.api_key_env not in (None, "OPENAI_API_KEY") and not self._key():
             raise MissingAPIKey(
                 f"No key for {self.name}: the settings say it is in ${self.api_key_env}, "

@@ -106,6 +106,8 @@ class Fault:
     after_events: int = 3
     # The reply whose first ``after_events`` events precede a mid-stream fault.
     reply: Reply = field(default_factory=_partial_reply)
+    headers: dict[str, str] = field(default_factory=dict)
+    """Response headers of a status fault, beside the retry ones."""
 
     @classmethod
     def status(
@@ -114,11 +116,13 @@ class Fault:
         error_type: str | None = None,
         message: str | None = None,
         retry_after: float | None = 0,
+        headers: dict[str, str] | None = None,
     ) -> Fault:
-        """An HTTP error response with the API's error body (``retry_after`` in seconds)."""
+        """An HTTP error response with the API's error body (``retry_after`` in seconds;
+        ``headers`` sent too, e.g. a gateway's ``x-should-retry``)."""
         kind = error_type or _ERROR_TYPES.get(code, "api_error")
         message = message or _MESSAGES.get(kind, f"HTTP {code}")
-        return cls("status", code, kind, message, retry_after)
+        return cls("status", code, kind, message, retry_after, headers=headers or {})
 
     @classmethod
     def midstream_error(

@@ -91,7 +91,7 @@ class _ChatHandler(_Handler):
         if isinstance(answer, Reply):
             return self._stream(answer, _events(answer, request, owner.style), seen)
         if answer.kind == "status":
-            retry = retry_headers(answer.retry_after)
+            retry = {**retry_headers(answer.retry_after), **answer.headers}
             model = str(body.get("model", ""))
             return self._error(
                 answer.status_code, answer.error_type, answer.message, retry, model=model

@@ -314,7 +314,7 @@ class _Handler(BaseHTTPRequestHandler):
                 return self._stream(answer, stream_events(answer, request), seen)
             return self._json(answer, request, seen)
         if answer.kind == "status":
-            retry = retry_headers(answer.retry_after)
+            retry = {**retry_headers(answer.retry_after), **answer.headers}
             return self._error(answer.status_code, answer.error_type, answer.message, retry)
         events = stream_events(answer.reply, request)[: answer.after_events]
         if answer.kind == "midstream_error":

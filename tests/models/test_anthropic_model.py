@@ -317,6 +317,60 @@ async def test_a_rejected_key_says_so(workspace, messages_server, monkeypatch):
     )
 
 
+@pytest.mark.parametrize("status", [401, 403])
+async def test_an_auth_failure_is_said_at_once_never_retried(
+    workspace, messages_server, monkeypatch, status
+):
+    """The same key would be refused again: one request, even when the server (a gateway)
+    asks for another try; the SDK would otherwise wait and retry twice."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "wrong")
+    messages_server.script(
+        [Fault.status(status, headers={"x-should-retry": "true"})] * 3
+        + [Reply([text("A retried key is never sent.")])]
+    )
+    model = AnthropicModel(base_url=messages_server.url)
+    handle = await Agent("actor", model, workspace=workspace).run("go")
+    assert len(messages_server.requests) == 1
+    assert handle.state is AgentState.error
+    assert f"({status}" in handle.stop_message and "retried" not in handle.stop_message
+
+
+def test_the_sdk_is_imported_before_the_first_call_and_never_on_the_loop() -> None:
+    """A fresh interpreter: making the model starts importing the SDK in a thread (it
+    takes a second or more), so a first call (a wrong key's 401) does not wait for it;
+    a call made meanwhile awaits it while the loop goes on."""
+    import subprocess
+    import sys
+
+    script = """
+import asyncio, sys, threading
+from jupyter_agent.models import _preload
+from jupyter_agent import AnthropicModel
+assert "anthropic" not in sys.modules
+AnthropicModel("claude-sonnet-4-6")
+assert "import anthropic" in [t.name for t in threading.enumerate()]  # made: importing
+ticks = 0
+async def tick():
+    global ticks
+    while True:
+        ticks += 1
+        await asyncio.sleep(0.005)
+async def main():
+    ticker = asyncio.create_task(tick())
+    module = await _preload.loaded("anthropic")
+    ticker.cancel()
+    return module
+module = asyncio.run(main())
+assert module is sys.modules["anthropic"]
+print(ticks)
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout) > 5  # the loop ran while the SDK was imported
+
+
 async def test_a_missing_key_names_every_way_to_get_going(workspace):
     agent = Agent("planner", "claude-sonnet-4-6", workspace=workspace)
     with pytest.raises(MissingAPIKey, match=r"^No Anthropic API key found\. ") as raised:

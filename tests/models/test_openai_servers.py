@@ -85,6 +85,20 @@ async def test_a_rejected_key_says_so_and_is_remembered(workspace, chat_server, 
     assert not model.key_rejected  # a new key has not been refused yet
 
 
+@pytest.mark.parametrize("status", [401, 403])
+async def test_an_auth_failure_is_said_at_once_never_retried(workspace, chat_server, status):
+    """One request, even when the server (a gateway) asks for another try."""
+    model = OpenAIModel("gpt-4o", api_key="wrong", base_url=chat_server.base_url)
+    chat_server.script(
+        [Fault.status(status, headers={"x-should-retry": "true"})] * 3
+        + [Reply([text("A retried key is never sent.")])]
+    )
+    handle = await Agent("actor", model, workspace=workspace).run("go")
+    assert len(chat_server.requests) == 1
+    assert handle.state is AgentState.error
+    assert f"({status}" in handle.stop_message and "retried" not in handle.stop_message
+
+
 async def test_an_unknown_model_names_the_model_and_the_address(workspace, chat_server):
     model = OpenAIModel("gpt-nine", api_key="k", base_url=chat_server.base_url)
     chat_server.push(Fault.status(404))

@@ -43,7 +43,7 @@ from .protocol import (
     TrustCommand,
     UnpauseCommand,
 )
-from .setup import use_api_key
+from .setup import model_setup, use_api_key
 from .state import TraitChanges
 
 Later = Coroutine[Any, Any, list[FoundSession]] | None
@@ -91,6 +91,10 @@ class CommandTarget(Protocol):
 
     def trusted(self, applied: TrustPrompt) -> None: ...
 
+    def keep_task(self, task: str, role: str) -> None:
+        """Keep ``task`` (for ``role``) until the model can be called, then start it."""
+        ...
+
 
 C = TypeVar("C")
 Handler = Callable[[CommandTarget, C], Later]
@@ -122,7 +126,13 @@ def _send(panel: CommandTarget, command: SendCommand) -> Later:
     text = command.text.strip()
     if not text:
         raise ValueError("Type a message first.")
-    panel.agent.start(text, role=command.role or None)
+    agent = panel.agent
+    if model_setup(agent.model) and not agent.running:
+        # No model to call yet: the task waits in the set-up box, which says why once,
+        # rather than a run that fails saying it again (its error line, the status line).
+        panel.keep_task(text, command.role or agent.role)
+        return None
+    agent.start(text, role=command.role or None)
     return None
 
 

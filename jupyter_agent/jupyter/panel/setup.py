@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 from ...agent import Agent
-from ...errors import AgentError
+from ...errors import AgentError, MissingAPIKey
 from ...models import (
     DEFAULT_MODELS,
     Model,
@@ -28,10 +28,14 @@ from ...secrets.shapes import mask_secrets
 from .protocol import ModelChoice
 
 
-def model_setup(model: Model) -> str:
-    """Why ``model`` cannot be called yet, in a sentence; '' when it can."""
+def model_setup(model: Model, *, headline: bool = False) -> str:
+    """Why ``model`` cannot be called yet, in a sentence; '' when it can. ``headline``: for
+    the set-up box, which shows the ways to get going itself (its key field and its list),
+    a missing key is said in one sentence rather than with every way again."""
     try:
         model.check()
+    except MissingAPIKey as exc:
+        return exc.headline if headline else str(exc)
     except AgentError as exc:
         return str(exc)
     if getattr(model, "key_rejected", False):

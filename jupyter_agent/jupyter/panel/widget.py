@@ -295,7 +295,7 @@ class AgentPanel(anywidget.AnyWidget):
         """Say whether the model can be called, and if not why (the set-up box), and
         what the picker offers."""
         model = self.agent.model
-        problem = model_setup(model)
+        problem = model_setup(model, headline=True)
         self.model_setup = problem
         self.model_ready = not problem
         if not problem:
