@@ -1,11 +1,14 @@
 """The panel with the keyboard only, in a real JupyterLab: a question answered with Tab and
 Enter, an approval allowed with Enter, Esc stopping a streaming run, the sidebar opened
-from the command palette with its message input focused, and a cell named in the
-transcript shown in the notebook from its link.
+from the command palette with its message input focused, a cell named in the transcript
+shown in the notebook from its link, the "Always allow" scopes chosen from their menu with
+the arrow keys, and a key given in the set-up box.
 
 One rule for focus, checked here: after an action that disables the control used (an
-answer, Allow, Stop), focus goes to the message input, which stays usable while the agent
-works. Set up with panel_ui.py: a scripted model, ``%agent … --model $m``.
+answer, Allow, Stop, "Use for this session"), focus goes to the message input, which stays
+usable while the agent works. A card that waits for the user (a question, an approval)
+takes the focus when it comes, unless the user is writing a message. Set up with
+panel_ui.py: a scripted model, ``%agent … --model $m``.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ from panel_ui import (
     status,
 )
 from playwright.sync_api import expect
+
+from jupyter_agent.testing import MessagesServer
 
 SOURCES = [f"value_{i} = {i}" for i in range(6)]
 """Cells cell-0 … cell-5."""
@@ -135,3 +140,116 @@ def test_a_cell_named_in_the_transcript_is_a_link_that_shows_the_cell(open_noteb
     page.keyboard.press("Enter")
     expect(notebook.cells.nth(3)).to_have_class(re.compile(r"\bjp-mod-active\b"))
     assert active_cell_index(page) == 3
+
+
+def approval(panel: Any, nth: int = 0) -> Any:
+    return panel.get_by_role("region", name=re.compile(r"^Approval: ")).nth(nth)
+
+
+def test_a_new_approval_takes_the_focus_unless_a_message_is_being_written(open_notebook, lab, page):
+    notebook = agent_notebook(
+        open_notebook,
+        lab,
+        "kbd_approval_focus",
+        [
+            call("execute_command", command="echo first"),
+            call("execute_command", command="echo second"),
+            call("execute_command", command="echo third"),
+            call("task_complete", summary="Done."),
+        ],
+    )
+    panel = start(notebook, "h = %agent act --model $m Say three things")
+    # The card takes the focus on Allow, as a question's takes it on its first option.
+    first = approval(panel).get_by_role("button", name="Allow", exact=True)
+    expect(first).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(approval(panel).locator(".ja-answered")).to_have_text("Allowed")
+    # The next one takes it from the (empty) message input, where the Allow had put it.
+    second = approval(panel, 1).get_by_role("button", name="Allow", exact=True)
+    expect(second).to_be_focused()
+    # Someone writing a message keeps the focus and what they wrote: a key meant for the
+    # message must not allow the call.
+    message(panel).click()
+    page.keyboard.type("and then")
+    second.click()
+    third = approval(panel, 2)
+    expect(third).to_contain_text("echo third")
+    expect(message(panel)).to_be_focused()
+    expect(message(panel)).to_have_value("and then")
+    page.keyboard.type(" also")
+    expect(message(panel)).to_have_value("and then also")
+    expect(third.locator(".ja-answered")).to_be_hidden()
+
+
+def test_the_always_allow_scopes_are_a_menu_the_arrow_keys_stay_in(open_notebook, lab, page):
+    notebook = agent_notebook(
+        open_notebook,
+        lab,
+        "kbd_scopes",
+        [call("execute_command", command="ls -la"), call("task_complete", summary="Listed.")],
+    )
+    panel = start(notebook, "h = %agent act --model $m List the files")
+    card = approval(panel)
+    more = card.get_by_role("button", name="Other scopes")
+    menu = card.get_by_role("menu", name="“Always allow” scopes")
+    scopes = menu.get_by_role("menuitem")
+    more.focus()
+    page.keyboard.press("Enter")
+    expect(more).to_have_attribute("aria-expanded", "true")
+    expect(scopes).to_have_text(["ls … when it only reads", "this exact command"])
+    expect(scopes.nth(0)).to_be_focused()
+    # Down and up move between the two scopes and wrap; focus never leaves the menu.
+    for key, at in [("ArrowDown", 1), ("ArrowDown", 0), ("ArrowUp", 1), ("Home", 0), ("End", 1)]:
+        page.keyboard.press(key)
+        expect(scopes.nth(at)).to_be_focused()
+    shoot(card, "approval-scopes-keyboard.png")
+    # Esc closes the menu and gives focus back to ▾; the run goes on waiting (no Stop).
+    page.keyboard.press("Escape")
+    expect(menu).to_be_hidden()
+    expect(more).to_be_focused()
+    expect(more).to_have_attribute("aria-expanded", "false")
+    expect(status(panel)).to_contain_text("waiting for you")
+    # ArrowDown on ▾ opens it on its first scope; Tab closes it and goes on to Deny.
+    page.keyboard.press("ArrowDown")
+    expect(scopes.nth(0)).to_be_focused()
+    page.keyboard.press("Tab")
+    expect(menu).to_be_hidden()
+    expect(card.get_by_role("button", name="Deny")).to_be_focused()
+    # Open, then focus taken elsewhere by a click: the menu does not stay open.
+    more.click()
+    expect(scopes.nth(0)).to_be_focused()
+    card.get_by_role("heading", name="Approval needed").click()
+    expect(menu).to_be_hidden()
+    expect(more).to_have_attribute("aria-expanded", "false")
+    # A scope chosen with the keys: remembered, and focus goes to the message input.
+    more.focus()
+    page.keyboard.press("ArrowUp")
+    expect(scopes.nth(1)).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(card.locator(".ja-answered")).to_have_text("Always allowed (allow exactly ls -la)")
+    expect(message(panel)).to_be_focused()
+    expect(status(panel)).to_have_text("completed")
+
+
+def test_after_use_for_this_session_focus_goes_to_the_message_input(
+    open_notebook, lab, page, tmp_path
+):
+    with MessagesServer() as api:
+        notebook = open_notebook("kbd_setup.ipynb")
+        notebook.run_cell(
+            "import os\n"
+            "for name in ('ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'JUPYTER_AGENT_MODEL'):\n"
+            "    os.environ.pop(name, None)\n"
+            f"os.environ['ANTHROPIC_BASE_URL'] = {api.url!r}\n"
+            f"os.environ['JUPYTER_AGENT_CREDENTIALS'] = {str(tmp_path / 'credentials.json')!r}\n"
+            "%load_ext jupyter_agent"
+        )
+        panel = start(notebook, "%agent")
+        setup = panel.get_by_role("form", name="Set up the model")
+        panel.get_by_label("API key").fill("sk-ant-api03-KEYBOARD-0123456789abcdef")
+        use = setup.get_by_role("button", name="Use for this session")
+        use.focus()
+        page.keyboard.press("Enter")
+        expect(setup).to_be_hidden()
+        expect(status(panel)).to_have_text("ready")
+        expect(message(panel)).to_be_focused()
