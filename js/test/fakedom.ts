@@ -81,6 +81,9 @@ export class FakeNode {
   remove(): void {
     const parent = this.parentNode;
     if (!parent) return;
+    // As in browsers, a node leaving the document takes the focus inside it along.
+    const focused = fakeDocument.activeElement;
+    if (focused && this.contains(focused)) fakeDocument.activeElement = null;
     parent.childNodes = parent.childNodes.filter(c => c !== this);
     this.parentNode = null;
   }
@@ -97,6 +100,21 @@ export class FakeNode {
     node.remove();
     node.parentNode = parent;
     parent.childNodes.splice(parent.childNodes.indexOf(this) + 1, 0, node);
+  }
+
+  get nextSibling(): FakeNode | null {
+    const siblings = this.parentNode?.childNodes ?? [];
+    return siblings[siblings.indexOf(this) + 1] ?? null;
+  }
+
+  prepend(node: FakeNode): void {
+    if (this.childNodes.length) this.childNodes[0].before(node);
+    else this.append(node);
+  }
+
+  insertBefore(node: FakeNode, next: FakeNode | null): void {
+    if (next) next.before(node);
+    else this.append(node);
   }
 }
 
@@ -223,6 +241,11 @@ export class FakeElement extends FakeNode {
     }
     return !event.defaultPrevented;
   }
+  toggleAttribute(name: string, force: boolean): void {
+    if (force) this.setAttribute(name, '');
+    else this.removeAttribute(name);
+  }
+
   /** Focus: the element becomes `document.activeElement` (a disabled one cannot). */
   focus(): void {
     if (!this.attributes.has('disabled')) fakeDocument.activeElement = this;

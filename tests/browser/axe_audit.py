@@ -97,3 +97,6 @@ def change_theme(page: Any, theme: str) -> None:
         "theme => window.jupyterapp.commands.execute('apputils:change-theme', {theme})", theme
     )
     expect(page.locator("body")).to_have_attribute("data-jp-theme-name", theme)
+    # JupyterLab covers the page with its splash while it swaps the theme's styles: the
+    # theme is in place, and the page usable again, once the splash is gone.
+    expect(page.locator("#jupyterlab-splash")).to_have_count(0)

@@ -13,6 +13,7 @@ import { KernelChannel } from './channel';
 import { ContextGauge } from './context';
 import { h } from './dom';
 import { interruptKernel, STOP_ANSWER_GRACE } from './interrupt';
+import { FoldingControls } from './layout';
 import { ModelPicker } from './model-picker';
 import { PlanStrip } from './plan-strip';
 import { Replies } from './replies';
@@ -184,19 +185,20 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
   // rendered it, from the moment the panel opens until the folder is trusted.
   const trustBox = h('div', { class: 'ja-trust-box', hidden: true });
 
+  const header = h(
+    'div',
+    { class: 'ja-header' },
+    h('span', { class: 'ja-title', text: 'jupyter_agent' }),
+    roleBadge,
+    modelName,
+    replay,
+    sandbox,
+    status
+  );
   const root = h(
     'div',
     { class: 'ja-panel' },
-    h(
-      'div',
-      { class: 'ja-header' },
-      h('span', { class: 'ja-title', text: 'jupyter_agent' }),
-      roleBadge,
-      modelName,
-      replay,
-      sandbox,
-      status
-    ),
+    header,
     notebook,
     modelNotes,
     dockNote,
@@ -204,12 +206,18 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
     trustBox,
     transcriptEl,
     errors,
-    inputForm,
-    controls,
-    resumeChoice.el,
-    gauge.el,
-    sessionSearch.el,
-    usage
+    inputForm
+  );
+  // The secondary controls: below the input, or in the header's menu when narrow.
+  const folding = new FoldingControls(
+    {
+      root,
+      header,
+      wideAfter: inputForm,
+      notebookLine: notebook,
+      parts: [controls, resumeChoice.el, gauge.el, sessionSearch.el, usage]
+    },
+    `ja-more-${viewId}`
   );
   el.append(root);
   // A cell link on an approval card: say whose kernel the cell is in, for the lab
@@ -640,6 +648,7 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
 
   return () => {
     disposed = true;
+    folding.dispose();
     sessionSearch.dispose();
     for (const [name, fn] of listeners) model.off(name, fn);
     replies.dispose();
