@@ -105,11 +105,7 @@ class UserInteraction:
             ) from None
         finally:
             self.question = None
-        value, option = question.resolve(answer)
-        run.emit(
-            AnswerEvent(question_id=pending.id, value=value, label=option.label if option else None)
-        )
-        return value, option
+        return question.resolve(answer)
 
     async def approve(
         self,
@@ -234,12 +230,20 @@ class UserInteraction:
 
     def answer(self, question_id: str, answer: str) -> None:
         """Answer the pending question. Clears it at once, so a caller that waits for
-        the next question does not see this one again."""
+        the next question does not see this one again. The answer is recorded here, when
+        the user gives it: a Stop that lands before the run reads it must not leave the
+        question looking unanswered (raises ValueError for an answer that does not fit)."""
         pending = self.question
         if pending is not None and pending.id == question_id and not pending.answer.done():
+            value, option = pending.question.resolve(answer)
             pending.answer.set_result(answer)
             self.question = None
             self.waiting.clear()
+            self._run.emit(
+                AnswerEvent(
+                    question_id=pending.id, value=value, label=option.label if option else None
+                )
+            )
 
     def settle(
         self, request_id: str, allowed: bool, remember: bool, scope: str | None = None

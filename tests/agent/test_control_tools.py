@@ -264,3 +264,21 @@ async def test_question_timeout_emits_the_event_and_stops_without_deciding(works
     (ended,) = [e for e in handle.events_so_far if e.kind == "tool_end"]
     assert ended.outcome == ToolOutcome.stopped
     assert_valid(agent.history)
+
+
+async def test_an_answer_a_stop_overtakes_is_still_recorded_as_given(workspace):
+    # The user answers, and Stops before the run has read the answer (both in one tick of
+    # the agent's loop): the transcript must not say the question went unanswered.
+    agent = agent_for(
+        workspace,
+        call("ask_user", question="Drop the rows?", options=[{"label": "Yes", "value": "y"}]),
+        call("task_complete", summary="ok"),
+    )
+    handle = agent.start("clean")
+    await until(lambda: handle.pending_question is not None)
+    handle.answer("Yes")
+    handle.stop()
+    await handle.wait()
+    assert handle.stop_reason == "manual_stop"
+    answered = [e for e in handle.events_so_far if e.kind == "answer"]
+    assert [(e.value, e.label) for e in answered] == [("y", "Yes")]
