@@ -3,7 +3,8 @@
  * subagent's events nest under the card of the delegate call that started it, as a
  * transcript of its own with its role, task, tool calls, text and end; several stay
  * apart and in order; its approval card works like the agent's own and sends the
- * subagent's request id; a subagent's plan offers no Execute button.
+ * subagent's request id, and two of one call are named apart; a subagent's plan offers no
+ * Execute button.
  */
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
@@ -229,6 +230,38 @@ describe('a subagent', () => {
     assert.deepEqual(
       box.querySelectorAll('button').map(b => b.textContent),
       []
+    );
+  });
+
+  it("names two subagents' approvals of the same call apart", () => {
+    const t = setup();
+    const asks = (child: string, request: string): TranscriptEntry =>
+      out(child, {
+        kind: 'permission_request',
+        request_id: request,
+        tool_use_id: `${request}-call`,
+        tool_name: 'create_file',
+        summary: 'Create x.txt',
+        input: { path: 'x.txt' }
+      });
+    t.apply(
+      delegateCall('tu1', 'write it'),
+      delegateCall('tu2', 'write it'),
+      spawned('s1', 'tu1', 'write it'),
+      spawned('s2', 'tu2', 'write it'),
+      asks('s1', 'r1'),
+      asks('s2', 'r2'),
+      asks('s1', 'r3')
+    );
+    // Landmarks of one role and one name could not be told apart in a screen reader's
+    // list of them (axe-core's landmark-unique).
+    assert.deepEqual(
+      t.find('section.ja-approval').map(s => s.getAttribute('aria-label')),
+      [
+        'Approval: create x.txt',
+        'Approval: create x.txt (3)',
+        'Approval: create x.txt (2)'
+      ]
     );
   });
 

@@ -564,6 +564,22 @@ describe('cards that wait for the user, and focus', () => {
     assert.equal(active(), 'ja-message');
   });
 
+  it("leaves the focus in a cell's editor with code in it, not in an empty one", () => {
+    for (const [code, takes] of [
+      ['df = pd.read_', false],
+      ['', true]
+    ] as const) {
+      const view = showing([], { busy: true });
+      const editor = new FakeElement('div');
+      editor.className = 'cm-content';
+      Object.assign(editor, { isContentEditable: true });
+      editor.textContent = code;
+      editor.focus();
+      view.receive({ type: 'events', entries: [APPROVAL] });
+      assert.equal(focused() === 'Allow', takes, code);
+    }
+  });
+
   it('moves focus to the message input once a key is given in the set-up box', () => {
     const view = mount({ model_ready: false, model_setup: 'No key.' });
     const input = view.el.querySelector('input.ja-key')!;

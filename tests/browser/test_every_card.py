@@ -6,8 +6,9 @@ them, and no text is below 3:1 contrast.
 Three states cover them: a plan's run (the plan card and its strip, rows that name cells, a
 failed row, a denied row, an answered question, three subagents at once, two of them
 waiting on the same file's approval with its warnings, the third on a question); the ends
-of runs (a warning line, a stopped command, a compaction marker, a model error with Retry,
-a question waiting at the top level); and the set-up box, with no key and a task waiting.
+of runs (a warning line, thinking, a cell's approval and its row, a stopped command, a
+compaction marker, a model error with Retry, an update, a question with a free-text answer
+waiting at the top level); and the set-up box, with no key and a task waiting.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ SOURCES = ["import pandas as pd", "rate = 0.02", "df = pd.read_csv('sales.csv')"
 HOOKS = ".pre-commit-config.yaml"
 
 
-def question(text: str, *labels: str) -> dict[str, Any]:
+def question(text: str, *labels: str, allow_custom: bool = False) -> dict[str, Any]:
     return call(
         "ask_user",
         question=text,
@@ -34,6 +35,7 @@ def question(text: str, *labels: str) -> dict[str, Any]:
             {"label": label, "value": label.lower(), "description": f"Answer {label}"}
             for label in labels
         ],
+        allow_custom=allow_custom,
     )
 
 
@@ -96,8 +98,8 @@ def test_a_plans_run_with_every_card_has_no_serious_violation(open_notebook, lab
     # Two cards of the same call, told apart by their names; their warnings are a list.
     cards = panel.get_by_role("region", name=re.compile(r"^Approval: .*pre-commit"))
     expect(cards).to_have_count(2)
-    names = [cards.nth(i).get_attribute("aria-label") for i in range(2)]
-    assert names[1] == f"{names[0]} (2)", names
+    names = sorted(str(cards.nth(i).get_attribute("aria-label")) for i in range(2))
+    assert names == [f"Approval: create {HOOKS}", f"Approval: create {HOOKS} (2)"]
     for i in range(2):
         warnings = cards.nth(i).get_by_role("alert", name="Warnings")
         expect(warnings.get_by_role("list").get_by_role("listitem")).to_have_text(
@@ -177,12 +179,13 @@ def test_the_ends_of_runs_have_no_serious_violation(open_notebook, lab, page, tm
     # Then a run that says where it is and waits on a question.
     turns = [
         call("send_update", message="Half way there."),
-        question("Which file next?", "sales.csv", "costs.csv"),
+        question("Which file next?", "sales.csv", "costs.csv", allow_custom=True),
     ]
     notebook.run_cell(f"m.add(*{turns!r})")
     send(panel, "Ask me what you need")
     expect(panel.locator(".ja-update")).to_contain_text("Half way there.")
-    expect(panel.get_by_role("region", name="Question: Which file next?")).to_be_visible()
+    asked = panel.get_by_role("region", name="Question: Which file next?")
+    expect(asked.get_by_role("textbox", name="Your answer")).to_be_visible()
 
     found = in_every_place(page, notebook, "every-card-ends")
     assert found == [], "\n".join(found)

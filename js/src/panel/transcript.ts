@@ -63,17 +63,28 @@ export function distinctLandmark(node: Node, scope: HTMLElement): void {
   card.setAttribute('aria-label', unique);
 }
 
+/** Inputs a person writes text in (not a checkbox, nor a number). */
+const TEXT_INPUTS = new Set(['', 'text', 'search', 'password', 'email', 'url']);
+
+/** What the user is writing where focus is (a draft in the message box, code in a cell's
+ * editor), or '' when focus is not in a text field. */
+function beingWritten(): string {
+  const active = document.activeElement as HTMLInputElement | null;
+  if (!active) return '';
+  if (active.isContentEditable) return active.textContent ?? '';
+  const name = active.localName;
+  if (name === 'textarea' || (name === 'input' && TEXT_INPUTS.has(active.type)))
+    return active.value ?? '';
+  return '';
+}
+
 /**
  * A card that waits for the user takes focus on its first control, unless the user is
- * writing in a text field (a draft in the message box): a key meant for the draft must
- * not answer the card, nor allow a call.
+ * writing (a draft in the message box, code in a cell): a key meant for what they write
+ * must not answer the card, nor allow a call. An empty field gives the focus up.
  */
 function takeFocus(control: HTMLElement | null): void {
-  const active = document.activeElement as HTMLInputElement | null;
-  const writing =
-    (active?.localName === 'textarea' || active?.localName === 'input') &&
-    Boolean(active.value?.trim());
-  if (!writing) control?.focus?.({ preventScroll: true });
+  if (!beingWritten().trim()) control?.focus?.({ preventScroll: true });
 }
 
 /** Raised (strict) or logged: an entry kind this panel does not know. */
