@@ -171,7 +171,12 @@ def save_artifacts(
     except Exception as error:
         console = [*console, f"(no screenshot: {error})"]
     (ARTIFACTS / f"{stem}.console.txt").write_text("\n".join(console))
-    (ARTIFACTS / f"{stem}.server.txt").write_text(lab.log_tail(200))
+    log = lab.log_tail(200)
+    (ARTIFACTS / f"{stem}.server.txt").write_text(log)
+    # Where only the test report survives (CI), the log's end is in it too: pytest shows
+    # a failed test's teardown output, and this runs in its page fixture's teardown.
+    print("--- server log, last 60 lines (kernel threads and agent state) ---")
+    print("\n".join(log.splitlines()[-60:]))
 
 
 @contextmanager
