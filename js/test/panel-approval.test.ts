@@ -223,6 +223,15 @@ describe('an approval card', () => {
         .map(c => c.textContent),
       ['sleep 30', 'sleep 30']
     );
+    // The warnings are an alert holding a list: the list keeps its role, so its items
+    // are in one (axe-core's listitem).
+    const [alert] = card.querySelectorAll('div[role="alert"]');
+    assert.equal(alert.getAttribute('aria-label'), 'Warnings');
+    const [list] = alert.children;
+    assert.equal(list.localName, 'ul');
+    assert.equal(list.getAttribute('role'), null);
+    assert.equal(list.children.length, 1);
+    assert.equal(list.children[0].localName, 'li');
     const always = card.querySelector('button.ja-always')!;
     assert.equal(always.textContent, 'Always allow');
     assert.equal(
