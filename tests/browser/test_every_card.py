@@ -1,7 +1,7 @@
 """Every kind of card and row the panel shows, on screen at once, audited where a user meets
 them: under the cell and in the sidebar at 300 px and 500 px, in the Light and Dark themes
-(``panel_ui.in_every_place``). axe-core finds no serious or critical violation in any of
-them, and no text is below 3:1 contrast.
+(``panel_ui.in_every_place``), and in Notebook 7 under the cell. axe-core finds no serious
+or critical violation in any of them, and no text is below 3:1 contrast.
 
 Three states cover them: a plan's run (the plan card and its strip, rows that name cells, a
 failed row, a denied row, an answered question, three subagents at once, two of them
@@ -17,7 +17,19 @@ import json
 import re
 from typing import Any
 
-from panel_ui import PLAN, call, in_every_place, plan_button, send, start, status, step
+import pytest
+from axe_audit import THEMES, change_theme, lowest_contrast, violation_lines
+from panel_ui import (
+    PLAN,
+    call,
+    in_every_place,
+    plan_button,
+    send,
+    shot_path,
+    start,
+    status,
+    step,
+)
 from playwright.sync_api import expect
 
 SOURCES = ["import pandas as pd", "rate = 0.02", "df = pd.read_csv('sales.csv')"]
@@ -39,13 +51,15 @@ def question(text: str, *labels: str, allow_custom: bool = False) -> dict[str, A
     )
 
 
-def notebook_in_folder(open_notebook: Any, lab: Any, folder: str, turns: list[Any]) -> Any:
+def notebook_in_folder(
+    open_notebook: Any, lab: Any, folder: str, turns: list[Any], ui: str = "lab"
+) -> Any:
     """``folder/cards.ipynb`` (a folder of its own, so what the test puts beside it reaches no
     other test) with the extension loaded and ``m``, a scripted model replaying ``turns``,
-    which fails once they run out."""
+    which fails once they run out; opened in JupyterLab or (``ui="notebook"``) Notebook 7."""
     (lab.root / folder).mkdir(exist_ok=True)
     (lab.root / folder / "turns.json").write_text(json.dumps(turns))
-    notebook = open_notebook(f"{folder}/cards.ipynb", SOURCES)
+    notebook = open_notebook(f"{folder}/cards.ipynb", SOURCES, ui=ui)
     notebook.run_cell(
         "%load_ext jupyter_agent\n"
         "from jupyter_agent import ScriptedModel\n"
@@ -59,7 +73,25 @@ def approval(panel: Any, nth: int = 0) -> Any:
     return panel.get_by_role("region", name=re.compile(r"^Approval: ")).nth(nth)
 
 
-def test_a_plans_run_with_every_card_has_no_serious_violation(open_notebook, lab, page):
+def inline_in_both_themes(page: Any, notebook: Any, name: str) -> list[str]:
+    """What ``in_every_place`` finds, for the panel under its cell only (Notebook 7)."""
+    panel = notebook.panel.locator(".jp-OutputArea-output .ja-panel").last
+    found: list[str] = []
+    try:
+        for theme in THEMES:
+            change_theme(page, theme)
+            panel.screenshot(path=str(shot_path(f"{name}-{theme.split()[-1].lower()}.png")))
+            found += violation_lines(page, panel, theme)
+            ratio, where = lowest_contrast(panel)
+            if ratio < 3:
+                found.append(f"{theme}: contrast {ratio:.2f} at {where}")
+    finally:
+        change_theme(page, THEMES[0])
+    return found
+
+
+@pytest.mark.parametrize("ui", ["lab", "notebook"])
+def test_a_plans_run_with_every_card_has_no_serious_violation(open_notebook, lab, page, ui):
     hooks = call("create_file", path=HOOKS, content="repos: []\n")
     delegate = {
         "name": "delegate",
@@ -68,7 +100,7 @@ def test_a_plans_run_with_every_card_has_no_serious_violation(open_notebook, lab
     notebook = notebook_in_folder(
         open_notebook,
         lab,
-        "every_card_run",
+        f"every_card_run_{ui}",
         [
             call("submit_plan", "Here is my **plan**.", **PLAN),
             {"tool_calls": [step(1, "in_progress")]},
@@ -84,6 +116,7 @@ def test_a_plans_run_with_every_card_has_no_serious_violation(open_notebook, lab
             hooks,
             question("Which hook first?", "Ruff", "Mypy"),
         ],
+        ui,
     )
     page.emulate_media(reduced_motion="reduce")  # judge the cards at rest, not mid-flash
     panel = start(notebook, "h = %agent plan --model $m Clean the sales data")
@@ -123,7 +156,10 @@ def test_a_plans_run_with_every_card_has_no_serious_violation(open_notebook, lab
         panel.locator('.ja-tool[data-tool="update_cell"] a.ja-reveal-cell').first
     ).to_be_visible()
 
-    found = in_every_place(page, notebook, "every-card-run")
+    if ui == "lab":
+        found = in_every_place(page, notebook, "every-card-run")
+    else:  # Notebook 7: the panel under its cell
+        found = inline_in_both_themes(page, notebook, "every-card-run-notebook7")
     assert found == [], "\n".join(found)
     # A moderate rule the audit leaves out, which two cards of one name broke.
     assert landmarks_not_unique(notebook) == []
