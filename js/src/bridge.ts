@@ -33,6 +33,7 @@ import {
 import type { BridgeEvent } from './protocol';
 import {
   COMM_TARGET,
+  type Frontend,
   type IAgentBridge,
   type IKernelControl,
   type IKernelControls,
@@ -119,7 +120,7 @@ export class NotebookBridge implements IAgentBridge, IDisposable {
     this.version = options.version;
     this._notebooks = options.notebooks;
     this._controls = options.controls ?? null;
-    registerCoreOperations(this._table, this.version);
+    registerCoreOperations(this._table, this.version, options.frontend);
     registerNotebookOperations(this._table, options.saveRoute ?? null);
 
     this._notebooks.forEach(panel => this._watch(panel.sessionContext));
@@ -356,6 +357,8 @@ export namespace NotebookBridge {
     controls?: IKernelControls | null;
     /** The extension's version, reported by `ping`. */
     version: string;
+    /** The app this is (`ping` says it, the kernel names it so); default JupyterLab. */
+    frontend?: Frontend;
     /** How collaborative notebooks are saved; without it, as any other. */
     saveRoute?: ISaveRoute | null;
   }

@@ -104,13 +104,13 @@ export const BridgeErrors = {
     new BridgeError(
       'no_view',
       {},
-      'the notebook is not open in a view in JupyterLab, so its cells cannot run'
+      'the notebook is not open in a view, so its cells cannot run'
     ),
   no_kernel: () =>
     new BridgeError(
       'no_kernel',
       {},
-      'the notebook has no running kernel in JupyterLab, so its cells cannot run'
+      'the notebook has no running kernel, so its cells cannot run'
     ),
   source_changed: (id: string) =>
     new BridgeError(

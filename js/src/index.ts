@@ -22,6 +22,7 @@ import {
   CommandIDs,
   IAgentBridge,
   type IControlDetail,
+  frontendOf,
   IKernelControls,
   PanelEvents,
   PluginIDs
@@ -49,6 +50,7 @@ const bridgePlugin: JupyterFrontEndPlugin<IAgentBridge> = {
       consoles,
       controls,
       version: VERSION,
+      frontend: frontendOf(app.name),
       // jupyter-collaboration sets the factory's content provider when it
       // activates, which may be after this plugin: read it at each save.
       saveRoute: {

@@ -8,8 +8,8 @@ import { DisposableDelegate, type IDisposable } from '@lumino/disposable';
 import { type BridgeError, BridgeErrors, asBridgeError } from './errors';
 import { PROTOCOL_VERSION, type ResultOf } from './protocol';
 import {
-  FRONTEND,
   type BridgeReply,
+  type Frontend,
   type IBridgeRequest,
   type IBridgeTarget,
   type OperationHandler
@@ -58,11 +58,12 @@ export function pathsMatch(kernelPath: string, frontendPath: string): boolean {
  */
 export function pingResult(
   target: IBridgeTarget,
-  version: string
+  version: string,
+  frontend: Frontend = 'jupyterlab'
 ): ResultOf<'ping'> {
   const result: ResultOf<'ping'> = {
     path: target.path,
-    frontend: FRONTEND,
+    frontend,
     version,
     // The protocol this extension speaks: from 2, `run` checks an expected source.
     protocol: PROTOCOL_VERSION

@@ -40,6 +40,7 @@ import {
   type ResultOf
 } from './protocol';
 import {
+  type Frontend,
   type IBridgeRequest,
   type IBridgeTarget,
   type INotebookTarget
@@ -49,13 +50,14 @@ import { Running } from './running';
 /** `ping`: which notebook this comm is bound to, and who answers. */
 export function registerCoreOperations<T extends IBridgeTarget>(
   table: OperationTable<T>,
-  version: string
+  version: string,
+  frontend: Frontend = 'jupyterlab'
 ): IDisposable[] {
   return [
     table.register(
       'ping' satisfies Operation,
       async (_request, target) =>
-        pingResult(target, version) as unknown as JSONResult
+        pingResult(target, version, frontend) as unknown as JSONResult
     )
   ];
 }

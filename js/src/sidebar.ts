@@ -128,7 +128,7 @@ export class AgentSidebar extends Panel {
       const rendermime = notebook.content.rendermime;
       if (!rendermime.mimeTypes.includes(WIDGET_VIEW_MIME)) {
         throw new Error(
-          'showing the agent panel needs Jupyter widgets (ipywidgets) in JupyterLab'
+          'showing the agent panel needs Jupyter widgets (ipywidgets) where Jupyter runs'
         );
       }
       const view = rendermime.createRenderer(WIDGET_VIEW_MIME);

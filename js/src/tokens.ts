@@ -108,8 +108,16 @@ export const IKernelControls = new Token<IKernelControls>(
 /** The comm target the kernel opens (bridge_protocol.json, as the Python side reads it). */
 export { COMM_TARGET } from './protocol';
 
-/** What this frontend calls itself in replies. */
-export const FRONTEND = 'jupyterlab';
+/**
+ * What this frontend calls itself in replies: the app it runs in, for the kernel to name
+ * it rightly to the user (one build of the extension serves both).
+ */
+export type Frontend = 'jupyterlab' | 'notebook';
+
+/** The frontend of the app named `appName` (`app.name`): Notebook 7 is "Jupyter Notebook". */
+export function frontendOf(appName: string): Frontend {
+  return appName === 'Jupyter Notebook' ? 'notebook' : 'jupyterlab';
+}
 
 /** `data` of the kernel's comm_open. */
 export interface IOpenData extends PartialJSONObject {

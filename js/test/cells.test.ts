@@ -16,6 +16,7 @@ import {
 } from '../src/cells';
 import { defersPing, isAddressedTo, pingResult } from '../src/model';
 import { PROTOCOL_VERSION } from '../src/protocol';
+import { frontendOf } from '../src/tokens';
 
 /** Apply a sourceEdit the way YCell.updateSource does. */
 function apply(old: string, next: string): string {
@@ -418,6 +419,16 @@ describe('addressing', () => {
         instance: 'i1'
       }
     );
+  });
+
+  it('ping says which app answers: JupyterLab, or Notebook 7', () => {
+    // The kernel names the app to the user ("live in Jupyter Notebook"): one build of
+    // the extension runs in both, and tells them apart by the app's name.
+    assert.equal(frontendOf('JupyterLab'), 'jupyterlab');
+    assert.equal(frontendOf('Jupyter Notebook'), 'notebook');
+    const target = { path: 'a.ipynb' };
+    assert.equal(pingResult(target, '1', 'notebook').frontend, 'notebook');
+    assert.equal(pingResult(target, '1').frontend, 'jupyterlab');
   });
 
   it("ping says the extension checks a run's expected source", () => {

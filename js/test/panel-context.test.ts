@@ -119,4 +119,55 @@ describe('the compaction marker', () => {
       'The user asked for **three** files; all were read.'
     );
   });
+
+  it('shows a "Compact now" run as its marker alone', () => {
+    const root = new FakeElement('div');
+    const transcript = new Transcript(
+      root as unknown as HTMLElement,
+      { command: async () => ({}), busy: () => false, error: () => undefined },
+      true
+    );
+    const start = {
+      kind: 'agent_start',
+      run_id: 'c',
+      task: 'Compact the conversation now.',
+      role: 'actor',
+      model: 'scripted',
+      loop: 'tool_use',
+      max_steps: 30,
+      action: 'compact'
+    } as const;
+    transcript.apply(start);
+    transcript.apply({
+      kind: 'compaction',
+      run_id: 'c',
+      reason: 'manual',
+      summarised: 1,
+      tokens_before: 5_791,
+      tokens_after: 842,
+      summary: 'The user asked for the answer; it is 42.'
+    });
+    transcript.apply({
+      kind: 'completed',
+      run_id: 'c',
+      summary: 'Compacted the conversation.'
+    });
+    // Not a message, a run line, the marker and a "Completed" line: one entry.
+    assert.deepEqual(
+      root.children.map(c => c.className),
+      ['ja-compaction']
+    );
+    // Nothing to compact: the run's end says so (there is no marker).
+    transcript.apply({ ...start, run_id: 'd' });
+    transcript.apply({
+      kind: 'completed',
+      run_id: 'd',
+      summary: 'There was nothing to compact.'
+    });
+    assert.equal(root.children.length, 2);
+    assert.equal(
+      root.children[1].textContent,
+      '✔ Completed: There was nothing to compact.'
+    );
+  });
 });

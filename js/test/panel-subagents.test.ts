@@ -1,7 +1,8 @@
 /**
  * Subagents in the transcript (src/panel/transcript.ts, tool-card.ts) on a fake DOM: a
  * subagent's events nest under the card of the delegate call that started it, as a
- * transcript of its own with its role, task, tool calls, text and end; several stay
+ * transcript of its own with its role, tool calls, text and end (its task is said once,
+ * on the call's row); several stay
  * apart and in order; its approval card works like the agent's own and sends the
  * subagent's request id, and two of one call are named apart; a subagent's plan offers no
  * Execute button.
@@ -48,7 +49,7 @@ function out(child: string, event: Inner): TranscriptEntry {
 }
 
 describe('a subagent', () => {
-  it('nests under its delegate card: role, task, its tool calls, text and end', () => {
+  it('nests under its delegate card: role, its tool calls, text and end; the task once', () => {
     const t = setup();
     t.apply(
       delegateCall('tu1', 'count rows'),
@@ -89,7 +90,18 @@ describe('a subagent', () => {
     const [box] = card.querySelectorAll('details.ja-subagent');
     assert.ok(box, html(card));
     assert.match(box.querySelector('summary')!.textContent, /↳ planner/);
-    assert.match(box.querySelector('summary')!.textContent, /count rows/);
+    // The task once, on the delegate row: not again on the subagent's row, nor as a
+    // message of its own (the call's raw input is folded away under Details).
+    assert.match(card.querySelector('summary')!.textContent, /count rows/);
+    assert.doesNotMatch(
+      box.querySelector('summary')!.textContent,
+      /count rows/
+    );
+    assert.equal(box.querySelectorAll('.ja-user').length, 0);
+    assert.equal(
+      box.getAttribute('aria-label'),
+      'Subagent (planner): count rows'
+    );
     // The child's own tool card and text are inside the box, not in the parent's log.
     const inner = box.querySelectorAll('details.ja-tool');
     assert.deepEqual(

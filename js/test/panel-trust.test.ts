@@ -100,23 +100,19 @@ describe('the transcript once trusted', () => {
     );
   });
 
-  it("folds the notice's list under its first line", () => {
+  it('shows a warning as its line, with no second Trust button', () => {
+    // The kernel keeps its trust notice out of the transcript (the prompt above says it
+    // from the panel's opening): a warning is a line, whatever it carries.
     const t = transcriptHarness();
     t.apply({
       kind: 'warning',
       run_id: 'r',
-      message: "This folder's settings apply only in part.\n- Allow every call",
+      message: 'A settings file was ignored.',
       action: 'trust_workspace',
       n: 1
     });
     const [line] = t.find('.ja-warning');
-    assert.match(
-      line.textContent,
-      /^⚠ This folder's settings apply only in part\./
-    );
-    const folded = line.querySelector('details')!;
-    assert.equal(folded.hasAttribute('open'), false);
-    assert.match(folded.textContent, /- Allow every call/);
-    assert.ok(line.querySelector('button'));
+    assert.equal(line.textContent, '⚠ A settings file was ignored.');
+    assert.equal(line.querySelector('button'), null);
   });
 });

@@ -247,6 +247,47 @@ describe('the panel view', () => {
     );
   });
 
+  it('says what is wrong with a key next to its field, which names it', async () => {
+    const view = mount({ model_ready: false, model_setup: 'No key.' });
+    const input = view.el.querySelector('input.ja-key')!;
+    const problem = () =>
+      view.el.querySelector(
+        `div[id="${input.getAttribute('aria-describedby')}"]`
+      )!;
+    assert.equal(problem().hasAttribute('hidden'), true);
+    view.el.querySelector('form.ja-setup')?.dispatch('submit');
+    // In the box, right under the field, not in the error line under the transcript.
+    assert.equal(problem().textContent, 'Enter an API key first.');
+    assert.equal(problem().hasAttribute('hidden'), false);
+    assert.ok(problem().className.includes('ja-key-problem'));
+    assert.equal(input.getAttribute('aria-invalid'), 'true');
+    assert.equal(
+      view.el.querySelectorAll('div.ja-errors div.ja-error').length,
+      0
+    );
+    // A key the kernel refuses is said there too; a new try clears it.
+    input.value = 'two words';
+    view.el.querySelector('form.ja-setup')?.dispatch('submit');
+    assert.equal(input.hasAttribute('aria-invalid'), false);
+    const [sent] = view.sent.filter(m => m.type === 'command');
+    view.receive({
+      type: 'reply',
+      id: sent.id,
+      ok: false,
+      error: 'That does not look like an API key.'
+    });
+    await new Promise(resolve => setTimeout(resolve, 0));
+    assert.equal(problem().textContent, 'That does not look like an API key.');
+    assert.equal(input.getAttribute('aria-invalid'), 'true');
+  });
+
+  it('names only ways to get going that are on screen (no hidden Model picker)', () => {
+    const view = mount({ model_ready: false, model_setup: 'No key.' });
+    const more = view.el.querySelector('details.ja-setup-more')!.textContent;
+    assert.match(more, /%agent model openai:gpt-5/);
+    assert.doesNotMatch(more, /in Model/);
+  });
+
   it('says "Type a message first." when Send is pressed with an empty box', () => {
     const view = mount();
     view.el.querySelector('form.ja-input')?.dispatch('submit');

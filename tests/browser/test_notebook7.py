@@ -1,14 +1,15 @@
 """The extension in Jupyter Notebook 7 (the same server; its single-document pages).
 
 Notebook 7 is built from JupyterLab's components, so the bridge and the sidebar plugin
-run there as well: the agent edits the open notebook live, and "Agent: Open panel"
-docks its panel in Notebook's right side panel.
+run there as well: the agent edits the open notebook live, "Agent: Open panel" docks its
+panel in Notebook's right side panel, and the panel calls the app by its name.
 """
 
 from __future__ import annotations
 
 import json
 
+from panel_ui import in_every_place, start
 from playwright.sync_api import expect
 
 AGENT = """\
@@ -47,3 +48,20 @@ def test_the_bridge_and_the_side_panel_work_in_notebook_7(open_notebook, page):
         "set-up needed", timeout=30_000
     )
     assert json.loads(notebook.run_cell("import json; print(json.dumps(1 + 1))")) == 2
+
+
+def test_the_panel_calls_notebook_7_by_its_name(open_notebook, lab, page):
+    """The panel names the app the notebook is open in: Jupyter Notebook, not JupyterLab
+    (one extension serves both; it says which in its answer to the kernel)."""
+    (lab.root / "nb7_name.json").write_text(json.dumps([{"text": "Hello from Notebook 7."}]))
+    notebook = open_notebook("nb7_name.ipynb", ui="notebook")
+    notebook.run_cell(
+        "%load_ext jupyter_agent\nfrom jupyter_agent import ScriptedModel\n"
+        "m = ScriptedModel('nb7_name.json')"
+    )
+    panel = start(notebook, "%agent act --model $m Say hello")
+    expect(panel.locator(".ja-transcript")).to_contain_text("Hello from Notebook 7.")
+    line = panel.locator(".ja-notebook")
+    expect(line).to_contain_text("nb7_name.ipynb — live in Jupyter Notebook:", timeout=30_000)
+    expect(line).not_to_contain_text("JupyterLab")
+    assert in_every_place(page, notebook, "notebook7-named") == []

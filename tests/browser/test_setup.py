@@ -10,11 +10,12 @@ the notebook.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
 from helpers import sent_key
-from panel_ui import shoot, start, status
+from panel_ui import in_every_place, send, shoot, start, status
 from playwright.sync_api import expect
 
 from jupyter_agent.testing import Fault, MessagesServer, Reply, text
@@ -166,3 +167,57 @@ def test_a_first_plan_before_any_key_waits_in_the_set_up_box_and_then_runs(
         expect(setup).to_be_hidden()
         expect(panel.locator(".ja-transcript")).to_contain_text("Here is how I would clean it.")
         assert "Clean the sales data" in str(api.requests[0].body["messages"][0])
+
+
+def test_set_up_says_no_key_once_keeps_a_message_and_says_a_wrong_key_at_once(
+    open_notebook: Any, lab: Any, page: Any, tmp_path: Path
+) -> None:
+    """No key: the set-up box says so once (not again in the transcript and the status
+    line), names only ways to get going that are on screen, and says "Enter an API key
+    first." next to the key field, which names it; a message sent meanwhile waits in the
+    box. A wrong key: the API's 401 is said at once, after one request, no retry."""
+    with MessagesServer() as api:
+        api.script([Fault.status(401), Reply([text("A retried key is never sent.")])])
+        notebook = without_a_key(open_notebook("no_key.ipynb"), api, tmp_path)
+        panel = start(notebook, "%agent")
+        notebook.run_cell(  # as long as a person takes to find a key: the SDK is imported
+            "from jupyter_agent.models import _preload\n_preload.preload('anthropic').result(60)"
+        )
+        setup = panel.locator("form.ja-setup")
+        expect(setup).to_be_visible()
+        expect(setup.locator(".ja-setup-why")).to_have_text("No Anthropic API key found.")
+        more = setup.locator("details.ja-setup-more")
+        expect(panel.get_by_label("Model", exact=True)).to_be_hidden()
+        expect(more).not_to_contain_text("in Model")  # a picker that is not on screen
+        expect(more).to_contain_text("%agent model openai:gpt-5")
+
+        # An empty key: said by the field, which names it; not in the line far below.
+        panel.get_by_role("button", name="Use for this session").click()
+        key_field = panel.get_by_label("API key")
+        problem = setup.locator(".ja-key-problem")
+        expect(problem).to_have_text("Enter an API key first.")
+        expect(key_field).to_have_attribute("aria-invalid", "true")
+        expect(key_field).to_be_focused()
+        assert key_field.get_attribute("aria-describedby") == problem.get_attribute("id")
+        expect(key_field).to_have_accessible_description("Enter an API key first.")
+        expect(panel.locator(".ja-errors")).not_to_contain_text("Enter an API key")
+
+        # A message before any key: it waits in the box; no run fails saying it again.
+        send(panel, "Say hello")
+        expect(setup.locator(".ja-setup-task")).to_contain_text("“Say hello”")
+        expect(status(panel)).to_have_text("set-up needed")
+        expect(panel.locator(".ja-transcript .ja-error")).to_have_count(0)
+        expect(panel.get_by_text("No Anthropic API key found")).to_have_count(1)
+        assert in_every_place(page, notebook, "setup-no-key") == []
+
+        # A wrong key: the waiting message is sent, and the 401 comes back at once.
+        key_field.fill(KEY)
+        started = time.monotonic()
+        panel.get_by_role("button", name="Use for this session").click()
+        expect(setup.locator(".ja-setup-why")).to_contain_text("rejected the API key (401)")
+        took = time.monotonic() - started
+        expect(key_field).not_to_have_attribute("aria-invalid", "true")
+        assert len(api.requests) == 1  # not retried
+        assert took < 10, f"the 401 took {took:.1f} s"
+        print(f"\n401 shown {took:.2f} s after the key was given")
+        assert in_every_place(page, notebook, "setup-key-rejected") == []

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import re
 
-from panel_ui import agent_notebook, call, shoot, start, status
+from panel_ui import agent_notebook, call, in_every_place, shoot, start, status
 from playwright.sync_api import expect
 
 
-def test_a_subagent_nests_in_its_card_and_its_approval_reaches_it(open_notebook, lab):
+def test_a_subagent_nests_in_its_card_and_its_approval_reaches_it(open_notebook, lab, page):
     notebook = agent_notebook(
         open_notebook,
         lab,
@@ -31,13 +31,20 @@ def test_a_subagent_nests_in_its_card_and_its_approval_reaches_it(open_notebook,
     card = panel.locator('.ja-tool[data-tool="delegate"]')
     box = card.locator("details.ja-subagent")
     expect(box.locator(":scope > summary")).to_contain_text("↳ actor")
-    expect(box.locator(":scope > summary")).to_contain_text("Say hello from a shell")
+    # The task is said once, on the delegate call's row: not again on the subagent's row,
+    # nor as a message in its box (the call's raw input stays folded under Details).
+    expect(card.locator(":scope > summary")).to_contain_text("Say hello from a shell")
+    expect(box.locator(":scope > summary")).not_to_contain_text("Say hello from a shell")
+    expect(box.locator(".ja-user")).to_have_count(0)
+    task = card.get_by_text("Say hello from a shell")
+    expect(task.filter(visible=True)).to_have_count(1)
 
     # The subagent's approval is in its box, and the status line says someone waits.
     approval = box.get_by_role("region", name=re.compile(r"^Approval: "))
     expect(approval).to_contain_text("echo subagent-ok")
     expect(status(panel)).to_contain_text("a subagent is waiting for you")
     shoot(panel, "subagent-approval.png")
+    assert in_every_place(page, notebook, "subagent-task-once") == []
     approval.get_by_role("button", name="Allow", exact=True).click()
 
     inner = box.locator('.ja-tool[data-tool="execute_command"]')

@@ -1,7 +1,9 @@
 """The trust prompt in real JupyterLab: it shows as the panel opens (before any message),
 lists every effect the folder's settings would have, shows their text as text (never
-markup), has no serious axe-core violation in the Light and Dark themes in a 300 px
-sidebar, and Trust replaces it with what now applies.
+markup), is the one place that says so (a first message adds no notice to the transcript),
+has no serious axe-core violation in the Light and Dark themes inline and in the sidebar
+(300 px, 500 px), and Trust replaces it with what now applies (nothing says "only in part"
+any more).
 
 The kernel's ``HOME`` is a folder of the test's own, so trusting writes nothing of the
 machine's user."""
@@ -11,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from axe_audit import AXE, THEMES, change_theme, violation_lines
-from panel_ui import sidebar_width
+from panel_ui import in_every_place, send, sidebar, sidebar_width, start, status
 from playwright.sync_api import expect
 
 HOSTILE = "<img src=x onerror=document.body.dataset.pwned=1>"
@@ -48,12 +50,12 @@ def test_the_trust_prompt_shows_as_the_panel_opens_and_is_accessible(
     notebook = open_notebook("trust/trust.ipynb")
     notebook.run_cell(
         f"import os\nos.environ['HOME'] = {str(home)!r}\n"
-        "%load_ext jupyter_agent\nfrom jupyter_agent import ScriptedModel\nm = ScriptedModel([])"
+        "%load_ext jupyter_agent\nfrom jupyter_agent import ScriptedModel\n"
+        "m = ScriptedModel([{'text': 'Hello.'}])"
     )
     try:
-        notebook.run_cell("%agent --side --model $m")
-        side = page.locator("#jupyter-agent-sidebar")
-        card = side.get_by_role("region", name="Trust this folder's settings?")
+        panel = start(notebook, "%agent --model $m")
+        card = panel.get_by_role("region", name="Trust this folder's settings?")
         expect(card).to_be_visible(timeout=30_000)
         # Before any message: everything the settings would enable, in our words.
         expect(card.locator("li.ja-trust-effect")).to_have_count(EFFECTS)
@@ -69,22 +71,39 @@ def test_the_trust_prompt_shows_as_the_panel_opens_and_is_accessible(
         assert page.locator("img[src=x]").count() == 0
         assert page.evaluate("() => document.body.dataset.pwned") is None
 
+        # A first message: the prompt stays the one place that says it (no line in the
+        # transcript that would stay, saying "only in part", after the user trusts).
+        send(panel, "Say hello")
+        expect(status(panel)).to_have_text("completed")
+        transcript = panel.locator(".ja-transcript")
+        expect(transcript).to_contain_text("Hello.")
+        expect(transcript.locator(".ja-warning")).to_have_count(0)
+        expect(transcript).not_to_contain_text("only in part")
+        assert in_every_place(page, notebook, "trust-prompt") == []
+
+        side = sidebar(page)
         sidebar_width(page, 300)
         page.wait_for_function(
             "() => document.querySelector('#jupyter-agent-sidebar')"
             ".getBoundingClientRect().width <= 301"
         )
-        assert card.evaluate("c => c.scrollWidth <= c.clientWidth"), "the card overflows"
+        side_card = side.get_by_role("region", name="Trust this folder's settings?")
+        assert side_card.evaluate("c => c.scrollWidth <= c.clientWidth"), "the card overflows"
         found: list[str] = []
         for theme in THEMES:  # the same card, in each theme
             change_theme(page, theme)
             found += violation_lines(page, side, theme)
         assert not found, "\n".join(found)
+        change_theme(page, THEMES[0])
 
         card.get_by_role("button", name="Trust this folder").click()
         expect(card).to_be_hidden(timeout=30_000)
-        trusted = side.locator(".ja-trusted")
+        expect(side_card).to_be_hidden()
+        trusted = panel.locator(".ja-trusted")
         expect(trusted).to_contain_text("Trusted this folder: its settings apply in full")
         expect(trusted.locator("li.ja-trust-effect")).to_have_count(EFFECTS)
+        expect(panel).not_to_contain_text("only in part")
+        expect(panel).not_to_contain_text("not trusted")
+        assert in_every_place(page, notebook, "trust-applied") == []
     finally:
         change_theme(page, THEMES[0])

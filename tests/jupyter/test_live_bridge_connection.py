@@ -20,7 +20,7 @@ from typing import Any
 
 import nbformat
 import pytest
-from bridge_frontend import CELL, PING, FakeComm, FakeFrontend, connected
+from bridge_frontend import CELL, PING, Failure, FakeComm, FakeFrontend, connected
 from kernels import Kernel, kernel
 
 from jupyter_agent.jupyter.bridge import live as bridge_module
@@ -28,6 +28,7 @@ from jupyter_agent.jupyter.bridge.live import (
     PROTOCOL,
     TARGET,
     BridgeClosed,
+    BridgeError,
     LiveBridge,
     connect_notebook,
 )
@@ -55,6 +56,26 @@ async def test_connects_with_the_path_and_protocol_and_addresses_one_frontend():
     assert "to" not in ping  # nobody known yet: every frontend may answer the ping
     assert read["to"] == "tab1"  # then only the one that answered first
     assert read["id"] != ping["id"]
+
+
+async def test_notebook_7_is_called_by_its_name_not_jupyterlab():
+    """One extension serves both apps; its ping says which, and what the user reads (the
+    panel's notebook line, an error) names that one."""
+    frontend = FakeFrontend(
+        {
+            "ping": lambda _: {**PING, "frontend": "notebook"},
+            "run": lambda r: Failure("no_kernel", "for the log"),
+        }
+    )
+    bridge = await connected(frontend)
+    assert bridge.describe().startswith("work/analysis.ipynb — live in Jupyter Notebook:")
+    with pytest.raises(BridgeError) as raised:
+        await bridge.run("a")
+    assert str(raised.value) == (
+        "Jupyter Notebook could not run cell a: The notebook has no running kernel, so its "
+        "cells cannot run."
+    )
+    assert "JupyterLab" not in bridge.describe() + str(raised.value)
 
 
 async def test_a_frontend_closing_the_comm_fails_pending_requests_and_reconnects_later():

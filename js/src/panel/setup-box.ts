@@ -5,25 +5,39 @@
  */
 import { h } from './dom';
 
+/** Tells apart the key fields of the panels on one page (inline and in the sidebar). */
+let boxes = 0;
+
 export class SetupBox {
   readonly el: HTMLFormElement;
   private readonly why: HTMLElement;
   private readonly waiting: HTMLElement;
+  private readonly keyInput: HTMLInputElement;
+  /** What is wrong with the key given, next to its field (and named by it). */
+  private readonly keyProblem: HTMLElement;
 
-  /** `sendKey`: the set_key command; `error`: shows a sentence to the user; `focusNext`:
-   * where focus goes once the key is sent (the panel's rule: the message input). */
+  /** `sendKey`: the set_key command; `focusNext`: where focus goes once the key is sent
+   * (the panel's rule: the message input). A key missing or refused is said next to the
+   * key field, not in the panel's error line far below. */
   constructor(
     private readonly sendKey: (key: string, save: boolean) => Promise<unknown>,
-    private readonly error: (text: string) => void,
     private readonly focusNext: () => void = () => undefined
   ) {
+    const problemId = `ja-key-problem-${++boxes}`;
     const keyInput = h('input', {
       type: 'password',
       autocomplete: 'off',
       spellcheck: 'false',
       class: 'ja-key',
       'aria-label': 'API key',
+      'aria-describedby': problemId,
       placeholder: 'sk-ant-…'
+    });
+    const keyProblem = h('div', {
+      class: 'ja-key-problem',
+      id: problemId,
+      role: 'alert', // heard even when the field had focus already
+      hidden: true
     });
     const useKeyButton = h('button', {
       type: 'submit',
@@ -46,6 +60,7 @@ export class SetupBox {
       waitingTask,
       setupWhy,
       h('label', { class: 'ja-key-label' }, 'API key ', keyInput),
+      keyProblem,
       h('div', { class: 'ja-buttons' }, useKeyButton, saveKeyButton),
       h('div', {
         class: 'ja-note',
@@ -70,8 +85,8 @@ export class SetupBox {
           }),
           h('li', {
             text:
-              'OpenAI: set OPENAI_API_KEY, then choose openai:gpt-5 in Model ' +
-              '(or %agent model openai:gpt-5).'
+              'OpenAI: set OPENAI_API_KEY in the environment Jupyter starts in, then ' +
+              '%agent model openai:gpt-5 in a cell.'
           }),
           h('li', {
             text:
@@ -90,6 +105,9 @@ export class SetupBox {
     this.el = setup;
     this.why = setupWhy;
     this.waiting = waitingTask;
+    this.keyInput = keyInput;
+    this.keyProblem = keyProblem;
+    keyInput.addEventListener('input', () => this.problem(null));
     setup.addEventListener('submit', event => {
       event.preventDefault();
       this.use(false, keyInput, [useKeyButton, saveKeyButton]);
@@ -104,6 +122,7 @@ export class SetupBox {
    * `task`: a task given meanwhile, which starts once the model can be called.
    */
   show(why: string | null, task = ''): void {
+    if (why === null) this.problem(null);
     this.el.hidden = why === null;
     this.why.textContent = why ?? '';
     this.waiting.hidden = !task;
@@ -120,19 +139,28 @@ export class SetupBox {
     const key = input.value.trim();
     input.value = ''; // out of the page at once, whatever the kernel answers
     if (!key) {
-      this.error('Enter an API key first.');
+      this.problem('Enter an API key first.');
       input.focus();
       return;
     }
+    this.problem(null);
     // The button used is disabled, and the box goes once the key is taken: focus goes on
     // rather than to the page (back to the key field if the kernel refused it).
     buttons.forEach(b => (b.disabled = true));
     this.focusNext();
     this.sendKey(key, save)
       .catch((error: Error) => {
-        this.error(error.message);
+        this.problem(error.message); // a refused key: said where it was typed
         input.focus();
       })
       .finally(() => buttons.forEach(b => (b.disabled = false)));
+  }
+
+  /** Say what is wrong with the key, next to its field (`null`: nothing). */
+  private problem(text: string | null): void {
+    this.keyProblem.hidden = text === null;
+    this.keyProblem.textContent = text ?? '';
+    if (text === null) this.keyInput.removeAttribute('aria-invalid');
+    else this.keyInput.setAttribute('aria-invalid', 'true');
   }
 }

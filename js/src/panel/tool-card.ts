@@ -166,17 +166,23 @@ export function showLastLine(tool: IToolCard, line: string): boolean {
   return true;
 }
 
-/** A subagent inside the card of the call that started it (`delegate`): its role and task
- * on the row, its own transcript below (the caller fills `body`), its end on the row. */
+/** A subagent inside the card of the call that started it (`delegate`): its role on the
+ * row (its task too when no such card shows it), its own transcript below (the caller fills
+ * `body`), its end on the row. */
 export interface ISubagentBox {
   box: HTMLDetailsElement;
   status: HTMLElement;
   body: HTMLElement;
 }
 
-export function subagentBox(e: EntryOf<'subagent_spawned'>): ISubagentBox {
+export function subagentBox(
+  e: EntryOf<'subagent_spawned'>,
+  inCall = false
+): ISubagentBox {
   const status = h('span', { class: 'ja-tool-status', text: 'running…' });
   const task = e.task ?? '';
+  // In its delegate call's card, whose row says the task: said once, there.
+  const shown = inCall ? '' : task;
   const body = h('div', { class: 'ja-subagent-body' });
   const box = h(
     'details',
@@ -191,7 +197,7 @@ export function subagentBox(e: EntryOf<'subagent_spawned'>): ISubagentBox {
       'summary',
       {},
       h('span', { class: 'ja-subagent-role', text: `↳ ${e.agent_type}` }),
-      h('span', { class: 'ja-subagent-task', text: task }),
+      shown ? h('span', { class: 'ja-subagent-task', text: shown }) : null,
       status
     ),
     body

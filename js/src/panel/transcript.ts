@@ -121,6 +121,13 @@ export class Transcript {
   readonly plan: PlanTracker;
   private dirty = new Set<ITextBlock>();
   private frame: ReturnType<typeof setTimeout> | number = 0;
+  /**
+   * A "Compact now" run: it shows as its compaction marker alone (its summary folded in
+   * it), not as a message, a run line, the marker and a "Completed" line. `marked`: the
+   * marker is shown; the run's end then adds nothing (it adds its line when nothing was
+   * compacted, or the run failed).
+   */
+  private compacting: 'started' | 'marked' | null = null;
 
   /**
    * `strict`: an unknown entry kind throws (the tests) rather than being logged to the
@@ -242,6 +249,7 @@ export class Transcript {
         return void this.add(trustedLine(entry.applied));
       case 'compaction':
         this.closeStreams();
+        if (this.compacting) this.compacting = 'marked';
         return void this.add(compactionMarker(entry));
       case 'stopped':
         return this.onStopped(entry);
@@ -323,7 +331,11 @@ export class Transcript {
     this.closeStreams();
     this.places.clear();
     this.plan.runStarted(e.run_id, e.action);
-    this.onUser({ text: e.task, action: e.action ?? undefined });
+    this.compacting = e.action === 'compact' ? 'started' : null;
+    if (this.compacting) return; // its marker says it all
+    // A subagent's task is on the row of the call that started it: said once, there.
+    if (!this.nested)
+      this.onUser({ text: e.task, action: e.action ?? undefined });
     const label = e.model_label ? ` — ${e.model_label}` : '';
     this.line('run', `${e.role} · ${e.model}${label}`);
   }
@@ -478,10 +490,10 @@ export class Transcript {
     e: EntryOf<'subagent_spawned'>
   ): ISubagentBox & { transcript: Transcript } {
     this.closeStreams();
-    const sub = subagentBox(e);
     const tool = e.parent_tool_use_id
       ? this.tools.get(e.parent_tool_use_id)
       : undefined;
+    const sub = subagentBox(e, tool !== undefined);
     if (tool) {
       tool.result.before(sub.box);
       tool.card.open = true; // its approvals and questions must be seen
@@ -580,42 +592,14 @@ export class Transcript {
   // Progress and endings
 
   private onWarning(e: EntryOf<'warning'>): void {
-    if (e.action !== 'trust_workspace')
-      return void this.line('warning', `⚠ ${e.message}`);
-    // The trust notice: its first line, what trusting would apply folded under it (the
-    // trust prompt above the transcript lists the same).
-    const [first, ...rest] = e.message.split('\n');
-    const line = this.line('warning', `⚠ ${first}`);
-    if (rest.length)
-      line.append(
-        h(
-          'details',
-          { class: 'ja-trust-more' },
-          h('summary', { text: 'What trusting would apply' }),
-          h('pre', { class: 'ja-pre', text: rest.join('\n') })
-        )
-      );
-    const trust = h('button', {
-      type: 'button',
-      text: 'Trust this folder',
-      title: "Apply this folder's settings (remembered in your own settings)"
-    });
-    trust.addEventListener('click', () => {
-      trust.disabled = true;
-      this.focusNext();
-      this.actions.command('trust').then(
-        () => (trust.textContent = 'Trusted'),
-        (error: Error) => {
-          trust.disabled = false;
-          this.actions.error(error.message);
-        }
-      );
-    });
-    line.append(' ', trust);
+    // The kernel keeps its trust notice out of the transcript: the trust prompt above it
+    // says that from the panel's opening, and goes once the folder is trusted.
+    this.line('warning', `⚠ ${e.message}`);
   }
 
   private onStopped(e: EntryOf<'stopped'>): void {
     this.closeStreams();
+    this.compacting = null;
     this.pending.closeOpen('stopped');
     // A call still running when the run stopped did not fail: it was stopped.
     for (const tool of this.tools.values()) stopTool(tool);
@@ -628,6 +612,9 @@ export class Transcript {
   private onCompleted(e: EntryOf<'completed'>): void {
     this.closeStreams();
     this.pending.closeOpen('ended');
+    const compacted = this.compacting === 'marked';
+    this.compacting = null;
+    if (compacted) return void this.plan.runEnded(e, false);
     // A planning run did nothing yet: its plan awaits review (the strip has its button).
     const goal = e.plan_ready ? this.plan.progress()?.goal : undefined;
     const line = e.plan_ready
@@ -648,6 +635,7 @@ export class Transcript {
 
   private onError(e: EntryOf<'error'>): void {
     this.closeStreams();
+    this.compacting = null;
     this.pending.closeOpen('failed');
     // The sentence says what happened and what to do; the error's type stays data.
     const line = this.line('error', `✗ ${e.message}`);

@@ -177,7 +177,6 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
   // and takes a key.
   const setup = new SetupBox(
     (key, save) => command('set_key', { key, save }),
-    text => showError(text),
     () => focusInput()
   );
 

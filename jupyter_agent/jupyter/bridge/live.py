@@ -133,6 +133,14 @@ def kernel_notebook_path() -> str | None:
     return None
 
 
+APPS = {"jupyterlab": "JupyterLab", "notebook": "Jupyter Notebook"}
+"""The apps whose frontend answers the ping (its ``frontend``), by the names users know."""
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
 def notebook_file(path: str) -> Path:
     """The file of a notebook path as the kernel knows it: absolute, relative to the
     kernel's folder, or (the server root being elsewhere) its name in that folder."""
@@ -205,9 +213,16 @@ class LiveBridge:
         state = "open" if self._closed is None else f"closed: {self._closed}"
         return f"<LiveBridge {self.path!r} ({state})>"
 
+    @property
+    def app(self) -> str:
+        """The app the notebook is open in, as the user knows it: the ping's answer says
+        which (JupyterLab, or Notebook 7); before it, or from an extension that does not
+        say, the notebook frontend."""
+        return APPS.get(str(self.frontend.get("frontend", "")), "the notebook frontend")
+
     def describe(self) -> str:
         return (
-            f"{self.path} — live in JupyterLab: edits appear in the open notebook and can be "
+            f"{self.path} — live in {self.app}: edits appear in the open notebook and can be "
             "undone there (Edit → Undo Cell Operation), and cells run in this kernel as if "
             "the user ran them"
         )
@@ -339,7 +354,7 @@ class LiveBridge:
     def _closed_error(self, op: str) -> BridgeClosed:
         return BridgeClosed(
             f"The notebook frontend closed the bridge before it could {OPERATIONS.get(op, op)} "
-            f"({self._closed_why()}). {self.path} is not open in JupyterLab for this kernel "
+            f"({self._closed_why()}). {self.path} is not open in {self.app} for this kernel "
             "any more.",
             code=self._closed or "not_connected",
         )
@@ -396,7 +411,7 @@ class LiveBridge:
             if abandoned is not None:
                 abandoned()
             raise BridgeTimeout(
-                f"JupyterLab did not answer the notebook bridge's {op!r} request within "
+                f"{_capital(self.app)} did not answer the notebook bridge's {op!r} request within "
                 f"{limit:g} s, so it could not {OPERATIONS.get(op, op)}. The notebook may have "
                 "been closed or the browser tab may be gone."
             ) from None
@@ -411,7 +426,7 @@ class LiveBridge:
         if reply.get("ok"):
             # Trusted to be an R; turned into validated models where it is used.
             return cast(R, reply.get("result"))
-        raise failure(op, args, reply, self.path)
+        raise failure(op, args, reply, self.path, app=self.app)
 
     async def _landed(self, future: asyncio.Future[dict[str, Any]], op: str) -> None:
         """After a Stop, the answer to an edit sent before it: :class:`EditLanded` when the
@@ -546,10 +561,11 @@ class LiveBridge:
             if _protocol_of(self.frontend) < SOURCE_CHECK:
                 # An older extension would ignore the source and run whatever is there.
                 raise BridgeError(
-                    f"JupyterLab could not run cell {cell_id}: its jupyter-agent extension is "
-                    "older than this kernel's jupyter_agent and cannot make sure the cell runs "
-                    "the code that was approved. Nothing ran. Ask the user to update the "
-                    "extension where JupyterLab runs (pip install -U, then reload the page).",
+                    f"{_capital(self.app)} could not run cell {cell_id}: its jupyter-agent "
+                    "extension is older than this kernel's jupyter_agent and cannot make sure "
+                    "the cell runs the code that was approved. Nothing ran. Ask the user to "
+                    f"update the extension where {self.app} runs (pip install -U, then reload "
+                    "the page).",
                     code="old_extension",
                 )
             args["source"] = source

@@ -112,12 +112,8 @@ _WHY: dict[str, Callable[[Mapping[str, str], str], str]] = {
     "no_anchor": lambda f, m: "give one of before or after",
     "next_to_itself": lambda f, m: f"cannot move cell {f['cell_id']} next to itself",
     "not_code": lambda f, m: f"cell {f['cell_id']} is a {f['cell_type']} cell; only code cells run",
-    "no_view": lambda f, m: (
-        "the notebook is not open in a view in JupyterLab, so its cells cannot run"
-    ),
-    "no_kernel": lambda f, m: (
-        "the notebook has no running kernel in JupyterLab, so its cells cannot run"
-    ),
+    "no_view": lambda f, m: "the notebook is not open in a view, so its cells cannot run",
+    "no_kernel": lambda f, m: "the notebook has no running kernel, so its cells cannot run",
     "source_changed": lambda f, m: (
         f"cell {f['cell_id']} holds other code than the code that was approved, so nothing ran"
     ),
@@ -161,9 +157,16 @@ def closed_why(code: str | None, message: str, kernel_path: str) -> str:
     return message or code
 
 
-def failure(op: str, args: Mapping[str, Any], reply: Mapping[str, Any], path: str) -> BridgeError:
+def failure(
+    op: str,
+    args: Mapping[str, Any],
+    reply: Mapping[str, Any],
+    path: str,
+    *,
+    app: str = "JupyterLab",
+) -> BridgeError:
     """The error for the frontend's failed reply to ``op``, worded from its code and fields
-    (``path``: the notebook, as shown)."""
+    (``path``: the notebook, as shown; ``app``: where it is open, as the user knows it)."""
     code = reply.get("code")
     message = str(reply.get("message") or "")
     if not isinstance(code, str) or code not in _WHY:
@@ -181,4 +184,5 @@ def failure(op: str, args: Mapping[str, Any], reply: Mapping[str, Any], path: st
     if target and verb.endswith(" the cell"):
         verb = verb[: -len(" the cell")] + f" cell{target}"
     why = _sentence(_WHY[code](fields, message))
-    return BridgeError(f"JupyterLab could not {verb}: {why}", code=code, fields=fields)
+    app = app[:1].upper() + app[1:]
+    return BridgeError(f"{app} could not {verb}: {why}", code=code, fields=fields)

@@ -125,8 +125,8 @@ class PendingBridge:
         if bridge is not None:
             return bridge.describe()
         return (
-            f"{self.path} — connecting: edits go through JupyterLab when the notebook is "
-            "open there, otherwise to the .ipynb file"
+            f"{self.path} — connecting: edits go through the open notebook when its frontend "
+            "answers (JupyterLab, Jupyter Notebook), otherwise to the .ipynb file"
         )
 
     async def ready(self) -> NotebookBridge:
