@@ -154,7 +154,8 @@ def in_every_place(page: Any, notebook: Any, name: str) -> list[str]:
     both themes (``test-artifacts/screenshots/<name>-<place>-<theme>.png``), with axe-core
     and the contrast check run on each: returns what they found (empty when nothing).
 
-    The sidebar is opened from the palette (it shows the same panel) and left open."""
+    The sidebar is opened from the palette (it shows the same panel), and closed again
+    with the notebook made current, so the test goes on as before."""
     found: list[str] = []
     for place in PLACES:
         if place == "inline":
@@ -179,4 +180,11 @@ def in_every_place(page: Any, notebook: Any, name: str) -> list[str]:
                     found.append(f"{place} {theme}: contrast {ratio:.2f} at {where}")
         finally:
             change_theme(page, THEMES[0])
+    # Back to the sidebar's default width: wider, the notebook's toolbar folds its kernel
+    # indicator away, and a later notebook opened with the sidebar would start squeezed.
+    sidebar_width(page, 300)
+    page.evaluate(
+        "id => { window.jupyterapp.shell.collapseRight(); window.jupyterapp.shell.activateById(id); }",
+        notebook.panel_id,
+    )
     return found

@@ -22,6 +22,7 @@ from panel_ui import (
     STOP_LIMIT_MS,
     agent_notebook,
     call,
+    in_every_place,
     plan_button,
     send,
     shoot,
@@ -388,6 +389,7 @@ def test_pause_waits_before_the_next_step_and_resume_goes_on(open_notebook, lab,
     resume = panel.get_by_role("button", name="Resume the run")
     expect(resume).to_be_enabled()
     shoot(panel, "paused.png")
+    assert in_every_place(page, notebook, "paused") == []
     resume.click()
     expect(panel.locator(".ja-text").last).to_have_text("Done after the pause.")
     expect(status(panel)).to_have_text("completed")

@@ -6,7 +6,8 @@ runs and, stopped, says "stopped" (not a red "failed") with the time it ran; a d
 says so in the user's words (the model still gets its instruction); after Continue plan the
 strip says the step is in progress again, and a finished plan leaves the strip once another
 task starts. Each state is shot into ``test-artifacts/screenshots/`` and audited with
-axe-core (no serious or critical violation).
+axe-core (no serious or critical violation); each test's last state also inline and in the
+sidebar at 300 and 500 px, in both themes.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import re
 from typing import Any
 
 from axe_audit import violation_lines
-from panel_ui import PLAN, agent_notebook, call, send, shoot, start, status, step
+from panel_ui import PLAN, agent_notebook, call, in_every_place, send, shoot, start, status, step
 from playwright.sync_api import expect
 
 SOURCES = ["import pandas as pd", "df = pd.read_csv('sales.csv')", "df.head()", "rate = 0.02"]
@@ -78,9 +79,9 @@ def test_rows_are_folded_and_name_a_cell_one_way(open_notebook, lab, page):
     details.get_by_text("Details").click()
     expect(details.locator("pre")).to_contain_text('"cell_id": "cell-3"')
     shoot(panel, "rows-one-cell-name.png")
-    no_serious_violations(page, panel)
     # The edit reached the open notebook's fourth cell.
     expect(notebook.cells.nth(3).locator(".cm-content")).to_have_text("rate = 0.2")
+    assert in_every_place(page, notebook, "rows") == []
 
 
 def approval(panel: Any, nth: int = 0) -> Any:
@@ -128,7 +129,7 @@ def test_a_stopped_command_ticks_then_says_stopped_with_its_time(open_notebook, 
     assert color != red
     expect(panel.locator(".ja-stopped")).to_have_text("■ Stopped by the user.")
     shoot(panel, "command-stopped.png")
-    no_serious_violations(page, panel)
+    assert in_every_place(page, notebook, "command-stopped") == []
 
 
 def test_a_denied_call_says_so_in_the_users_words(open_notebook, lab, page):
@@ -151,7 +152,7 @@ def test_a_denied_call_says_so_in_the_users_words(open_notebook, lab, page):
     expect(line).to_have_text("You denied this call: it did not run.")
     expect(row.locator("summary").first).not_to_contain_text("Do not repeat")
     shoot(panel, "denied-row.png")
-    no_serious_violations(page, panel)
+    assert in_every_place(page, notebook, "denied-row") == []
     # The model still got its instruction.
     out = notebook.run_cell("print([b.text for m in h.history for b in m.tool_results][0])")
     assert out.startswith("The user declined this call. Do not repeat it;")
@@ -204,4 +205,4 @@ def test_after_continue_plan_the_strip_says_in_progress_and_a_done_plan_leaves(
     expect(strip).to_be_hidden()
     expect(panel.get_by_role("region", name=re.compile(r"^Plan: "))).to_have_count(1)  # kept
     shoot(panel, "finished-plan-unpinned.png")
-    no_serious_violations(page, panel)
+    assert in_every_place(page, notebook, "finished-plan-unpinned") == []
