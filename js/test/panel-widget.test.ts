@@ -374,6 +374,8 @@ const press = (key: string) =>
   );
 const focused = () =>
   (fakeDocument.activeElement as FakeElement | null)?.textContent ?? null;
+/** Once what was queued after the entries shown ran (a card's focus). */
+const settled = () => new Promise(resolve => setTimeout(resolve, 0));
 
 const QUESTION = {
   kind: 'question',
@@ -404,9 +406,10 @@ const APPROVAL = {
 };
 
 describe('the panel from the keyboard', () => {
-  it('moves focus to the message input after an option is chosen', () => {
+  it('moves focus to the message input after an option is chosen', async () => {
     const view = showing([QUESTION], { busy: true });
     // A new question takes the focus, on its first option…
+    await settled();
     assert.equal(active(), 'ja-option');
     view.el.querySelectorAll('button.ja-option')[1].click();
     // …and the answer hands it to the input (never to the disabled button).
@@ -582,30 +585,50 @@ describe('the scope menu from the keyboard', () => {
 
 describe('cards that wait for the user, and focus', () => {
   /** The view, the message input focused and holding `draft`, then `entries` arrive. */
-  const arriving = (entries: unknown[], draft: string) => {
+  const arriving = async (entries: unknown[], draft: string) => {
     const view = showing([], { busy: true });
     const message = view.el.querySelector('textarea.ja-message')!;
     message.value = draft;
     message.focus();
     view.receive({ type: 'events', entries });
+    await settled();
     return view;
   };
 
-  it('gives a new approval the focus, on Allow, as a new question has it', () => {
-    arriving([APPROVAL], '');
+  it('gives a new approval the focus, on Allow, as a new question has it', async () => {
+    await arriving([APPROVAL], '');
     assert.equal(focused(), 'Allow');
-    arriving([QUESTION], '');
+    await arriving([QUESTION], '');
     assert.equal(active(), 'ja-option');
   });
 
-  it('leaves the focus in the message box while a draft is written there', () => {
-    arriving([APPROVAL], 'and then also the');
+  it('leaves the focus in the message box while a draft is written there', async () => {
+    await arriving([APPROVAL], 'and then also the');
     assert.equal(active(), 'ja-message');
-    arriving([QUESTION], 'and then also the');
+    await arriving([QUESTION], 'and then also the');
     assert.equal(active(), 'ja-message');
   });
 
-  it("leaves the focus in a cell's editor with code in it, not in an empty one", () => {
+  it('gives no focus to a card answered in the same batch (a transcript shown again)', async () => {
+    const answered = {
+      kind: 'permission_response',
+      n: 2,
+      request_id: 'r1',
+      tool_name: 'execute_command',
+      allowed: true
+    };
+    await arriving([APPROVAL, answered], '');
+    assert.equal(active(), 'ja-message');
+    // Still waiting when shown again (a reload while it waits): it takes the focus.
+    const view = mount({ busy: true });
+    view.el.querySelector('textarea.ja-message')!.focus();
+    const hello = view.sent.find(m => m.type === 'hello');
+    view.receive({ type: 'snapshot', view: hello?.view, entries: [APPROVAL] });
+    await settled();
+    assert.equal(focused(), 'Allow');
+  });
+
+  it("leaves the focus in a cell's editor with code in it, not in an empty one", async () => {
     for (const [code, takes] of [
       ['df = pd.read_', false],
       ['', true]
@@ -617,6 +640,7 @@ describe('cards that wait for the user, and focus', () => {
       editor.textContent = code;
       editor.focus();
       view.receive({ type: 'events', entries: [APPROVAL] });
+      await settled();
       assert.equal(focused() === 'Allow', takes, code);
     }
   });

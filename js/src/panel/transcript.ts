@@ -81,10 +81,15 @@ function beingWritten(): string {
 /**
  * A card that waits for the user takes focus on its first control, unless the user is
  * writing (a draft in the message box, code in a cell): a key meant for what they write
- * must not answer the card, nor allow a call. An empty field gives the focus up.
+ * must not answer the card, nor allow a call. An empty field gives the focus up. Decided
+ * once the entries that came with the card are shown: a card they answered (a transcript
+ * shown again from its start) does not take it.
  */
-function takeFocus(control: HTMLElement | null): void {
-  if (!beingWritten().trim()) control?.focus?.({ preventScroll: true });
+function takeFocus(card: HTMLElement, control: HTMLElement | null): void {
+  queueMicrotask(() => {
+    if (card.dataset.state || card.isConnected === false) return;
+    if (!beingWritten().trim()) control?.focus?.({ preventScroll: true });
+  });
 }
 
 /** Raised (strict) or logged: an entry kind this panel does not know. */
@@ -548,7 +553,7 @@ export class Transcript {
     this.closeStreams();
     const card = this.add(this.pending.question(e));
     card.scrollIntoView?.({ block: 'nearest' });
-    takeFocus(card.querySelector<HTMLElement>('button, input'));
+    takeFocus(card, card.querySelector<HTMLElement>('button, input'));
   }
 
   private onPermissionRequest(e: EntryOf<'permission_request'>): void {
@@ -559,7 +564,7 @@ export class Transcript {
       this.places.set(preview.cell_id, preview.index);
     const card = this.add(this.pending.approval(e, this.places));
     card.scrollIntoView?.({ block: 'nearest' });
-    takeFocus(card.querySelector<HTMLElement>('.ja-actions button'));
+    takeFocus(card, card.querySelector<HTMLElement>('.ja-actions button'));
     const tool = this.tools.get(e.tool_use_id);
     if (tool) {
       placeCells(tool, this.places);
