@@ -204,7 +204,12 @@ async def interrupt_cell(ctx: ToolContext, cell_id: str) -> ToolOutput:
             f"{INTERRUPT_WAIT:g} s (code that ignores interrupts stops only with a kernel "
             "restart).",
         )
-    return await _ended(bridge, cell)
+    output = await _ended(bridge, cell)
+    if cell.interrupted == "interrupted":
+        # Stopping the cell was this call's aim: its KeyboardInterrupt is the call done,
+        # not failed (the text still says how the cell ended).
+        output.error_line = None
+    return output
 
 
 # --- waiting ---------------------------------------------------------------------------------
