@@ -13,8 +13,8 @@ import json
 import re
 from typing import Any
 
-from axe_audit import violation_lines
-from panel_ui import call, shoot, start
+from axe_audit import THEMES, change_theme, violation_lines
+from panel_ui import call, in_every_place, shoot, shot_path, sidebar, sidebar_width, start
 from playwright.sync_api import expect
 
 FOLDER = "two_notebooks"
@@ -126,6 +126,7 @@ def test_a_session_of_another_notebook_is_named_asks_before_resuming_and_drops_i
     expect(picker.locator("optgroup")).to_have_count(0)
     expect(picker.locator("option").first).to_have_attribute("value", a_id or "")
     shoot(panel, "session-continued-here.png")
+    assert in_every_place(page, b, "session-continued-here") == []
 
 
 def test_in_notebook_7_open_shows_the_other_notebook_in_a_page_of_its_own(open_notebook, lab, page):
@@ -157,3 +158,51 @@ def test_in_notebook_7_open_shows_the_other_notebook_in_a_page_of_its_own(open_n
     finally:
         other.close()
     expect(panel.get_by_role("group", name="Resume a session of another notebook")).to_be_hidden()
+
+
+def test_in_the_sidebar_at_300_px_the_choice_opens_from_the_menu(open_notebook, lab, page):
+    folder = "two_notebooks_side"
+    lab.write_notebook(f"{folder}/a.ipynb", ["x = 1"])
+    b = notebook_with_model(open_notebook, lab, "b", [{"text": "Hello from b."}], folder=folder)
+    b.run_cell(
+        "from jupyter_agent import Agent\n"
+        "past = Agent('planner', ScriptedModel([{'text': 'Done in a.'}]))\n"
+        "past.session.work_on('a.ipynb')\n"
+        "await past.run('Tidy a')"
+    )
+    b.run_cell("%agent plan --side --model $m Say hello")
+    side = sidebar(page)
+    sidebar_width(page, 300)
+    panel = side.locator(".ja-panel")
+    expect(panel.locator(".ja-text").last).to_have_text("Hello from b.", timeout=30_000)
+    # At 300 px the session picker is in the ⋯ menu; the choice opens there, in view.
+    panel.get_by_role("button", name="Settings and sessions").click()
+    picker = panel.get_by_role("combobox", name="Session")
+    option = picker.locator("optgroup[label='Other notebooks'] option").first
+    expect(option).to_have_text(re.compile(r"^Tidy a — a\.ipynb — "))
+    picker.select_option(option.get_attribute("value"))
+    panel.get_by_role("button", name="Resume", exact=True).click()
+    choice = panel.get_by_role("group", name="Resume a session of another notebook")
+    go_on = choice.get_by_role("button", name="Continue here (its cell references are dropped)")
+    expect(go_on).to_be_focused()
+    box = side.bounding_box()
+    for part in (go_on, choice.get_by_role("link", name="Open a.ipynb")):
+        where = part.bounding_box()
+        assert (
+            box and where and box["y"] <= where["y"] <= box["y"] + box["height"] - where["height"]
+        )
+    found: list[str] = []
+    try:
+        for theme in THEMES:
+            change_theme(page, theme)
+            side.screenshot(
+                path=str(shot_path(f"session-choice-sidebar-300-{theme.split()[-1].lower()}.png"))
+            )
+            found += violation_lines(page, side, theme)
+    finally:
+        change_theme(page, THEMES[0])
+    assert found == []
+    go_on.click()
+    expect(panel.locator(".ja-transcript")).to_contain_text(
+        "The conversation above was held in a.ipynb; it goes on in this notebook."
+    )
