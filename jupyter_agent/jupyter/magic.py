@@ -31,6 +31,7 @@ from .magic_line import (
     quiet_bare_runs,
 )
 from .panel.setup import keyless, model_choices, model_setup, use_api_key
+from .task_parameters import expand
 
 __all__ = [
     "LOOPS",
@@ -44,6 +45,10 @@ __all__ = [
     "parse",
     "quiet_bare_runs",
 ]
+
+
+# The subcommands whose line is a task: its $name and {name} are expanded (task_parameters).
+_TASKS = frozenset({Subcommand.plan, Subcommand.act, Subcommand.remember})
 
 
 @magics_class
@@ -87,6 +92,11 @@ class AgentMagics(Magics):
 
           %%agent [--role planner|actor]
           TASK...                  the cell's body is the task (default: the current role)
+
+        In a line's task, ``$name`` and ``{name}`` of a str, number or bool variable (a
+        papermill parameter, say) are replaced by its value; ``$$``, ``{{`` and ``}}``
+        are a literal ``$``, ``{`` and ``}``; other braces and dollars stay as written
+        (expressions are not evaluated). A %%agent cell's body is taken as written.
 
         Options (before the task):
 
@@ -132,6 +142,8 @@ class AgentMagics(Magics):
         panel says which).
         """
         command = parse(line, cell)
+        if cell is None and command.name in _TASKS:
+            command.task = expand(command.task, self.shell.user_ns if self.shell else {})
         if command.name == Subcommand.help:  # without making the agent
             self._help(None)
             return None

@@ -23,6 +23,21 @@ pytestmark = pytest.mark.slow  # real kernels
 # --- runs ---------------------------------------------------------------------------------
 
 
+def test_a_lines_parameters_are_expanded_and_a_cells_body_is_not(kernel: Kernel) -> None:
+    # As papermill injects them: a cell of plain values before the %agent line.
+    scripted(kernel, "m", [{"text": "Done."}, {"text": "Done again."}])
+    kernel.ok("region = 'north'\nyear = 2024")
+    out = kernel.ok(
+        "h = %agent plan --model $m Summarise $region for {year}, not {len(region)} or $$5\n"
+        "await h.wait()\nprint(h.task)"
+    )
+    assert out.stdout.strip() == "Summarise north for 2024, not {len(region)} or $5"
+    cell = kernel.ok("%%agent\nSummarise $region for {year}")
+    assert cell.result is None
+    later = kernel.ok("h = _\nawait h.wait()\nprint(h.task)")
+    assert later.stdout.strip() == "Summarise $region for {year}"
+
+
 def test_plan_returns_the_handle_at_once_and_runs_in_the_background(kernel: Kernel) -> None:
     scripted(kernel, "m", plan_turns(LONG_TEXT[:2000]), delay=0.002)
     out = kernel.ok("h = %agent plan --model $m Clean the sales data\nprint(h.done, h.role)")
