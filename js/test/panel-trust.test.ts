@@ -90,6 +90,12 @@ describe('the transcript once trusted', () => {
       /Trusted this folder: its settings apply in full/
     );
     assert.equal(line.querySelectorAll('li.ja-trust-effect').length, 4);
+    // What applies now, not what trusting would do.
+    assert.deepEqual(
+      line.querySelectorAll('h4').map(h => h.textContent),
+      ['Programs and servers it may start or reach', 'Rules']
+    );
+    assert.doesNotMatch(line.textContent, /would/);
   });
 
   it('says when nothing was held back', () => {

@@ -12,8 +12,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from axe_audit import AXE, THEMES, change_theme, violation_lines
-from panel_ui import in_every_place, send, sidebar, sidebar_width, start, status
+from axe_audit import AXE, THEMES, change_theme
+from panel_ui import (
+    in_every_place,
+    open_from_palette,
+    send,
+    sidebar,
+    sidebar_width,
+    start,
+    status,
+)
 from playwright.sync_api import expect
 
 HOSTILE = "<img src=x onerror=document.body.dataset.pwned=1>"
@@ -79,26 +87,19 @@ def test_the_trust_prompt_shows_as_the_panel_opens_and_is_accessible(
         expect(transcript).to_contain_text("Hello.")
         expect(transcript.locator(".ja-warning")).to_have_count(0)
         expect(transcript).not_to_contain_text("only in part")
-        assert in_every_place(page, notebook, "trust-prompt") == []
-
-        side = sidebar(page)
+        # Docked at the sidebar's default width, the card fits (it scrolls, not the page).
+        open_from_palette(page)
         sidebar_width(page, 300)
         page.wait_for_function(
             "() => document.querySelector('#jupyter-agent-sidebar')"
             ".getBoundingClientRect().width <= 301"
         )
-        side_card = side.get_by_role("region", name="Trust this folder's settings?")
+        side_card = sidebar(page).get_by_role("region", name="Trust this folder's settings?")
         assert side_card.evaluate("c => c.scrollWidth <= c.clientWidth"), "the card overflows"
-        found: list[str] = []
-        for theme in THEMES:  # the same card, in each theme
-            change_theme(page, theme)
-            found += violation_lines(page, side, theme)
-        assert not found, "\n".join(found)
-        change_theme(page, THEMES[0])
+        assert in_every_place(page, notebook, "trust-prompt") == []
 
         card.get_by_role("button", name="Trust this folder").click()
         expect(card).to_be_hidden(timeout=30_000)
-        expect(side_card).to_be_hidden()
         trusted = panel.locator(".ja-trusted")
         expect(trusted).to_contain_text("Trusted this folder: its settings apply in full")
         expect(trusted.locator("li.ja-trust-effect")).to_have_count(EFFECTS)

@@ -47,11 +47,22 @@ function effectItem(e: TrustEffect): HTMLElement {
   );
 }
 
-/** The effects, grouped by what they are about, each group under its heading. */
-export function effectList(effects: TrustEffect[]): HTMLElement {
+/** The headings that say what trusting would do, once it is done (the trusted line). */
+const NOW: Partial<Record<TrustEffect['kind'], string>> = {
+  mcp_server: 'Programs and servers it may start or reach',
+  provider: 'Where conversations may be sent'
+};
+
+/** The effects, grouped by what they are about, each group under its heading (`now`:
+ * what applies since the folder was trusted, not what trusting would do). */
+export function effectList(effects: TrustEffect[], now = false): HTMLElement {
   const known = new Set(GROUPS.map(([kind]) => kind));
+  const headings = GROUPS.map(
+    ([kind, heading]) =>
+      [kind, (now && NOW[kind]) || heading] as [TrustEffect['kind'], string]
+  );
   const groups = [
-    ...GROUPS,
+    ...headings,
     // A kind a newer kernel sends still shows, under a plain heading.
     ...[...new Set(effects.map(e => e.kind))]
       .filter(kind => !known.has(kind))
@@ -124,6 +135,6 @@ export function trustedLine(applied: TrustPrompt): HTMLElement {
         ? '✔ Trusted this folder: its settings apply in full. Now:'
         : '✔ Trusted this folder: its settings apply (nothing was held back).'
     }),
-    effects.length ? effectList(effects) : null
+    effects.length ? effectList(effects, true) : null
   );
 }
