@@ -41,6 +41,7 @@ StopReason = Literal[
     "time_limit",
     "budget",
     "input_timeout",
+    "unattended",
 ]
 
 TERMINAL = frozenset({AgentState.completed, AgentState.cancelled, AgentState.error})
@@ -62,6 +63,7 @@ TERMINAL_FOR: dict[str, AgentState] = {
     "time_limit": AgentState.cancelled,
     "budget": AgentState.cancelled,
     "input_timeout": AgentState.cancelled,
+    "unattended": AgentState.cancelled,
     "error": AgentState.error,
 }
 

@@ -2,6 +2,7 @@
 
 from ..sessions.store import Session, SessionMetadata
 from ._agent import Agent
+from ._attendance import Attendance, Unattended
 from ._config import AgentConfig, AgentOptions, resolve_config
 from ._context import Context, ContextPolicy
 from ._handle import RunHandle
@@ -17,6 +18,7 @@ __all__ = [
     "AgentConfig",
     "AgentOptions",
     "AgentRuntime",
+    "Attendance",
     "Context",
     "ContextPolicy",
     "Limits",
@@ -26,6 +28,7 @@ __all__ = [
     "SessionMetadata",
     "StopRun",
     "Turn",
+    "Unattended",
     "parse_control",
     "resolve_config",
     "roa_loop",

@@ -36,6 +36,7 @@ from ..tools.notebook import NOTEBOOK_TOOLS
 from ..workspace.access import WorkspaceAccess
 from ..workspace.provenance import WrittenFiles
 from ._applied_settings import AppliedSettings, trust_settings
+from ._attendance import Attendance, Unattended
 from ._bus import EventBus
 from ._config import AgentConfig, AgentOptions, lookup_role, resolve_config
 from ._context import Context
@@ -149,6 +150,11 @@ class Agent:
         """The loop its runs live on, whichever thread starts them (a kernel's agent
         thread: :mod:`jupyter_agent.jupyter.kernel.agent_thread`); None: the loop of the
         code that starts each run."""
+        self.attendance: Attendance | None = None
+        """Who tells when nobody can answer the runs' questions and approvals (the kernel's
+        agent sets it); None: someone always may (code holding the handle)."""
+        self.unattended: Unattended = config.settings.unattended()
+        """What a call needing approval does when nobody can give it (see :data:`Unattended`)."""
         runtime.add(self)
 
     def __repr__(self) -> str:
@@ -590,6 +596,8 @@ class Agent:
         child.notices.sandbox_noted = True
         child.metadata = self.metadata
         child.home = self.home
+        child.attendance = self.attendance  # its questions go to the same user
+        child.unattended = self.unattended
         self.session.metadata.child_session_ids.append(child_session.id)
         self.session.save(now=True)
         return child

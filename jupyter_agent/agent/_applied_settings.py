@@ -28,6 +28,7 @@ from ..mcp import McpServerConfig
 from ..models import ProviderConfig
 from ..notebook.running_cells import CellPolicy
 from ..permissions import BUILTIN_ROLES, Role
+from ._attendance import Unattended
 from ._context import ContextPolicy
 
 Notice = tuple[str, PanelAction | None]
@@ -79,6 +80,14 @@ class AppliedSettings:
                 default = source.models.default or default
                 choices.extend(c for c in source.models.choices if c not in choices)
         return providers, default, choices
+
+    def unattended(self) -> Unattended:
+        """``unattended``: the workspace's over the user's, else ``fail``."""
+        chosen: Unattended = "fail"
+        for source in self.sources:
+            if source is not None and source.unattended is not None:
+                chosen = source.unattended
+        return chosen
 
     def context_policy(self) -> ContextPolicy:
         """The ``[context]`` table: the user's, then the workspace's over it."""

@@ -3,9 +3,11 @@
 At most one question and one approval wait at a time, each a typed pending object
 (:class:`PendingQuestion`, :class:`PendingApproval`) the handle reads. A wait ends with
 the user's answer, with the run's question timeout (the run stops with
-``input_timeout``: it never decides for the user), or with the run's end, which
-cancels whatever still waits. An Allow is a :class:`~jupyter_agent.approvals.Grant`
-holding the digests of what the card showed, for the tool to check when it acts.
+``input_timeout``: it never decides for the user), when the host says nobody can answer
+(:mod:`._attendance`: the run stops with ``unattended``, or an approval is denied when the
+agent was told to), or with the run's end, which cancels whatever still waits. An Allow
+is a :class:`~jupyter_agent.approvals.Grant` holding the digests of what the card
+showed, for the tool to check when it acts.
 """
 
 from __future__ import annotations
@@ -24,11 +26,13 @@ from ..events import (
     PermissionResponseEvent,
     QuestionEvent,
     RequestInputTimeoutEvent,
+    WarningEvent,
 )
 from ..messages import new_id
 from ..permissions import ToolCall
 from ..plans import Question, QuestionOption
 from ..states import AgentState
+from ._attendance import Attendance
 from ._limits import StopRun
 
 if TYPE_CHECKING:
@@ -37,6 +41,11 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 log = logging.getLogger(__name__)
+
+
+def _clip(text: str, limit: int = 200) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
 
 PREVIEW_TIMEOUT = 5.0
 """Seconds a tool's preview may take; after that the card says it cannot show the call,
@@ -96,6 +105,12 @@ class UserInteraction:
         run.emit(QuestionEvent(question_id=pending.id, question=question, timeout=timeout))
         try:
             answer = await self._wait(pending.answer, "waiting for your answer")
+        except _NobodyToAsk as nobody:
+            raise StopRun(
+                "unattended",
+                f"The agent asked “{_clip(question.question)}” and nobody can answer here "
+                f"({nobody}): the run stopped without deciding for the user.",
+            ) from None
         except asyncio.TimeoutError:
             run.emit(RequestInputTimeoutEvent(question_id=pending.id, timeout=timeout or 0))
             raise StopRun(
@@ -162,6 +177,8 @@ class UserInteraction:
         )
         try:
             verdict = await self._wait(pending.verdict, f"waiting for approval of {call.name}")
+        except _NobodyToAsk as nobody:
+            verdict = self._unattended(call, str(nobody))
         except asyncio.TimeoutError:
             timeout = run.limits.question_timeout or 0
             run.emit(RequestInputTimeoutEvent(question_id=pending.id, timeout=timeout))
@@ -192,6 +209,22 @@ class UserInteraction:
             return None
         return Grant(computed.bound + bound, tuple(warnings), blind=computed.unavailable)
 
+    def _unattended(self, call: ToolCall, why: str) -> Verdict:
+        """Nobody can approve ``call``: end the run naming it, or (when the agent was told
+        to) deny it and say so in the transcript."""
+        run = self._run
+        what = f"{call.name} ({_clip(run.agent.secrets.redact(call.summary))})"
+        if run.agent.unattended == "deny":
+            said = f"Denied {what}: it needs approval and nobody can give it ({why})."
+            run.emit(WarningEvent(message=said))
+            return Verdict(False, False)
+        raise StopRun(
+            "unattended",
+            f"{what} needs approval and nobody can give it here ({why}), so the run stopped. "
+            "To let such runs go on, allow the call with a rule in your settings, or have "
+            'calls that need approval denied instead (agent.unattended = "deny").',
+        )
+
     def _remember_options(self, call: ToolCall) -> list[RememberOption]:
         """The scopes "Always allow" may take (a policy without scopes: its one rule)."""
         policy = self._run.agent.policy
@@ -215,15 +248,32 @@ class UserInteraction:
         return policy.remember(call, scope)  # type: ignore[call-arg]  # Rules take a scope
 
     async def _wait(self, future: asyncio.Future[T], what: str) -> T:
+        """The user's answer; raises TimeoutError after the run's question timeout, and
+        :class:`_NobodyToAsk` once the agent's attendance says nobody can answer."""
         run = self._run
         run.release_writes()
         previous = run.state
         run.set_state(AgentState.waiting_user, detail=what)
         timeout = run.limits.question_timeout
+        attendance = run.agent.attendance
         try:
-            if timeout is None:
-                return await future
-            return await asyncio.wait_for(future, timeout)
+            if attendance is None:
+                if timeout is None:
+                    return await future
+                return await asyncio.wait_for(future, timeout)
+            absent = asyncio.ensure_future(_absent(attendance))
+            try:
+                await asyncio.wait(
+                    (future, absent), timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+                )
+            finally:
+                absent.cancel()
+            if future.done():  # an answer wins a tie
+                return future.result()
+            future.cancel()
+            if absent.done() and not absent.cancelled():
+                raise _NobodyToAsk(absent.result())
+            raise asyncio.TimeoutError
         finally:
             if not run.state.terminal and run.state == AgentState.waiting_user:
                 run.set_state(previous)
@@ -261,6 +311,21 @@ class UserInteraction:
             self.question.answer.cancel()  # does nothing once answered
         if self.approval is not None:
             self.approval.verdict.cancel()
+
+
+class _NobodyToAsk(Exception):
+    """Nobody can answer what waits (the attendance's reason as its message)."""
+
+
+async def _absent(attendance: Attendance) -> str:
+    """``attendance.absent()``; one that fails is logged and then never returns (the
+    wait goes on as if it were not there)."""
+    try:
+        return await attendance.absent()
+    except Exception:
+        log.warning("telling whether anyone can answer failed", exc_info=True)
+        await asyncio.get_running_loop().create_future()
+        raise AssertionError("unreachable") from None
 
 
 async def _preview(compute: Callable[[], Awaitable[Shown]] | None, tool: str) -> Shown:

@@ -269,6 +269,11 @@ class Settings(BaseModel):
     :data:`MAX_ENTRIES` (and the trust prompt lists each)."""
     default_rules: bool = True
     """Start from :meth:`Rules.defaults` and add the file's rules; false to use only the file's."""
+    unattended: Literal["fail", "deny"] | None = None
+    """What a call needing approval does when nobody can give it (a notebook run by
+    papermill or nbclient): ``fail`` (the default) ends the run naming the call; ``deny``
+    denies it and the run goes on. Either may come from a folder's file: neither lets a
+    call run."""
     sandbox: SandboxTable | None = None
     """Read from the user's settings only."""
     secrets: SecretsTable = Field(default_factory=SecretsTable)

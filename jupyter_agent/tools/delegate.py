@@ -22,6 +22,7 @@ _ENDINGS = {
     "time_limit": "reached its time limit",
     "budget": "ran out of budget",
     "input_timeout": "waited too long for the user",
+    "unattended": "needed the user, and nobody could answer",
 }
 
 

@@ -52,6 +52,36 @@ def test_nbclient_output_shows_the_transcript(tmp_path: Path) -> None:
     assert "✔ completed" in text
 
 
+def test_nbclient_an_approval_nobody_can_give_ends_the_run_and_the_notebook_says_so(
+    tmp_path: Path,
+) -> None:
+    from nbclient import NotebookClient
+
+    turns = [
+        {"tool_calls": [{"name": "execute_command", "input": {"command": "rm scratch.tmp"}}]},
+        {"tool_calls": [{"name": "task_complete", "input": {"summary": "Done."}}]},
+    ]
+    (tmp_path / "turns.json").write_text(json.dumps(turns))
+    (tmp_path / "scratch.tmp").write_text("keep me")
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell("%load_ext jupyter_agent"),
+        nbformat.v4.new_code_cell("h = %agent act --model scripted:turns.json Tidy up"),
+        nbformat.v4.new_code_cell("await h.wait()\nprint(h.stop_reason)"),
+    ]
+    # No timeout of the runner's: before, the wait for the approval never ended.
+    client = NotebookClient(
+        nb, timeout=None, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    )
+    client.execute()
+    assert nb.cells[2].outputs[0]["text"].strip() == "unattended"
+    assert (tmp_path / "scratch.tmp").read_text() == "keep me"
+    # The stored notebook says what waited and why the run stopped.
+    text = nb.cells[1].outputs[0]["data"]["text/plain"]
+    assert "execute_command (Run: rm scratch.tmp) needs approval and nobody can give it" in text
+    assert "no view of the agent's panel opened in this kernel" in text
+
+
 def _updates(kernel: Kernel, display_id: str, since: int = 0) -> list[dict[str, Any]]:
     return [
         m["content"]["data"]

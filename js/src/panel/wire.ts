@@ -675,7 +675,8 @@ export interface StoppedEvent {
     | 'iteration_limit'
     | 'time_limit'
     | 'budget'
-    | 'input_timeout';
+    | 'input_timeout'
+    | 'unattended';
   run_id?: string;
 }
 /**

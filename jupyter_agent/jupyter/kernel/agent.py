@@ -28,6 +28,7 @@ from ...notebook.file import FileBridge
 from ...notebook.id_memory import IdMemory
 from ...sessions.notebooks import ThisNotebook
 from .agent_thread import agent_loop, main_loop
+from .attendance import PanelViews
 from .runner import CellTimes, KernelExecutor, attach_kernel
 
 log = logging.getLogger(__name__)
@@ -269,6 +270,8 @@ class KernelAgent:
 
     def _equip(self, agent: Agent) -> Agent:
         agent.home = self.home
+        if self.home is not None:  # a kernel: its panel tells whether anyone can answer
+            agent.attendance = PanelViews(self)
         attach_kernel(agent, self.shell)
         connection = _connection_file()
         if connection is not None:

@@ -195,6 +195,7 @@ class AgentPanel(anywidget.AnyWidget):
         self._last_flush = 0.0
         self.views_seen = 0
         """How many views said hello (a page reload or another display makes one more)."""
+        self.made_at = time.monotonic()
         self.displays = PanelDisplays(
             self.model_id, self._header, self._notebook_line, lambda: self.views_seen
         )
