@@ -13,6 +13,13 @@ from ..notebook.bridge import NotebookBridge
 from ..permissions import Role
 from ._prompts import load_prompt
 
+NO_NOTEBOOK = (
+    "No notebook is attached to this run (its kernel does not know which notebook it runs, "
+    "as under papermill or a remote kernel), so no notebook tools are offered: work with "
+    "files and commands, and do not say you edited or ran cells. The user can attach one "
+    "(%agent --notebook PATH)."
+)
+
 
 def system_prompt(
     role: Role,
@@ -34,5 +41,7 @@ def system_prompt(
     environment = f"# Environment\n\nWorkspace folder: {workspace}"
     if notebook is not None:
         environment += f"\nYour notebook: {notebook.describe()}"
+    else:
+        environment += f"\n{NO_NOTEBOOK}"
     parts.append(environment)
     return "\n\n".join(parts)

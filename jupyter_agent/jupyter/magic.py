@@ -117,6 +117,9 @@ class AgentMagics(Magics):
                                    another notebook goes on here without its cell
                                    references; the panel's session picker does the same
           --side                   dock the panel in JupyterLab's right sidebar
+          --notebook PATH          work on this notebook file, for a kernel that does not
+                                   know its own (papermill, nbclient, a remote kernel):
+                                   without one, no notebook tools are offered
 
         The run goes on in the background: the cell ends at once and the kernel stays
         usable. ``h = %agent plan …`` keeps the run's handle: ``await h.wait()`` in a later
@@ -295,6 +298,11 @@ class AgentMagics(Magics):
             try:
                 agent = kernel.ensure(model)
             except (AgentError, ValueError) as exc:
+                raise UsageError(str(exc)) from None
+        if command.notebook is not None:
+            try:
+                kernel.bind_notebook(command.notebook)
+            except ValueError as exc:
                 raise UsageError(str(exc)) from None
         if command.max_steps is not None:
             agent.limits.max_steps = command.max_steps

@@ -62,6 +62,7 @@ OPTIONS: dict[str, bool | None] = {
     "--resume": None,
     "--side": False,
     "--role": True,
+    "--notebook": True,
 }
 
 
@@ -78,6 +79,8 @@ class Command:
     """None: no --resume; "": the newest session; else a session id."""
     side: bool = False
     role: str | None = None
+    notebook: str | None = None
+    """A notebook file to work on (a kernel that does not know its own)."""
 
 
 def parse(line: str, cell: str | None = None) -> Command:
@@ -251,12 +254,17 @@ def _set_role(command: Command, value: str) -> None:
     command.role = value
 
 
+def _set_notebook(command: Command, value: str) -> None:
+    command.notebook = value
+
+
 _SET_OPTION: dict[str, Callable[[Command, str], None]] = {
     "--model": _set_model,
     "--max-steps": _set_max_steps,
     "--loop": _set_loop,
     "--resume": _set_resume,
     "--role": _set_role,
+    "--notebook": _set_notebook,
 }
 """Each option that takes a value, and how it is kept (``--side`` is a flag)."""
 

@@ -36,6 +36,21 @@ def test_role_prompts_say_what_each_role_may_do(workspace):
     assert str(workspace) in actor
 
 
+def test_the_prompt_promises_notebook_tools_only_with_a_notebook(workspace):
+    import nbformat
+
+    bare = Agent("actor", ScriptedModel(), workspace=workspace)
+    text = bare.system_prompt()
+    assert "No notebook is attached to this run" in text
+    assert "Your notebook:" not in text
+    assert "insert_cell" not in bare.tools
+    nbformat.write(nbformat.v4.new_notebook(), workspace / "a.ipynb")
+    bound = Agent("actor", ScriptedModel(), workspace=workspace, notebook=workspace / "a.ipynb")
+    text = bound.system_prompt()
+    assert "Your notebook:" in text and "No notebook is attached" not in text
+    assert "insert_cell" in bound.tools
+
+
 SETTINGS_TOML = """
 [roles.reviewer]
 description = "Reads and runs the tests; changes nothing."

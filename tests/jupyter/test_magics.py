@@ -61,6 +61,7 @@ def test_help_documents_every_subcommand_and_option(shared_kernel: Kernel) -> No
         "--loop tool_use|roa",
         "--resume [SESSION_ID]",
         "--side",
+        "--notebook PATH",
         "await h.wait()",
     ):
         assert word in page, word
@@ -104,6 +105,11 @@ Usage::
   %%agent [--role planner|actor]
   TASK...                  the cell's body is the task (default: the current role)
 
+In a line's task, ``$name`` and ``{name}`` of a str, number or bool variable (a
+papermill parameter, say) are replaced by its value; ``$$``, ``{{`` and ``}}``
+are a literal ``$``, ``{`` and ``}``; other braces and dollars stay as written
+(expressions are not evaluated). A %%agent cell's body is taken as written.
+
 Options (before the task):
 
   --model MODEL            the model: claude-sonnet-4-6 (Anthropic), openai:gpt-5,
@@ -123,6 +129,9 @@ Options (before the task):
                            another notebook goes on here without its cell
                            references; the panel's session picker does the same
   --side                   dock the panel in JupyterLab's right sidebar
+  --notebook PATH          work on this notebook file, for a kernel that does not
+                           know its own (papermill, nbclient, a remote kernel):
+                           without one, no notebook tools are offered
 
 The run goes on in the background: the cell ends at once and the kernel stays
 usable. ``h = %agent plan …`` keeps the run's handle: ``await h.wait()`` in a later

@@ -282,6 +282,27 @@ class KernelAgent:
             agent.attach_notebook(self._notebook_bridge())
         return agent
 
+    def bind_notebook(self, given: str) -> Path:
+        """Work on the notebook file ``given`` (``%agent --notebook PATH``, relative to the
+        kernel's folder): for a kernel that does not know its notebook (papermill,
+        nbclient, a remote kernel). Returns the file; raises ValueError saying why not."""
+        file = Path(os.path.realpath(os.path.expanduser(given)))
+        if file.suffix != ".ipynb" or not file.is_file():
+            raise ValueError(f"--notebook {given}: there is no notebook file at {file}")
+        if file == self.notebook_file:
+            return file
+        if self.agent is not None and self.agent.running:
+            raise ValueError("the agent is running: stop it before giving it another notebook")
+        self.notebook_file, self.notebook_path, self.bridge = file, given, None
+        self.here = ThisNotebook.of(self.workspace, file, given)
+        if self.panel is not None:
+            self._located(self.here)
+        if self.agent is not None:
+            self._work_here(self.agent)
+            self.agent.attach_notebook(self._notebook_bridge())
+        self._show_notebook()
+        return file
+
     def _notebook_bridge(self) -> NotebookBridge:
         if self.bridge is not None:
             return self.bridge
