@@ -135,6 +135,14 @@ ALLOWED: dict[tuple[str, str, str], tuple[int, str]] = {
         1,
         "names and kinds only (no file opened), looking for .git entries",
     ),
+    ("jupyter_agent/workspace/access.py", "other_homes", "scandir"): (
+        1,
+        "names only (no file opened), the folders of a folder of homes, to warn of them",
+    ),
+    ("jupyter_agent/workspace/reach.py", "_entries", "scandir"): (
+        1,
+        "names only (no file opened), what a command's glob matches, to warn of what it reaches",
+    ),
     ("jupyter_agent/os_sandbox/mount_points.py", "_MountPointLedger._locked", "mkdir"): (
         1,
         "the OS sandbox's own 0700 folder in the system temp folder, checked by lstat to be a "

@@ -10,6 +10,10 @@ workspace rules as the file tools:
   write of files named only by the command's input (``tar -x``, ``unzip``, ``git apply``)
   into a folder that holds such paths (:mod:`jupyter_agent.workspace.autorun`);
 - a write to a path only known at run time asks;
+- a word, a redirection or a glob that reaches a sensitive location (an agent credentials
+  file, another user's dot-files, ``~/.ssh``…: :mod:`jupyter_agent.workspace.reach`) asks,
+  with a warning naming it, whatever rule allowed the program; a redirection that reads
+  one is refused;
 - running a workspace file (a script, a Makefile, the tests) that changed during the
   session asks again, whatever rule allowed the command before;
 - anything the parser did not fully understand asks.
@@ -25,10 +29,11 @@ from pathlib import Path
 
 from ..errors import ToolError
 from ..permissions import Hazard
-from ..workspace.access import WorkspaceAccess
+from ..workspace.access import Sensitive, WorkspaceAccess
 from ..workspace.autorun import autorun_for
 from ..workspace.paths import read_regular
 from ..workspace.provenance import WrittenFiles
+from ..workspace.reach import reach_of
 from .analysis import CommandLine, PathUse, Word
 
 HARMLESS_TARGETS = ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/fd/")
@@ -89,10 +94,56 @@ def command_hazards(
             reason = sandbox.read_refusal(path)
             if reason:
                 hazards.append(Hazard("refuse", f"`{_short(use.source)}`: {reason}"))
+    refused = {h.reason for h in hazards if h.action == "refuse"}
+    for source, places in sensitive_reach(line, cwd, sandbox).items():
+        if any(r.startswith(f"`{_short(source)}`:") for r in refused):
+            continue  # refused already (a redirection that reads it)
+        hazards.extend(
+            Hazard(
+                "ask",
+                f"`{_short(source)}` reaches {p.place}, a sensitive location ({p.why}).",
+                rememberable=False,
+            )
+            for p in places
+        )
     if written is not None:
         hazards.extend(_changed_code(line, cwd, sandbox, written, path_env))
     hazards.extend(_foreign_git(line, cwd, sandbox))
     return list(dict.fromkeys(hazards))
+
+
+MAX_WORDS = 2000
+"""Words of one line checked for the sensitive locations they reach (the rest ask)."""
+
+
+def sensitive_reach(
+    line: CommandLine, cwd: Path, sandbox: WorkspaceAccess
+) -> dict[str, list[Sensitive]]:
+    """The sensitive locations each piece of ``line`` (a program's simple command, a
+    redirection; as written) may reach through its words: operands, option values, code
+    given inline, globs, in every folder it may run in."""
+    found: dict[str, dict[Sensitive, None]] = {}
+    words: list[tuple[str, Word, frozenset[str | None]]] = []
+    for inv in line.invocations:
+        words.extend((inv.text, w, inv.cwds) for w in inv.words)
+        words.extend((inv.text, a.value, inv.cwds) for a in inv.assignments)
+    words.extend((r.text, r.target, r.cwds) for r in line.redirects)
+    for source, word, cwds in words[:MAX_WORDS]:
+        folders = [
+            os.path.normpath(os.path.join(cwd, os.path.expanduser(c) if c[:1] == "~" else c))
+            for c in cwds
+            if c is not None
+        ]
+        for place in reach_of(
+            word.value, raw=word.text, folders=folders, access=sandbox, glob=word.glob
+        ):
+            found.setdefault(source, {}).setdefault(place)
+    if len(words) > MAX_WORDS:
+        found.setdefault(line.text, {}).setdefault(TOO_MANY)
+    return {source: list(places) for source, places in found.items()}
+
+
+TOO_MANY = Sensitive("more words than are checked", "one of them may name another user's dot-files")
 
 
 def _places(use: PathUse, cwd: Path, hazards: list[Hazard], verb: str) -> list[Path]:

@@ -21,8 +21,9 @@ from typing import Any
 
 from ..approvals import ARGUMENTS_KEY, Bound, Shown, digest
 from ..errors import ToolError
-from ..permissions import Permission
-from ..tools import Tool, ToolContext, ToolOutput
+from ..permissions import Hazard, Permission
+from ..tools import Tool, ToolContext, ToolOutput, workspace_access
+from ..workspace.reach import reach_of
 from ._connection import McpConnection, McpLost, McpUnavailable, ServerTool
 from ._results import to_output
 
@@ -63,6 +64,40 @@ def input_schema(schema: Any) -> dict[str, Any] | None:
     return {**schema, "type": "object", "properties": schema.get("properties") or {}}
 
 
+MAX_ARGUMENT_STRINGS = 1000
+"""Strings of one call's arguments looked at for the sensitive locations they name."""
+
+
+def _sensitive_arguments(ctx: ToolContext, arguments: Any, shown: str) -> list[Hazard]:
+    """A server's tool is handed text and may read what it names: an argument that names a
+    sensitive location (an agent credentials file, another user's dot-files, ``~/.ssh``…,
+    taken from the workspace when relative) asks, with a warning no rule may cover."""
+    access = workspace_access(ctx)
+    strings: list[str] = []
+    pending: list[Any] = [arguments]
+    while pending and len(strings) < MAX_ARGUMENT_STRINGS:
+        item = pending.pop()
+        if isinstance(item, str):
+            strings.append(item)
+        elif isinstance(item, Mapping):
+            pending.extend(item.values())
+        elif isinstance(item, list | tuple):
+            pending.extend(item)
+    places = {
+        place: None
+        for text in strings
+        for place in reach_of(text, raw=text, folders=[str(access.root)], access=access, glob=True)
+    }
+    return [
+        Hazard(
+            "ask",
+            f"`{shown}` is given {p.place}, a sensitive location ({p.why}).",
+            rememberable=False,
+        )
+        for p in places
+    ]
+
+
 class McpTool(Tool):
     """One tool of one MCP server; calling it calls the server."""
 
@@ -89,6 +124,9 @@ class McpTool(Tool):
             bound = Bound(ARGUMENTS_KEY, "its arguments", _arguments_digest(args["arguments"]))
             return Shown(None, (bound,))
 
+        def assess(ctx: ToolContext, args: Mapping[str, Any]) -> list[Hazard]:
+            return _sensitive_arguments(ctx, args["arguments"], f"{server} · {listed.name}")
+
         server = connection.name
         description = redact(listed.description.strip())
         if len(description) > MAX_DESCRIPTION:
@@ -101,6 +139,7 @@ class McpTool(Tool):
             permissions={Permission.READ_MCP if read_only else Permission.USE_MCP},
             summary=lambda args: f"{server} · {listed.name}({_short_args(args)})",
             paths=(),
+            assess=assess,
             preview=show,
         )
         self.server = server

@@ -28,16 +28,19 @@ from typing import Any
 from .._tasks import to_the_end
 from ..approvals import ChangedSinceShown, CommandPreview, Grant, ProgramPreview, file_key
 from ..commands import (
+    NO_FILE_EFFECTS,
+    CommandLine,
     OsSandbox,
     Protected,
     SandboxSettings,
     analyze,
     command_hazards,
+    sensitive_reach,
     with_git_overrides,
 )
 from ..errors import ToolDenied, ToolError
 from ..permissions import Hazard, Permission
-from ..workspace.access import WorkspaceAccess
+from ..workspace.access import Sensitive, WorkspaceAccess
 from ..workspace.autorun import autorun_for
 from ..workspace.provenance import WrittenFiles, code_digest
 from ..workspace.system_programs import system_program
@@ -144,13 +147,15 @@ async def _preview(ctx: ToolContext, args: Mapping[str, Any]) -> CommandPreview:
     """The command about to run: each program with what our analysis says it does, and
     what the OS sandbox lets it do."""
     command = str(args["command"])
-    line = await asyncio.to_thread(analyze, command)
+    line, reach = await asyncio.to_thread(_analyzed, ctx, command, args)
     programs = [
         ProgramPreview(
             text=inv.text,
             program=inv.program,
             effect=inv.kind,
-            note=inv.effect.problem or inv.effect.note or _DOES[inv.kind],
+            note=_note(
+                inv.effect.problem or inv.effect.note or _DOES[inv.kind], reach.get(inv.text)
+            ),
             writes=[w.value if w.value is not None else w.text for w in inv.effect.writes],
         )
         for inv in line.invocations
@@ -163,6 +168,30 @@ async def _preview(ctx: ToolContext, args: Mapping[str, Any]) -> CommandPreview:
         redirects=[r.text for r in line.redirects if r.writes],
         sandbox=status.summary,
     )
+
+
+def _analyzed(
+    ctx: ToolContext, command: str, args: Mapping[str, Any]
+) -> tuple[CommandLine, dict[str, list[Sensitive]]]:
+    """The line's analysis, and the sensitive locations each of its programs reaches."""
+    line = analyze(command)
+    sandbox = workspace_access(ctx)
+    try:
+        cwd = sandbox.resolve(str(args.get("working_dir", ".")), must_exist=True)
+    except ToolError:
+        cwd = sandbox.root
+    return line, sensitive_reach(line, cwd, sandbox)
+
+
+def _note(does: str, reach: list[Sensitive] | None) -> str:
+    """What a program does, for its card: never "only reads" when it reaches a sensitive
+    location (a read of someone's credentials is not a harmless read)."""
+    if not reach:
+        return does
+    places = ", ".join(p.place for p in reach[:3]) + (" …" if len(reach) > 3 else "")
+    if does in (_DOES["reads"], NO_FILE_EFFECTS):
+        return f"reaches a sensitive location: {places}"
+    return f"{does}; reaches a sensitive location: {places}"
 
 
 @tool(

@@ -15,15 +15,26 @@ which no link is followed out, so a path swapped for a link after the check cann
 them elsewhere.
 
 It guards the file tools only. A shell command can reach anything its user can;
-commands are guarded by the permission rules and the user's approval instead.
+commands are guarded by the permission rules and the user's approval instead, with this
+module's notion of a sensitive location (:meth:`WorkspaceAccess.sensitive_location`) as the warning
+their cards carry (:mod:`jupyter_agent.workspace.reach`).
+
+Sensitive locations are of three kinds, each refused to the file tools: the configured places
+(:data:`DEFAULT_SENSITIVE`, ``~`` being the user's own home); an agent credentials file
+wherever it lies (``.jupyter_agent/credentials.json``, in any home); and, on a machine whose
+users share one Unix account (containers, some hub spawners), everything in another user's
+home whose name starts with a dot (their settings, keys and histories).
 """
 
 from __future__ import annotations
 
 import difflib
 import functools
+import itertools
 import os
+import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
@@ -60,6 +71,22 @@ DEFAULT_SENSITIVE: tuple[str, ...] = (
     "/sys",
 )
 """Places refused even when the workspace root lies above them (``~`` is the real home)."""
+
+SYSTEM_PLACES = frozenset({"/etc", "/proc", "/sys"})
+"""The sensitive places commands read as a matter of course (``cat /etc/os-release``)."""
+
+HOME_PARENTS: tuple[str, ...] = ("/home", "/Users", "/var/home")
+"""Folders each of whose sub-folders is someone's home (Linux, macOS, Fedora's atomic
+desktops); ``/root`` and the homes the account database lists are homes too."""
+
+AGENT_CREDENTIALS: tuple[str, str] = (".jupyter_agent", "credentials.json")
+"""An agent credentials file, in whichever home (or anywhere else) it lies."""
+
+OTHER_HOME = "another user's home folder: its dot-files hold their settings and credentials"
+"""Why another home's dot-files are a sensitive location."""
+
+MAX_ACCOUNTS = 5000
+"""Accounts read from the account database (once): a directory service may list many."""
 
 MAX_PATH_CHARS = 4096
 """Longer paths are refused before anything echoes them (Linux's own limit is 4,096 bytes)."""
@@ -102,6 +129,16 @@ def _check_given(path: object) -> None:
         raise ToolError(f"Refused {path!r}: the path contains a NUL byte.")
 
 
+@dataclass(frozen=True)
+class Sensitive:
+    """A sensitive location a path lies in (or reaches), as a card or a refusal names it."""
+
+    place: str
+    """The location: ``~/.ssh``, ``/home/bob/.jupyter_agent/credentials.json``."""
+    why: str
+    """What it holds, in a few words."""
+
+
 class WorkspaceAccess:
     """Resolves the paths tools are given and refuses the ones they must not touch."""
 
@@ -125,6 +162,9 @@ class WorkspaceAccess:
             for shown, places in self._sensitive
             if any(_inside(p, self.root) for p in places)
         ]
+        # Homes that are the user's: their own, and any that holds the workspace (the user
+        # chose to work there); another home's dot-files are sensitive.
+        self.own_homes = _own_homes(self.root, self.given_root)
 
     def __repr__(self) -> str:
         return f"WorkspaceAccess({str(self.root)!r})"
@@ -171,11 +211,11 @@ class WorkspaceAccess:
         except OSError:  # a link removed while it was being followed
             raise ToolError(f"Refused {path!r}: it changed while it was being checked.") from None
         for candidate in (lexical, real):
-            place = self._sensitive_place(candidate)
-            if place is not None:
+            found = self.sensitive_location(candidate)
+            if found is not None:
                 raise ToolError(
-                    f"Refused {path!r}: {place} is a sensitive location (credentials or "
-                    "system files) that the agent may never touch."
+                    f"Refused {path!r}: {found.place} is a sensitive location ({found.why}) "
+                    "that the agent may never touch."
                 )
         if not _inside(real, self.root):
             raise ToolError(self._outside_message(path, expanded, lexical, real))
@@ -247,6 +287,9 @@ class WorkspaceAccess:
             place = self._sensitive_place(candidate)
             if place is not None and place not in ("/etc", "/sys"):  # readable system files
                 return f"{place} is a sensitive location (credentials or process data)."
+            found = self.personal(candidate)
+            if found is not None:
+                return f"{found.place} is a sensitive location ({found.why})."
             parts = _rel_parts(candidate, self.root)
             if parts is not None:
                 reason = self.deny_reason(parts)
@@ -262,6 +305,8 @@ class WorkspaceAccess:
         for _shown, places in self._sensitive_below:
             if any(_inside(real, p) or _inside(path, p) for p in places):
                 return False
+        if self.personal(path) is not None or self.personal(real) is not None:
+            return False
         for p in (Path(path), real):
             parts = _rel_parts(p, self.root)
             if parts is not None and self.deny_reason(parts) is not None:
@@ -297,9 +342,25 @@ class WorkspaceAccess:
             text += " Use list_directory to see what is there."
         return text
 
-    def _sensitive_place(self, path: Path) -> str | None:
+    def sensitive_location(self, path: Path | str, *, system: bool = True) -> Sensitive | None:
+        """The sensitive location the absolute ``path`` lies in, as written (no link is
+        followed: callers check the resolved path too), or ``None``. ``system=False`` leaves
+        out the system folders (``/etc``, ``/proc``, ``/sys``) that commands read as a
+        matter of course."""
+        place = self._sensitive_place(path)
+        if place is not None and (system or place not in SYSTEM_PLACES):
+            return Sensitive(place, "credentials or system files")
+        return self.personal(path)
+
+    def personal(self, path: Path | str) -> Sensitive | None:
+        """The sensitive location of a person that the absolute ``path`` lies in: an agent
+        credentials file anywhere, or another user's dot-files (:func:`personal_place`)."""
+        return personal_place(path, self.own_homes)
+
+    def _sensitive_place(self, path: Path | str) -> str | None:
+        text = clean_path(os.fspath(path)).casefold()  # a case-blind file system (macOS)
         for shown, places in self._sensitive:
-            if any(_inside(path, place) for place in places):
+            if any(_inside(text, os.fspath(place).casefold()) for place in places):
                 return shown
         return None
 
@@ -312,6 +373,9 @@ def secret_place(path: str | Path) -> str | None:
         for shown, places in _default_sensitive():
             if any(_inside(candidate, place) for place in places):
                 return f"{shown} is a sensitive location"
+        found = personal_place(candidate, _own_homes())
+        if found is not None:
+            return f"{found.place} is a sensitive location ({found.why})"
         name = os.path.basename(candidate)
         for pattern in DEFAULT_DENY_GLOBS:
             if glob_matches(pattern, [name]):
@@ -322,6 +386,137 @@ def secret_place(path: str | Path) -> str | None:
 @functools.cache
 def _default_sensitive() -> list[tuple[str, list[Path]]]:
     return _expand_sensitive(DEFAULT_SENSITIVE)
+
+
+# --- the sensitive places of people -------------------------------------------------------
+
+_PROC_ROOT = re.compile(r"/proc/[^/]+/root(?=/|\Z)")
+
+
+def clean_path(path: str) -> str:
+    """An absolute path as the kernel walks it, lexically: ``.``, ``..`` and repeated
+    slashes gone (``//home`` is ``/home``), a ``/proc/<pid>/root`` prefix (a process's
+    view of ``/``) taken away."""
+    text = os.path.normpath(path)
+    if text.startswith("//"):
+        text = "/" + text.lstrip("/")
+    while (found := _PROC_ROOT.match(text)) is not None:
+        text = "/" + text[found.end() :].lstrip("/")
+    return text
+
+
+def personal_place(path: Path | str, own: frozenset[str]) -> Sensitive | None:
+    """The sensitive location of a person that ``path`` (absolute) lies in, or ``None``:
+
+    - an agent credentials file (``…/.jupyter_agent/credentials.json``), in any folder;
+    - a dot-file or dot-folder (``.ssh``, ``.bash_history``, ``.config``…) of a home that is
+      not among ``own`` (case-folded): under :data:`HOME_PARENTS`, ``/root``, or the home of
+      an account with a user id of 1000 or more.
+
+    Only text is compared (case-blind, for macOS): nothing is read from the disk but the
+    account database, once."""
+    text = clean_path(os.fspath(path))
+    folded = text.casefold()
+    parts = folded.split("/")
+    credentials = tuple(p.casefold() for p in AGENT_CREDENTIALS)
+    for i in range(1, len(parts) - 1):
+        if (parts[i], parts[i + 1]) == credentials:
+            shown = "/".join(text.split("/")[: i + 2])
+            return Sensitive(shown, "an agent credentials file: it holds someone's API keys")
+    home = other_home(text, own)
+    if home is None or len(text) <= len(home) + 1:
+        return None
+    first = text[len(home) + 1 :].split("/", 1)[0]
+    if not first.startswith("."):
+        return None
+    return Sensitive(f"{home}/{first}", OTHER_HOME)
+
+
+def other_home(path: str, own: frozenset[str]) -> str | None:
+    """The home folder of another user that ``path`` (absolute, cleaned) is or lies in, or
+    ``None`` (see :func:`personal_place`)."""
+    folded = path.casefold()
+    found: str | None = None
+    for parent in HOME_PARENTS:
+        prefix = parent.rstrip("/").casefold() + "/"
+        if folded.startswith(prefix):
+            name = path[len(prefix) :].split("/", 1)[0]
+            if name and not name.startswith("."):
+                found = path[: len(prefix) + len(name)]
+                break
+    if found is None and (folded == "/root" or folded.startswith("/root/")):
+        found = path[:5]
+    if found is None:
+        accounts = _account_homes()
+        probe = folded
+        while probe not in ("", "/"):
+            if probe in accounts:
+                found = path[: len(probe)]
+                break
+            probe = probe.rsplit("/", 1)[0]
+    if found is None or found.casefold() in own:
+        return None
+    return found
+
+
+@functools.cache
+def _account_homes() -> frozenset[str]:
+    """The homes (case-folded) of the accounts with a user id of 1000 or more that the
+    account database lists, read once and bounded (system accounts' "homes" such as
+    ``/bin`` or ``/var/lib/x`` are not people's)."""
+    try:
+        import pwd
+
+        entries = list(itertools.islice(pwd.getpwall(), MAX_ACCOUNTS))
+    except (ImportError, OSError):
+        return frozenset()
+    homes = {
+        os.path.normpath(e.pw_dir).casefold()
+        for e in entries
+        if 1000 <= e.pw_uid < 65534 and os.path.isabs(e.pw_dir or "")
+    }
+    return frozenset(h for h in homes if h != "/" and h != "/nonexistent")
+
+
+def _own_homes(*workspace: Path) -> frozenset[str]:
+    """The user's own homes, case-folded (their ``$HOME``, their account's home, where links
+    lead from them), and any home that holds one of the ``workspace`` folders."""
+    own: set[str] = set()
+    for home in _real_homes():
+        own.update(clean_path(h).casefold() for h in (home, os.path.realpath(home)))
+    for folder in workspace:
+        text = clean_path(os.fspath(folder))
+        probe = text
+        while probe not in ("", "/"):
+            holding = other_home(probe, frozenset(own))
+            if holding is not None:
+                own.add(holding.casefold())
+            probe = probe.rsplit("/", 1)[0]
+    return frozenset(own)
+
+
+def other_homes(own: frozenset[str], limit: int = 1000) -> list[str]:
+    """Other users' homes this process may enter (a shared Unix account), at most ``limit``
+    of them: the folders of :data:`HOME_PARENTS`, ``/root`` and the account database's."""
+    found: list[str] = []
+    candidates: list[str] = ["/root"]
+    for parent in HOME_PARENTS:
+        try:
+            with os.scandir(parent) as entries:
+                candidates.extend(
+                    e.path for e in itertools.islice(entries, limit) if not e.name.startswith(".")
+                )
+        except OSError:
+            continue
+    candidates.extend(sorted(_account_homes()))
+    for home in dict.fromkeys(candidates):
+        if len(found) >= limit:
+            break
+        if home.casefold() in own or not os.path.isdir(home):
+            continue
+        if os.access(home, os.R_OK | os.X_OK):
+            found.append(home)
+    return found
 
 
 # --- helpers -------------------------------------------------------------------------
