@@ -23,7 +23,7 @@ import {
   OperationTable,
   defersPing,
   isAddressedTo,
-  pathsMatch
+  notebookFor
 } from './model';
 import {
   type ISaveRoute,
@@ -120,7 +120,12 @@ export class NotebookBridge implements IAgentBridge, IDisposable {
     this.version = options.version;
     this._notebooks = options.notebooks;
     this._controls = options.controls ?? null;
-    registerCoreOperations(this._table, this.version, options.frontend);
+    registerCoreOperations(
+      this._table,
+      this.version,
+      options.frontend,
+      options.serverRoot
+    );
     registerNotebookOperations(this._table, options.saveRoute ?? null);
 
     this._notebooks.forEach(panel => this._watch(panel.sessionContext));
@@ -324,19 +329,30 @@ export class NotebookBridge implements IAgentBridge, IDisposable {
     channel.send(reply as JSONObject);
   }
 
-  /** The notebook on kernel `kernelId` whose path matches the kernel's, if any. */
+  /**
+   * The notebook on kernel `kernelId` whose path matches the kernel's, if any; for a
+   * kernel that names none (a remote one), the only notebook open on it.
+   */
   private _findContext(
     kernelId: string,
     kernelPath: string
   ): DocumentRegistry.IContext<INotebookModel> | null {
-    const panel = this._notebooks.find(
-      (p: NotebookPanel) =>
+    const contexts = new Set<DocumentRegistry.IContext<INotebookModel>>();
+    this._notebooks.forEach((p: NotebookPanel) => {
+      if (
         !p.isDisposed &&
         !p.context.isDisposed &&
-        p.sessionContext.session?.kernel?.id === kernelId &&
-        pathsMatch(kernelPath, p.context.path)
+        p.sessionContext.session?.kernel?.id === kernelId
+      ) {
+        contexts.add(p.context); // views of one notebook share their context
+      }
+    });
+    const open = [...contexts];
+    const index = notebookFor(
+      kernelPath,
+      open.map(c => c.path)
     );
-    return panel?.context ?? null;
+    return index < 0 ? null : open[index];
   }
 
   private _isDisposed = false;
@@ -359,6 +375,8 @@ export namespace NotebookBridge {
     version: string;
     /** The app this is (`ping` says it, the kernel names it so); default JupyterLab. */
     frontend?: Frontend;
+    /** The server's root folder as the page names it (`ping` says it); default unsaid. */
+    serverRoot?: string;
     /** How collaborative notebooks are saved; without it, as any other. */
     saveRoute?: ISaveRoute | null;
   }

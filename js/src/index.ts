@@ -51,6 +51,7 @@ const bridgePlugin: JupyterFrontEndPlugin<IAgentBridge> = {
       controls,
       version: VERSION,
       frontend: frontendOf(app.name),
+      serverRoot: pageOption('serverRoot'),
       // jupyter-collaboration sets the factory's content provider when it
       // activates, which may be after this plugin: read it at each save.
       saveRoute: {
@@ -59,6 +60,19 @@ const bridgePlugin: JupyterFrontEndPlugin<IAgentBridge> = {
       }
     })
 };
+
+/** A string option of the page's config (`jupyter-config-data`); '' when unsaid. */
+function pageOption(name: string): string {
+  try {
+    const node = document.getElementById('jupyter-config-data');
+    const value = (
+      JSON.parse(node?.textContent || '{}') as Record<string, unknown>
+    )[name];
+    return typeof value === 'string' ? value : '';
+  } catch {
+    return '';
+  }
+}
 
 /** The notebook whose kernel has id `kernelId`, if one is open. */
 function notebookOfKernel(

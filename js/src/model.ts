@@ -53,13 +53,32 @@ export function pathsMatch(kernelPath: string, frontendPath: string): boolean {
 }
 
 /**
+ * Which of the notebooks open on a kernel (their paths, one per notebook) a comm the
+ * kernel opened with `kernelPath` is bound to: the one whose path matches; with no path
+ * (a remote kernel knows none), the only notebook there is. -1: none, or no telling
+ * which of several.
+ */
+export function notebookFor(
+  kernelPath: string,
+  paths: readonly string[]
+): number {
+  if (normalisePath(kernelPath) === '') {
+    return paths.length === 1 ? 0 : -1;
+  }
+  return paths.findIndex(path => pathsMatch(kernelPath, path));
+}
+
+/**
  * The `ping` result: the notebook the comm is bound to and who answers; for
- * protocol 1 kernels also this frontend's `instance`, to address requests to.
+ * protocol 1 kernels also this frontend's `instance`, to address requests to;
+ * with `serverRoot` (the page's), where the server keeps it, for a kernel to
+ * tell whether it runs there.
  */
 export function pingResult(
   target: IBridgeTarget,
   version: string,
-  frontend: Frontend = 'jupyterlab'
+  frontend: Frontend = 'jupyterlab',
+  serverRoot = ''
 ): ResultOf<'ping'> {
   const result: ResultOf<'ping'> = {
     path: target.path,
@@ -70,6 +89,9 @@ export function pingResult(
   };
   if ((target.protocol ?? 0) >= 1 && target.instance) {
     result.instance = target.instance;
+  }
+  if (serverRoot) {
+    result.server_root = serverRoot;
   }
   return result;
 }

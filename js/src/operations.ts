@@ -51,13 +51,19 @@ import { Running } from './running';
 export function registerCoreOperations<T extends IBridgeTarget>(
   table: OperationTable<T>,
   version: string,
-  frontend: Frontend = 'jupyterlab'
+  frontend: Frontend = 'jupyterlab',
+  serverRoot = ''
 ): IDisposable[] {
   return [
     table.register(
       'ping' satisfies Operation,
       async (_request, target) =>
-        pingResult(target, version, frontend) as unknown as JSONResult
+        pingResult(
+          target,
+          version,
+          frontend,
+          serverRoot
+        ) as unknown as JSONResult
     )
   ];
 }

@@ -311,6 +311,7 @@ export interface PingResult {
   instance?: string;
   path: string;
   protocol?: number;
+  server_root?: string;
   version: string;
 }
 /**

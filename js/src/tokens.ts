@@ -121,7 +121,11 @@ export function frontendOf(appName: string): Frontend {
 
 /** `data` of the kernel's comm_open. */
 export interface IOpenData extends PartialJSONObject {
-  /** The notebook path as the kernel knows it (`__session__`): absolute or server-relative. */
+  /**
+   * The notebook path as the kernel knows it (`__session__`): absolute or server-relative;
+   * empty or absent from a kernel that does not know it (a remote one): the comm is then
+   * bound to the one notebook open on that kernel, which the `ping` result names.
+   */
   path?: string;
   /** The protocol version the kernel speaks (docs/notebook-bridge.md); absent: 0. */
   protocol?: number;

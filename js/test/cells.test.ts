@@ -431,6 +431,16 @@ describe('addressing', () => {
     assert.equal(pingResult(target, '1').frontend, 'jupyterlab');
   });
 
+  it("ping names the server's root folder when the page says it", () => {
+    // A remote kernel compares it with its own folder: it runs where the notebook is, or not.
+    const target = { path: 'work/g.ipynb' };
+    assert.equal(
+      pingResult(target, '1', 'jupyterlab', '/srv/lab').server_root,
+      '/srv/lab'
+    );
+    assert.ok(!('server_root' in pingResult(target, '1', 'jupyterlab')));
+  });
+
   it("ping says the extension checks a run's expected source", () => {
     // The kernel runs an approved cell only on a frontend that says so.
     assert.ok(PROTOCOL_VERSION >= 2);

@@ -8,6 +8,7 @@ import { describe, it } from 'node:test';
 import {
   OperationTable,
   normalisePath,
+  notebookFor,
   panelModelId,
   pathsMatch
 } from '../src/model';
@@ -29,6 +30,20 @@ describe('normalisePath', () => {
       normalisePath('C:\\Users\\me\\a.ipynb'),
       'C:/Users/me/a.ipynb'
     );
+  });
+});
+
+describe('notebookFor', () => {
+  it('binds a comm to the notebook whose path matches the kernel path', () => {
+    assert.equal(notebookFor('/srv/root/b.ipynb', ['a.ipynb', 'b.ipynb']), 1);
+    assert.equal(notebookFor('c.ipynb', ['a.ipynb', 'b.ipynb']), -1);
+  });
+
+  it('binds a kernel that names no notebook (a remote one) to the only one open on it', () => {
+    assert.equal(notebookFor('', ['work/g.ipynb']), 0);
+    assert.equal(notebookFor('', []), -1);
+    // Two notebooks on one kernel: no telling which is the agent's.
+    assert.equal(notebookFor('', ['a.ipynb', 'b.ipynb']), -1);
   });
 });
 

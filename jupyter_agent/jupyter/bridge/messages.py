@@ -137,6 +137,9 @@ class PingResult(TypedDict):
     """The protocol the extension speaks (absent: 1 or older)."""
     instance: NotRequired[str]
     """This frontend's id for the comm, to address requests to (protocol 1 and later)."""
+    server_root: NotRequired[str]
+    """The Jupyter server's root folder, as its page names it (``~`` for its home): with
+    ``path``, where the notebook is on the server's host, which a remote kernel's is not."""
 
 
 class WireCell(TypedDict):
