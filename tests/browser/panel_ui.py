@@ -122,6 +122,16 @@ def open_from_palette(page: Any) -> None:
     search = page.locator(".jp-ModalCommandPalette .lm-CommandPalette-input")
     search.fill("Agent: Open panel")
     page.locator(".lm-CommandPalette-item", has_text="Agent: Open panel").first.click()
+    expect(sidebar(page)).to_be_visible()
+
+
+def open_sidebar(page: Any) -> None:
+    """Open the agent's sidebar for the active notebook, as Agent: Open panel does (by
+    the command itself: where a test is not about the palette, its keys are no concern)."""
+    page.evaluate(
+        "() => window.jupyterapp.commands.execute('jupyter-agent:open-panel').then(() => null)"
+    )
+    expect(sidebar(page)).to_be_visible()
 
 
 def sidebar_width(page: Any, width: int) -> None:
@@ -165,7 +175,7 @@ def in_every_place(page: Any, notebook: Any, name: str) -> list[str]:
         else:
             root = sidebar(page)
             if not root.is_visible():
-                open_from_palette(page)
+                open_sidebar(page)
             sidebar_width(page, int(place.split("-")[1]))
             panel = root.locator(".ja-panel").first
             expect(panel.locator(".ja-transcript")).not_to_contain_text("Connecting to the kernel")

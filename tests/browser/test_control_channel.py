@@ -163,6 +163,8 @@ def test_the_sidebar_shows_the_agent_at_once_while_a_cell_runs(
     expect(cell.locator(".jp-OutputArea-output")).to_have_text("sleeping")
     open_from_palette(page)
     side = sidebar(page).locator(".ja-panel")
+    # At the sidebar's width the role picker is in the ⋯ menu.
+    side.get_by_role("button", name="Settings and sessions").click(timeout=3_000)
     expect(side.get_by_role("combobox", name="Role")).to_have_value("planner", timeout=3_000)
     expect(cell.locator(".jp-InputPrompt")).to_have_text("[*]:", timeout=1)  # still asleep
     # The docked view works during the cell too: its click reaches the agent.

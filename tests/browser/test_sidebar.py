@@ -48,6 +48,9 @@ def test_the_palette_command_docks_the_agent_and_loads_the_extension(open_notebo
     # The kernel has the extension now: %agent works without %load_ext, and the docked
     # panel is the same widget as the kernel's (a role change shows there at once).
     assert notebook.run_cell("%agent role actor") == "Role: actor"
+    expect(panel.locator(".ja-role-badge")).to_have_text("actor")
+    # At the sidebar's width the role picker is in the ⋯ menu, showing the change too.
+    panel.get_by_role("button", name="Settings and sessions").click()
     expect(panel.get_by_role("combobox", name="Role")).to_have_value("actor")
 
 

@@ -16,7 +16,7 @@ from panel_ui import (
     agent_notebook,
     call,
     in_every_place,
-    open_from_palette,
+    open_sidebar,
     shot_path,
     sidebar,
     sidebar_width,
@@ -160,7 +160,7 @@ def test_the_layout_in_both_themes_inline_and_docked_passes_axe(open_notebook, l
     expect(inline.get_by_role("combobox", name="Role")).to_be_visible()
     assert in_every_place(page, notebook, "sidebar-layout") == []
     # The menu open, at 300 px, in both themes.
-    open_from_palette(page)
+    open_sidebar(page)
     side = sidebar(page)
     sidebar_width(page, 300)
     side.locator(".ja-panel").get_by_role("button", name="Settings and sessions").click()

@@ -15,7 +15,7 @@ from typing import Any
 from axe_audit import AXE, THEMES, change_theme
 from panel_ui import (
     in_every_place,
-    open_from_palette,
+    open_sidebar,
     send,
     sidebar,
     sidebar_width,
@@ -88,7 +88,7 @@ def test_the_trust_prompt_shows_as_the_panel_opens_and_is_accessible(
         expect(transcript.locator(".ja-warning")).to_have_count(0)
         expect(transcript).not_to_contain_text("only in part")
         # Docked at the sidebar's default width, the card fits (it scrolls, not the page).
-        open_from_palette(page)
+        open_sidebar(page)
         sidebar_width(page, 300)
         page.wait_for_function(
             "() => document.querySelector('#jupyter-agent-sidebar')"
