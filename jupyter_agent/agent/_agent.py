@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -155,6 +155,10 @@ class Agent:
         agent sets it); None: someone always may (code holding the handle)."""
         self.unattended: Unattended = config.settings.unattended()
         """What a call needing approval does when nobody can give it (see :data:`Unattended`)."""
+        self.notebook_arriving: Callable[[], Awaitable[None]] | None = None
+        """Waits (bounded) while a notebook may yet be attached (a remote kernel asking its
+        frontend which one it is): a run without a notebook awaits it before its first
+        model call, so that it is offered the notebook tools it can use."""
         runtime.add(self)
 
     def __repr__(self) -> str:

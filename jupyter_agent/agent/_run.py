@@ -253,6 +253,7 @@ class Run:
         if self._servers_connected:
             return
         self._servers_connected = True
+        await self._notebook_arrived()
         for note in await self.agent.connect_tool_servers(self.role):
             self.warn(note)
         offered = self.agent.tools.allowed(self.role.permissions)
@@ -261,6 +262,19 @@ class Run:
         ):
             self.tools = offered
             self.tool_specs = ApiTools(t.spec() for t in offered)
+
+    async def _notebook_arrived(self) -> None:
+        """A notebook that may yet be attached (a remote kernel's, named by its frontend)
+        is awaited; once there, this run, before its first model call, is told of it as
+        every later run is (prompt, tools, notices)."""
+        agent, arriving = self.agent, self.agent.notebook_arriving
+        if arriving is None or agent.notebook is not None:
+            return
+        await arriving()
+        if agent.notebook is not None:
+            self.system_prompt = agent.system_prompt(self.role, self.project_instructions)
+            for notice, action in agent.notices.take(agent.secrets.redact):
+                self.emit(WarningEvent(message=notice, action=action))
 
     async def call_model(
         self,

@@ -17,6 +17,7 @@ from ..agent.render import TextRenderer
 from ..config.settings import SettingsError
 from ..errors import AgentError
 from ..secrets import credentials
+from ..secrets.environment import key_environment
 from ._mcp_status import show_mcp
 from .kernel.agent import KernelAgent, in_kernel, kernel_agent, running_cell_id
 from .magic_line import (
@@ -377,7 +378,7 @@ def _login(kernel: KernelAgent, agent: Agent) -> None:
     except Exception:  # a frontend that cannot ask (nbconvert, papermill)
         raise UsageError(
             "%agent login needs a frontend that can ask for input: use the panel's key "
-            "field, or set ANTHROPIC_API_KEY in the environment Jupyter starts in"
+            f"field, or set ANTHROPIC_API_KEY in {key_environment()}"
         ) from None
     if not key.strip():
         print("No key entered; nothing changed.")

@@ -28,6 +28,7 @@ from typing import Any
 
 from ..errors import MissingAPIKey, ModelError, PromptTooLong
 from ..secrets import credentials
+from ..secrets.environment import JUPYTER_ENVIRONMENT, gateway_key_note, key_environment
 from ..secrets.shapes import mask_secrets
 from ._anthropic_request import CACHE, open_sdk_stream, request_body, with_breakpoint_on_last
 from ._anthropic_stream import EventStream, ReplyBuilder, StreamFault, server_sent_events
@@ -197,7 +198,11 @@ class AnthropicModel:
 
     def check(self) -> None:
         if self._client is None and not (self._api_key or _environment_key() or self._stored_key()):
-            raise MissingAPIKey(NO_KEY, headline="No Anthropic API key found.")
+            # On a gateway's kernel the environment Jupyter starts in is not this one's.
+            raise MissingAPIKey(
+                NO_KEY.replace(JUPYTER_ENVIRONMENT, key_environment()),
+                headline=f"No Anthropic API key found. {gateway_key_note()}".strip(),
+            )
 
     @property
     def key_rejected(self) -> bool:

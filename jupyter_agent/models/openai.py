@@ -24,6 +24,7 @@ from typing import Any, Literal
 from ..errors import MissingAPIKey, ModelError, PromptTooLong
 from ..messages import encodable
 from ..secrets import credentials
+from ..secrets.environment import JUPYTER_ENVIRONMENT, gateway_key_note, key_environment
 from ..secrets.shapes import mask_secrets
 from ._anthropic_stream import StreamFault
 from ._base import ModelRequest, StreamDone, StreamPart
@@ -220,11 +221,14 @@ class OpenAIModel:
         if self._client is not None:
             return
         if self.provider == "openai" and not self._key():
-            raise MissingAPIKey(NO_KEY, headline="No OpenAI API key found.")
+            raise MissingAPIKey(
+                NO_KEY.replace(JUPYTER_ENVIRONMENT, key_environment()),
+                headline=f"No OpenAI API key found. {gateway_key_note()}".strip(),
+            )
         if self.api_key_env not in (None, "OPENAI_API_KEY") and not self._key():
             raise MissingAPIKey(
                 f"No key for {self.name}: the settings say it is in ${self.api_key_env}, "
-                "which is not set in the environment Jupyter starts in."
+                f"which is not set in {key_environment()}."
             )
         if self.provider == "openai-compatible" and not self._url():
             raise ModelError(NO_URL.format(name=self.name))

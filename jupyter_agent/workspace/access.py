@@ -165,6 +165,9 @@ class WorkspaceAccess:
         # Homes that are the user's: their own, and any that holds the workspace (the user
         # chose to work there); another home's dot-files are sensitive.
         self.own_homes = _own_homes(self.root, self.given_root)
+        self.missing_note = ""
+        """Said after "x does not exist" when the workspace is not where the user's files
+        are (a remote kernel's folder: not the Jupyter server's)."""
 
     def __repr__(self) -> str:
         return f"WorkspaceAccess({str(self.root)!r})"
@@ -323,6 +326,8 @@ class WorkspaceAccess:
             text = f"{given!r} does not exist: there is no folder {self.relative(missing)!r}."
         else:
             text = f"{given!r} does not exist."
+        if self.missing_note:
+            text += f" {self.missing_note}"
         try:
             names = [
                 n

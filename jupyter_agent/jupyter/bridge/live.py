@@ -85,6 +85,7 @@ __all__ = [
     "BridgeTimeout",
     "LiveBridge",
     "connect_notebook",
+    "find_notebook",
     "kernel_notebook_path",
     "notebook_file",
 ]
@@ -198,6 +199,9 @@ class LiveBridge:
         """The ping's answer: path, frontend, version, instance."""
         self.on_renamed: Callable[[str], None] | None = None
         """Called on the loop with the new path when the notebook is renamed or moved."""
+        self.note = ""
+        """A clause :meth:`describe` adds (a remote kernel: that it runs apart from the
+        notebook's folder)."""
         self._comm_factory = comm_factory
         self._comm: Any = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -221,11 +225,12 @@ class LiveBridge:
         return APPS.get(str(self.frontend.get("frontend", "")), "the notebook frontend")
 
     def describe(self) -> str:
-        return (
+        described = (
             f"{self.path} — live in {self.app}: edits appear in the open notebook and can be "
             "undone there (Edit → Undo Cell Operation), and cells run in this kernel as if "
             "the user ran them"
         )
+        return f"{described}; {self.note}" if self.note else described
 
     @property
     def connected(self) -> bool:
@@ -612,6 +617,35 @@ def _protocol_of(frontend: dict[str, Any]) -> int:
     """The protocol version a frontend's ping answer says it speaks (absent: 1 or older)."""
     value = frontend.get("protocol")
     return value if isinstance(value, int) and not isinstance(value, bool) else 1
+
+
+async def find_notebook(
+    *,
+    timeout: float = CONNECT_TIMEOUT,
+    cell_ended: Callable[[str], float | None] | None = None,
+) -> LiveBridge | None:
+    """The notebook open on this kernel, as its frontend names it, for a kernel that does
+    not know its notebook (a remote kernel a gateway started: no ``__session__``); None
+    when no frontend answers, or it has no notebook, or several, on this kernel.
+
+    Opens the comm with no path; the lab extension binds it to the one notebook open on
+    this kernel, and its ping's answer names it (``path``, relative to the server's root;
+    ``server_root``). The bridge then asks for it by that path when it reconnects. Await
+    it as :func:`connect_notebook` (where the kernel can read the answer).
+    """
+    bridge = LiveBridge("", connect_timeout=timeout, cell_ended=cell_ended)
+    try:
+        await bridge.connect()
+    except BridgeError as error:
+        bridge.close()
+        log.info("no notebook frontend named this kernel's notebook (%s)", error)
+        return None
+    if not bridge.path:  # an answer naming no notebook is no notebook
+        bridge.close()
+        return None
+    bridge.kernel_path = bridge.path
+    bridge.file = notebook_file(bridge.path)
+    return bridge
 
 
 async def connect_notebook(

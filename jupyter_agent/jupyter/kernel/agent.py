@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import logging
 import os
 import re
@@ -26,15 +27,20 @@ from ...models import Model
 from ...notebook.bridge import BridgeMode, Cell, CellType, NotebookBridge, RunResult
 from ...notebook.file import FileBridge
 from ...notebook.id_memory import IdMemory
-from ...sessions.notebooks import ThisNotebook
+from ...sessions.notebooks import ThisNotebook, notebook_name
+from ...workspace.access import WorkspaceAccess
 from .agent_thread import agent_loop, main_loop
 from .attendance import PanelViews
+from .remote import Apart, kernel_apart
 from .runner import CellTimes, KernelExecutor, attach_kernel
 
 log = logging.getLogger(__name__)
 
 BRIDGE_TIMEOUT = 2.0
 """Seconds to wait for the lab extension to answer before editing the file instead."""
+FIND_WAIT = 10.0
+"""Seconds at most a run waits for the frontend to name a remote kernel's notebook (its
+own wait is BRIDGE_TIMEOUT of time the agent's thread was free)."""
 
 
 # --- where the kernel is --------------------------------------------------------------
@@ -213,6 +219,13 @@ class KernelAgent:
         """The agents' loop: their own thread's in a kernel, so that they never wait
         for a cell (None in terminal IPython, which runs them on its own loop as it
         waits for them)."""
+        self._finding: concurrent.futures.Future[None] | None = None
+        """Asking the frontend which notebook this is, for a kernel that does not know
+        (a remote kernel); done once it answered or did not."""
+        self.apart: Apart | None = None
+        """How this kernel runs apart from its notebook's folder (a remote kernel), once
+        the frontend named the notebook; None when it runs there or it is not known."""
+        self._apart_said = False
 
     # The agent ----------------------------------------------------------------------
 
@@ -280,7 +293,80 @@ class KernelAgent:
             agent.command_sandbox.hide(connection.parent)
         if self.notebook_path is not None:
             agent.attach_notebook(self._notebook_bridge())
+            if self.apart is not None:
+                self._say_apart(agent, self.apart)
+        elif in_kernel(self.shell):
+            self._find_notebook(agent)
         return agent
+
+    # A remote kernel: the frontend names the notebook --------------------------------
+
+    def _find_notebook(self, agent: Agent) -> None:
+        """Ask the frontend which notebook is open on this kernel (once per kernel); a
+        run waits for the answer before its first model call (``notebook_arriving``)."""
+        home = self.home
+        if home is None:
+            return
+        if self._finding is None:
+            ended = CellTimes.of(self.shell).ended_at
+            self._finding = asyncio.run_coroutine_threadsafe(self._ask_frontend(ended.get), home)
+        finding = self._finding
+
+        async def arriving() -> None:
+            if not finding.done():
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(finding)), FIND_WAIT)
+
+        agent.notebook_arriving = arriving
+
+    async def _ask_frontend(self, cell_ended: Callable[[str], float | None]) -> None:
+        try:
+            from ..bridge.live import find_notebook
+        except ImportError:
+            return
+        try:
+            bridge = await find_notebook(timeout=BRIDGE_TIMEOUT, cell_ended=cell_ended)
+        except Exception:
+            log.warning("could not ask the notebook frontend which notebook this is")
+            return
+        if bridge is None:
+            return
+        if self.notebook_path is not None:  # %agent --notebook came first
+            bridge.close()
+            return
+        self._found(bridge)
+
+    def _found(self, bridge: Any) -> None:
+        """The frontend named this kernel's notebook: the agent works on it live (on the
+        agent's thread)."""
+        self.notebook_path, self.bridge = bridge.path, bridge
+        file: Path = bridge.file
+        self.notebook_file = file if file.is_file() else None
+        self.apart = kernel_apart(bridge.path, str(bridge.frontend.get("server_root") or ""))
+        if self.apart is not None:
+            bridge.note = self.apart.describe()
+        bridge.on_renamed = self._renamed
+        # Named as the server names it; its folder there is not this kernel's to name.
+        self._located(ThisNotebook(notebook_name(self.workspace, file), self.workspace, None))
+        agent = self.agent
+        if agent is not None:
+            self._work_here(agent)
+            agent.attach_notebook(bridge)
+            if self.apart is not None:
+                self._say_apart(agent, self.apart)
+        self._show_notebook()
+
+    def _say_apart(self, agent: Agent, apart: Apart) -> None:
+        """Tell the user once (in this kernel), and every "does not exist", that the
+        workspace is the kernel's folder, not the notebook's on the server."""
+        bridge = self.bridge
+        app = bridge.app if bridge is not None and hasattr(bridge, "app") else "JupyterLab"
+        if not self._apart_said:
+            self._apart_said = True
+            agent.notices.add(apart.notice(app))
+        access = agent.resources.get(WorkspaceAccess)
+        if access is not None:
+            access.missing_note = apart.missing_note()
 
     def bind_notebook(self, given: str) -> Path:
         """Work on the notebook file ``given`` (``%agent --notebook PATH``, relative to the

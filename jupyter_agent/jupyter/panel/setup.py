@@ -24,6 +24,7 @@ from ...models import (
 from ...models._local import LOCAL_MODELS
 from ...models.anthropic import REJECTED, has_anthropic_key
 from ...secrets import credentials
+from ...secrets.environment import JUPYTER_ENVIRONMENT, key_environment
 from ...secrets.shapes import mask_secrets
 from .protocol import ModelChoice
 
@@ -66,7 +67,8 @@ def use_api_key(agent: Agent, key: str, *, save: bool = False) -> Path | None:
 
 def keyless(provider: str) -> str:
     """How a model of ``provider``, which takes no key from the panel, gets going."""
-    return _KEYLESS.get(provider, "give the model its key in code.")
+    advice = _KEYLESS.get(provider, "give the model its key in code.")
+    return advice.replace(JUPYTER_ENVIRONMENT, key_environment())
 
 
 _KEYLESS = {
