@@ -68,7 +68,7 @@ def test_the_built_extension_has_the_python_package_version():
     assert json.loads(built.read_text())["version"] == VERSION
 
 
-def test_ping_over_the_comm_answers_for_this_notebook(open_notebook, page):
+def test_ping_over_the_comm_answers_for_this_notebook(open_notebook, page, lab):
     notebook = open_notebook("bridge.ipynb")
     assert page.evaluate("() => window.jupyterapp.isPluginActivated('jupyter-agent:bridge')")
 
@@ -86,6 +86,7 @@ def test_ping_over_the_comm_answers_for_this_notebook(open_notebook, page):
                     "frontend": "jupyterlab",
                     "version": VERSION,
                     "protocol": PROTOCOL,
+                    "server_root": str(lab.root),
                 },
             }
         ],
@@ -123,13 +124,14 @@ def test_ping_over_the_comm_answers_for_this_notebook(open_notebook, page):
                 "frontend": "jupyterlab",
                 "version": VERSION,
                 "protocol": PROTOCOL,
+                "server_root": str(lab.root),
             },
         },
     ]
     assert shown["closed"] == []
 
 
-def test_a_comm_for_another_path_is_closed_with_an_error(open_notebook):
+def test_a_comm_for_another_path_is_closed_with_an_error(open_notebook, lab):
     # A folder with a space, so the path is also URL-quoted on the way in.
     notebook = open_notebook("sub dir/other.ipynb")
     notebook.run_cell(
@@ -142,14 +144,22 @@ refused = {}
 for label, data in {
     "elsewhere": {"path": "elsewhere/other.ipynb"},
     "not on a segment boundary": {"path": os.path.join(folder, "x" + name)},
-    "no path": {},
 }.items():
     other = comm.create_comm(target_name="jupyter_agent", data=data)
     other.on_close(lambda msg, label=label: refused.__setitem__(label, msg["content"]["data"]))
+# A kernel that knows no path (a remote one) is given the one notebook open on it.
+named = []
+pathless = comm.create_comm(target_name="jupyter_agent", data={})
+pathless.on_msg(lambda msg: named.append(msg["content"]["data"]["result"]["path"]))
+pathless.send({"id": "9", "op": "ping"})
 """
     )
     shown = _shown_json(
-        notebook.run_cell(PRINT_REPLIES.replace('"closed": closed', '"refused": refused'))
+        notebook.run_cell(
+            PRINT_REPLIES.replace('"closed": closed', '"refused": refused, "named": named').replace(
+                "while not replies", "while not (replies and named)"
+            )
+        )
     )
     mismatch = {
         "code": "path_mismatch",
@@ -158,8 +168,8 @@ for label, data in {
     assert shown["refused"] == {
         "elsewhere": mismatch,
         "not on a segment boundary": mismatch,
-        "no path": mismatch,
     }
+    assert shown["named"] == ["sub dir/other.ipynb"]
     # The comm with the right path, in the same kernel, is unaffected.
     assert shown["replies"] == [
         {
@@ -170,12 +180,13 @@ for label, data in {
                 "frontend": "jupyterlab",
                 "version": VERSION,
                 "protocol": PROTOCOL,
+                "server_root": str(lab.root),
             },
         }
     ]
 
 
-def test_the_comm_target_is_there_again_after_a_restart_and_a_kernel_change(open_notebook):
+def test_the_comm_target_is_there_again_after_a_restart_and_a_kernel_change(open_notebook, lab):
     notebook = open_notebook("restart.ipynb")
     one_ping = {
         "replies": [
@@ -187,6 +198,7 @@ def test_the_comm_target_is_there_again_after_a_restart_and_a_kernel_change(open
                     "frontend": "jupyterlab",
                     "version": VERSION,
                     "protocol": PROTOCOL,
+                    "server_root": str(lab.root),
                 },
             }
         ],
