@@ -28,6 +28,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -65,11 +66,18 @@ def _wait_for_gateway(url: str, process: subprocess.Popen[bytes], log: Path) -> 
     raise RuntimeError("the kernel gateway did not answer; log:\n" + log.read_text()[-4000:])
 
 
+@dataclass
+class GatewayLab:
+    lab: LabServer
+    """JupyterLab, its kernels started by the gateway."""
+    kernel_folder: Path
+    """Where the gateway runs its kernels (not the server's root)."""
+
+
 @pytest.fixture(scope="module")
-def gateway_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
+def gateway_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[GatewayLab]:
     """JupyterLab (as the browser tests start it) whose kernels a Jupyter Kernel Gateway
-    on a loopback port starts, in the gateway's folder (``lab.kernel_folder``), not in the
-    server's root."""
+    on a loopback port starts, in the gateway's folder, not in the server's root."""
     pytest.importorskip("kernel_gateway", reason="jupyter-kernel-gateway is not installed")
     base = tmp_path_factory.mktemp("gateway")
     kernel_folder = base / "kernel-host"
@@ -112,10 +120,8 @@ def gateway_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]
     except BaseException:
         _end(gateway)
         raise
-    lab.kernel_folder = kernel_folder  # type: ignore[attr-defined]
-    lab.gateway_log = log  # type: ignore[attr-defined]
     try:
-        yield lab
+        yield GatewayLab(lab, kernel_folder)
     finally:
         stop_lab_server(lab)
         _end(gateway)
@@ -159,13 +165,13 @@ print(__session__ if "__session__" in dir() else "no __session__")"""
 
 
 def test_a_gateway_kernel_works_on_its_open_notebook_and_says_where_it_runs(
-    browser: Any, gateway_lab: LabServer, request: pytest.FixtureRequest
+    browser: Any, gateway_lab: GatewayLab, request: pytest.FixtureRequest
 ) -> None:
-    kernel_folder: Path = gateway_lab.kernel_folder  # type: ignore[attr-defined]
+    lab, kernel_folder = gateway_lab.lab, gateway_lab.kernel_folder
     (kernel_folder / "remote.json").write_text(json.dumps(TURNS))
-    (gateway_lab.root / "server_only.csv").write_text("region,sales\nnorth,1\n")
-    with browser_page(browser, gateway_lab, request) as page:
-        notebook = open_notebook_in(page, gateway_lab, "g.ipynb", ["x = 1", ""])
+    (lab.root / "server_only.csv").write_text("region,sales\nnorth,1\n")
+    with browser_page(browser, lab, request) as page:
+        notebook = open_notebook_in(page, lab, "g.ipynb", ["x = 1", ""])
         out = notebook.run_cell(SETUP)
         # The kernel does not know its notebook: nothing in it names g.ipynb.
         assert "no __session__" in out, out
@@ -187,7 +193,7 @@ def test_a_gateway_kernel_works_on_its_open_notebook_and_says_where_it_runs(
         said = transcript.get_by_text("This kernel, started by Jupyter Kernel Gateway, runs in")
         expect(said).to_have_count(1)
         expect(said).to_contain_text(f"runs in {kernel_folder.resolve()}")
-        expect(said).to_contain_text(f"not in the folder of g.ipynb ({gateway_lab.root}")
+        expect(said).to_contain_text(f"not in the folder of g.ipynb ({lab.root}")
         expect(said).to_contain_text("live in JupyterLab")
         # The notebook line says it too, as long as the panel shows.
         expect(panel.locator(".ja-notebook")).to_contain_text("g.ipynb — live in JupyterLab")
