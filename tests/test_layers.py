@@ -186,7 +186,7 @@ KNOWN_CYCLES: list[list[str]] = []
 # The layers, bottom first: a module imports only from its own layer and the ones below it,
 # whenever the import runs (at import time, in a function, or for type checking alone).
 LAYERS = [
-    "core",  # the root modules: errors, events, messages, plans, states, permissions, approvals
+    "core",  # the root modules: errors, events, messages, plans, states, permissions, approvals, the admin policy
     "workspace",  # the path gate, the sandbox of paths, globs, autorun files, git's redirects
     "secrets",  # masking by shape and by value, the user's API keys
     "os_sandbox",  # bubblewrap, Seatbelt, mounts, seccomp
@@ -209,6 +209,7 @@ LAYERS = [
 
 # What the package root holds: the types every layer exchanges, and nothing else.
 CORE = {
+    "admin_policy",  # what a hub fixes: every layer's gate asks it
     "approvals",
     "errors",
     "events",

@@ -3,6 +3,7 @@ the session files, by any tool, however it is written out."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 from pathlib import Path
@@ -134,7 +135,13 @@ async def test_the_models_key_reaches_neither_the_model_nor_any_file_by_any_tool
         notebook=workspace / "analysis.ipynb",
         policy=AllowAll(),
     )
-    await agent.run("find the API key")
+    # Even allowed everything, a command that may reach a sensitive location (the kernel's
+    # /proc/PID/environ) asks: the user here says yes to each.
+    handle = agent.start("find the API key")
+    while not handle.done:
+        if handle.pending_approval is not None:
+            handle.approve(True)
+        await asyncio.sleep(0.01)
     assert len(messages_server.requests) == len(attempts) + 1
     for request in messages_server.requests:
         assert KEY not in request.raw.decode("utf-8", "replace")

@@ -8,10 +8,11 @@ read as the workspace's (the home folder), count as trusted.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from ..admin_policy import current_policy
 from ..commands import SandboxSettings
 from ..config.rules import Rules
 from ..config.settings import (
@@ -129,9 +130,13 @@ class AppliedSettings:
         """The ``[sandbox]`` table of the user's own settings (a workspace's is ignored:
         it could turn confinement off), else the default (on, with network)."""
         own = self.found if self.home else self.user
-        if own is None or own.sandbox is None:
-            return SandboxSettings()
-        return own.sandbox.make()
+        chosen = SandboxSettings() if own is None or own.sandbox is None else own.sandbox.make()
+        policy = current_policy()  # the administrator's: confinement on, network off
+        if policy.sandbox_required and not chosen.enabled:
+            chosen = replace(chosen, enabled=True)
+        if policy.network is False and chosen.network:
+            chosen = replace(chosen, network=False)
+        return chosen
 
     def ignored_sandbox(self) -> str:
         """What to say when the workspace's file has a ``[sandbox]`` table ("" when not)."""

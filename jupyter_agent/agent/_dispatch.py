@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._wording import visible
+from ..admin_policy import current_policy
 from ..approvals import Bound, ChangedSinceShown, Grant, NotShown, Shown, file_key
 from ..errors import ToolDenied, ToolError, ToolInterrupted
 from ..events import ToolEndEvent, ToolOutcome, ToolStartEvent
@@ -277,6 +278,12 @@ def _offered(run: Run, block: ToolUseBlock, tool: Tool | None, truncated: bool) 
     if tool is None:
         offered = ", ".join(t.name for t in run.tools)
         raise ToolError(f"Unknown tool {block.name!r}. The tools you can call are: {offered}.")
+    policy = current_policy()
+    if policy.tool_disabled(tool.name):  # never offered either (ToolRegistry.allowed)
+        raise ToolError(
+            f"{tool.name} is disabled by the administrator's policy ({policy.where}): "
+            "it is not available here."
+        )
     return tool
 
 

@@ -193,6 +193,12 @@ class McpServerConfig(BaseModel):
             raise ValueError('"command" is empty')
         return self
 
+    def refused(self, problem: str) -> McpServerConfig:
+        """This server, kept as one that never starts, saying ``problem``."""
+        config = self.model_copy(update={"enabled": False})
+        config._problem = problem
+        return config
+
     @classmethod
     def broken(cls, entry: Any, problem: str) -> McpServerConfig:
         """An entry that could not be read: a server that never starts and says why."""

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from .._wording import plural
+from ..admin_policy import current_policy
 from ..permissions import Permission
 from ..tools import ToolRegistry
 from ..workspace.patterns import Budget
@@ -57,6 +58,13 @@ class ServerStatus:
     """Its tools that run without asking (``autoApprove``)."""
 
 
+def _allowed(name: str, config: McpServerConfig) -> McpServerConfig:
+    """``config``, or, for a server the administrator's policy does not allow, a server
+    that never starts and says why (every server becomes a connection through here)."""
+    refusal = current_policy().server_refusal(name)
+    return config if refusal is None else config.refused(refusal)
+
+
 class McpServers:
     """Configured servers by name, their connections, and the tools made of them."""
 
@@ -64,7 +72,9 @@ class McpServers:
         self, configs: Mapping[str, McpServerConfig], redact: Callable[[str], str] = str
     ) -> None:
         self._redact = redact
-        self.connections = {name: McpConnection(name, c, redact) for name, c in configs.items()}
+        self.connections = {
+            name: McpConnection(name, _allowed(name, c), redact) for name, c in configs.items()
+        }
         self._names: dict[tuple[str, str], str] = {}
         """(server, server's tool name) → our tool name, fixed once given."""
         self._tools: dict[str, McpTool] = {}
@@ -78,7 +88,7 @@ class McpServers:
         those known keep running as they are."""
         for name, config in configs.items():
             if name not in self.connections:
-                self.connections[name] = McpConnection(name, config, self._redact)
+                self.connections[name] = McpConnection(name, _allowed(name, config), self._redact)
 
     def __bool__(self) -> bool:
         return bool(self.connections)

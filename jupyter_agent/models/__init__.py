@@ -25,6 +25,7 @@ from ._catalog import (
     ModelSpec,
     ModelStringError,
     ProviderConfig,
+    allowed_by_policy,
     check_alias,
     make_model,
     model_string,
@@ -90,13 +91,13 @@ def resolve_model(
     ``providers``: the ``[providers]`` of the settings; ``default``: their ``[models] default``.
     Raises :class:`ModelStringError` for a string that names no model."""
     if isinstance(model, Model):
-        return model
+        return allowed_by_policy(model)
     if model is None:
         model = default_model_string(default)
     elif not isinstance(model, str):
         kind = type(model).__name__
         raise TypeError(f"model must be a model string or a Model instance, got {kind}")
-    return make_model(parse_model(model, providers))
+    return allowed_by_policy(make_model(parse_model(model, providers)), model)
 
 
 def default_model_string(configured: str | None = None) -> str:

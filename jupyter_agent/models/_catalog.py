@@ -29,6 +29,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ..admin_policy import current_policy
 from ._base import Model
 
 ProviderType = Literal[
@@ -162,6 +163,9 @@ def make_model(spec: ModelSpec) -> Model:
         return ScriptedModel()
     if config.base_url:
         options["base_url"] = config.base_url
+    locked = current_policy().base_urls.get(kind)
+    if locked is not None:  # the administrator's address, whatever else says otherwise
+        options["base_url"] = locked
     if config.api_key_env and kind not in ("openai", "openai-compatible", "ollama"):
         options["api_key"] = os.environ.get(config.api_key_env) or None
     if kind == "anthropic":
@@ -197,3 +201,22 @@ def model_string(provider: str, name: str, base_url: str | None = None) -> str |
     if provider in PROVIDER_TYPES:
         return f"{provider}:{name}"
     return None
+
+
+def allowed_by_policy(model: Model, written: str | None = None) -> Model:
+    """``model``, if the administrator's policy allows it (its provider, its name, where
+    it is reached); else :class:`~jupyter_agent.admin_policy.PolicyError` says why. Every
+    model an agent uses comes through here (a string or an instance of the user's)."""
+    policy = current_policy()
+    if not policy.sources:
+        return model
+    provider = str(getattr(model, "provider", "") or type(model).__name__)
+    say = getattr(model, "model_string", None)
+    names = tuple(
+        n
+        for n in (written, say() if callable(say) else None, model.name, f"{provider}:{model.name}")
+        if n
+    )
+    reach = getattr(model, "reached_at", None)
+    policy.check_model(provider, names, reach() if callable(reach) else None)
+    return model

@@ -168,6 +168,12 @@ class AnthropicModel:
             return None
         return model_string(self.provider, self.name)
 
+    def reached_at(self) -> str | None:
+        """The address its requests go to (None: Anthropic's own)."""
+        if self._client is not None:
+            return str(getattr(self._client, "base_url", "") or "") or None
+        return self._base_url or os.environ.get(self.base_url_variable) or None
+
     def secret_values(self) -> dict[str, str]:
         """The credential this model sends, so the agent hides it wherever it appears."""
         found = {credentials.SECRET_NAME: self._api_key} if self._api_key else {}

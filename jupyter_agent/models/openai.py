@@ -206,6 +206,12 @@ class OpenAIModel:
             return f"{ollama_url()}/v1"
         return os.environ.get("OPENAI_BASE_URL") or None
 
+    def reached_at(self) -> str | None:
+        """The address its requests go to (None: OpenAI's own)."""
+        if self._client is not None:
+            return str(getattr(self._client, "base_url", "") or "") or None
+        return self._url()
+
     def secret_values(self) -> dict[str, str]:
         """The credential this model sends, so the agent hides it wherever it appears."""
         key = getattr(self._client, "api_key", None) if self._client is not None else self._key()

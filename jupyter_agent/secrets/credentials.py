@@ -26,6 +26,7 @@ import stat
 import threading
 from pathlib import Path
 
+from ..admin_policy import current_policy
 from ..errors import AgentError
 from ..workspace.paths import PathRefused, Root, read_limited
 
@@ -74,9 +75,20 @@ def check_key(key: str) -> str:
     return key
 
 
+def _keys_given_allowed() -> None:
+    """The administrator's policy may say keys come only from the environment."""
+    policy = current_policy()
+    if policy.keys_from_environment:
+        raise CredentialsError(
+            f"Your administrator's policy ({policy.where}) takes API keys only from the "
+            "environment the server gives the kernel: a key cannot be typed or saved here."
+        )
+
+
 def use_for_session(key: str, provider: str = "anthropic") -> None:
     """Keep ``key`` in this process's memory for this session (never in the environment)."""
     field(provider)  # a provider whose key is kept
+    _keys_given_allowed()
     _session_keys[provider] = check_key(key)
 
 
@@ -93,6 +105,7 @@ def save_key(key: str, provider: str = "anthropic") -> Path:
     keys. Returns the file's path."""
     key = check_key(key)
     name = field(provider)
+    _keys_given_allowed()
     try:
         kept = _saved_keys()
     except CredentialsError:
@@ -186,7 +199,10 @@ def _saved_keys() -> dict[str, str]:
 
 def stored_key(provider: str = "anthropic") -> str | None:
     """``provider``'s key given for this session, else its saved one (None when neither
-    is there). Raises :class:`CredentialsError` for an unsafe credentials file."""
+    is there; always None when the administrator's policy takes keys from the environment
+    only). Raises :class:`CredentialsError` for an unsafe credentials file."""
+    if current_policy().keys_from_environment:
+        return None
     return _session_keys.get(provider) or saved_key(provider)
 
 

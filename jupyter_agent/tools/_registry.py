@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from ..admin_policy import current_policy
 from ._tool import Tool
 
 
@@ -49,5 +50,12 @@ class ToolRegistry:
         return ToolRegistry(self._tools.values())
 
     def allowed(self, permissions: frozenset[str]) -> list[Tool]:
-        """Tools whose required permissions all lie in ``permissions``."""
-        return [t for t in self._tools.values() if t.permissions <= permissions]
+        """Tools whose required permissions all lie in ``permissions``, less those the
+        administrator's policy disables (never offered, so never called: every run and
+        every subagent takes its tools from here, MCP servers' included)."""
+        policy = current_policy()
+        return [
+            t
+            for t in self._tools.values()
+            if t.permissions <= permissions and not policy.tool_disabled(t.name)
+        ]
