@@ -71,6 +71,7 @@ def test_the_locked_address_is_used_whatever_the_environment_or_settings_say(pol
     policy('[base_urls]\nanthropic = "http://127.0.0.1:9/gateway/"\n')
     monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9/elsewhere")
     model = resolve_model("claude-sonnet-4-6")
+    assert isinstance(model, AnthropicModel)
     assert model.reached_at() == "http://127.0.0.1:9/gateway"
     # An address of the user's own, in a Model or a provider of theirs, is refused.
     with pytest.raises(

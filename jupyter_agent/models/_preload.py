@@ -52,4 +52,6 @@ async def loaded(package: str) -> ModuleType:
     future = preload(package)
     if future.done():
         return future.result()
-    return await asyncio.wrap_future(future)
+    # Shielded: a Stop cancels this wait, and wrap_future would pass that on to the shared
+    # import, which every later call would then find cancelled.
+    return await asyncio.shield(asyncio.wrap_future(future))

@@ -371,6 +371,35 @@ print(ticks)
     assert int(done.stdout) > 5  # the loop ran while the SDK was imported
 
 
+def test_a_stop_while_the_sdk_imports_leaves_the_import_to_finish():
+    # A Stop during the first call cancels its wait for the import; the next call must
+    # find the SDK, not a cancelled import (every later call failed with CancelledError).
+    import subprocess
+    import sys
+
+    script = """
+import asyncio, sys
+from jupyter_agent.models import _preload
+async def main():
+    first = asyncio.create_task(_preload.loaded("anthropic"))
+    await asyncio.sleep(0)
+    first.cancel()
+    try:
+        await first
+    except asyncio.CancelledError:
+        pass
+    return await _preload.loaded("anthropic")
+module = asyncio.run(main())
+assert module is sys.modules["anthropic"]
+print("ok")
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok"
+
+
 async def test_a_missing_key_names_every_way_to_get_going(workspace):
     agent = Agent("planner", "claude-sonnet-4-6", workspace=workspace)
     with pytest.raises(MissingAPIKey, match=r"^No Anthropic API key found\. ") as raised:
