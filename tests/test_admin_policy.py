@@ -191,3 +191,30 @@ def test_what_the_policy_fixes_is_said_in_a_line_each(policy):
         "Commands get no network",
         "API keys come only from the environment (no key typed or saved)",
     ]
+
+
+def test_the_trust_prompt_says_what_the_policy_fixes(policy, workspace, home):
+    path = policy('providers = ["anthropic"]\ndisabled_tools = ["execute_command"]\n')
+    (workspace / ".jupyter_agent").mkdir()
+    (workspace / ".jupyter_agent" / "settings.toml").write_text(
+        '[[rules]]\ndecision = "allow"\nmatcher = { kind = "command", prefix = "make" }\n'
+    )
+    prompt = Agent("actor", ScriptedModel([]), workspace=workspace).config.settings.trust_prompt
+    assert prompt is not None
+    assert prompt.policy == ["Providers: anthropic", "Tools never offered: execute_command"]
+    assert prompt.policy_source == str(path)
+    assert prompt.text().endswith(
+        f"Whatever these settings say, your administrator's policy ({path}) fixes:\n"
+        "- Providers: anthropic\n- Tools never offered: execute_command"
+    )
+
+
+def test_agent_model_lists_what_the_policy_fixes(policy, workspace, capsys):
+    from jupyter_agent.jupyter.magic import _show_models
+
+    path = policy('providers = ["anthropic"]\n')
+    _show_models(Agent("planner", ScriptedModel([]), workspace=workspace))
+    said = capsys.readouterr().out
+    assert said.endswith(
+        f"Your administrator's policy ({path}) fixes:\n- Providers: anthropic\n"
+    )

@@ -122,3 +122,36 @@ describe('the transcript once trusted', () => {
     assert.equal(line.querySelector('button'), null);
   });
 });
+
+describe("the administrator's policy in the trust prompt", () => {
+  it('lists what the policy fixes, as text, on the card and once trusted', () => {
+    const fixed = {
+      ...prompt(1),
+      policy: ['Providers: anthropic', `Tools never offered: ${HOSTILE}`],
+      policy_source: '/etc/jupyter_agent/policy.toml'
+    };
+    for (const el of [trustCard(fixed, () => undefined), trustedLine(fixed)]) {
+      const note = (el as unknown as FakeElement).querySelector(
+        '.ja-trust-policy'
+      );
+      assert.ok(note, 'the policy is said');
+      assert.match(
+        note.textContent,
+        /administrator's policy \(\/etc\/jupyter_agent\/policy\.toml\) fixes:/
+      );
+      assert.deepEqual(
+        note.querySelectorAll('li').map(li => li.textContent),
+        ['Providers: anthropic', `Tools never offered: ${HOSTILE}`]
+      );
+      assert.ok(!html(el as unknown as FakeElement).includes('<img'));
+    }
+  });
+
+  it('says nothing of a policy when there is none', () => {
+    const card = trustCard(
+      prompt(1),
+      () => undefined
+    ) as unknown as FakeElement;
+    assert.equal(card.querySelector('.ja-trust-policy'), null);
+  });
+});

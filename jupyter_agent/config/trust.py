@@ -41,6 +41,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from .._wording import code, name
+from ..admin_policy import current_policy
 from ..mcp.config import McpServerConfig
 from ..permissions import BUILTIN_ROLES, PERMISSION_WORDS
 from .rules import Rule, Rules
@@ -92,6 +93,19 @@ class TrustPrompt(BaseModel):
     source: str
     """The settings file."""
     effects: list[TrustEffect] = Field(default_factory=list)
+    policy: list[str] = Field(default_factory=list)
+    """What the administrator's policy fixes whatever these settings say (one line each;
+    not part of what trusting grants, so not in the digest)."""
+    policy_source: str = ""
+    """The policy's files."""
+
+    def _policy_text(self) -> str:
+        if not self.policy:
+            return ""
+        return (
+            f"\nWhatever these settings say, your administrator's policy ({self.policy_source}) "
+            "fixes:\n" + "\n".join(f"- {line}" for line in self.policy)
+        )
 
     def hiding(self, hide: Callable[[str], str]) -> TrustPrompt:
         """This prompt with ``hide`` (the agent's secret redaction) applied to every text it
@@ -119,7 +133,7 @@ class TrustPrompt(BaseModel):
             "the agent can do. Trusting it would:\n"
             + "\n".join(e.text() for e in self.effects)
             + "\nTo apply them, trust the folder: the button here, `%agent trust`, or "
-            "agent.trust_workspace()."
+            "agent.trust_workspace()." + self._policy_text()
         )
 
     def digest(self) -> str:
@@ -132,10 +146,12 @@ class TrustPrompt(BaseModel):
     def applied_text(self) -> str:
         """What applies now that the folder is trusted, in text (``%agent trust``)."""
         if not self.effects:
-            return f"Trusted {self.folder}: its settings apply (nothing was held back)."
-        return f"Trusted {self.folder}: its settings ({name(self.source)}) apply. Now:\n" + (
-            "\n".join(e.text() for e in self.effects)
-        )
+            said = f"Trusted {self.folder}: its settings apply (nothing was held back)."
+        else:
+            said = f"Trusted {self.folder}: its settings ({name(self.source)}) apply. Now:\n" + (
+                "\n".join(e.text() for e in self.effects)
+            )
+        return said + self._policy_text()
 
 
 # --- what an untrusted folder keeps --------------------------------------------------------
@@ -192,7 +208,14 @@ def untrusted_part(
         }
     )
     kept.source = found.source
-    prompt = TrustPrompt(folder=str(workspace), source=str(found.source), effects=effects)
+    policy = current_policy()
+    prompt = TrustPrompt(
+        folder=str(workspace),
+        source=str(found.source),
+        effects=effects,
+        policy=policy.fixed(),
+        policy_source=policy.where if policy.sources else "",
+    )
     return kept, prompt
 
 

@@ -12,6 +12,7 @@ from typing import Any
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
 
+from ..admin_policy import current_policy
 from ..agent import Agent, RunHandle
 from ..agent.render import TextRenderer
 from ..config.settings import SettingsError
@@ -360,6 +361,11 @@ def _show_models(agent: Agent) -> None:
         state = "ready" if choice["ready"] else choice["setup"]
         print(f"{mark} {choice['label']}  ({state})")
     print("Switch with %agent model MODEL (see %agent help for model strings).")
+    policy = current_policy()
+    if policy.sources:
+        print(f"Your administrator's policy ({policy.where}) fixes:")
+        for line in policy.fixed():
+            print(f"- {line}")
 
 
 def _login(kernel: KernelAgent, agent: Agent) -> None:

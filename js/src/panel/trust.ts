@@ -120,7 +120,30 @@ export function trustCard(
         `Trusting it would enable ${effects.length === 1 ? 'this' : `these ${effects.length} things`}:`
     ),
     effectList(effects),
+    policyNote(prompt),
     h('div', { class: 'ja-actions' }, button)
+  );
+}
+
+/** What the administrator's policy fixes, whatever the folder's settings say (none: null). */
+function policyNote(prompt: TrustPrompt): HTMLElement | null {
+  const lines = prompt.policy || [];
+  if (!lines.length) return null;
+  return h(
+    'div',
+    { class: 'ja-trust-policy' },
+    h(
+      'p',
+      {},
+      "Whatever these settings say, your administrator's policy (",
+      h('code', { text: prompt.policy_source || '' }),
+      ') fixes:'
+    ),
+    h(
+      'ul',
+      {},
+      lines.map(line => h('li', { text: line }))
+    )
   );
 }
 
@@ -135,6 +158,7 @@ export function trustedLine(applied: TrustPrompt): HTMLElement {
         ? '✔ Trusted this folder: its settings apply in full. Now:'
         : '✔ Trusted this folder: its settings apply (nothing was held back).'
     }),
-    effects.length ? effectList(effects, true) : null
+    effects.length ? effectList(effects, true) : null,
+    policyNote(applied)
   );
 }

@@ -909,6 +909,8 @@ export interface TrustedEntry {
 export interface TrustPrompt {
   effects?: TrustEffect[];
   folder: string;
+  policy?: string[];
+  policy_source?: string;
   source: string;
 }
 /**
