@@ -53,10 +53,13 @@ MAX_BYTES = 256_000
 PROVIDER_TYPES = ("anthropic", "openai", "openai-compatible", "ollama", "bedrock", "vertex")
 
 
+SYSTEM_POLICY = Path("/etc/jupyter_agent/policy.toml")
+
+
 def policy_files() -> list[Path]:
     """Where policies are read from, in order (missing ones are skipped)."""
     files = [
-        Path("/etc/jupyter_agent/policy.toml"),
+        SYSTEM_POLICY,
         Path(sys.prefix) / "etc" / "jupyter_agent" / "policy.toml",
     ]
     extra = os.environ.get(EXTRA)
@@ -213,6 +216,11 @@ def _read(path: Path) -> _PolicyFile:
         raise PolicyError(f"The administrator's policy {path} is not valid: {problems}") from None
     except (ValueError, UnicodeDecodeError) as exc:
         raise PolicyError(f"The administrator's policy {path} is not valid TOML: {exc}") from None
+
+
+def read_policy(path: Path) -> Policy:
+    """The policy of the one file ``path`` (:class:`PolicyError` says why it cannot be)."""
+    return _narrowed(Policy(), path, _read(path))
 
 
 def _stamp(path: Path) -> tuple[int, int] | None:

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from jupyter_agent.admin_policy import SYSTEM_POLICY, read_policy
 from jupyter_agent.config.settings import load_settings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -66,8 +67,14 @@ def test_every_python_example_in_docs_runs(tmp_path):
 
 @pytest.mark.parametrize("example", _examples("toml", [README, *REFERENCE]))
 def test_every_toml_settings_example_loads(example, tmp_path):
+    text = textwrap.dedent(example)
+    if text.startswith(f"# {SYSTEM_POLICY}"):  # an administrator's policy, not settings
+        path = tmp_path / "policy.toml"
+        path.write_text(text)
+        assert read_policy(path).sources == (path,)
+        return
     path = tmp_path / "settings.toml"
-    path.write_text(textwrap.dedent(example))
+    path.write_text(text)
     load_settings(path)
 
 
