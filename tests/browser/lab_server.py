@@ -135,7 +135,7 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
         process.wait(timeout=5)
 
 
-def _serve_the_built_extension(base: Path) -> str | None:
+def serve_the_built_extension(base: Path) -> str | None:
     """A JUPYTER_PATH entry whose ``labextensions/jupyter-agent`` is the build in this tree.
 
     An editable install copies the extension into the environment once, at install time;
@@ -217,7 +217,7 @@ def start_lab_server(
         "JUPYTER_PLATFORM_DIRS": "1",
         "PYDEVD_DISABLE_FILE_VALIDATION": "1",
     }
-    jupyter_path = _serve_the_built_extension(base)
+    jupyter_path = serve_the_built_extension(base)
     if jupyter_path is not None:
         env["JUPYTER_PATH"] = os.pathsep.join(filter(None, [jupyter_path, env.get("JUPYTER_PATH")]))
     port = _free_port()
