@@ -70,6 +70,12 @@ METHODS = frozenset(
 
 # (module, function, call) -> (how many, why it may open without the gate)
 ALLOWED: dict[tuple[str, str, str], tuple[int, str]] = {
+    ("jupyter_agent/admin_policy.py", "_read", "open"): (
+        1,
+        "the administrator's policy: a system file at a fixed place (or one the user names, "
+        "which only narrows), read by the core layer below the gate, bounded in size, before "
+        "any workspace is known",
+    ),
     ("jupyter_agent/agent/_prompts.py", "load_prompt", "read_text"): (
         1,
         "the package's own prompt files, found beside its code",

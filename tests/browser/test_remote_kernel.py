@@ -72,6 +72,8 @@ class GatewayLab:
     """JupyterLab, its kernels started by the gateway."""
     kernel_folder: Path
     """Where the gateway runs its kernels (not the server's root)."""
+    log: Path
+    """The gateway's output."""
 
 
 @pytest.fixture(scope="module")
@@ -116,12 +118,23 @@ def gateway_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[GatewayLab
     try:
         _wait_for_gateway(url, gateway, log)
         (base / "lab").mkdir()
-        lab = start_lab_server(base / "lab", env={**os.environ, "JUPYTER_GATEWAY_URL": url})
+        # Generous timeouts for the server's requests to the gateway and its kernels'
+        # websockets: a kernel started on a loaded machine (CI runs three suites at once)
+        # took longer than the defaults, and the page's kernel stayed "unknown".
+        lab = start_lab_server(
+            base / "lab",
+            env={
+                **os.environ,
+                "JUPYTER_GATEWAY_URL": url,
+                "JUPYTER_GATEWAY_REQUEST_TIMEOUT": "240",
+                "JUPYTER_GATEWAY_CONNECT_TIMEOUT": "240",
+            },
+        )
     except BaseException:
         _end(gateway)
         raise
     try:
-        yield GatewayLab(lab, kernel_folder)
+        yield GatewayLab(lab, kernel_folder, log)
     finally:
         stop_lab_server(lab)
         _end(gateway)
@@ -171,7 +184,11 @@ def test_a_gateway_kernel_works_on_its_open_notebook_and_says_where_it_runs(
     (kernel_folder / "remote.json").write_text(json.dumps(TURNS))
     (lab.root / "server_only.csv").write_text("region,sales\nnorth,1\n")
     with browser_page(browser, lab, request) as page:
-        notebook = open_notebook_in(page, lab, "g.ipynb", ["x = 1", ""])
+        try:
+            notebook = open_notebook_in(page, lab, "g.ipynb", ["x = 1", ""])
+        except AssertionError as failed:  # the gateway's side of it, where only the report stays
+            tail = gateway_lab.log.read_text(errors="replace")[-3000:]
+            raise AssertionError(f"{failed}\n--- the gateway's log ---\n{tail}") from None
         out = notebook.run_cell(SETUP)
         # The kernel does not know its notebook: nothing in it names g.ipynb.
         assert "no __session__" in out, out
