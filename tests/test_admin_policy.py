@@ -218,3 +218,13 @@ def test_agent_model_lists_what_the_policy_fixes(policy, workspace, capsys):
     assert said.endswith(
         f"Your administrator's policy ({path}) fixes:\n- Providers: anthropic\n"
     )
+
+
+def test_a_required_sandbox_that_is_missing_runs_no_command(policy, workspace):
+    from jupyter_agent.os_sandbox.launch import OsSandbox, SandboxSettings
+
+    policy("[sandbox]\nrequired = true\n")
+    missing = OsSandbox(workspace, SandboxSettings(), bwrap=workspace / "no-bwrap-here")
+    assert not missing.status().active
+    with pytest.raises(PermissionError, match="runs commands only in the sandbox"):
+        missing.launch(["echo", "hi"], workspace)

@@ -67,6 +67,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..admin_policy import current_policy
 from ..secrets.credentials import credentials_file
 from ..workspace.system_programs import system_program
 from .bwrap import bwrap_flags, probe_bwrap, readable_fd
@@ -277,6 +278,12 @@ class OsSandbox:
         """The command ``argv``, to run in ``cwd``, wrapped in the sandbox when it is active."""
         status = self.status()
         if not status.active:
+            policy = current_policy()
+            if policy.sandbox_required:  # no confinement here, and none is not allowed
+                raise PermissionError(
+                    f"your administrator's policy ({policy.where}) runs commands only in the "
+                    f"sandbox, and there is none here: {status.detail}"
+                )
             return Launch(list(argv))
         if status.mechanism == "sandbox-exec":
             return self._seatbelt_launch(argv)
