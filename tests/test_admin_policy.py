@@ -215,9 +215,7 @@ def test_agent_model_lists_what_the_policy_fixes(policy, workspace, capsys):
     path = policy('providers = ["anthropic"]\n')
     _show_models(Agent("planner", ScriptedModel([]), workspace=workspace))
     said = capsys.readouterr().out
-    assert said.endswith(
-        f"Your administrator's policy ({path}) fixes:\n- Providers: anthropic\n"
-    )
+    assert said.endswith(f"Your administrator's policy ({path}) fixes:\n- Providers: anthropic\n")
 
 
 def test_a_required_sandbox_that_is_missing_runs_no_command(policy, workspace):
