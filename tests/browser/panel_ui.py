@@ -164,37 +164,52 @@ def in_every_place(page: Any, notebook: Any, name: str) -> list[str]:
     both themes (``test-artifacts/screenshots/<name>-<place>-<theme>.png``), with axe-core
     and the contrast check run on each: returns what they found (empty when nothing).
 
-    The sidebar is opened from the palette (it shows the same panel), and closed again
-    with the notebook made current, so the test goes on as before."""
+    Each theme is set once (JupyterLab reloads its styles behind a splash at each change),
+    then the panel is shown in each place: under its cell with the sidebar closed, then in
+    the sidebar (the same panel, opened by its command) at each width. Afterwards the
+    sidebar is back at 300 px and closed, the theme Light and the notebook current, so the
+    test goes on as before."""
     found: list[str] = []
-    for place in PLACES:
-        if place == "inline":
-            root = notebook.panel.locator(".jp-OutputArea-output .ja-panel").last
-            panel = root
-            root.scroll_into_view_if_needed()
-        else:
-            root = sidebar(page)
-            if not root.is_visible():
-                open_sidebar(page)
-            sidebar_width(page, int(place.split("-")[1]))
-            panel = root.locator(".ja-panel").first
-            expect(panel.locator(".ja-transcript")).not_to_contain_text("Connecting to the kernel")
-        try:
-            for theme in THEMES:
-                change_theme(page, theme)
-                short = theme.split()[-1].lower()
+    try:
+        for theme in THEMES:
+            change_theme(page, theme)
+            short = theme.split()[-1].lower()
+            for place in PLACES:
+                root, panel = _shown_in(page, notebook, place)
                 root.screenshot(path=str(shot_path(f"{name}-{place}-{short}.png")))
                 found += [f"{place} {line}" for line in violation_lines(page, root, theme)]
                 ratio, where = lowest_contrast(panel)
                 if ratio < 3:  # WCAG's floor for large text and controls
                     found.append(f"{place} {theme}: contrast {ratio:.2f} at {where}")
-        finally:
-            change_theme(page, THEMES[0])
-    # Back to the sidebar's default width: wider, the notebook's toolbar folds its kernel
-    # indicator away, and a later notebook opened with the sidebar would start squeezed.
-    sidebar_width(page, 300)
+    finally:
+        change_theme(page, THEMES[0])
+        # Back to the sidebar's default width: wider, the notebook's toolbar folds its
+        # kernel indicator away, and a later notebook opened with the sidebar would start
+        # squeezed.
+        if sidebar(page).is_visible():
+            sidebar_width(page, 300)
+        _close_sidebar(page, notebook)
+    return found
+
+
+def _shown_in(page: Any, notebook: Any, place: str) -> tuple[Any, Any]:
+    """The panel shown in ``place`` of :data:`PLACES`: what to shoot, and the panel in it."""
+    if place == "inline":
+        _close_sidebar(page, notebook)
+        root = notebook.panel.locator(".jp-OutputArea-output .ja-panel").last
+        root.scroll_into_view_if_needed()
+        return root, root
+    root = sidebar(page)
+    if not root.is_visible():
+        open_sidebar(page)
+    sidebar_width(page, int(place.split("-")[1]))
+    panel = root.locator(".ja-panel").first
+    expect(panel.locator(".ja-transcript")).not_to_contain_text("Connecting to the kernel")
+    return root, panel
+
+
+def _close_sidebar(page: Any, notebook: Any) -> None:
     page.evaluate(
         "id => { window.jupyterapp.shell.collapseRight(); window.jupyterapp.shell.activateById(id); }",
         notebook.panel_id,
     )
-    return found
