@@ -81,11 +81,13 @@ export class SetupBox {
               'then %agent --model $model (the tutorials in notebooks/ run this way).'
           }),
           h('li', {
-            text: 'Set ANTHROPIC_API_KEY in the environment Jupyter starts in.'
+            text:
+              'Set ANTHROPIC_API_KEY where the kernel gets its environment: the shell ' +
+              'Jupyter starts in (for a gateway’s kernels, the gateway’s).'
           }),
           h('li', {
             text:
-              'OpenAI: set OPENAI_API_KEY in the environment Jupyter starts in, then ' +
+              'OpenAI: set OPENAI_API_KEY there instead, then ' +
               '%agent model openai:gpt-5 in a cell.'
           }),
           h('li', {
