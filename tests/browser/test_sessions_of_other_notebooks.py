@@ -56,6 +56,9 @@ def test_a_session_of_another_notebook_is_named_asks_before_resuming_and_drops_i
     b = notebook_with_model(open_notebook, lab, "b", [{"text": "Hello from b."}])
     panel = start(b, "%agent plan --model $m Say hello")
     expect(panel.locator(".ja-text").last).to_have_text("Hello from b.")
+    # Live: the frontend has named the notebook as the server does, so the kernel knows
+    # where the other notebook is (until then it cannot offer to open it).
+    expect(panel.locator(".ja-notebook")).to_contain_text("live in JupyterLab")
 
     # The picker: this notebook's session first, then a.ipynb's, named.
     picker = panel.get_by_role("combobox", name="Session")
