@@ -138,6 +138,8 @@ try:
             print('panel:', p.status, p.busy, p.detail, 'flush', p._flush_handle,
                   'pending', len(t.pending), 'for', time.monotonic() - t.pending_since,
                   'views', p.views_seen, file=sys.__stderr__)
+            print('panel received:', [(round(time.monotonic() - at, 1), what)
+                  for at, what in p.received], file=sys.__stderr__)
 except Exception as error:
     print('no agent state:', repr(error), file=sys.__stderr__)
 """

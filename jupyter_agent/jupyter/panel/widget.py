@@ -42,6 +42,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections import deque
 from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
@@ -196,6 +197,8 @@ class AgentPanel(anywidget.AnyWidget):
         self.views_seen = 0
         """How many views said hello (a page reload or another display makes one more)."""
         self.made_at = time.monotonic()
+        self.received: deque[tuple[float, str]] = deque(maxlen=8)
+        """The newest messages the comm delivered (when, what): for a failure's report."""
         self.displays = PanelDisplays(
             self.model_id, self._header, self._notebook_line, lambda: self.views_seen
         )
@@ -492,6 +495,8 @@ class AgentPanel(anywidget.AnyWidget):
     def _on_msg(self, _widget: Any, content: Any, _buffers: Any) -> None:
         """From the comm (any thread): carried out on the agent's loop."""
         if isinstance(content, dict):
+            what = content.get("name") or content.get("type")
+            self.received.append((time.monotonic(), str(what)[:40]))
             schedule(self._loop, self.receive, content)
 
     def receive(self, content: dict[str, Any]) -> None:
