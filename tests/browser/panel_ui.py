@@ -192,6 +192,20 @@ def in_every_place(page: Any, notebook: Any, name: str) -> list[str]:
     return found
 
 
+def in_both_themes(page: Any, root: Any, name: str) -> list[str]:
+    """``root`` as it is now, shot in each theme (``<name>-<theme>.png``) with axe-core
+    run on it: what axe found (empty when nothing); the theme is Light again after."""
+    found: list[str] = []
+    try:
+        for theme in THEMES:
+            change_theme(page, theme)
+            root.screenshot(path=str(shot_path(f"{name}-{theme.split()[-1].lower()}.png")))
+            found += violation_lines(page, root, theme)
+    finally:
+        change_theme(page, THEMES[0])
+    return found
+
+
 def _shown_in(page: Any, notebook: Any, place: str) -> tuple[Any, Any]:
     """The panel shown in ``place`` of :data:`PLACES`: what to shoot, and the panel in it."""
     if place == "inline":

@@ -13,8 +13,8 @@ import json
 import re
 from typing import Any
 
-from axe_audit import THEMES, change_theme, violation_lines
-from panel_ui import call, in_every_place, shoot, shot_path, sidebar, sidebar_width, start
+from axe_audit import violation_lines
+from panel_ui import call, in_both_themes, in_every_place, shoot, sidebar, sidebar_width, start
 from playwright.sync_api import expect
 
 FOLDER = "two_notebooks"
@@ -194,17 +194,7 @@ def test_in_the_sidebar_at_300_px_the_choice_opens_from_the_menu(open_notebook, 
         assert (
             box and where and box["y"] <= where["y"] <= box["y"] + box["height"] - where["height"]
         )
-    found: list[str] = []
-    try:
-        for theme in THEMES:
-            change_theme(page, theme)
-            side.screenshot(
-                path=str(shot_path(f"session-choice-sidebar-300-{theme.split()[-1].lower()}.png"))
-            )
-            found += violation_lines(page, side, theme)
-    finally:
-        change_theme(page, THEMES[0])
-    assert found == []
+    assert in_both_themes(page, side, "session-choice-sidebar-300") == []
     go_on.click()
     expect(panel.locator(".ja-transcript")).to_contain_text(
         "The conversation above was held in a.ipynb; it goes on in this notebook."

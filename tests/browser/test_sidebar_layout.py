@@ -10,14 +10,13 @@ import json
 import re
 from typing import Any
 
-from axe_audit import THEMES, change_theme, violation_lines
 from panel_ui import (
     PLAN,
     agent_notebook,
     call,
+    in_both_themes,
     in_every_place,
     open_sidebar,
-    shot_path,
     sidebar,
     sidebar_width,
     step,
@@ -164,16 +163,7 @@ def test_the_layout_in_both_themes_inline_and_docked_passes_axe(open_notebook, l
     side = sidebar(page)
     sidebar_width(page, 300)
     side.locator(".ja-panel").get_by_role("button", name="Settings and sessions").click()
-    found: list[str] = []
-    try:
-        for theme in THEMES:
-            change_theme(page, theme)
-            short = theme.split()[-1].lower()
-            side.screenshot(path=str(shot_path(f"sidebar-layout-menu-300-{short}.png")))
-            found += violation_lines(page, side, theme)
-    finally:
-        change_theme(page, THEMES[0])
-    assert found == []
+    assert in_both_themes(page, side, "sidebar-layout-menu-300") == []
 
 
 def test_in_notebook_7_the_docked_panel_keeps_its_input_in_view(open_notebook, lab, page):
